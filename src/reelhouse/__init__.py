@@ -1,0 +1,3 @@
+"""Reelhouse: a self-hosted media library server."""
+
+__version__ = "dev"
