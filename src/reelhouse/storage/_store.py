@@ -1,0 +1,86 @@
+"""The Store interface: one contract, two backends (SQLite and PostgreSQL).
+
+SQL is written once, in the shared dialect described here, and runs unchanged
+on both backends:
+
+- placeholders are ``?`` (the PostgreSQL backend rewrites them to ``$1..$n``);
+- booleans are INTEGER 0/1, timestamps are BIGINT milliseconds since the
+  epoch (UTC), JSON documents are TEXT;
+- upserts use ``INSERT ... ON CONFLICT (...) DO UPDATE``; ``RETURNING`` works.
+
+Rows support ``row["column"]`` and ``row[index]``.
+
+Reads never queue behind writes: on SQLite they run on a small pool of
+reader connections in worker threads (WAL mode), on PostgreSQL on the pool.
+Every write goes through :meth:`Store.transaction` (or its one-statement
+shorthands); on SQLite one writer task batches concurrent transactions into
+one database transaction, each caller's statements isolated in a savepoint so
+one failing caller never undoes another's work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+Row = Any  # sqlite3.Row or asyncpg.Record: both index by name and position
+Params = Sequence[Any]
+Backend = Literal["sqlite", "postgresql"]
+
+
+class StoreError(Exception):
+    """A database operation failed (the message is safe to log, not to show)."""
+
+
+class IntegrityError(StoreError):
+    """A constraint (unique, foreign key, check) refused the write."""
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One statement of a transaction.
+
+    With ``many`` the statement runs once per row (``executemany``) and
+    ``params`` is ignored.
+    """
+
+    sql: str
+    params: Params = ()
+    many: Sequence[Params] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """What one statement of a transaction produced."""
+
+    rowcount: int
+    rows: list[Row]  # rows from RETURNING, else empty
+
+
+class Store(Protocol):
+    """The storage contract every backend fulfils."""
+
+    backend: Backend
+
+    async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]: ...
+
+    async def fetch_one(self, sql: str, params: Params = ()) -> Row | None: ...
+
+    async def fetch_value(self, sql: str, params: Params = ()) -> Any: ...
+
+    async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
+        """Run ``statements`` all-or-nothing; raise IntegrityError/StoreError."""
+        ...
+
+    async def execute(self, sql: str, params: Params = ()) -> WriteResult: ...
+
+    async def execute_many(self, sql: str, rows: Sequence[Params]) -> WriteResult: ...
+
+    async def ping(self) -> None:
+        """A round trip to the database; raises StoreError when it is down."""
+        ...
+
+
+def as_dict(row: Row) -> Mapping[str, Any]:
+    return dict(row)
