@@ -1,0 +1,47 @@
+# The README's two commands: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+BIND ?= 127.0.0.1:8096
+DATA_DIR ?= ./data
+
+.PHONY: run test bench lint ffmpeg clean
+
+# Installed once per change of pyproject.toml.
+$(VENV)/.installed-run: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed-run
+
+run: $(VENV)/.installed-run
+	@mkdir -p $(DATA_DIR)
+	@echo "Reelhouse on http://$(BIND)/api/v1  (data in $(DATA_DIR))"
+	@echo "Create an API key in another terminal:  $(BIN)/reelhouse --data-dir $(DATA_DIR) apikey create my-script"
+	$(BIN)/reelhouse serve --bind $(BIND) --data-dir $(DATA_DIR)
+
+# ffmpeg/ffprobe from Debian's packages when missing (tests make real videos).
+ffmpeg:
+	@if ! command -v ffprobe >/dev/null 2>&1 || ! command -v ffmpeg >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing ffmpeg from Debian's packages"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg >/dev/null; \
+	  else \
+	    echo "ffmpeg is missing: install it (e.g. sudo apt-get install ffmpeg)"; exit 1; \
+	  fi; \
+	fi
+
+test: $(VENV)/.installed-test ffmpeg
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(VENV)/.installed-test ffmpeg
+	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache

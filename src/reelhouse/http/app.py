@@ -1,0 +1,56 @@
+"""The QuartTrio application factory."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+
+from quart import Quart, Response, g
+from quart_schema import Info, QuartSchema
+from quart_trio import QuartTrio
+
+from .auth import install_auth
+from .context import AppContext
+from .errors import register_error_handlers
+from .schema import DUMP_OPTIONS
+from .system import blueprint as system_blueprint
+
+API_PREFIX = "/api/v1"
+REQUEST_ID_HEADER = "X-Request-Id"
+
+log = logging.getLogger(__name__)
+
+
+def create_app(context: AppContext) -> Quart:
+    """Build the app; every route lives under /api/v1 and needs an API key."""
+    app = QuartTrio("reelhouse")
+    app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024
+    app.extensions["reelhouse"] = context
+    QuartSchema(
+        app,
+        openapi_path=f"{API_PREFIX}/openapi.json",
+        redoc_ui_path=None,
+        scalar_ui_path=None,
+        swagger_ui_path=None,
+        info=Info(title="Reelhouse", version=context.version),
+        pydantic_dump_options=DUMP_OPTIONS,
+        security_schemes={"apiKey": {"type": "http", "scheme": "bearer"}},
+        security=[{"apiKey": []}],
+    )
+    app.before_request(_assign_request_id)
+    install_auth(app)
+    app.after_request(_add_request_id)
+    register_error_handlers(app)
+    app.register_blueprint(system_blueprint, url_prefix=API_PREFIX)
+    return app
+
+
+async def _assign_request_id() -> None:
+    g.request_id = secrets.token_hex(8)
+
+
+async def _add_request_id(response: Response) -> Response:
+    request_id = getattr(g, "request_id", None)
+    if request_id:
+        response.headers[REQUEST_ID_HEADER] = request_id
+    return response

@@ -1,0 +1,43 @@
+"""API-key authentication: ``Authorization: Bearer rhk_...`` on every request.
+
+Only a hash of each key is stored; the lookup is by hash and the final
+comparison constant-time (in the storage layer). Keys are checked against
+the store on every request, so a key revoked from the command line fails on
+its very next request.
+"""
+
+from __future__ import annotations
+
+from quart import Quart, g, request
+
+from reelhouse import errors
+from reelhouse.storage.apikeys import find_active_key
+
+from .context import app_context
+
+# Paths answered without a key: the machine-readable API description.
+PUBLIC_PATHS = frozenset({"/api/v1/openapi.json"})
+KEY_PREFIX = "rhk_"
+
+
+def install_auth(app: Quart) -> None:
+    app.before_request(_authenticate)
+
+
+async def _authenticate() -> None:
+    if request.path in PUBLIC_PATHS:
+        return
+    token = _bearer_token(request.headers.get("Authorization", ""))
+    if token is None or not token.startswith(KEY_PREFIX):
+        raise errors.Unauthorized("A valid API key is required: send Authorization: Bearer <key>.")
+    key = await find_active_key(app_context().store, token)
+    if key is None:
+        raise errors.Unauthorized("The API key is invalid or has been revoked.")
+    g.api_key_id = key.id
+
+
+def _bearer_token(header: str) -> str | None:
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()

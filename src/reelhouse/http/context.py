@@ -1,0 +1,33 @@
+"""What the HTTP edge is given: settings, the store and the actors it asks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import trio
+from quart import current_app
+
+from reelhouse.config import Settings
+from reelhouse.storage import Store
+
+# Time allowed for an ask from a request handler to an actor.
+ASK_TIMEOUT_SECONDS = 10.0
+
+
+@dataclass
+class AppContext:
+    """Services shared by every request; built by the server before serving."""
+
+    settings: Settings
+    store: Store
+    version: str
+    server_id: str
+    started_at: datetime
+    actors: Any  # reelhouse.actors.tree.ActorTree: the refs handlers ask
+    shutting_down: trio.Event = field(default_factory=trio.Event)
+
+
+def app_context() -> AppContext:
+    return current_app.extensions["reelhouse"]

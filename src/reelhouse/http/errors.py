@@ -1,0 +1,128 @@
+"""Every error becomes the reference's body ``{code, message, params}``: here, once.
+
+Domain errors raised by handlers or replied by actors map to a status by
+their class; framework errors (unknown route, wrong method, malformed JSON,
+schema validation) and unhandled exceptions are translated to the same body.
+An unhandled exception is logged with its request id and answered 500
+``internal_error`` without any detail of the failure.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import ValidationError
+from quart import Quart, Response, g, jsonify
+from quart_schema import RequestSchemaValidationError
+from werkzeug.exceptions import HTTPException
+
+from reelhouse import errors
+
+from .schema import ErrorBody
+
+log = logging.getLogger(__name__)
+
+STATUS_BY_CLASS: tuple[tuple[type[errors.DomainError], int], ...] = (
+    (errors.Invalid, 400),
+    (errors.Unauthorized, 401),
+    (errors.Forbidden, 403),
+    (errors.NotFound, 404),
+    (errors.Conflict, 409),
+    (errors.TooLarge, 413),
+    (errors.Unavailable, 503),
+)
+
+# Codes for framework errors, by HTTP status; all from the reference's
+# ErrorCode list (it has no code of its own for 405, so that is bad_request).
+CODE_BY_STATUS = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    413: "too_large",
+    415: "unsupported_media_type",
+    429: "too_many_requests",
+    503: "service_unavailable",
+}
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    params: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    body = ErrorBody(code=code, message=message, params=params or None).to_json()
+    response = jsonify(body)
+    response.status_code = status
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def status_of(error: errors.DomainError) -> int:
+    for cls, status in STATUS_BY_CLASS:
+        if isinstance(error, cls):
+            return status
+    return 400
+
+
+def register_error_handlers(app: Quart) -> None:
+    app.register_error_handler(errors.DomainError, _domain_error)
+    app.register_error_handler(RequestSchemaValidationError, _validation_error)
+    app.register_error_handler(HTTPException, _http_exception)
+    app.register_error_handler(Exception, _unhandled)
+
+
+async def _domain_error(error: errors.DomainError) -> Response:
+    headers = {}
+    if "retryAfterSeconds" in error.params:
+        headers["Retry-After"] = str(error.params["retryAfterSeconds"])
+    return error_response(status_of(error), error.code, error.message, error.params, headers)
+
+
+async def _validation_error(error: RequestSchemaValidationError) -> Response:
+    cause = error.validation_error
+    if not isinstance(cause, ValidationError) or not cause.errors():
+        return error_response(400, "bad_request", "The request body is not valid JSON of the expected shape.")
+    first = cause.errors()[0]
+    field = _field_name(first.get("loc", ()))
+    if first.get("type") == "missing":
+        return error_response(400, "field_required", f"{field} is required.", {"field": field})
+    message = f"{field}: {first.get('msg', 'invalid value')}." if field else "The request body is invalid."
+    params = {"field": field} if field else None
+    return error_response(400, "field_invalid", message, params)
+
+
+def _field_name(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc if not isinstance(p, int)]
+    return ".".join(parts)
+
+
+async def _http_exception(error: HTTPException) -> Response:
+    status = error.code or 500
+    if status >= 500:
+        return await _unhandled(error)
+    code = CODE_BY_STATUS.get(status, "bad_request")
+    message = {
+        400: "The request is malformed.",
+        404: "No such resource.",
+        405: "This method is not allowed on this resource.",
+    }.get(status, error.description or "The request failed.")
+    response = error_response(status, code, message)
+    if status == 405 and getattr(error, "valid_methods", None):
+        response.headers["Allow"] = ", ".join(error.valid_methods)
+    return response
+
+
+async def _unhandled(error: BaseException) -> Response:
+    request_id = getattr(g, "request_id", "-")
+    log.error("unhandled error in request %s", request_id, exc_info=error)
+    return error_response(
+        500,
+        "internal_error",
+        "The server failed to handle the request.",
+        {"requestId": request_id},
+    )
