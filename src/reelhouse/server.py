@@ -1,0 +1,129 @@
+"""``reelhouse serve``: the process lifecycle.
+
+Nesting, outside in: Store (with its trio-asyncio loop for PostgreSQL) >
+actor tree > HTTP. Start-up runs migrations, turns scans left ``running`` by
+a killed process into ``failed``, starts the actor tree, then serves.
+
+Shutdown is a deadline, not a sleep: the first SIGTERM or SIGINT stops
+accepting connections and gives in-flight requests what is left of the
+grace period minus a reserve for the actors; the actor tree then stops with
+the rest, the store flushes and closes, and the process exits 0. A second
+signal exits at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import signal
+import sys
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+
+import trio
+from hypercorn.config import Config as HypercornConfig
+from hypercorn.trio import serve as hypercorn_serve
+
+from reelhouse import __version__
+from reelhouse.actors.tree import open_actor_tree
+from reelhouse.config import Settings
+from reelhouse.http import AppContext, create_app
+from reelhouse.storage import migrate, open_store
+from reelhouse.storage.activity import record_server_event
+from reelhouse.storage.scans import fail_running_scans
+
+log = logging.getLogger("reelhouse")
+
+SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+# Of the grace period, what the actors keep for themselves after requests.
+ACTOR_STOP_RESERVE_SECONDS = 2.0
+INTERRUPTED_SCAN_MESSAGE = "The server stopped while this scan was running."
+
+
+def run_server(settings: Settings) -> int:
+    """Run until a signal; the process exit code."""
+    _configure_logging(settings.log_level)
+    try:
+        trio.run(serve, settings)
+    except OSError as exc:
+        log.error("cannot start: %s", exc)
+        return 1
+    return 0
+
+
+async def serve(settings: Settings, *, task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
+    """Serve until SIGTERM/SIGINT; ``task_status`` gets the bound URLs."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    shutdown = trio.Event()
+    async with trio.open_nursery() as signals:
+        signals.start_soon(_watch_signals, shutdown)
+        async with open_store(settings.effective_database_url) as store:
+            await migrate(store)
+            await fail_running_scans(store, INTERRUPTED_SCAN_MESSAGE)
+            async with open_actor_tree(settings, store, __version__) as actors:
+                context = AppContext(
+                    settings=settings,
+                    store=store,
+                    version=__version__,
+                    server_id=_server_id(settings.data_dir),
+                    started_at=datetime.now(UTC),
+                    actors=actors,
+                    shutting_down=shutdown,
+                )
+                await record_server_event(store, "server.start")
+                await _serve_http(context, shutdown, task_status)
+                log.info("stopping the actors")
+                await actors.stop(deadline=trio.current_time() + ACTOR_STOP_RESERVE_SECONDS)
+            await record_server_event(store, "server.stop")
+        signals.cancel_scope.cancel()
+    log.info("stopped")
+
+
+async def _serve_http(
+    context: AppContext, shutdown: trio.Event, task_status: trio.TaskStatus[list[str]]
+) -> None:
+    settings = context.settings
+    config = HypercornConfig()
+    config.bind = [settings.bind]
+    config.graceful_timeout = max(settings.shutdown_grace_seconds - ACTOR_STOP_RESERVE_SECONDS, 0.5)
+    config.accesslog = None
+    config.errorlog = logging.getLogger("hypercorn.error")
+    app = create_app(context)
+    async with trio.open_nursery() as nursery:
+        binds = await nursery.start(partial(hypercorn_serve, app, config, shutdown_trigger=shutdown.wait))
+        for url in binds:
+            log.info("serving on %s/api/v1", url)
+        task_status.started(binds)
+    # hypercorn returns once the shutdown trigger fired and in-flight
+    # requests finished or ran out of graceful_timeout.
+
+
+async def _watch_signals(shutdown: trio.Event) -> None:
+    with trio.open_signal_receiver(*SHUTDOWN_SIGNALS) as received:
+        async for signum in received:
+            if shutdown.is_set():
+                log.warning("second signal: exiting at once")
+                os._exit(128 + signum)
+            log.info("received %s: shutting down", signal.Signals(signum).name)
+            shutdown.set()
+
+
+def _server_id(data_dir: Path) -> str:
+    """A stable id for this server, kept in the data directory."""
+    path = data_dir / "server-id"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        server_id = secrets.token_hex(16)
+        path.write_text(server_id + "\n")
+        return server_id
+
+
+def _configure_logging(level: str) -> None:
+    logging.basicConfig(
+        level=level.upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
