@@ -1,0 +1,275 @@
+"""Conditional and range requests (RFC 9110 sections 13 and 14), decided on headers.
+
+Pure functions over header strings, no web framework: a route computes the
+representation's strong ETag, last-modified time and length, then asks
+:func:`evaluate` what to answer and serves that.
+
+Order of evaluation (RFC 9110 13.2.2):
+
+1. ``If-Match`` (strong comparison; ``*`` matches, the representation
+   exists): no match -> 412. Without it, ``If-Unmodified-Since``: modified
+   after the date -> 412.
+2. ``If-None-Match`` (weak comparison; ``*`` matches): match -> 304 for GET
+   and HEAD, 412 otherwise. Without it, and for GET/HEAD only,
+   ``If-Modified-Since``: not modified since the date -> 304.
+3. ``Range``, GET only (the RFC defines ranges for GET alone, so HEAD gets
+   the full 200 headers). ``If-Range`` must match the strong ETag or equal
+   the last-modified date exactly, else the range is ignored (200). Only
+   one ``bytes`` range is served: several ranges get the full 200 (no
+   multipart/byteranges; every client we serve asks for one range). A
+   malformed header or another unit is ignored (200). An empty
+   representation ignores ranges (200: there is no byte to point at).
+   A range starting at or past the end, or a zero suffix, is 416 with
+   ``Content-Range: bytes */length``.
+
+Invalid dates in any header are ignored, as if the header were absent.
+Dates compare at whole seconds, the resolution of HTTP dates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+OK = 200
+PARTIAL_CONTENT = 206
+NOT_MODIFIED = 304
+PRECONDITION_FAILED = 412
+RANGE_NOT_SATISFIABLE = 416
+
+_MAX_DIGITS = 18
+_SAFE_FOR_304 = frozenset({"GET", "HEAD"})
+_ETAG = re.compile(r'(W/)?"([^"]*)"')
+_ETAG_LIST_ITEM = re.compile(r'\s*(?:(W/)?"([^"]*)"|([^,]*?))\s*(?:,|$)')
+_BYTE_RANGE = re.compile(r"^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$", re.IGNORECASE)
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_LONG_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_TIME = r"(\d{2}):(\d{2}):(\d{2})"
+_IMF_FIXDATE = re.compile(rf"^({'|'.join(_DAYS)}), (\d{{2}}) ([a-z]{{3}}) (\d{{4}}) {_TIME} gmt$")
+_RFC850_DATE = re.compile(rf"^({'|'.join(_LONG_DAYS)}), (\d{{2}})-([a-z]{{3}})-(\d{{2}}) {_TIME} gmt$")
+_ASCTIME_DATE = re.compile(rf"^({'|'.join(_DAYS)}) ([a-z]{{3}}) ([ \d]\d) {_TIME} (\d{{4}})$")
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What to answer.
+
+    ``status`` is one of 200, 206, 304, 412, 416. For 206, ``start`` and
+    ``end`` are the inclusive byte offsets to send and ``content_range`` the
+    ``Content-Range`` value; for 416, ``content_range`` is ``bytes */length``.
+    """
+
+    status: int
+    start: int | None = None
+    end: int | None = None
+    content_range: str | None = None
+
+    @property
+    def length(self) -> int | None:
+        """Bytes in the 206 body, else None."""
+        if self.start is None or self.end is None:
+            return None
+        return self.end - self.start + 1
+
+
+def evaluate(
+    headers: Mapping[str, str],
+    etag: str,
+    last_modified: datetime | None,
+    length: int,
+    method: str = "GET",
+) -> Decision:
+    """Decide the answer to a request for a representation.
+
+    ``etag`` is the representation's strong entity tag, quoted (``"abc"``);
+    ``last_modified`` is its modification time (naive means UTC; None when
+    unknown: date conditions are then ignored and ``If-Range`` dates never
+    match); ``length`` its size in bytes. Header names are looked up
+    case-insensitively. Raises ValueError only for a bad ``etag``/``length``.
+    """
+    own_tag = _own_tag(etag)
+    if length < 0:
+        raise ValueError("length must not be negative")
+    modified = _seconds(last_modified) if last_modified is not None else None
+    method = method.upper()
+    precondition = _preconditions(headers, own_tag, modified, method)
+    if precondition is not None:
+        return Decision(precondition)
+    if method != "GET" or not _if_range_holds(headers, own_tag, modified):
+        return Decision(OK)
+    return _range(_header(headers, "Range"), length)
+
+
+def http_date(value: datetime) -> str:
+    """IMF-fixdate (``Sun, 06 Nov 1994 08:49:37 GMT``); naive means UTC."""
+    value = _seconds(value)
+    return (
+        f"{_DAYS[value.weekday()].title()}, {value.day:02d} "
+        f"{_MONTHS[value.month - 1].title()} {value.year:04d} "
+        f"{value.hour:02d}:{value.minute:02d}:{value.second:02d} GMT"
+    )
+
+
+def parse_http_date(text: str) -> datetime | None:
+    """An aware UTC datetime from any of the three HTTP date formats, else None.
+
+    Accepts IMF-fixdate, the obsolete RFC 850 form (a two-digit year more
+    than 50 years ahead means the previous century) and asctime. Day names
+    are not checked against the date; impossible dates give None.
+    """
+    text = text.strip().lower()
+    for pattern, parts in (
+        (_IMF_FIXDATE, _imf_parts),
+        (_RFC850_DATE, _rfc850_parts),
+        (_ASCTIME_DATE, _asctime_parts),
+    ):
+        match = pattern.match(text)
+        if match is not None:
+            return _build_date(*parts(match.groups()))
+    return None
+
+
+def _preconditions(
+    headers: Mapping[str, str], own_tag: str, modified: datetime | None, method: str
+) -> int | None:
+    if_match = _header(headers, "If-Match")
+    if if_match is not None:
+        if not _list_matches(if_match, own_tag, weak=False):
+            return PRECONDITION_FAILED
+    else:
+        since = _header_date(headers, "If-Unmodified-Since")
+        if since is not None and modified is not None and modified > since:
+            return PRECONDITION_FAILED
+    if_none_match = _header(headers, "If-None-Match")
+    if if_none_match is not None:
+        if _list_matches(if_none_match, own_tag, weak=True):
+            return NOT_MODIFIED if method in _SAFE_FOR_304 else PRECONDITION_FAILED
+    elif method in _SAFE_FOR_304:
+        since = _header_date(headers, "If-Modified-Since")
+        if since is not None and modified is not None and modified <= since:
+            return NOT_MODIFIED
+    return None
+
+
+def _if_range_holds(headers: Mapping[str, str], own_tag: str, modified: datetime | None) -> bool:
+    value = _header(headers, "If-Range")
+    if value is None:
+        return True
+    value = value.strip()
+    tag = _ETAG.fullmatch(value)
+    if tag is not None:
+        return tag.group(1) is None and tag.group(2) == own_tag
+    date = parse_http_date(value)
+    return date is not None and modified is not None and date == modified
+
+
+def _range(value: str | None, length: int) -> Decision:
+    if value is None or length == 0:
+        return Decision(OK)
+    match = _BYTE_RANGE.match(value)
+    if match is None:  # malformed, another unit, or several ranges
+        return Decision(OK)
+    first, last = match.groups()
+    if first:
+        start = _position(first)
+        end = _position(last) if last else length - 1
+        if last and end < start:  # an invalid range-spec: the header is ignored
+            return Decision(OK)
+        if start >= length:
+            return _unsatisfiable(length)
+        end = min(end, length - 1)
+    elif last:
+        suffix = _position(last)
+        if suffix == 0:
+            return _unsatisfiable(length)
+        start, end = max(0, length - suffix), length - 1
+    else:
+        return Decision(OK)
+    return Decision(PARTIAL_CONTENT, start, end, f"bytes {start}-{end}/{length}")
+
+
+def _position(digits: str) -> int:
+    # Beyond any real length; also keeps int() clear of its digit limit.
+    return int(digits) if len(digits) <= _MAX_DIGITS else 10**_MAX_DIGITS
+
+
+def _unsatisfiable(length: int) -> Decision:
+    return Decision(RANGE_NOT_SATISFIABLE, content_range=f"bytes */{length}")
+
+
+def _list_matches(value: str, own_tag: str, *, weak: bool) -> bool:
+    """Whether an If-Match/If-None-Match list matches; malformed members never do."""
+    if value.strip() == "*":
+        return True
+    for match in _ETAG_LIST_ITEM.finditer(value):
+        is_weak, tag, _junk = match.groups()
+        if tag is not None and tag == own_tag and (weak or is_weak is None):
+            return True
+        if match.end() == len(value):
+            break
+    return False
+
+
+def _own_tag(etag: str) -> str:
+    match = _ETAG.fullmatch(etag.strip())
+    if match is None or match.group(1) is not None:
+        raise ValueError(f"not a strong entity tag: {etag!r}")
+    return match.group(2)
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    value = headers.get(name)
+    if value is not None:
+        return value
+    lowered = name.lower()
+    for key, candidate in headers.items():
+        if key.lower() == lowered:
+            return candidate
+    return None
+
+
+def _header_date(headers: Mapping[str, str], name: str) -> datetime | None:
+    value = _header(headers, name)
+    return parse_http_date(value) if value is not None else None
+
+
+def _seconds(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).replace(microsecond=0)
+
+
+def _imf_parts(groups: tuple[str, ...]) -> tuple[str, str, str, str, str, str]:
+    _day_name, day, month, year, hour, minute, second = groups
+    return year, month, day, hour, minute, second
+
+
+def _rfc850_parts(groups: tuple[str, ...]) -> tuple[str, str, str, str, str, str]:
+    _day_name, day, month, short_year, hour, minute, second = groups
+    this_year = datetime.now(UTC).year
+    year = this_year - this_year % 100 + int(short_year)
+    if year > this_year + 50:
+        year -= 100
+    return str(year), month, day, hour, minute, second
+
+
+def _asctime_parts(groups: tuple[str, ...]) -> tuple[str, str, str, str, str, str]:
+    _day_name, month, day, hour, minute, second, year = groups
+    return year, month, day, hour, minute, second
+
+
+def _build_date(
+    year: str, month: str, day: str, hour: str, minute: str, second: str
+) -> datetime | None:
+    if month not in _MONTHS:
+        return None
+    try:
+        return datetime(
+            int(year), _MONTHS.index(month) + 1, int(day),
+            int(hour), int(minute), int(second), tzinfo=UTC,
+        )
+    except ValueError:
+        return None
