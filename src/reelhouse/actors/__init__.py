@@ -1,0 +1,56 @@
+"""Actors: the runtime (Actor, ActorRef, Supervisor, RootActor), the EventBus, and every actor."""
+
+from ._eventbus import REPLAY_CAPACITY, EventBus, wall_clock_ms
+from ._eventlog import Event, EventLog, MemoryEventLog
+from ._runtime import (
+    DEFAULT_MAILBOX_SIZE,
+    Actor,
+    ActorCrashed,
+    ActorError,
+    ActorFactory,
+    ActorRef,
+    ActorStopped,
+    AskTimeout,
+    run_actor,
+    spawn,
+)
+from ._subscription import SUBSCRIBER_QUEUE_SIZE, Gap, SubscriberDropped, Subscription
+from ._supervisor import (
+    DEFAULT_MAX_RESTARTS,
+    DEFAULT_RESTART_WINDOW,
+    DEFAULT_STOP_TIMEOUT,
+    ChildSpec,
+    RootActor,
+    Supervisor,
+    SupervisorGaveUp,
+)
+
+__all__ = [
+    "DEFAULT_MAILBOX_SIZE",
+    "DEFAULT_MAX_RESTARTS",
+    "DEFAULT_RESTART_WINDOW",
+    "DEFAULT_STOP_TIMEOUT",
+    "REPLAY_CAPACITY",
+    "SUBSCRIBER_QUEUE_SIZE",
+    "Actor",
+    "ActorCrashed",
+    "ActorError",
+    "ActorFactory",
+    "ActorRef",
+    "ActorStopped",
+    "AskTimeout",
+    "ChildSpec",
+    "Event",
+    "EventBus",
+    "EventLog",
+    "Gap",
+    "MemoryEventLog",
+    "RootActor",
+    "SubscriberDropped",
+    "Subscription",
+    "Supervisor",
+    "SupervisorGaveUp",
+    "run_actor",
+    "spawn",
+    "wall_clock_ms",
+]

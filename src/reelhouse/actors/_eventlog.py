@@ -1,0 +1,73 @@
+"""Events, the EventLog protocol that persists them, and an in-memory EventLog."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import trio
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One published event.
+
+    ``seq`` is global, starts at 1, increases by one per event and is never
+    reused while the database lives. ``at_ms`` is wall-clock milliseconds
+    since the epoch, for display only.
+    """
+
+    seq: int
+    kind: str
+    data: Mapping[str, Any]
+    at_ms: int
+
+
+class EventLog(Protocol):
+    """Where the EventBus persists events before anyone sees them.
+
+    - ``last_seq()``: the highest seq ever appended (0 if none), even if old
+      events were pruned since: seqs must never be reused.
+    - ``tail(limit)``: the newest ``limit`` events still kept, ascending by seq.
+    - ``append(events)``: store a batch of events with contiguous seqs, in
+      one transaction (all or nothing). Idempotent per seq: an event whose
+      seq is already stored is skipped, because the bus retries a batch
+      whose append failed ambiguously (a timeout after the commit).
+    """
+
+    async def last_seq(self) -> int: ...
+
+    async def tail(self, limit: int) -> list[Event]: ...
+
+    async def append(self, events: Sequence[Event]) -> None: ...
+
+
+class MemoryEventLog:
+    """An EventLog kept in a list: for tests, and for running without a store."""
+
+    def __init__(self, events: Iterable[Event] = ()) -> None:
+        self.events: list[Event] = list(events)
+
+    async def last_seq(self) -> int:
+        await trio.lowlevel.checkpoint()
+        return self._last()
+
+    async def tail(self, limit: int) -> list[Event]:
+        await trio.lowlevel.checkpoint()
+        return list(self.events[-limit:]) if limit > 0 else []
+
+    async def append(self, events: Sequence[Event]) -> None:
+        """Append ``events``; those already stored are skipped.
+
+        Raises ValueError (storing nothing) if the seqs do not continue the log.
+        """
+        await trio.lowlevel.checkpoint()
+        fresh = [event for event in events if event.seq > self._last()]
+        for expected, event in enumerate(fresh, start=self._last() + 1):
+            if event.seq != expected:
+                raise ValueError(f"event seq {event.seq} does not follow {expected - 1}")
+        self.events.extend(fresh)
+
+    def _last(self) -> int:
+        return self.events[-1].seq if self.events else 0

@@ -1,0 +1,325 @@
+"""The actor runtime: Actor, ActorRef (ask/tell), and running one actor.
+
+An actor is a task that owns its state and handles one message at a time
+from a bounded mailbox. Only its :class:`ActorRef` leaves it. Replies:
+
+- ``handle`` returns a value: the asker gets it.
+- ``handle`` raises a :class:`~reelhouse.errors.DomainError`: the asker gets
+  that error raised and the actor lives on (for a tell, it is logged).
+- ``handle`` raises anything else: the actor crashes. The asker gets
+  :class:`ActorCrashed` with the original as ``__cause__``; the crash
+  propagates to whoever runs the actor (a supervisor restarts it; an
+  unsupervised :func:`run_actor` raises it into its nursery).
+
+Asks and tells to an actor that stopped for good raise :class:`ActorStopped`
+at once; asks still queued when it stops for good get ActorStopped too, so
+nothing ever waits on a dead actor.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+
+import trio
+
+from reelhouse.errors import DomainError
+
+from ._mailbox import _Envelope, _Mailbox, _MailboxClosed, _Reply
+
+DEFAULT_MAILBOX_SIZE = 64
+
+_log = logging.getLogger("reelhouse.actors")
+
+
+class ActorError(Exception):
+    """Base of the runtime's errors. ``actor`` is the name of the actor concerned."""
+
+    def __init__(self, actor: str, message: str) -> None:
+        super().__init__(message)
+        self.actor = actor
+
+
+class ActorCrashed(ActorError):
+    """The actor crashed handling this ask; ``__cause__`` is what it raised."""
+
+
+class ActorStopped(ActorError):
+    """The actor has stopped for good (or stopped before answering this ask)."""
+
+
+class AskTimeout(ActorError, trio.TooSlowError):
+    """No reply within the ask's timeout (queueing and handling together)."""
+
+
+class ActorRef:
+    """The address of an actor: the only thing that leaves it.
+
+    One ActorRef per place in the tree: it keeps working across restarts,
+    because the mailbox it points at survives them.
+    """
+
+    __slots__ = ("_mailbox",)
+
+    def __init__(self, mailbox: _Mailbox) -> None:
+        self._mailbox = mailbox
+
+    @property
+    def name(self) -> str:
+        return self._mailbox.name
+
+    @property
+    def alive(self) -> bool:
+        """True while the actor accepts messages (also while it is being restarted)."""
+        return not self._mailbox.closed
+
+    async def ask(self, msg: object, *, timeout: float) -> object:
+        """Send ``msg`` and wait for the reply.
+
+        ``timeout`` (seconds) covers waiting for mailbox room and the
+        handling. Raises AskTimeout on expiry (the message, if still queued,
+        is then skipped), ActorStopped if the actor is or becomes stopped,
+        ActorCrashed if handling it crashed the actor, or the DomainError the
+        actor replied with. Cancellation abandons the ask the same way.
+        """
+        if self._mailbox.closed:
+            raise ActorStopped(self.name, f"actor {self.name} is stopped")
+        reply = _Reply()
+        try:
+            with trio.move_on_after(timeout):
+                await self._put(_Envelope(msg, reply))
+                await reply.wait()
+        finally:
+            if not reply.done:
+                reply.abandoned = True
+        if not reply.done:
+            raise AskTimeout(self.name, f"no reply from actor {self.name} within {timeout}s")
+        return reply.unwrap()
+
+    async def tell(self, msg: object) -> None:
+        """Send ``msg`` without waiting for a reply; waits while the mailbox is full.
+
+        Raises ActorStopped if the actor is or becomes stopped. Wrap it in
+        ``trio.fail_after`` to bound the wait.
+        """
+        await self._put(_Envelope(msg, None))
+
+    def try_tell(self, msg: object) -> bool:
+        """Send ``msg`` if the mailbox has room; never blocks.
+
+        Returns False when the mailbox is full; raises ActorStopped when the
+        actor is stopped.
+        """
+        try:
+            return self._mailbox.try_put(_Envelope(msg, None))
+        except _MailboxClosed:
+            raise ActorStopped(self.name, f"actor {self.name} is stopped") from None
+
+    async def _put(self, envelope: _Envelope) -> None:
+        try:
+            await self._mailbox.put(envelope)
+        except _MailboxClosed:
+            raise ActorStopped(self.name, f"actor {self.name} is stopped") from None
+
+    def __repr__(self) -> str:
+        return f"<ActorRef {self.name} {'alive' if self.alive else 'stopped'}>"
+
+
+class Actor:
+    """Base class of every actor.
+
+    Subclasses implement :meth:`handle` (dispatch with ``match`` on frozen
+    dataclass messages) and optionally :meth:`on_start` / :meth:`on_stop`.
+    While running, ``self.nursery`` is a nursery the actor owns (for child
+    tasks such as a running scan; a child task that raises crashes the actor)
+    and ``self.ref`` is its own ActorRef.
+    """
+
+    nursery: trio.Nursery
+    ref: ActorRef
+
+    async def handle(self, msg: object) -> object:
+        """Handle one message; the return value is the reply to an ask."""
+        raise NotImplementedError(f"{type(self).__name__} does not handle {msg!r}")
+
+    async def on_start(self) -> None:
+        """Runs before the first message; the actor counts as started once it returns.
+
+        If it raises, the actor does not start (the starter gets the error).
+        """
+
+    async def on_stop(self) -> None:
+        """Runs when this instance ends (stopped, crashed or cancelled).
+
+        Child tasks in ``self.nursery`` still run while it does; whatever is
+        left is cancelled after it returns. Under cancellation it runs
+        cancelled: any await in it raises Cancelled at once. Errors it
+        raises are logged, never propagated.
+        """
+
+    def stop_self(self) -> None:
+        """Finish this actor: the mailbox closes to new messages, queued ones
+        are still handled, then ``on_stop`` runs and the actor exits normally."""
+        self.ref._mailbox.close()
+
+
+ActorFactory = Callable[[], Actor]
+
+
+async def run_actor(
+    actor_or_factory: Actor | ActorFactory,
+    name: str,
+    *,
+    mailbox_size: int = DEFAULT_MAILBOX_SIZE,
+    task_status: trio.TaskStatus[ActorRef] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Run one unsupervised actor; use as ``ref = await nursery.start(run_actor, actor, name)``.
+
+    ``task_status.started(ref)`` is called once ``on_start`` succeeded; if
+    it raises, ``nursery.start`` raises that error. Returns when the actor
+    finished (``stop_self``); a crash is raised from here into the
+    nursery. However it ends, the mailbox closes for good and queued asks
+    get ActorStopped.
+    """
+    ref = _new_ref(name, mailbox_size)
+    try:
+        actor = actor_or_factory if isinstance(actor_or_factory, Actor) else actor_or_factory()
+        await _run_incarnation(actor, ref, functools.partial(task_status.started, ref))
+    finally:
+        _close_for_good(ref)
+
+
+async def spawn(
+    nursery: trio.Nursery,
+    actor_or_factory: Actor | ActorFactory,
+    name: str,
+    *,
+    mailbox_size: int = DEFAULT_MAILBOX_SIZE,
+) -> ActorRef:
+    """Start an unsupervised actor in ``nursery`` (see :func:`run_actor`); returns its ref."""
+    run = functools.partial(run_actor, actor_or_factory, name, mailbox_size=mailbox_size)
+    ref: ActorRef = await nursery.start(run)
+    return ref
+
+
+# --- internals shared with the supervisor --------------------------------
+
+
+class _InFlight:
+    """The ask being handled right now, so a torn-down instance can answer it."""
+
+    __slots__ = ("reply",)
+
+    def __init__(self) -> None:
+        self.reply: _Reply | None = None
+
+    def fail(self, name: str, error: BaseException) -> None:
+        if self.reply is not None and not self.reply.done:
+            if isinstance(error, Exception):
+                self.reply.fail(_crashed(name, error))
+            else:
+                self.reply.fail(ActorStopped(name, f"actor {name} stopped while handling the ask"))
+        self.reply = None
+
+
+def _new_ref(name: str, mailbox_size: int) -> ActorRef:
+    return ActorRef(_Mailbox(name, mailbox_size))
+
+
+def _close_gracefully(ref: ActorRef) -> None:
+    ref._mailbox.close()
+
+
+def _close_for_good(ref: ActorRef) -> None:
+    name = ref.name
+    ref._mailbox.close_for_good(lambda: ActorStopped(name, f"actor {name} stopped"))
+
+
+def _crashed(name: str, cause: BaseException) -> ActorCrashed:
+    error = ActorCrashed(name, f"actor {name} crashed: {cause!r}")
+    error.__cause__ = cause
+    return error
+
+
+def _unwrap(error: BaseException) -> BaseException:
+    """The single exception inside (nested) one-member exception groups, else ``error``."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+async def _run_incarnation(actor: Actor, ref: ActorRef, on_started: Callable[[], None]) -> None:
+    """Run one instance of an actor on ``ref``'s mailbox.
+
+    Calls ``on_started()`` after ``on_start`` succeeded. Returns when the
+    mailbox is closed and drained; raises the crash (unwrapped from the
+    nursery's exception group) otherwise. The mailbox is left open: the
+    caller decides whether another instance takes over.
+    """
+    in_flight = _InFlight()
+    try:
+        crash = await _run_in_nursery(actor, ref, on_started, in_flight)
+    except BaseExceptionGroup as group:
+        error = _unwrap(group)
+        in_flight.fail(ref.name, error)
+        if error is group:
+            raise
+        raise error from error.__cause__
+    except BaseException as error:
+        in_flight.fail(ref.name, error)
+        raise
+    if crash is not None:
+        raise crash
+
+
+async def _run_in_nursery(
+    actor: Actor, ref: ActorRef, on_started: Callable[[], None], in_flight: _InFlight
+) -> Exception | None:
+    async with trio.open_nursery() as nursery:
+        actor.nursery = nursery
+        actor.ref = ref
+        await actor.on_start()
+        on_started()
+        try:
+            crash = await _serve(actor, ref, in_flight)
+        finally:
+            await _stop_quietly(actor, ref.name)
+        nursery.cancel_scope.cancel()
+    return crash
+
+
+async def _serve(actor: Actor, ref: ActorRef, in_flight: _InFlight) -> Exception | None:
+    """Handle messages until the mailbox is drained (None) or one crashes the actor."""
+    while (envelope := await ref._mailbox.get()) is not None:
+        reply = envelope.reply
+        if reply is not None and reply.abandoned:
+            continue
+        in_flight.reply = reply
+        try:
+            result = await actor.handle(envelope.msg)
+        except DomainError as error:
+            _answer_domain_error(ref.name, envelope, error)
+        except Exception as crash:
+            if reply is not None:
+                reply.fail(_crashed(ref.name, crash))
+            return crash
+        else:
+            if reply is not None:
+                reply.set(result)
+        in_flight.reply = None
+    return None
+
+
+def _answer_domain_error(name: str, envelope: _Envelope, error: DomainError) -> None:
+    if envelope.reply is not None:
+        envelope.reply.fail(error)
+    else:
+        _log.warning("actor %s: told %r, replied %r", name, envelope.msg, error)
+
+
+async def _stop_quietly(actor: Actor, name: str) -> None:
+    try:
+        await actor.on_stop()
+    except Exception:
+        _log.exception("actor %s: on_stop failed", name)

@@ -1,0 +1,87 @@
+"""One EventBus subscriber: replayed events first, then a bounded live queue."""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import trio
+
+if TYPE_CHECKING:
+    from ._eventbus import Event
+
+# Live events a subscriber may have unread before it is dropped.
+SUBSCRIBER_QUEUE_SIZE = 1_000
+
+
+class SubscriberDropped(Exception):
+    """The subscriber fell too far behind and was dropped; reconnect with the last seq."""
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """Events after ``after`` are no longer kept: the subscriber missed some.
+
+    Yielded once, first; what follows is live: events with seq > ``live_after``
+    (the bus's last seq when the subscription began). The SSE endpoint sends
+    a snapshot of the current state here.
+    """
+
+    after: int
+    live_after: int
+
+
+class Subscription:
+    """Async iterator over ``Event | Gap`` for one subscriber.
+
+    Ends (StopAsyncIteration) when the bus stops; raises SubscriberDropped
+    at the next read once its live queue overflowed. Obtain it from
+    ``EventBus.subscribe``.
+    """
+
+    def __init__(self, replay: Sequence[Event | Gap], capacity: int = SUBSCRIBER_QUEUE_SIZE) -> None:
+        self._replay: collections.deque[Event | Gap] = collections.deque(replay)
+        self._live: collections.deque[Event] = collections.deque()
+        self._capacity = capacity
+        self._dropped = False
+        self._closed = False
+        self._waiters = trio.lowlevel.ParkingLot()
+
+    @property
+    def dropped(self) -> bool:
+        return self._dropped
+
+    def push(self, events: Iterable[Event]) -> bool:
+        """Queue live events; never blocks. False (and dropped) if they do not fit."""
+        if self._dropped or self._closed:
+            return not self._dropped
+        self._live.extend(events)
+        if len(self._live) > self._capacity:
+            self._dropped = True
+            self._live.clear()
+            self._replay.clear()
+        self._waiters.unpark_all()
+        return not self._dropped
+
+    def close(self) -> None:
+        """End the iteration once what is queued has been read."""
+        self._closed = True
+        self._waiters.unpark_all()
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> Event | Gap:
+        await trio.lowlevel.checkpoint()
+        while True:
+            if self._dropped:
+                raise SubscriberDropped("subscriber fell behind and was dropped")
+            if self._replay:
+                return self._replay.popleft()
+            if self._live:
+                return self._live.popleft()
+            if self._closed:
+                raise StopAsyncIteration
+            await self._waiters.park()
