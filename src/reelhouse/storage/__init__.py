@@ -1,0 +1,37 @@
+"""Storage: the Store (SQLite or PostgreSQL), migrations, and SQL per aggregate.
+
+Open a store with :func:`open_store`, bring its schema up to date with
+:func:`migrate`; the repositories (``apikeys``, ``users``, ``events``,
+``activity``, ``scans``) are plain async functions taking a Store.
+"""
+
+from ._migrations import migrate
+from ._open import open_store, parse_database_url
+from ._store import (
+    Backend,
+    IntegrityError,
+    Params,
+    Row,
+    Statement,
+    Store,
+    StoreError,
+    WriteResult,
+    as_dict,
+    now_ms,
+)
+
+__all__ = [
+    "Backend",
+    "IntegrityError",
+    "Params",
+    "Row",
+    "Statement",
+    "Store",
+    "StoreError",
+    "WriteResult",
+    "as_dict",
+    "migrate",
+    "now_ms",
+    "open_store",
+    "parse_database_url",
+]

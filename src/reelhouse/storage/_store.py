@@ -20,6 +20,7 @@ one failing caller never undoes another's work.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -42,7 +43,9 @@ class Statement:
     """One statement of a transaction.
 
     With ``many`` the statement runs once per row (``executemany``) and
-    ``params`` is ignored.
+    ``params`` is ignored; it returns no rows, and its rowcount is the number
+    of parameter rows (PostgreSQL does not report more).  Statements must not
+    control the transaction themselves (no BEGIN, COMMIT, SAVEPOINT).
     """
 
     sql: str
@@ -54,8 +57,8 @@ class Statement:
 class WriteResult:
     """What one statement of a transaction produced."""
 
-    rowcount: int
-    rows: list[Row]  # rows from RETURNING, else empty
+    rowcount: int  # rows affected; for a statement that returns rows, len(rows)
+    rows: list[Row]  # rows from RETURNING (or a SELECT), else empty
 
 
 class Store(Protocol):
@@ -82,5 +85,38 @@ class Store(Protocol):
         ...
 
 
+class StoreShorthands:
+    """The one-statement shorthands, written once on top of the core methods.
+
+    A backend class inherits these and implements ``transaction`` and
+    ``fetch_value``.
+    """
+
+    async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
+        raise NotImplementedError
+
+    async def fetch_value(self, sql: str, params: Params = ()) -> Any:
+        raise NotImplementedError
+
+    async def execute(self, sql: str, params: Params = ()) -> WriteResult:
+        """Run one statement in its own transaction."""
+        (result,) = await self.transaction([Statement(sql, params)])
+        return result
+
+    async def execute_many(self, sql: str, rows: Sequence[Params]) -> WriteResult:
+        """Run one statement once per row, all in one transaction."""
+        (result,) = await self.transaction([Statement(sql, many=rows)])
+        return result
+
+    async def ping(self) -> None:
+        """A round trip to the database; raises StoreError when it is down."""
+        await self.fetch_value("SELECT 1")
+
+
 def as_dict(row: Row) -> Mapping[str, Any]:
     return dict(row)
+
+
+def now_ms() -> int:
+    """The wall clock as stored: milliseconds since the epoch, UTC."""
+    return time.time_ns() // 1_000_000

@@ -1,0 +1,92 @@
+"""open_store: pick the backend from a database URL and open it.
+
+Accepted forms:
+
+- ``sqlite:///abs/path/reelhouse.db`` (the URL path is the file path) or a
+  plain file path: SQLite.
+- ``postgresql://user@host:port/db`` (or ``postgres://``): PostgreSQL.  An
+  extra query parameter ``schema=NAME`` (``[a-z_][a-z0-9_]*``) puts every
+  connection on that schema (``search_path``), creating it when missing;
+  ``open_store(url, schema=NAME)`` does the same.  Tests use it to isolate
+  each test in a fresh schema.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
+
+from ._postgres import open_postgres_store
+from ._sqlite import open_sqlite_store
+from ._store import Backend, Store
+
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+@dataclass(frozen=True, slots=True)
+class DatabaseTarget:
+    """Where a database URL points: a SQLite file or a PostgreSQL DSN (+schema)."""
+
+    backend: Backend
+    location: str  # the SQLite file path, or the PostgreSQL DSN without `schema`
+    schema: str | None = None
+
+
+def parse_database_url(url: str | os.PathLike[str], schema: str | None = None) -> DatabaseTarget:
+    """Parse ``url``; raises ValueError for an unsupported or malformed URL."""
+    text = os.fspath(url)
+    if not _URL_SCHEME.match(text):
+        return _sqlite_target(text, schema)
+    parts = urlsplit(text)
+    if parts.scheme == "sqlite":
+        if parts.netloc or not parts.path:
+            raise ValueError("a SQLite URL is sqlite:///absolute/path/to/file.db")
+        return _sqlite_target(parts.path, schema)
+    if parts.scheme in ("postgresql", "postgres"):
+        return _postgres_target(parts, schema)
+    raise ValueError(f"unsupported database URL scheme {parts.scheme!r}")
+
+
+def _sqlite_target(path: str, schema: str | None) -> DatabaseTarget:
+    if schema is not None:
+        raise ValueError("a schema applies to PostgreSQL only")
+    if not path or path == ":memory:":
+        raise ValueError("SQLite needs a file path (an in-memory database has no readers)")
+    return DatabaseTarget("sqlite", path)
+
+
+def _postgres_target(parts: SplitResult, schema: str | None) -> DatabaseTarget:
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    in_url = [value for key, value in query if key == "schema"]
+    if len(in_url) > 1 or (in_url and schema is not None and in_url[0] != schema):
+        raise ValueError("the schema is given twice, differently")
+    chosen = in_url[0] if in_url else schema
+    if chosen is not None and not _SCHEMA_NAME.match(chosen):
+        raise ValueError(f"invalid schema name {chosen!r}: use [a-z_][a-z0-9_]*")
+    rest = urlencode([(key, value) for key, value in query if key != "schema"])
+    dsn = urlunsplit(("postgresql", parts.netloc, parts.path, rest, parts.fragment))
+    return DatabaseTarget("postgresql", dsn, chosen)
+
+
+@asynccontextmanager
+async def open_store(url: str | os.PathLike[str], *, schema: str | None = None) -> AsyncIterator[Store]:
+    """Open the store ``url`` names (see the module docstring for the forms).
+
+    The store owns its tasks (the SQLite writer) and connections; on exit it
+    commits queued writes and closes everything.  For PostgreSQL a
+    trio-asyncio loop is opened around the store when none is running.
+    Raises ValueError for a bad URL, StoreError when the database cannot be
+    opened.
+    """
+    target = parse_database_url(url, schema)
+    if target.backend == "postgresql":
+        async with open_postgres_store(target.location, schema=target.schema) as pg_store:
+            yield pg_store
+    else:
+        async with open_sqlite_store(target.location) as sqlite_store:
+            yield sqlite_store

@@ -1,0 +1,203 @@
+"""The PostgreSQL backend: asyncpg through trio-asyncio.
+
+Every unit of work (one read, one transaction) is ONE asyncio coroutine,
+called from Trio as ``await aio_as_trio(unit, loop=...)(...)``: a
+transaction spread over several ``aio_as_trio`` calls would run in several
+asyncio tasks and silently not be a transaction.  The coroutines below are
+the only asyncio code; everything around them (timeouts, cancellation) is
+Trio.  Cancelling a caller cancels its asyncio task: an unfinished
+transaction is rolled back (all-or-nothing either way).
+
+SQL arrives in the shared dialect with ``?`` placeholders; they are rewritten
+to ``$1..$n`` (cached).  Our SQL never has ``?`` inside string literals.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any, TypeVar
+
+import asyncpg
+import trio
+import trio_asyncio
+
+from ._store import (
+    Backend,
+    IntegrityError,
+    Params,
+    Row,
+    Statement,
+    StoreError,
+    StoreShorthands,
+    WriteResult,
+)
+
+POOL_MIN_SIZE = 1
+POOL_MAX_SIZE = 10
+CONNECT_TIMEOUT_S = 15.0  # opening the pool (first connection, schema check)
+CLOSE_TIMEOUT_S = 10.0  # graceful pool close before connections are cut
+SQL_CACHE_SIZE = 2048  # distinct statements whose translation is kept
+
+T = TypeVar("T")
+
+_LEADING_QUERY = re.compile(r"^\s*(SELECT|VALUES|SHOW|TABLE|EXPLAIN)\b", re.IGNORECASE)
+_LEADING_WITH = re.compile(r"^\s*WITH\b", re.IGNORECASE)
+_DML = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE)
+_RETURNING = re.compile(r"\bRETURNING\b", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=SQL_CACHE_SIZE)
+def translate_sql(sql: str) -> tuple[str, bool]:
+    """``sql`` with ``$n`` placeholders, and whether it returns rows."""
+    head, *rest = sql.split("?")
+    text = head + "".join(f"${n}{part}" for n, part in enumerate(rest, start=1))
+    return text, _returns_rows(sql)
+
+
+def _returns_rows(sql: str) -> bool:
+    if _RETURNING.search(sql) or _LEADING_QUERY.match(sql):
+        return True
+    return bool(_LEADING_WITH.match(sql)) and not _DML.search(sql)
+
+
+def translate_error(exc: BaseException) -> StoreError:
+    """The Store error for a failure of asyncpg or of the connection."""
+    integrity = isinstance(exc, asyncpg.IntegrityConstraintViolationError)
+    error = (IntegrityError if integrity else StoreError)(f"{type(exc).__name__}: {exc}")
+    error.__cause__ = exc
+    return error
+
+
+_DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
+
+
+def _status_count(status: str) -> int:
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+# -- asyncio side: each function is one unit of work --------------------------
+
+
+async def _aio_fetch(pool: asyncpg.Pool, sql: str, params: Params) -> list[Row]:
+    return list(await pool.fetch(translate_sql(sql)[0], *params))
+
+
+async def _aio_fetchrow(pool: asyncpg.Pool, sql: str, params: Params) -> Row | None:
+    return await pool.fetchrow(translate_sql(sql)[0], *params)
+
+
+async def _aio_transaction(pool: asyncpg.Pool, statements: Sequence[Statement]) -> list[WriteResult]:
+    async with pool.acquire() as conn, conn.transaction():
+        return [await _aio_statement(conn, statement) for statement in statements]
+
+
+async def _aio_statement(conn: asyncpg.Connection, statement: Statement) -> WriteResult:
+    sql, returns_rows = translate_sql(statement.sql)
+    if statement.many is not None:
+        await conn.executemany(sql, statement.many)
+        return WriteResult(rowcount=len(statement.many), rows=[])
+    if returns_rows:
+        rows = list(await conn.fetch(sql, *statement.params))
+        return WriteResult(rowcount=len(rows), rows=rows)
+    status = await conn.execute(sql, *statement.params)
+    return WriteResult(rowcount=_status_count(status), rows=[])
+
+
+async def _aio_open_pool(dsn: str, schema: str | None) -> asyncpg.Pool:
+    settings = {"search_path": f'"{schema}"'} if schema else {}
+    pool = await asyncpg.create_pool(
+        dsn, min_size=POOL_MIN_SIZE, max_size=POOL_MAX_SIZE, server_settings=settings
+    )
+    try:
+        if schema:
+            await _aio_ensure_schema(pool, schema)
+    except BaseException:
+        pool.terminate()
+        raise
+    return pool
+
+
+async def _aio_ensure_schema(pool: asyncpg.Pool, schema: str) -> None:
+    # Look first: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even
+    # when the schema is there, and a production role may not have it.
+    exists = await pool.fetchval("SELECT 1 FROM pg_namespace WHERE nspname = $1", schema)
+    if not exists:
+        await pool.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+
+
+# -- Trio side -----------------------------------------------------------------
+
+
+class PostgresStore(StoreShorthands):
+    """The Store on a PostgreSQL database.  Open it with :func:`open_postgres_store`."""
+
+    backend: Backend = "postgresql"
+
+    def __init__(self, loop: trio_asyncio.TrioEventLoop, pool: asyncpg.Pool) -> None:
+        self._loop = loop
+        self._pool = pool
+
+    async def _run(self, unit: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
+        try:
+            return await trio_asyncio.aio_as_trio(unit, loop=self._loop)(*args)  # type: ignore[no-any-return]
+        except _DRIVER_ERRORS as exc:
+            raise translate_error(exc) from exc
+
+    async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
+        return await self._run(_aio_fetch, self._pool, sql, params)
+
+    async def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
+        return await self._run(_aio_fetchrow, self._pool, sql, params)
+
+    async def fetch_value(self, sql: str, params: Params = ()) -> Any:
+        row = await self.fetch_one(sql, params)
+        return None if row is None else row[0]
+
+    async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
+        """Run ``statements`` all-or-nothing on one pooled connection.
+
+        Raises IntegrityError (a constraint refused one of them) or
+        StoreError.  A cancelled caller's transaction is rolled back unless
+        its COMMIT was already sent.
+        """
+        if not statements:
+            return []
+        return await self._run(_aio_transaction, self._pool, list(statements))
+
+
+@asynccontextmanager
+async def open_postgres_store(dsn: str, *, schema: str | None = None) -> AsyncIterator[PostgresStore]:
+    """Open a pool on ``dsn``; with ``schema``, every connection uses it.
+
+    The schema is created when missing.  Opens a trio-asyncio loop around the
+    store when none is running.  Raises StoreError when the database cannot
+    be reached within :data:`CONNECT_TIMEOUT_S`.
+    """
+    async with AsyncExitStack() as stack:
+        loop = trio_asyncio.current_loop.get()
+        if loop is None:
+            loop = await stack.enter_async_context(trio_asyncio.open_loop())
+        pool = await _open_pool(loop, dsn, schema)
+        stack.push_async_callback(_close_pool, loop, pool)
+        yield PostgresStore(loop, pool)
+
+
+async def _open_pool(loop: trio_asyncio.TrioEventLoop, dsn: str, schema: str | None) -> asyncpg.Pool:
+    try:
+        with trio.fail_after(CONNECT_TIMEOUT_S):
+            return await trio_asyncio.aio_as_trio(_aio_open_pool, loop=loop)(dsn, schema)
+    except trio.TooSlowError:
+        raise StoreError(f"PostgreSQL did not answer within {CONNECT_TIMEOUT_S} s") from None
+    except _DRIVER_ERRORS as exc:
+        raise translate_error(exc) from exc
+
+
+async def _close_pool(loop: trio_asyncio.TrioEventLoop, pool: asyncpg.Pool) -> None:
+    with trio.move_on_after(CLOSE_TIMEOUT_S, shield=True) as scope:
+        await trio_asyncio.aio_as_trio(pool.close, loop=loop)()
+    if scope.cancelled_caught:
+        pool.terminate()

@@ -1,0 +1,342 @@
+"""The SQLite backend: stdlib sqlite3 in WAL mode, one writer, pooled readers.
+
+Reads run on a small pool of reader connections in worker threads; WAL lets
+them read a consistent snapshot while a write is in progress, so reads never
+queue behind writes.  Every write goes through the :class:`StoreWriter`, the
+one task that owns the write connection: it takes the transactions callers
+queued, up to :data:`WRITE_BATCH_MAX` at a time, and commits them together in
+one database transaction (one fsync for many callers), each caller's
+statements inside its own SAVEPOINT so that a failing caller is rolled back
+alone and gets its error while the others commit.
+
+Other processes (the ``reelhouse`` admin commands while the server runs) may
+write to the same file: ``BEGIN IMMEDIATE`` and a busy timeout make them wait
+for each other instead of failing.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import outcome
+import trio
+
+from ._store import (
+    Backend,
+    IntegrityError,
+    Params,
+    Row,
+    Statement,
+    StoreError,
+    StoreShorthands,
+    WriteResult,
+)
+
+READER_POOL_SIZE = 4  # reader connections (and so concurrent reads)
+WRITE_QUEUE_SIZE = 256  # queued transactions before callers wait (backpressure)
+WRITE_BATCH_MAX = 64  # transactions committed together in one batch
+BUSY_TIMEOUT_MS = 5_000  # how long to wait for another process's write lock
+CLOSE_TIMEOUT_S = 30.0  # how long closing waits for queued writes to commit
+
+T = TypeVar("T")
+
+
+def translate_error(exc: BaseException) -> StoreError:
+    """The Store error for a failure of sqlite3 (or of binding parameters)."""
+    cls = IntegrityError if isinstance(exc, sqlite3.IntegrityError) else StoreError
+    error = cls(f"{type(exc).__name__}: {exc}")
+    error.__cause__ = exc
+    return error
+
+
+def _connect(path: str, *, query_only: bool) -> sqlite3.Connection:
+    # isolation_level=None: the writer issues BEGIN/COMMIT itself.
+    # check_same_thread=False: a connection moves between worker threads, but
+    # the pool and the writer hand it to one thread at a time.
+    conn = sqlite3.connect(
+        path,
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    if query_only:
+        conn.execute("PRAGMA query_only=ON")
+    return conn
+
+
+def _open_connections(path: str) -> tuple[sqlite3.Connection, list[sqlite3.Connection]]:
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    writer = _connect(path, query_only=False)
+    mode = writer.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        writer.close()
+        raise StoreError(f"SQLite refused WAL mode for {path} (got {mode})")
+    readers = [_connect(path, query_only=True) for _ in range(READER_POOL_SIZE)]
+    return writer, readers
+
+
+class _ReaderPool:
+    """Reader connections, each used by one worker thread at a time."""
+
+    def __init__(self, connections: list[sqlite3.Connection]) -> None:
+        self._idle = list(connections)
+        self._all = list(connections)
+        self._limiter = trio.CapacityLimiter(len(connections))
+
+    async def run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn(conn)`` in a worker thread on an idle reader connection.
+
+        Cancellation waits for the query to finish (a thread cannot be
+        interrupted safely), then raises Cancelled.
+        """
+        async with self._limiter:
+            conn = self._idle.pop()
+            try:
+                return await trio.to_thread.run_sync(fn, conn)
+            except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
+                raise translate_error(exc) from exc
+            finally:
+                self._idle.append(conn)
+
+    def close(self) -> None:
+        for conn in self._all:
+            conn.close()
+
+
+@dataclass(eq=False, slots=True)
+class _WriteRequest:
+    statements: tuple[Statement, ...]
+    done: trio.Event = field(default_factory=trio.Event)
+    result: outcome.Outcome | None = None  # set by the writer's worker thread
+
+
+class StoreWriter:
+    """The one task that writes: batches queued transactions into one commit.
+
+    Callers use :meth:`submit`; the task runs :meth:`run` in the store's
+    nursery.  A transaction handed to the writer (``submit`` got past its
+    queueing) is committed (or fails) even if its caller is cancelled
+    meanwhile: cancellation only stops the caller waiting for the answer.
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._send, self._receive = trio.open_memory_channel[_WriteRequest](WRITE_QUEUE_SIZE)
+        self._stopped = trio.Event()
+
+    async def submit(self, statements: Sequence[Statement]) -> list[WriteResult]:
+        """Queue one transaction and wait for its results.
+
+        Raises IntegrityError or StoreError for this caller's statements;
+        StoreError when the store is closed.
+        """
+        request = _WriteRequest(tuple(statements))
+        try:
+            await self._send.send(request)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            raise StoreError("the store is closed") from None
+        await request.done.wait()
+        assert request.result is not None
+        return request.result.unwrap()  # type: ignore[no-any-return]
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Commit batches until :meth:`close`; answers every request it took."""
+        batch: list[_WriteRequest] = []
+        task_status.started()
+        try:
+            async for first in self._receive:
+                batch = self._take_batch(first)
+                await trio.to_thread.run_sync(_commit_batch, self._conn, batch)
+                _answer(batch)
+                batch = []
+        finally:
+            # Cancelled (close timed out) or crashed: fail what was not run,
+            # so that no caller waits forever, then refuse new writes.
+            _answer(batch + self._drain_queue())
+            self._receive.close()
+            self._stopped.set()
+
+    async def close(self) -> None:
+        """Stop taking writes and wait until every queued one is committed."""
+        self._send.close()
+        await self._stopped.wait()
+
+    def _take_batch(self, first: _WriteRequest) -> list[_WriteRequest]:
+        batch = [first]
+        while len(batch) < WRITE_BATCH_MAX:
+            try:
+                batch.append(self._receive.receive_nowait())
+            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                break
+        return batch
+
+    def _drain_queue(self) -> list[_WriteRequest]:
+        drained: list[_WriteRequest] = []
+        while True:
+            try:
+                drained.append(self._receive.receive_nowait())
+            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                return drained
+
+
+def _answer(batch: list[_WriteRequest]) -> None:
+    """Wake every caller of the batch; a request left unanswered failed."""
+    for request in batch:
+        if request.result is None:
+            request.result = outcome.Error(StoreError("the store stopped before this write ran"))
+        request.done.set()
+
+
+def _commit_batch(conn: sqlite3.Connection, batch: list[_WriteRequest]) -> None:
+    """Worker thread: run the batch in one transaction, one savepoint per caller."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        _fail(batch, exc)
+        return
+    for position, request in enumerate(batch):
+        request.result = _run_in_savepoint(conn, request.statements)
+        if not conn.in_transaction:
+            # An error (disk full, I/O) that SQLite answers by rolling back
+            # the whole transaction: every caller of the batch lost its work.
+            _fail(batch[: position + 1], None, keep_errors=True)
+            _fail(batch[position + 1 :], None)
+            return
+    try:
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        _rollback_quietly(conn)
+        _fail(batch, exc, keep_errors=True)
+
+
+def _run_in_savepoint(conn: sqlite3.Connection, statements: tuple[Statement, ...]) -> outcome.Outcome:
+    conn.execute("SAVEPOINT caller")
+    try:
+        results = [_run_statement(conn, statement) for statement in statements]
+    except Exception as exc:  # any failure belongs to this caller alone
+        _undo_savepoint(conn)
+        return outcome.Error(translate_error(exc))
+    conn.execute("RELEASE caller")
+    return outcome.Value(results)
+
+
+def _run_statement(conn: sqlite3.Connection, statement: Statement) -> WriteResult:
+    if statement.many is not None:
+        conn.executemany(statement.sql, statement.many)
+        return WriteResult(rowcount=len(statement.many), rows=[])
+    cursor = conn.execute(statement.sql, statement.params)
+    rows = cursor.fetchall()  # rowcount of a RETURNING statement is known only now
+    rowcount = cursor.rowcount if cursor.rowcount >= 0 else len(rows)
+    return WriteResult(rowcount=rowcount, rows=rows)
+
+
+def _undo_savepoint(conn: sqlite3.Connection) -> None:
+    if not conn.in_transaction:
+        return
+    try:
+        conn.execute("ROLLBACK TO caller")
+        conn.execute("RELEASE caller")
+    except sqlite3.Error:
+        _rollback_quietly(conn)
+
+
+def _rollback_quietly(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # the transaction is gone either way
+
+
+def _fail(batch: list[_WriteRequest], cause: sqlite3.Error | None, *, keep_errors: bool = False) -> None:
+    for request in batch:
+        if keep_errors and isinstance(request.result, outcome.Error):
+            continue
+        error = translate_error(cause) if cause is not None else StoreError("the batch's transaction was rolled back")
+        if isinstance(error, IntegrityError):  # a failed COMMIT is never the caller's constraint
+            error = StoreError(str(error))
+        request.result = outcome.Error(error)
+
+
+def _fetch_all(sql: str, params: Params) -> Callable[[sqlite3.Connection], list[Row]]:
+    return lambda conn: conn.execute(sql, params).fetchall()
+
+
+def _fetch_one(sql: str, params: Params) -> Callable[[sqlite3.Connection], Row | None]:
+    return lambda conn: conn.execute(sql, params).fetchone()
+
+
+class SqliteStore(StoreShorthands):
+    """The Store on one SQLite file.  Open it with :func:`open_sqlite_store`."""
+
+    backend: Backend = "sqlite"
+
+    def __init__(self, path: str, readers: _ReaderPool, writer: StoreWriter) -> None:
+        self.path = path
+        self._readers = readers
+        self._writer = writer
+
+    async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
+        return await self._readers.run(_fetch_all(sql, params))
+
+    async def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
+        return await self._readers.run(_fetch_one(sql, params))
+
+    async def fetch_value(self, sql: str, params: Params = ()) -> Any:
+        row = await self.fetch_one(sql, params)
+        return None if row is None else row[0]
+
+    async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
+        """Run ``statements`` all-or-nothing through the writer.
+
+        Raises IntegrityError (a constraint refused one of them) or
+        StoreError.  Once queued, the transaction runs even if the caller is
+        cancelled while waiting for it.
+        """
+        if not statements:
+            return []
+        return await self._writer.submit(statements)
+
+
+@asynccontextmanager
+async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
+    """Open (creating if needed) the SQLite database at ``path``.
+
+    Runs the writer task in its own nursery.  On exit, queued writes are
+    committed (shielded, within :data:`CLOSE_TIMEOUT_S`) and every connection
+    is closed.  Raises StoreError when the file cannot be opened.
+    """
+    try:
+        writer_conn, reader_conns = await trio.to_thread.run_sync(_open_connections, path)
+    except sqlite3.Error as exc:
+        raise translate_error(exc) from exc
+    readers = _ReaderPool(reader_conns)
+    writer = StoreWriter(writer_conn)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(writer.run)
+            try:
+                yield SqliteStore(path, readers, writer)
+            finally:
+                with trio.move_on_after(CLOSE_TIMEOUT_S, shield=True):
+                    await writer.close()
+                nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(_close_all, writer_conn, readers)
+
+
+def _close_all(writer_conn: sqlite3.Connection, readers: _ReaderPool) -> None:
+    readers.close()
+    writer_conn.close()
