@@ -83,8 +83,6 @@ class ActorRef:
         ActorCrashed if handling it crashed the actor, or the DomainError the
         actor replied with. Cancellation abandons the ask the same way.
         """
-        if self._mailbox.closed:
-            raise ActorStopped(self.name, f"actor {self.name} is stopped")
         reply = _Reply()
         try:
             with trio.move_on_after(timeout):
@@ -117,6 +115,8 @@ class ActorRef:
             raise ActorStopped(self.name, f"actor {self.name} is stopped") from None
 
     async def _put(self, envelope: _Envelope) -> None:
+        if self._mailbox.closed:
+            raise ActorStopped(self.name, f"actor {self.name} is stopped")
         try:
             await self._mailbox.put(envelope)
         except _MailboxClosed:
