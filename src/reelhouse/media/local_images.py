@@ -1,0 +1,236 @@
+"""Local artwork next to media: which image a file is, its tag, its size.
+
+Kodi/Jellyfin naming, compared case-insensitively (base names, video stem
+and extension):
+
+===========================  ============================================
+``poster folder cover``      primary (also ``default``)
+``fanart backdrop``          backdrop; a number gives the index:
+``background``               ``fanart1``, ``backdrop-2`` (plain = index 0)
+``logo clearlogo``           logo
+``thumb landscape``          thumb
+``banner``                   banner
+``disc discart cdart``       disc
+``clearart art``             art
+===========================  ============================================
+
+Movie and episode contexts also accept ``<video stem>-<name>`` (so
+``Arrival (2016)-poster.jpg``, ``S01E01-thumb.jpg``) and the bare video
+stem (``Arrival (2016).jpg``) as primary. An episode shares its folder
+with its season, so for episodes only stem-based names count. In a series
+folder ``season01-poster.jpg``, ``season1.jpg`` (primary),
+``season-specials-fanart.png`` (season 0) name a season's images; the
+``season-all-*`` images Kodi uses are not supported. Extensions:
+:data:`IMAGE_EXTENSIONS` (Kodi's ``.tbn`` is not read).
+
+Everything here is pure: the caller reads the bytes (in a worker thread)
+and passes them in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import struct
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+ImageContext = Literal["movie", "series", "season", "episode"]
+
+IMAGE_EXTENSIONS = frozenset({"jpg", "jpeg", "png", "webp", "gif", "bmp"})
+IMAGE_TAG_LENGTH = 16
+# How much of a file read_image_size wants: enough for a JPEG whose size
+# follows one full-size EXIF segment.
+SIZE_HEADER_BYTES = 128 * 1024
+
+
+class ImageKind(StrEnum):
+    """The reference's ImageKind."""
+
+    PRIMARY = "primary"
+    BACKDROP = "backdrop"
+    LOGO = "logo"
+    THUMB = "thumb"
+    BANNER = "banner"
+    ART = "art"
+    DISC = "disc"
+    PHOTO = "photo"
+    STILL = "still"
+
+
+@dataclass(frozen=True, slots=True)
+class ImageRef:
+    """What an image file is: its kind and index, and for a season image
+    found in the series folder, the season number (0 for specials)."""
+
+    kind: ImageKind
+    index: int = 0
+    season: int | None = None
+
+
+_NAMES: dict[str, ImageKind] = {
+    **dict.fromkeys(("poster", "folder", "cover", "default"), ImageKind.PRIMARY),
+    **dict.fromkeys(("fanart", "backdrop", "background"), ImageKind.BACKDROP),
+    **dict.fromkeys(("logo", "clearlogo"), ImageKind.LOGO),
+    **dict.fromkeys(("thumb", "landscape"), ImageKind.THUMB),
+    "banner": ImageKind.BANNER,
+    **dict.fromkeys(("disc", "discart", "cdart"), ImageKind.DISC),
+    **dict.fromkeys(("clearart", "art"), ImageKind.ART),
+}
+_NAMED = re.compile(r"(?P<name>[a-z]+?)(?:-?(?P<index>\d{1,3}))?")
+_SEASON = re.compile(r"season(?:(?P<number>\d{1,4})|-specials)(?:-(?P<rest>.+))?")
+
+
+def classify_image(
+    file_name: str, *, video_stem: str | None, context: ImageContext
+) -> ImageRef | None:
+    """What the image ``file_name`` is for a ``context`` item, or None.
+
+    ``video_stem`` is the stem of the item's video (None for series, seasons
+    and folder-based items without one). None when the extension is not an
+    image one or the name follows none of the conventions above.
+    """
+    stem, dot, extension = file_name.rpartition(".")
+    if not dot or extension.lower() not in IMAGE_EXTENSIONS:
+        return None
+    lowered = stem.lower()
+    if video_stem and context in ("movie", "episode"):
+        by_stem = _by_video_stem(lowered, video_stem.lower())
+        if by_stem is not None or context == "episode":
+            return by_stem
+    if context == "episode":
+        return None
+    if context == "series" and lowered.startswith("season"):
+        return _season_image(lowered)
+    return _named(lowered)
+
+
+def image_tag(content_hash_input: bytes) -> str:
+    """A short content hash naming one version of an image (16 hex digits
+    of its SHA-256); the same bytes always give the same tag."""
+    return hashlib.sha256(content_hash_input).hexdigest()[:IMAGE_TAG_LENGTH]
+
+
+def read_image_size(header: bytes) -> tuple[int, int] | None:
+    """(width, height) from the first bytes of a PNG, JPEG, WebP, GIF or BMP.
+
+    ``header`` is the start of the file (:data:`SIZE_HEADER_BYTES` is
+    enough for nearly every JPEG). None when the format is unknown, the
+    header is damaged or too short, or a size is 0. EXIF orientation is not
+    applied: the size is the stored one. Never raises.
+    """
+    for reader in (_png_size, _jpeg_size, _webp_size, _gif_size, _bmp_size):
+        size = reader(header)
+        if size is not None:
+            return size if size[0] > 0 and size[1] > 0 else None
+    return None
+
+
+def _by_video_stem(lowered: str, video_stem: str) -> ImageRef | None:
+    if lowered == video_stem:
+        return ImageRef(ImageKind.PRIMARY)
+    if lowered.startswith(video_stem + "-"):
+        return _named(lowered[len(video_stem) + 1 :])
+    return None
+
+
+def _named(name: str) -> ImageRef | None:
+    match = _NAMED.fullmatch(name)
+    if match is None or match["name"] not in _NAMES:
+        return None
+    kind = _NAMES[match["name"]]
+    if match["index"] is None:
+        return ImageRef(kind)
+    # Only backdrops come in numbered series.
+    return ImageRef(kind, int(match["index"])) if kind is ImageKind.BACKDROP else None
+
+
+def _season_image(name: str) -> ImageRef | None:
+    match = _SEASON.fullmatch(name)
+    if match is None:
+        return None
+    season = int(match["number"]) if match["number"] is not None else 0
+    rest = match["rest"]
+    image = _named(rest) if rest is not None else ImageRef(ImageKind.PRIMARY)
+    if image is None:
+        return None
+    return ImageRef(image.kind, image.index, season)
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    if not data.startswith(b"\x89PNG\r\n\x1a\n") or data[12:16] != b"IHDR":
+        return None
+    return _unpack(">II", data, 16)
+
+
+def _gif_size(data: bytes) -> tuple[int, int] | None:
+    if data[:6] not in (b"GIF87a", b"GIF89a"):
+        return None
+    return _unpack("<HH", data, 6)
+
+
+def _bmp_size(data: bytes) -> tuple[int, int] | None:
+    if not data.startswith(b"BM") or len(data) < 26:
+        return None
+    (header_size,) = struct.unpack_from("<I", data, 14)
+    if header_size == 12:  # OS/2 BITMAPCOREHEADER
+        return _unpack("<HH", data, 18)
+    size = _unpack("<ii", data, 18)
+    # A negative height means rows are stored top-down.
+    return (size[0], abs(size[1])) if size else None
+
+
+def _webp_size(data: bytes) -> tuple[int, int] | None:
+    if data[:4] != b"RIFF" or data[8:12] != b"WEBP":
+        return None
+    chunk = data[12:16]
+    if chunk == b"VP8 " and data[23:26] == b"\x9d\x01\x2a":
+        size = _unpack("<HH", data, 26)
+        return (size[0] & 0x3FFF, size[1] & 0x3FFF) if size else None
+    if chunk == b"VP8L" and data[20:21] == b"\x2f" and len(data) >= 25:
+        (bits,) = struct.unpack_from("<I", data, 21)
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8X" and len(data) >= 30:
+        width = int.from_bytes(data[24:27], "little") + 1
+        height = int.from_bytes(data[27:30], "little") + 1
+        return width, height
+    return None
+
+
+# Start-of-frame markers carry the size; C4 (DHT), C8 (JPG), CC (DAC) do not.
+_JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+_JPEG_NO_LENGTH = frozenset({0x01, *range(0xD0, 0xD9)})
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    if not data.startswith(b"\xff\xd8"):
+        return None
+    position = 2
+    while position + 4 <= len(data):
+        if data[position] != 0xFF:
+            return None
+        marker = data[position + 1]
+        if marker == 0xFF:  # fill byte before a marker
+            position += 1
+            continue
+        if marker in _JPEG_NO_LENGTH:
+            position += 2
+            continue
+        if marker in (0xD9, 0xDA):  # end of image / scan before any frame
+            return None
+        if marker in _JPEG_SOF:
+            size = _unpack(">HH", data, position + 5)
+            return (size[1], size[0]) if size else None
+        (length,) = struct.unpack_from(">H", data, position + 2)
+        if length < 2:
+            return None
+        position += 2 + length
+    return None
+
+
+def _unpack(layout: str, data: bytes, offset: int) -> tuple[int, int] | None:
+    if len(data) < offset + struct.calcsize(layout):
+        return None
+    first, second = struct.unpack_from(layout, data, offset)
+    return int(first), int(second)

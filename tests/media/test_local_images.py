@@ -1,0 +1,208 @@
+"""local_images: artwork names, content tags and header-only image sizes."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from reelhouse.media.local_images import (
+    SIZE_HEADER_BYTES,
+    ImageContext,
+    ImageKind,
+    ImageRef,
+    classify_image,
+    image_tag,
+    read_image_size,
+)
+
+P, B, L, T = ImageKind.PRIMARY, ImageKind.BACKDROP, ImageKind.LOGO, ImageKind.THUMB
+BANNER, DISC, ART = ImageKind.BANNER, ImageKind.DISC, ImageKind.ART
+MOVIE = "Arrival (2016)"
+EPISODE = "Dark - S01E01 - Secrets"
+
+
+@pytest.mark.parametrize(
+    ("file_name", "stem", "context", "expected"),
+    [
+        # bare names, any context but episode
+        ("poster.jpg", MOVIE, "movie", ImageRef(P)),
+        ("folder.jpg", None, "movie", ImageRef(P)),
+        ("cover.png", None, "season", ImageRef(P)),
+        ("Poster.JPG", None, "series", ImageRef(P)),
+        ("default.webp", None, "movie", ImageRef(P)),
+        ("fanart.jpg", None, "series", ImageRef(B)),
+        ("fanart1.jpg", None, "movie", ImageRef(B, 1)),
+        ("backdrop2.png", None, "movie", ImageRef(B, 2)),
+        ("backdrop-3.png", None, "movie", ImageRef(B, 3)),
+        ("background.jpg", None, "season", ImageRef(B)),
+        ("logo.png", None, "movie", ImageRef(L)),
+        ("clearlogo.png", None, "series", ImageRef(L)),
+        ("thumb.jpg", None, "movie", ImageRef(T)),
+        ("landscape.jpg", None, "series", ImageRef(T)),
+        ("banner.jpg", None, "series", ImageRef(BANNER)),
+        ("disc.png", None, "movie", ImageRef(DISC)),
+        ("discart.png", None, "movie", ImageRef(DISC)),
+        ("cdart.png", None, "movie", ImageRef(DISC)),
+        ("clearart.png", None, "movie", ImageRef(ART)),
+        ("art.png", None, "series", ImageRef(ART)),
+        ("poster.gif", None, "movie", ImageRef(P)),
+        ("poster.bmp", None, "movie", ImageRef(P)),
+        ("poster.jpeg", None, "movie", ImageRef(P)),
+        # names built on the video stem
+        ("Arrival (2016).jpg", MOVIE, "movie", ImageRef(P)),
+        ("Arrival (2016)-poster.jpg", MOVIE, "movie", ImageRef(P)),
+        ("arrival (2016)-FANART.jpg", MOVIE, "movie", ImageRef(B)),
+        ("Arrival (2016)-fanart2.jpg", MOVIE, "movie", ImageRef(B, 2)),
+        ("Arrival (2016)-clearlogo.png", MOVIE, "movie", ImageRef(L)),
+        ("Arrival (2016)-landscape.jpg", MOVIE, "movie", ImageRef(T)),
+        ("Arrival (2016)-discart.png", MOVIE, "movie", ImageRef(DISC)),
+        ("Dark - S01E01 - Secrets-thumb.jpg", EPISODE, "episode", ImageRef(T)),
+        ("Dark - S01E01 - Secrets.jpg", EPISODE, "episode", ImageRef(P)),
+        ("Dark - S01E01 - Secrets-fanart.jpg", EPISODE, "episode", ImageRef(B)),
+        # season images in the series folder
+        ("season01-poster.jpg", None, "series", ImageRef(P, season=1)),
+        ("season1.jpg", None, "series", ImageRef(P, season=1)),
+        ("Season12-Fanart.png", None, "series", ImageRef(B, season=12)),
+        ("season02-fanart3.jpg", None, "series", ImageRef(B, 3, season=2)),
+        ("season00-banner.jpg", None, "series", ImageRef(BANNER, season=0)),
+        ("season-specials-poster.jpg", None, "series", ImageRef(P, season=0)),
+        ("season-specials.jpg", None, "series", ImageRef(P, season=0)),
+        ("season03-landscape.jpg", None, "series", ImageRef(T, season=3)),
+    ],
+)  # fmt: skip
+def test_classify_image(
+    file_name: str, stem: str | None, context: ImageContext, expected: ImageRef
+) -> None:
+    assert classify_image(file_name, video_stem=stem, context=context) == expected
+
+
+@pytest.mark.parametrize(
+    ("file_name", "stem", "context"),
+    [
+        ("poster.txt", None, "movie"),
+        ("poster", None, "movie"),
+        ("poster.tbn", None, "movie"),
+        ("Arrival (2016).mkv", MOVIE, "movie"),
+        ("random.jpg", None, "movie"),
+        ("poster1.jpg", None, "movie"),  # only backdrops are numbered
+        ("Other (2010)-poster.jpg", MOVIE, "movie"),
+        ("Arrival (2016)-poster.jpg", None, "movie"),
+        ("Arrival (2016)-random.jpg", MOVIE, "movie"),
+        ("poster.jpg", EPISODE, "episode"),  # the season's, not the episode's
+        ("fanart.jpg", None, "episode"),
+        ("season01-poster.jpg", None, "movie"),
+        ("season01-poster.jpg", None, "season"),
+        ("season-all-poster.jpg", None, "series"),
+        ("season01-random.jpg", None, "series"),
+        ("seasonal.jpg", None, "series"),
+        (".jpg", None, "movie"),
+    ],
+)  # fmt: skip
+def test_names_that_are_no_image_of_the_item(
+    file_name: str, stem: str | None, context: ImageContext
+) -> None:
+    assert classify_image(file_name, video_stem=stem, context=context) is None
+
+
+def test_image_kind_values_are_the_references() -> None:
+    assert {k.value for k in ImageKind} == {
+        "primary", "backdrop", "logo", "thumb", "banner", "art", "disc", "photo", "still",
+    }  # fmt: skip
+
+
+def test_image_tag_is_a_short_stable_content_hash() -> None:
+    tag = image_tag(b"poster bytes")
+    assert tag == image_tag(b"poster bytes")
+    assert tag != image_tag(b"poster bytes!")
+    assert len(tag) == 16 and int(tag, 16) >= 0
+    assert image_tag(b"") == "e3b0c44298fc1c14"  # sha256 of nothing
+
+
+# -- sizes, checked against Pillow ----------------------------------------
+
+FORMATS = {
+    "PNG": {}, "JPEG": {}, "GIF": {}, "BMP": {},
+    "progressive JPEG": {"progressive": True},
+    "lossy WebP": {"quality": 50}, "lossless WebP": {"lossless": True},
+}  # fmt: skip
+
+
+def _encoded(
+    width: int, height: int, label: str, color: object = "red", **extra: object
+) -> bytes:
+    buffer = io.BytesIO()
+    mode = "RGBA" if isinstance(color, tuple) and len(color) == 4 else "RGB"
+    image = Image.new(mode, (width, height), color)  # type: ignore[arg-type]
+    image.save(buffer, format=label.split()[-1], **FORMATS[label], **extra)  # type: ignore[arg-type]
+    return buffer.getvalue()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    width=st.integers(1, 2000),
+    height=st.integers(1, 2000),
+    label=st.sampled_from(sorted(FORMATS)),
+)
+def test_size_from_header_matches_pillow(width: int, height: int, label: str) -> None:
+    data = _encoded(width, height, label)
+    assert read_image_size(data[:SIZE_HEADER_BYTES]) == (width, height)
+
+
+def test_webp_with_alpha_uses_the_extended_header() -> None:
+    data = _encoded(300, 17, "lossy WebP", color=(255, 0, 0, 128))
+    assert data[12:16] == b"VP8X"
+    assert read_image_size(data) == (300, 17)
+
+
+def test_jpeg_size_after_a_large_exif_segment() -> None:
+    exif = Image.Exif()
+    exif[0x010E] = "x" * 60_000  # ImageDescription
+    data = _encoded(640, 360, "JPEG", exif=exif.tobytes())
+    assert data.index(b"\xff\xc0") > 60_000
+    assert read_image_size(data[:SIZE_HEADER_BYTES]) == (640, 360)
+    assert read_image_size(data[:4096]) is None
+
+
+def test_top_down_bmp_height_is_positive() -> None:
+    data = bytearray(_encoded(5, 7, "BMP"))
+    data[22:26] = (-7).to_bytes(4, "little", signed=True)
+    assert read_image_size(bytes(data)) == (5, 7)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b"",
+        b"not an image at all",
+        b"\x89PNG\r\n\x1a\n",
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00",
+        b"\xff\xd8",
+        b"\xff\xd8\xff\xe0\x00\x01",  # segment length below 2
+        b"\xff\xd8\x00\x00\x00\x00",
+        b"\xff\xd8\xff\xda\x00\x08" + bytes(8),  # scan before any frame
+        b"GIF89a\x01",
+        b"GIF89a\x00\x00\x05\x00",  # zero width
+        b"RIFF\x00\x00\x00\x00WEBPVP8 ",
+        b"RIFF\x00\x00\x00\x00WEBPVP8X\x00\x00",
+        b"BM" + bytes(10),
+    ],
+)
+def test_unreadable_headers_give_no_size(header: bytes) -> None:
+    assert read_image_size(header) is None
+
+
+@given(header=st.binary(max_size=64))
+def test_any_bytes_give_a_size_or_none(header: bytes) -> None:
+    size = read_image_size(header)
+    assert size is None or (size[0] > 0 and size[1] > 0)
+
+
+@given(prefix=st.sampled_from([b"\xff\xd8", b"\x89PNG\r\n\x1a\n", b"RIFF", b"BM", b"GIF89a"]),
+       rest=st.binary(max_size=64))  # fmt: skip
+def test_format_prefixes_with_junk_never_raise(prefix: bytes, rest: bytes) -> None:
+    size = read_image_size(prefix + rest)
+    assert size is None or (size[0] > 0 and size[1] > 0)
