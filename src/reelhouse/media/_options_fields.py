@@ -197,8 +197,9 @@ def _is_host_and_port(entry: str) -> bool:
     if not entry or any(ch.isspace() or ch in _HOST_FORBIDDEN for ch in entry):
         return False
     if entry.startswith("["):
-        address, _, rest = entry[1:].partition("]")
-        return _is_ipv6(address) and (rest == "" or _is_port_suffix(rest))
+        address, bracket, rest = entry[1:].partition("]")
+        port_ok = rest == "" or _is_port_suffix(rest)
+        return bool(bracket) and _is_ipv6(address) and port_ok
     if entry.count(":") > 1:
         return _is_ipv6(entry)  # a bare IPv6 address has no room for a port
     host, colon, port = entry.partition(":")
