@@ -12,6 +12,7 @@ from PIL import Image
 
 from reelhouse.errors import Invalid
 from reelhouse.media.renditions import (
+    MAX_OUTPUT_SIDE,
     MAX_PIXELS,
     MAX_SIZE,
     BrokenImage,
@@ -102,6 +103,14 @@ def test_output_size_follows_the_documented_geometry(
         rendition = render(source, fmt=fmt, **sizes)  # type: ignore[arg-type]
         assert (rendition.width, rendition.height) == expected
         assert _open(rendition).size == expected
+
+
+@pytest.mark.parametrize("fmt", ["jpeg", "webp"])
+def test_an_extreme_panorama_is_capped_to_the_longest_encodable_side(fmt: str) -> None:
+    data = _encode(_solid((20, 20_000), mode="L", color=(128,)), "PNG")
+    rendition = render(data, max_width=100, fmt=fmt)  # type: ignore[arg-type]
+    assert (rendition.width, rendition.height) == (16, MAX_OUTPUT_SIDE)
+    assert _open(rendition).size == (16, MAX_OUTPUT_SIDE)
 
 
 def test_fill_crops_around_the_centre() -> None:

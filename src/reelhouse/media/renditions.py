@@ -15,6 +15,8 @@ Geometry (all sizes in pixels, after EXIF orientation is applied):
   given one, keeping aspect (no crop), like the matching ``max_`` parameter.
 - both kinds: fill first (it decides the shape), then ``max_`` caps the
   result, keeping the fill's aspect ratio.
+- Every output side is at most :data:`MAX_OUTPUT_SIDE` (scaled down,
+  keeping aspect): only an extreme panorama ever meets it.
 - Nothing is ever scaled up: a fill larger than the source gives the
   largest centre crop of the fill's aspect ratio at the source's own scale.
   Upscaling adds no detail, and a 10,000 x 10,000 fill of a thumbnail would
@@ -43,6 +45,8 @@ MAX_PIXELS = 64_000_000
 """Largest source image decoded (width x height); larger ones are refused."""
 MAX_SIZE = 10_000
 """Largest value of a size parameter."""
+MAX_OUTPUT_SIDE = 16_383
+"""Longest output side: WebP's limit (JPEG's is 65,535). Applies like a max bound."""
 DECODABLE_FORMATS = ("JPEG", "PNG", "WEBP", "GIF", "BMP")
 """Only these decoders see stored bytes: fewer parsers, less attack surface."""
 JPEG_QUALITY = 85
@@ -233,6 +237,7 @@ def _plan(source: tuple[int, int], sizes: _Sizes) -> _Plan:
     elif sizes.fill_width or sizes.fill_height:
         width, height = _fit(src_w, src_h, sizes.fill_width, sizes.fill_height)
     width, height = _fit(width, height, sizes.max_width, sizes.max_height)
+    width, height = _fit(width, height, MAX_OUTPUT_SIDE, MAX_OUTPUT_SIDE)
     return _Plan(box, width, height)
 
 
