@@ -95,6 +95,12 @@ def test_malformed_list_members_never_match(value: str) -> None:
     assert status(If_None_Match=value) == 200
 
 
+def test_a_long_list_is_searched_to_its_last_member() -> None:
+    members = ", ".join(f'"t{number}"' for number in range(2000))
+    assert status(If_None_Match=members + ', "v1"') == 304
+    assert status(If_None_Match=members + " " * 5000 + "x") == 200
+
+
 def test_header_names_are_case_insensitive() -> None:
     headers = {"if-none-match": '"v1"'}
     assert evaluate(headers, ETAG, MODIFIED, LENGTH).status == 304

@@ -42,7 +42,6 @@ RANGE_NOT_SATISFIABLE = 416
 _MAX_DIGITS = 18
 _SAFE_FOR_304 = frozenset({"GET", "HEAD"})
 _ETAG = re.compile(r'(W/)?"([^"]*)"')
-_ETAG_LIST_ITEM = re.compile(r'\s*(?:(W/)?"([^"]*)"|([^,]*?))\s*(?:,|$)')
 _BYTE_RANGE = re.compile(r"^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$", re.IGNORECASE)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -204,13 +203,25 @@ def _list_matches(value: str, own_tag: str, *, weak: bool) -> bool:
     """Whether an If-Match/If-None-Match list matches; malformed members never do."""
     if value.strip() == "*":
         return True
-    for match in _ETAG_LIST_ITEM.finditer(value):
-        is_weak, tag, _junk = match.groups()
-        if tag is not None and tag == own_tag and (weak or is_weak is None):
+    for member in _members(value):
+        tag = _ETAG.fullmatch(member.strip())
+        if tag is not None and tag.group(2) == own_tag and (weak or tag.group(1) is None):
             return True
-        if match.end() == len(value):
-            break
     return False
+
+
+def _members(value: str) -> list[str]:
+    """A list header split at commas outside quotes (an entity tag may hold a comma)."""
+    members: list[str] = []
+    start, quoted = 0, False
+    for index, char in enumerate(value):
+        if char == '"':
+            quoted = not quoted
+        elif char == "," and not quoted:
+            members.append(value[start:index])
+            start = index + 1
+    members.append(value[start:])
+    return members
 
 
 def _own_tag(etag: str) -> str:
