@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reelhouse.media.probe import (
@@ -435,7 +435,7 @@ _json_values = st.recursive(
     | st.dictionaries(st.sampled_from(sorted(_video()) + ["tags", "disposition",
                       "side_data_list", "streams", "format", "duration"]),
                       inner, max_size=6),
-    max_leaves=20,
+    max_leaves=12,
 )  # fmt: skip
 
 
@@ -447,6 +447,7 @@ _json_objects = st.dictionaries(
 )  # fmt: skip
 
 
+@settings(max_examples=60, deadline=None)
 @given(
     document=_json_values
     | st.fixed_dictionaries({"format": _json_objects, "streams": st.lists(_json_objects)})
