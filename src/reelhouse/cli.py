@@ -42,12 +42,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_server(settings)
     try:
         return trio.run(_run_admin, args, settings)
-    except (StoreError, OSError) as exc:
-        print(f"reelhouse: {exc}", file=sys.stderr)
+    except (BaseExceptionGroup, StoreError, OSError, errors.DomainError) as raised:
+        failure = _single_failure(raised)
+        if failure is None:
+            raise
+        print(f"reelhouse: {failure}", file=sys.stderr)
         return EXIT_FAILED
-    except errors.DomainError as exc:
-        print(f"reelhouse: {exc.message}", file=sys.stderr)
-        return EXIT_FAILED
+
+
+def _single_failure(raised: BaseException) -> str | None:
+    """The message of an expected failure, looking through nursery groups."""
+    while isinstance(raised, BaseExceptionGroup) and len(raised.exceptions) == 1:
+        raised = raised.exceptions[0]
+    if isinstance(raised, errors.DomainError):
+        return raised.message
+    if isinstance(raised, (StoreError, OSError)):
+        return str(raised)
+    return None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -113,8 +124,8 @@ async def _apikey_create(store: Store, args: argparse.Namespace) -> int:
 
 async def _apikey_list(store: Store, args: argparse.Namespace) -> int:
     for key in await apikeys.list_api_keys(store):
-        revoked = _when(key.revoked_at) if key.revoked_at else "-"
-        print(f"{key.id}\t{key.name}\t{_when(key.created_at)}\t{revoked}")
+        revoked = _when(key.revoked_at_ms) if key.revoked_at_ms else "-"
+        print(f"{key.id}\t{key.name}\t{_when(key.created_at_ms)}\t{revoked}")
     return EXIT_OK
 
 
@@ -141,7 +152,7 @@ async def _user_add(store: Store, args: argparse.Namespace) -> int:
 async def _user_list(store: Store, args: argparse.Namespace) -> int:
     for user in await users.list_users(store):
         role = "admin" if user.is_admin else "member"
-        print(f"{user.id}\t{user.name}\t{role}\t{_when(user.created_at)}")
+        print(f"{user.id}\t{user.name}\t{role}\t{_when(user.created_at_ms)}")
     return EXIT_OK
 
 

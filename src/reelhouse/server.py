@@ -30,8 +30,8 @@ from reelhouse import __version__
 from reelhouse.actors.tree import open_actor_tree
 from reelhouse.config import Settings
 from reelhouse.http import AppContext, create_app
-from reelhouse.storage import migrate, open_store
-from reelhouse.storage.activity import record_server_event
+from reelhouse.storage import Store, migrate, open_store
+from reelhouse.storage.activity import ActivityRecord, record_activity
 from reelhouse.storage.scans import fail_running_scans
 
 log = logging.getLogger("reelhouse")
@@ -72,11 +72,11 @@ async def serve(settings: Settings, *, task_status: trio.TaskStatus[list[str]] =
                     actors=actors,
                     shutting_down=shutdown,
                 )
-                await record_server_event(store, "server.start")
+                await _record_server_event(store, "server.start")
                 await _serve_http(context, shutdown, task_status)
                 log.info("stopping the actors")
                 await actors.stop(deadline=trio.current_time() + ACTOR_STOP_RESERVE_SECONDS)
-            await record_server_event(store, "server.stop")
+            await _record_server_event(store, "server.stop")
         signals.cancel_scope.cancel()
     log.info("stopped")
 
@@ -108,6 +108,11 @@ async def _watch_signals(shutdown: trio.Event) -> None:
                 os._exit(128 + signum)
             log.info("received %s: shutting down", signal.Signals(signum).name)
             shutdown.set()
+
+
+async def _record_server_event(store: Store, action: str) -> None:
+    record = ActivityRecord(action=action, category="settings", actor_kind="system", target_kind="server")
+    await record_activity(store, record)
 
 
 def _server_id(data_dir: Path) -> str:

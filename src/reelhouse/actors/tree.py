@@ -1,0 +1,64 @@
+"""The running actor tree: what the server starts and the HTTP edge asks.
+
+``open_actor_tree`` starts the EventBus and the root supervisor with its
+permanent children, and yields an :class:`ActorTree` of their refs. Stopping
+is ordered: the actors first (so a scan can still publish ``cancelled``),
+then the bus, which persists what was published before it ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import trio
+
+from reelhouse.config import Settings
+from reelhouse.storage import Store
+from reelhouse.storage.events import StoreEventLog
+
+from ._eventbus import EventBus
+from ._runtime import ActorRef
+from ._supervisor import ChildSpec, RootActor
+from .system_monitor import MonitorConfig, SystemMonitor
+
+IMAGE_CACHE_DIR = "cache/images"
+
+
+@dataclass
+class ActorTree:
+    root: RootActor
+    bus: EventBus
+    system: ActorRef
+    _nursery: trio.Nursery
+
+    async def stop(self, *, deadline: float) -> None:
+        """Stop every actor gracefully by ``deadline``, then the bus."""
+        await self.root.stop(timeout=max(deadline - trio.current_time(), 0.0))
+        self._nursery.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def open_actor_tree(settings: Settings, store: Store, version: str) -> AsyncIterator[ActorTree]:
+    """Start the tree; on exit whatever still runs is cancelled."""
+    monitor_config = MonitorConfig(
+        ffprobe_path=settings.ffprobe_path,
+        data_dir=settings.data_dir,
+        version=version,
+        release_url=settings.update.release_url,
+        update_check_enabled=settings.update.check_enabled,
+        cache_dirs=(("images", settings.data_dir / IMAGE_CACHE_DIR),),
+    )
+    children = [ChildSpec("system", lambda: SystemMonitor(monitor_config))]
+    async with trio.open_nursery() as nursery:
+        bus = EventBus(StoreEventLog(store))
+        await nursery.start(bus.run)
+        root = RootActor(children)
+        await nursery.start(root.run)
+        system = root.child("system")
+        assert system is not None
+        try:
+            yield ActorTree(root=root, bus=bus, system=system, _nursery=nursery)
+        finally:
+            nursery.cancel_scope.cancel()
