@@ -140,8 +140,11 @@ class PostgresStore(StoreShorthands):
     def __init__(self, loop: trio_asyncio.TrioEventLoop, pool: asyncpg.Pool) -> None:
         self._loop = loop
         self._pool = pool
+        self.closed = False
 
     async def _run(self, unit: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
+        if self.closed:
+            raise StoreError("the store is closed")
         try:
             return await trio_asyncio.aio_as_trio(unit, loop=self._loop)(*args)  # type: ignore[no-any-return]
         except _DRIVER_ERRORS as exc:
@@ -168,6 +171,14 @@ class PostgresStore(StoreShorthands):
             return []
         return await self._run(_aio_transaction, self._pool, list(statements))
 
+    async def close(self) -> None:
+        """Refuse new work, let running work finish (shielded, bounded), close the pool."""
+        self.closed = True
+        with trio.move_on_after(CLOSE_TIMEOUT_S, shield=True) as scope:
+            await trio_asyncio.aio_as_trio(self._pool.close, loop=self._loop)()
+        if scope.cancelled_caught:
+            self._pool.terminate()
+
 
 @asynccontextmanager
 async def open_postgres_store(dsn: str, *, schema: str | None = None) -> AsyncIterator[PostgresStore]:
@@ -182,8 +193,9 @@ async def open_postgres_store(dsn: str, *, schema: str | None = None) -> AsyncIt
         if loop is None:
             loop = await stack.enter_async_context(trio_asyncio.open_loop())
         pool = await _open_pool(loop, dsn, schema)
-        stack.push_async_callback(_close_pool, loop, pool)
-        yield PostgresStore(loop, pool)
+        store = PostgresStore(loop, pool)
+        stack.push_async_callback(store.close)
+        yield store
 
 
 async def _open_pool(loop: trio_asyncio.TrioEventLoop, dsn: str, schema: str | None) -> asyncpg.Pool:
@@ -195,9 +207,3 @@ async def _open_pool(loop: trio_asyncio.TrioEventLoop, dsn: str, schema: str | N
     except _DRIVER_ERRORS as exc:
         raise translate_error(exc) from exc
 
-
-async def _close_pool(loop: trio_asyncio.TrioEventLoop, pool: asyncpg.Pool) -> None:
-    with trio.move_on_after(CLOSE_TIMEOUT_S, shield=True) as scope:
-        await trio_asyncio.aio_as_trio(pool.close, loop=loop)()
-    if scope.cancelled_caught:
-        pool.terminate()

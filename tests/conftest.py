@@ -1,0 +1,91 @@
+"""Fixtures shared by the whole suite: a database on each backend.
+
+- ``database_url``: parametrized over ``sqlite`` and ``postgresql``; a URL
+  for a fresh, empty database (SQLite: a file in ``tmp_path``; PostgreSQL: a
+  fresh schema, ``postgresql://...?schema=NAME``, dropped after the test).
+  Open it yourself with ``open_store(database_url)`` or hand it to the CLI or
+  the server (``--database``).
+- ``store``: that database opened with ``open_store`` and migrated.
+
+PostgreSQL is looked for once per session at :data:`POSTGRES_URL`
+(``REELHOUSE_TEST_POSTGRES`` overrides it).  When it does not answer, the
+PostgreSQL cases skip with the reason, except under CI (``CI=true``), where
+they fail: there the PostgreSQL tests must run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import asyncpg
+import pytest
+
+from reelhouse.storage import Store, migrate, open_store
+
+POSTGRES_URL = os.environ.get("REELHOUSE_TEST_POSTGRES", "postgresql://root@127.0.0.1:5432/test")
+POSTGRES_PROBE_TIMEOUT_S = 3.0
+BACKENDS = ("sqlite", "postgresql")
+
+
+async def _probe_postgres() -> None:
+    conn = await asyncpg.connect(POSTGRES_URL, timeout=POSTGRES_PROBE_TIMEOUT_S)
+    await conn.close()
+
+
+async def _drop_schema(schema: str) -> None:
+    conn = await asyncpg.connect(POSTGRES_URL, timeout=POSTGRES_PROBE_TIMEOUT_S)
+    try:
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_problem() -> str | None:
+    """None when PostgreSQL answers, else the reason it does not (probed once)."""
+    try:
+        asyncio.run(_probe_postgres())
+    except Exception as exc:  # any failure to connect means "not reachable"
+        return (
+            f"PostgreSQL not reachable at {POSTGRES_URL} ({type(exc).__name__}: {exc}); "
+            "start it with `pg_ctlcluster 15 main start`"
+        )
+    return None
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """The test server's URL (the database every test schema lives in)."""
+    return POSTGRES_URL
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def database_url(backend: str, tmp_path: os.PathLike[str], postgres_problem: str | None) -> Iterator[str]:
+    """A URL for a fresh, empty database on ``backend`` (see the module docstring)."""
+    if backend == "sqlite":
+        yield f"sqlite:///{os.path.join(os.fspath(tmp_path), 'reelhouse.db')}"
+        return
+    if postgres_problem is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(postgres_problem)
+        pytest.skip(postgres_problem)
+    schema = f"t_{uuid.uuid4().hex[:20]}"
+    separator = "&" if "?" in POSTGRES_URL else "?"
+    yield f"{POSTGRES_URL}{separator}schema={schema}"
+    asyncio.run(_drop_schema(schema))
+
+
+@pytest.fixture
+async def store(database_url: str) -> AsyncIterator[Store]:
+    """The ``database_url`` database, open and migrated."""
+    async with open_store(database_url) as opened:
+        await migrate(opened)
+        yield opened
