@@ -1,0 +1,153 @@
+"""Micro-benchmark of the naming rules: classify() over realistic paths.
+
+Generates a deterministic list of library-relative paths in the layouts
+users really have (movie folders, release names, versions, stacks, extras,
+samples, series with season folders, anime, dated shows, and the .nfo /
+.jpg / .srt files a walk also meets), classifies each for its library kind
+and prints one line of JSON: ``{"paths_per_second": ..., "paths": ...}``.
+
+The memoised folder parsers are cleared before each round, so every round
+starts cold like a fresh scan; the best of ``--rounds`` is reported.
+
+Usage: PYTHONPATH=src python benchmarks/naming_speed.py [--paths N] [--rounds R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from collections.abc import Callable
+
+from reelhouse.media._naming_episodes import parse_season_folder
+from reelhouse.media._naming_titles import parse_series_folder
+from reelhouse.media.naming import classify
+
+DEFAULT_PATHS = 100_000
+DEFAULT_ROUNDS = 3
+SEED = 20240607
+
+WORDS = (
+    "the last night city dark blue river house dead love war star man woman "
+    "king queen lost secret black white red green silent iron golden shadow "
+    "empire world story girl boy summer winter fire ice stone heart road "
+    "home ghost dream wild storm sea sky sun moon brother sister mother "
+    "father island forest garden mountain edge light time code zero one"
+).split()
+EPISODE_TITLES = ("Pilot", "Reunion", "The Return", "Homecoming", "Finale", "Secrets", "Exodus", "Legacy")
+GROUPS = ("GRP", "SPARKS", "NTb", "FLUX", "RARBG", "YIFY")
+TAILS = ("1080p.BluRay.x264", "2160p.UHD.BluRay.x265.HDR", "720p.WEB-DL.DDP5.1.H.264", "1080p.WEBRip.AAC")
+SIDECARS = (".nfo", ".jpg", ".en.srt", "-poster.jpg", "-fanart.jpg")
+MOVIE_EXTS = (".mkv", ".mkv", ".mkv", ".mp4", ".avi", ".m2ts", ".strm")
+
+
+def _title(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS).capitalize() for _ in range(rng.randint(1, 4)))
+
+
+def _movie_paths(rng: random.Random) -> list[str]:
+    title, year, ext = _title(rng), rng.randint(1930, 2025), rng.choice(MOVIE_EXTS)
+    folder = f"{title} ({year})"
+    shape = rng.random()
+    if shape < 0.45:
+        paths = [f"{folder}/{folder}{ext}"]
+    elif shape < 0.55:
+        paths = [f"{folder}/{folder} - 1080p{ext}", f"{folder}/{folder} - 4K{ext}"]
+    elif shape < 0.60:
+        paths = [f"{folder}/{folder} - cd1.avi", f"{folder}/{folder} - cd2.avi"]
+    elif shape < 0.85:
+        release = f"{title.replace(' ', '.')}.{year}.{rng.choice(TAILS)}-{rng.choice(GROUPS)}"
+        paths = [f"{release}{ext}"] if rng.random() < 0.5 else [
+            f"{release}/{release}.mkv", f"{release}/Sample/{release.lower()}-sample.mkv"
+        ]
+    else:
+        paths = [f"Collections/{title} Collection/{folder}{ext}"]
+    if rng.random() < 0.3:
+        paths.append(f"{folder}/extras/Making of {rng.choice(WORDS)}.mkv")
+        paths.append(f"{folder}/{folder}-trailer.mp4")
+    paths.extend(f"{folder}/{folder}{rng.choice(SIDECARS)}" for _ in range(rng.randint(0, 3)))
+    return paths
+
+
+def _episode_name(rng: random.Random, show: str, season: int, episode: int) -> str:
+    shape = rng.random()
+    title = rng.choice(EPISODE_TITLES)
+    if shape < 0.5:
+        return f"{show} - S{season:02d}E{episode:02d} - {title}.mkv"
+    if shape < 0.75:
+        tail = rng.choice(TAILS)
+        return f"{show.replace(' ', '.')}.S{season:02d}E{episode:02d}.{title}.{tail}-{rng.choice(GROUPS)}.mkv"
+    if shape < 0.85:
+        return f"{show} {season}x{episode:02d}.mp4"
+    if shape < 0.92:
+        return f"{show} - S{season:02d}E{episode:02d}-E{episode + 1:02d}.mkv"
+    return f"{show} s{season}e{episode}.avi"
+
+
+def _series_paths(rng: random.Random) -> list[str]:
+    show, year = _title(rng), rng.randint(1990, 2025)
+    folder = f"{show} ({year})" if rng.random() < 0.5 else show
+    shape = rng.random()
+    paths: list[str] = []
+    if shape < 0.12:
+        group = rng.choice(GROUPS)
+        for number in range(1, rng.randint(12, 60)):
+            paths.append(f"{folder}/[{group}] {show} - {number:03d} [1080p].mkv")
+        return paths
+    if shape < 0.17:
+        for day in range(1, 29):
+            paths.append(f"{folder}/Season {year}/{show} {year}.{rng.randint(1, 12):02d}.{day:02d}.mkv")
+        return paths
+    for season in range(1, rng.randint(2, 7)):
+        season_folder = rng.choice((f"Season {season}", f"Season {season:02d}", f"S{season:02d}"))
+        for episode in range(1, rng.randint(6, 24)):
+            stem = _episode_name(rng, show, season, episode)
+            paths.append(f"{folder}/{season_folder}/{stem}")
+            if rng.random() < 0.3:
+                paths.append(f"{folder}/{season_folder}/{stem.rsplit('.', 1)[0]}.nfo")
+    paths.append(f"{folder}/Specials/{show} - S00E01 - Special.mkv")
+    paths.append(f"{folder}/tvshow.nfo")
+    return paths
+
+
+def generate(count: int, seed: int = SEED) -> list[tuple[str, str]]:
+    """``count`` (path, library kind) pairs, the same for the same seed."""
+    rng = random.Random(seed)
+    pairs: list[tuple[str, str]] = []
+    while len(pairs) < count:
+        roll = rng.random()
+        # A series yields ~18x the paths of a movie: this mix is about 1/3
+        # movie-library paths, 3/5 series paths, the rest mixed libraries.
+        if roll < 0.88:
+            pairs.extend((path, "movies") for path in _movie_paths(rng))
+        elif roll < 0.98:
+            pairs.extend((path, "tvshows") for path in _series_paths(rng))
+        else:
+            maker: Callable[[random.Random], list[str]] = rng.choice((_movie_paths, _series_paths))
+            pairs.extend((path, "mixed") for path in maker(rng))
+    return pairs[:count]
+
+
+def measure(pairs: list[tuple[str, str]]) -> float:
+    """Seconds to classify every pair once, from cold folder caches."""
+    parse_series_folder.cache_clear()
+    parse_season_folder.cache_clear()
+    started = time.perf_counter()
+    for path, kind in pairs:
+        classify(path, kind)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--paths", type=int, default=DEFAULT_PATHS)
+    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS)
+    args = parser.parse_args()
+    pairs = generate(args.paths)
+    best = min(measure(pairs) for _ in range(args.rounds))
+    print(json.dumps({"paths_per_second": round(len(pairs) / best), "paths": len(pairs)}))
+
+
+if __name__ == "__main__":
+    main()

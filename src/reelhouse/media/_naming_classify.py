@@ -1,0 +1,285 @@
+"""One entry point for the scanner: what a file under a library root is.
+
+Private to ``reelhouse.media.naming`` (which documents the rules). Pure:
+paths are strings relative to the library root, nothing is read from disk.
+Decisions that need a file's siblings (stacks, versions, whether a folder
+holds one movie or many) are left to ``group_stacks`` / ``group_versions``
+and the scanner; :func:`classify` gives the per-file facts they need.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import PurePosixPath
+from typing import ClassVar
+
+from reelhouse.media._naming_episodes import (
+    STRONG_MARKERS,
+    EpisodeMarker,
+    EpisodeName,
+    parse_episode,
+    parse_season_folder,
+)
+from reelhouse.media._naming_files import (
+    DISC_FOLDERS,
+    STRM_EXTENSION,
+    THEME_FOLDERS,
+    ExtraType,
+    extension,
+    extra_suffix,
+    extra_type_of,
+    extras_folder_type,
+    is_bare_trailer,
+    is_sample_parts,
+    is_video,
+)
+from reelhouse.media._naming_groups import StackPart, split_version, stack_part
+from reelhouse.media._naming_text import is_release_style, split_brackets, strip_extension, tidy
+from reelhouse.media._naming_titles import MovieName, SeriesName, parse_movie, parse_series_folder
+
+
+class LibraryKind(StrEnum):
+    """The reference's LibraryKind."""
+
+    MOVIES = "movies"
+    TVSHOWS = "tvshows"
+    MIXED = "mixed"
+
+
+class FileKind(StrEnum):
+    """What :func:`classify` found a file to be."""
+
+    MOVIE = "movie"
+    EPISODE = "episode"
+    EXTRA = "extra"
+    SKIPPED = "skipped"
+
+
+class SkipReason(StrEnum):
+    """Why a file under a library root is not indexed."""
+
+    NOT_VIDEO = "not_video"  # no video container extension, not .strm
+    SAMPLE = "sample"  # the built-in sample rule
+    HIDDEN = "hidden"  # a dot-file or inside a dot-folder (``._x.mkv``, ``.Trash``)
+    DISC_STRUCTURE = "disc_structure"  # inside VIDEO_TS / BDMV: part of a disc
+    THEME = "theme"  # inside backdrops / theme-music: theme media, not items
+
+
+@dataclass(frozen=True, slots=True)
+class MovieFile:
+    """A main movie feature.
+
+    ``folder`` is the movie's own folder when the file sits in one (the
+    folder carries a year, or the stem starts with the folder's title),
+    else None; ``name`` comes from that folder, else from the stem.
+    ``version_label`` is the label after the folder name (``1080p`` in
+    ``Movie (2010)/Movie (2010) - 1080p.mkv``; ``""`` for the plain name;
+    a stack marker is not a label); None outside a movie folder.
+    ``stack`` is the file's multi-part marker, to confirm with group_stacks.
+    """
+
+    kind: ClassVar[FileKind] = FileKind.MOVIE
+    path: str
+    strm: bool
+    folder: str | None
+    name: MovieName
+    version_label: str | None
+    stack: StackPart | None
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeFile:
+    """An episode. Folders are paths relative to the library root.
+
+    ``season`` is the name's season, else the season folder's, else None
+    (an episode directly under the series folder without a season in its
+    name). ``episode`` is the name's episode number, else its absolute
+    number. ``series`` comes from the series folder, else from the name's
+    series hint, else is None. ``title`` is the text after the episode
+    marker (no marker: the cleaned stem).
+    """
+
+    kind: ClassVar[FileKind] = FileKind.EPISODE
+    path: str
+    strm: bool
+    series_folder: str | None
+    series: SeriesName | None
+    season_folder: str | None
+    season: int | None
+    episode: int | None
+    episode_end: int | None
+    absolute: int | None
+    air_date: datetime.date | None
+    title: str | None
+    marker: EpisodeMarker | None
+
+
+@dataclass(frozen=True, slots=True)
+class ExtraFile:
+    """A bonus video of the item whose folder is ``owner_folder``.
+
+    ``owner_folder`` is None at the library root. ``owner_stem`` is the
+    stem before an extra suffix (``Movie (2010)`` for
+    ``Movie (2010)-trailer.mkv``), which names the owner in a flat folder;
+    None for extras found by folder or by a bare ``trailer`` name.
+    """
+
+    kind: ClassVar[FileKind] = FileKind.EXTRA
+    path: str
+    strm: bool
+    extra_type: ExtraType
+    owner_folder: str | None
+    owner_stem: str | None
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file the scanner does not index, and why."""
+
+    kind: ClassVar[FileKind] = FileKind.SKIPPED
+    path: str
+    reason: SkipReason
+
+
+Classified = MovieFile | EpisodeFile | ExtraFile | SkippedFile
+
+_KINDS: dict[str, LibraryKind] = {kind.value: kind for kind in LibraryKind}
+_FOLDER_SKIPS: dict[str, SkipReason] = {
+    **{folder: SkipReason.DISC_STRUCTURE for folder in DISC_FOLDERS},
+    **{folder: SkipReason.THEME for folder in THEME_FOLDERS},
+}
+
+
+def classify(rel_path: PurePosixPath | str, kind: LibraryKind | str) -> Classified:
+    """Classify a file by its path relative to the library root.
+
+    ``kind`` is ``movies``, ``tvshows`` or ``mixed``; anything else raises
+    ValueError. Order: not a video / hidden / sample / disc structure /
+    theme media are skipped; then extras (an extras folder below an item
+    folder, an extra suffix, a bare ``trailer`` in a folder); then movies
+    or episodes by library kind. In a mixed library a file is an episode
+    when it is in a season folder or its name has a strong marker
+    (``S01E02``, ``1x02``, ``Season 1 Episode 2``, a date); else a movie.
+    """
+    library = _KINDS.get(kind)
+    if library is None:
+        raise ValueError(f"unknown library kind {kind!r}")
+    path = str(rel_path)
+    parts = path.split("/")
+    name = parts[-1]
+    folders = parts[:-1]
+    skipped = _skip_reason(name, parts)
+    if skipped is not None:
+        return SkippedFile(path, skipped)
+    strm = extension(name) == STRM_EXTENSION
+    stem = strip_extension(name)
+    extra = _extra(path, parts, stem, strm)
+    if extra is not None:
+        return extra
+    if library is LibraryKind.MOVIES:
+        return _movie(path, folders, stem, strm)
+    if library is LibraryKind.TVSHOWS:
+        return _episode(path, folders, stem, strm, parse_episode(stem))
+    return _mixed(path, folders, stem, strm)
+
+
+def _skip_reason(name: str, parts: list[str]) -> SkipReason | None:
+    if not is_video(name):
+        return SkipReason.NOT_VIDEO
+    if name.startswith("."):
+        return SkipReason.HIDDEN
+    folder_reason: SkipReason | None = None
+    for folder in parts[:-1]:
+        if folder.startswith("."):
+            return SkipReason.HIDDEN
+        if folder_reason is None:
+            folder_reason = _FOLDER_SKIPS.get(folder.casefold())
+    if is_sample_parts(parts):
+        return SkipReason.SAMPLE
+    return folder_reason
+
+
+def _extra(path: str, parts: list[str], stem: str, strm: bool) -> ExtraFile | None:
+    folders = parts[:-1]
+    # An extras folder at the library root is a collection, not an extra.
+    for index in range(1, len(folders)):
+        if extras_folder_type(folders[index]) is not None:
+            extra_type = extra_type_of(parts[index:]) or ExtraType.OTHER
+            return ExtraFile(path, strm, extra_type, "/".join(folders[:index]), None, _extra_title(stem))
+    owner = "/".join(folders) or None
+    suffix = extra_suffix(stem)
+    # `Show.S01E05.The.Interview` is an episode title, not an extra.
+    if suffix is not None and (suffix.separator == "-" or parse_episode(stem) is None):
+        return ExtraFile(path, strm, suffix.extra_type, owner, suffix.base, _extra_title(stem))
+    if folders and is_bare_trailer(stem):
+        return ExtraFile(path, strm, ExtraType.TRAILER, owner, None, _extra_title(stem))
+    return None
+
+
+def _extra_title(stem: str) -> str:
+    return tidy(stem, is_release_style(split_brackets(stem)[0])) or stem
+
+
+def _movie(path: str, folders: list[str], stem: str, strm: bool) -> MovieFile:
+    folder_path: str | None = None
+    name: MovieName | None = None
+    label: str | None = None
+    stack = stack_part(stem)
+    if folders:
+        parent = folders[-1]
+        parsed = parse_movie(parent)
+        if parsed.year is not None or stem.casefold().startswith(parsed.title.casefold()):
+            folder_path, name = "/".join(folders), parsed
+            label = split_version(stack.base, parent) if stack is not None else None
+            if label is None:
+                label = split_version(stem, parent)
+    if name is None:
+        name = parse_movie(stem)
+    return MovieFile(path, strm, folder_path, name, label, stack)
+
+
+def _episode(
+    path: str, folders: list[str], stem: str, strm: bool, parsed: EpisodeName | None
+) -> EpisodeFile:
+    season_folder: str | None = None
+    series_folder: str | None = None
+    folder_season: int | None = None
+    if folders:
+        folder_season = parse_season_folder(folders[-1])
+        if folder_season is not None:
+            season_folder = "/".join(folders)
+            series_folder = "/".join(folders[:-1]) or None
+        else:
+            series_folder = "/".join(folders)
+    series = _series(series_folder, parsed)
+    if parsed is None:
+        title = _extra_title(stem)
+        return EpisodeFile(
+            path, strm, series_folder, series, season_folder, folder_season,
+            None, None, None, None, title, None,
+        )
+    season = parsed.season if parsed.season is not None else folder_season
+    episode = parsed.episode if parsed.episode is not None else parsed.absolute
+    return EpisodeFile(
+        path, strm, series_folder, series, season_folder, season,
+        episode, parsed.episode_end, parsed.absolute, parsed.air_date, parsed.title, parsed.marker,
+    )
+
+
+def _series(series_folder: str | None, parsed: EpisodeName | None) -> SeriesName | None:
+    if series_folder is not None:
+        return parse_series_folder(series_folder.rpartition("/")[2])
+    if parsed is not None and parsed.series_hint:
+        return parse_series_folder(parsed.series_hint)
+    return None
+
+
+def _mixed(path: str, folders: list[str], stem: str, strm: bool) -> Classified:
+    parsed = parse_episode(stem)
+    in_season = bool(folders) and parse_season_folder(folders[-1]) is not None
+    if in_season or (parsed is not None and parsed.marker in STRONG_MARKERS):
+        return _episode(path, folders, stem, strm, parsed)
+    return _movie(path, folders, stem, strm)

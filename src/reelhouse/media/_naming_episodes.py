@@ -1,0 +1,233 @@
+"""Episode markers in file stems, and season folders.
+
+Private to ``reelhouse.media.naming`` (which documents the rules). Pure
+functions over ``str``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from reelhouse.media._naming_text import is_release_style, is_year, split_brackets, tidy
+
+SEASON_CACHE_SIZE = 4096
+MAX_EPISODES_IN_ONE_FILE = 20
+
+_SEASON_WORDS = r"season|series|staffel|saison|temporada|stagione|seizoen|sezon|s[äa]song|s[æa]son|kausi"
+_EPISODE_WORDS = r"episode|[ée]pisode|episodio|folge|ep"
+
+_SEASON_EPISODE_RE = re.compile(r"(?<![a-z0-9])s(\d{1,4})[ ._-]{0,3}e(\d{1,4})(?!\d)", re.IGNORECASE)
+# Further episodes after S01E01: E02, -E02, -02, - E02, -S01E02.
+_SEASON_EPISODE_MORE_RE = re.compile(
+    r"(?:[ ._]?-?[ ._]?e|-s\d{1,4}e|-)(\d{1,4})(?![0-9a-z])", re.IGNORECASE
+)
+_CROSS_RE = re.compile(r"(?<![a-z0-9])(\d{1,2})x(\d{1,3})(?![0-9a-z])", re.IGNORECASE)
+_CROSS_MORE_RE = re.compile(r"(?:-(?:\d{1,2}x)?|_?x)(\d{1,3})(?![0-9a-z])", re.IGNORECASE)
+_WORDS_RE = re.compile(
+    rf"(?<![a-z])(?:{_SEASON_WORDS})[ ._-]*(\d{{1,4}})[ ._,-]*(?:{_EPISODE_WORDS})[ ._-]*(\d{{1,4}})(?!\d)",
+    re.IGNORECASE,
+)
+_DATE_RE = re.compile(r"(?<!\d)((?:19|20)\d{2})[-._ ](\d{1,2})[-._ ](\d{1,2})(?!\d)")
+_EPISODE_ONLY_RE = re.compile(
+    rf"(?<![a-z0-9])(?:e|(?:{_EPISODE_WORDS})[ ._-]{{0,2}})(\d{{1,4}})(?![0-9a-z])", re.IGNORECASE
+)
+# Anime-style `Show - 012`, `[Group]_Show_-_012v2_[1080p]`.
+_ABSOLUTE_RE = re.compile(r"(?<=[\s_])-[\s_]+#?(\d{1,4})(?:v\d{1,2})?(?=$|[\s_\[(])")
+_LEADING_RE = re.compile(r"(\d{1,3})(?=$|[ ._-])")
+
+_SEASON_FOLDER_RE = re.compile(
+    rf"(?:(?:{_SEASON_WORDS})[ ._-]*|s)(\d{{1,4}})(?:\s*[\[(].*|\s+-\s.*|\s*)", re.IGNORECASE | re.DOTALL
+)
+SPECIALS_FOLDERS = frozenset({"specials", "special"})
+
+
+class EpisodeMarker(StrEnum):
+    """Which convention numbered an episode. The first four are *strong*."""
+
+    SEASON_EPISODE = "season_episode"  # S01E02, s1e2, S01E02-E03
+    CROSS = "cross"  # 1x02
+    WORDS = "words"  # Season 1 Episode 2
+    DATE = "date"  # 2021-03-04, 2021.03.04
+    EPISODE = "episode"  # E12, Ep 12, Episode 12 (no season)
+    ABSOLUTE = "absolute"  # Show - 012
+    LEADING = "leading"  # 01 - Pilot
+
+
+STRONG_MARKERS = frozenset(
+    {EpisodeMarker.SEASON_EPISODE, EpisodeMarker.CROSS, EpisodeMarker.WORDS, EpisodeMarker.DATE}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeName:
+    """What an episode file's stem says about the episode.
+
+    ``series_hint`` is the cleaned text before the marker, ``title`` the
+    cleaned text after it (``Dark - S01E01 - Secrets`` -> ``Dark``,
+    ``Secrets``); either is None when empty. ``episode_end`` is set only
+    for a multi-episode file and is greater than ``episode``.
+    """
+
+    marker: EpisodeMarker
+    season: int | None = None
+    episode: int | None = None
+    episode_end: int | None = None
+    air_date: datetime.date | None = None
+    absolute: int | None = None
+    series_hint: str | None = None
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    marker: EpisodeMarker
+    start: int
+    end: int
+    season: int | None = None
+    episode: int | None = None
+    episode_end: int | None = None
+    air_date: datetime.date | None = None
+    absolute: int | None = None
+
+
+def parse_episode(stem: str) -> EpisodeName | None:
+    """Find the episode marker in ``stem``; None if it has none.
+
+    Markers are tried strongest first: ``S01E02`` (with multi-episode
+    ``-E03`` / ``E03`` / ``-03``), ``1x02``, ``Season 1 Episode 2``,
+    ``YYYY-MM-DD`` (any of ``-._ `` between the parts), ``E12`` /
+    ``Episode 12``, ``Show - 012`` (absolute), then a leading number
+    (``01 - Pilot``). A bare three-digit number is never split into season
+    and episode (``Show - 102`` is absolute 102, not S01E02).
+    """
+    for finder in _FINDERS:
+        hit = finder(stem)
+        if hit is not None:
+            return _name_from_hit(stem, hit)
+    return None
+
+
+@functools.lru_cache(maxsize=SEASON_CACHE_SIZE)
+def parse_season_folder(name: str) -> int | None:
+    """The season number a folder name stands for, or None.
+
+    ``Season 1``, ``Season 01``, ``S1``, ``S01``, ``Series 2``, ``Staffel 2``,
+    ``Saison 3``, ``Temporada 4`` (a year-like number is a season too:
+    ``Season 2021``); ``Specials``, ``Season 0`` and ``Season 00`` are 0.
+    The whole name must be the season: ``Season 1 (2010)`` and
+    ``Season 1 - Blu-ray`` are, ``Sherlock S1`` and ``Season of the Witch``
+    are not. A bare number (``1``) is not a season folder.
+    """
+    stripped = name.strip()
+    if stripped.casefold() in SPECIALS_FOLDERS:
+        return 0
+    match = _SEASON_FOLDER_RE.fullmatch(stripped)
+    return int(match.group(1)) if match is not None else None
+
+
+def _name_from_hit(stem: str, hit: _Hit) -> EpisodeName:
+    release = is_release_style(split_brackets(stem)[0])
+    return EpisodeName(
+        marker=hit.marker,
+        season=hit.season,
+        episode=hit.episode,
+        episode_end=hit.episode_end,
+        air_date=hit.air_date,
+        absolute=hit.absolute,
+        series_hint=tidy(stem[: hit.start], release) or None,
+        title=tidy(stem[hit.end :], release) or None,
+    )
+
+
+def _more_episodes(stem: str, pattern: re.Pattern[str], pos: int, first: int) -> tuple[int | None, int]:
+    """Follow a multi-episode chain from ``pos``: (last episode or None, end)."""
+    last, end = first, pos
+    while (more := pattern.match(stem, end)) is not None:
+        number = int(more.group(1))
+        if not last < number <= first + MAX_EPISODES_IN_ONE_FILE:
+            break
+        last, end = number, more.end()
+    return (last if last != first else None), end
+
+
+def _find_season_episode(stem: str) -> _Hit | None:
+    match = _SEASON_EPISODE_RE.search(stem)
+    if match is None:
+        return None
+    episode = int(match.group(2))
+    episode_end, end = _more_episodes(stem, _SEASON_EPISODE_MORE_RE, match.end(), episode)
+    return _Hit(
+        EpisodeMarker.SEASON_EPISODE, match.start(), end,
+        season=int(match.group(1)), episode=episode, episode_end=episode_end,
+    )
+
+
+def _find_cross(stem: str) -> _Hit | None:
+    match = _CROSS_RE.search(stem)
+    if match is None:
+        return None
+    episode = int(match.group(2))
+    episode_end, end = _more_episodes(stem, _CROSS_MORE_RE, match.end(), episode)
+    return _Hit(
+        EpisodeMarker.CROSS, match.start(), end,
+        season=int(match.group(1)), episode=episode, episode_end=episode_end,
+    )
+
+
+def _find_words(stem: str) -> _Hit | None:
+    match = _WORDS_RE.search(stem)
+    if match is None:
+        return None
+    return _Hit(
+        EpisodeMarker.WORDS, match.start(), match.end(),
+        season=int(match.group(1)), episode=int(match.group(2)),
+    )
+
+
+def _find_date(stem: str) -> _Hit | None:
+    for match in _DATE_RE.finditer(stem):
+        year, month, day = (int(g) for g in match.groups())
+        try:
+            air_date = datetime.date(year, month, day)
+        except ValueError:
+            continue
+        return _Hit(EpisodeMarker.DATE, match.start(), match.end(), air_date=air_date)
+    return None
+
+
+def _find_episode_only(stem: str) -> _Hit | None:
+    match = _EPISODE_ONLY_RE.search(stem)
+    if match is None:
+        return None
+    return _Hit(EpisodeMarker.EPISODE, match.start(), match.end(), episode=int(match.group(1)))
+
+
+def _find_absolute(stem: str) -> _Hit | None:
+    for match in _ABSOLUTE_RE.finditer(stem):
+        if is_year(match.group(1), explicit=False):
+            continue
+        return _Hit(EpisodeMarker.ABSOLUTE, match.start(), match.end(), absolute=int(match.group(1)))
+    return None
+
+
+def _find_leading(stem: str) -> _Hit | None:
+    match = _LEADING_RE.match(stem)
+    if match is None:
+        return None
+    return _Hit(EpisodeMarker.LEADING, 0, match.end(), episode=int(match.group(1)))
+
+
+_FINDERS: tuple[Callable[[str], _Hit | None], ...] = (
+    _find_season_episode,
+    _find_cross,
+    _find_words,
+    _find_date,
+    _find_episode_only,
+    _find_absolute,
+    _find_leading,
+)

@@ -1,0 +1,149 @@
+"""Text helpers shared by the naming rules: brackets, release names, years.
+
+Private to ``reelhouse.media.naming``. Every function is pure and works on
+``str`` only; nothing here touches the file system.
+
+A *release-style* text is one without spaces that uses dots or underscores
+as word separators (``Blade.Runner.2049.2017.1080p.BluRay.x264-GRP``).
+Its separators become spaces, except inside dotted acronyms (``S.W.A.T.``,
+``E.T.``). *Release junk* is the technical tail of such names (resolution,
+source, codecs, audio, HDR flags, repack markers): a title is cut at its
+first junk word.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+YEAR_MIN = 1880
+# A bare year (not in brackets) later than this is taken as part of the
+# title (`Blade Runner 2049`), read once at import so a process never
+# changes its mind mid-scan.
+LATEST_BARE_YEAR = datetime.date.today().year + 5
+LATEST_EXPLICIT_YEAR = 2199
+
+_BRACKETS_RE = re.compile(r"\[([^\[\]]*)\]|\{([^{}]*)\}")
+_YEAR_TEXT_RE = re.compile(r"\s*(\d{4})\s*")
+_RELEASE_TOKEN_RE = re.compile(r"(?:[A-Za-z]\.){2,}(?:[A-Za-z](?![A-Za-z0-9]))?|[^._\s]+")
+_ACRONYM_END_RE = re.compile(r"(?:^|[^A-Za-z])(?:[A-Za-z]\.){2,}$")
+_EDGE_CHARS = " \t-_,:;~+|"
+
+# Whole words (case-insensitive) that only appear in the technical tail of
+# a release name. Words that are also common in titles ("web", "hd",
+# "cam", "extended") are deliberately absent.
+JUNK_WORDS = frozenset(
+    {
+        "4k", "8k", "uhd", "fhd", "2k",
+        "bluray", "blu-ray", "bdrip", "brrip", "bdremux", "remux", "bd25", "bd50",
+        "webrip", "web-rip", "webdl", "web-dl", "hdtv", "pdtv", "sdtv", "dsr",
+        "hdrip", "dvdrip", "dvdscr", "dvd5", "dvd9", "hddvd", "vhsrip", "hdcam",
+        "telesync", "amzn", "dsnp", "hmax", "atvp", "pcok", "hulu",
+        "x264", "x265", "h264", "h265", "hevc", "avc", "xvid", "divx", "av1",
+        "vp9", "mpeg2", "10bit", "8bit", "hi10p", "10-bit",
+        "aac", "ac3", "eac3", "dts", "dtshd", "dts-hd", "truehd", "atmos",
+        "flac", "mp3", "opus", "ddp", "dd", "lpcm",
+        "hdr", "hdr10", "hdr10+", "dovi", "sdr",
+        "proper", "repack", "rerip", "internal", "readnfo", "nfofix",
+        "subbed", "dubbed", "multisubs", "multi",
+    }
+)
+_JUNK_RE = re.compile(
+    r"\d{3,4}[pi]|(?:ddp?|e?ac3|aac|dts)\+?\d(?:\.\d)?|[xh]\.?26[45]|\d{1,2}ch",
+    re.IGNORECASE,
+)
+
+
+def split_brackets(text: str) -> tuple[str, tuple[str, ...]]:
+    """Remove ``[...]`` and ``{...}`` groups; return the rest and their contents.
+
+    A group holding just a plausible year becomes ``(YYYY)`` in the text
+    (so ``Title [2010]`` reads like ``Title (2010)``) and is not a tag.
+    """
+    if "[" not in text and "{" not in text:
+        return text, ()
+    tags: list[str] = []
+    pieces: list[str] = []
+    last = 0
+    for match in _BRACKETS_RE.finditer(text):
+        content = match.group(1) if match.group(1) is not None else match.group(2)
+        pieces.append(text[last : match.start()])
+        year = _YEAR_TEXT_RE.fullmatch(content)
+        if year is not None and is_year(year.group(1), explicit=True):
+            pieces.append(f" ({year.group(1)}) ")
+        else:
+            pieces.append(" ")
+            if content.strip():
+                tags.append(content.strip())
+        last = match.end()
+    pieces.append(text[last:])
+    return "".join(pieces), tuple(tags)
+
+
+def is_year(token: str, *, explicit: bool) -> bool:
+    """Whether ``token`` is four digits naming a plausible release year.
+
+    ``explicit`` years (in brackets or parentheses) may lie further in the
+    future than bare ones.
+    """
+    if len(token) != 4 or not token.isdigit():
+        return False
+    latest = LATEST_EXPLICIT_YEAR if explicit else LATEST_BARE_YEAR
+    return YEAR_MIN <= int(token) <= latest
+
+
+def is_release_style(text: str) -> bool:
+    """True for dotted or underscored names without spaces."""
+    stripped = text.strip()
+    return " " not in stripped and ("." in stripped or "_" in stripped)
+
+
+def words(text: str, release: bool) -> list[str]:
+    """Split into words: release separators (keeping acronyms) or whitespace."""
+    if release:
+        return _RELEASE_TOKEN_RE.findall(text)
+    return text.split()
+
+
+def is_junk(word: str) -> bool:
+    """Whether ``word`` belongs to a release name's technical tail.
+
+    A release group glued on with a dash (``x264-GRP``) does not hide the
+    junk word in front of it.
+    """
+    folded = word.casefold()
+    if folded in JUNK_WORDS:
+        return True
+    head = folded.partition("-")[0]
+    return head in JUNK_WORDS or _JUNK_RE.fullmatch(head) is not None
+
+
+def first_junk(tokens: list[str]) -> int:
+    """Index of the first junk word, or ``len(tokens)``."""
+    for index, token in enumerate(tokens):
+        if is_junk(token):
+            return index
+    return len(tokens)
+
+
+def trim(text: str) -> str:
+    """Strip separators at both ends; a trailing dot only if not an acronym's."""
+    text = text.strip(_EDGE_CHARS)
+    while text.endswith(".") and _ACRONYM_END_RE.search(text) is None:
+        text = text[:-1].rstrip(_EDGE_CHARS)
+    if text.startswith(".") and not text.startswith("..."):
+        text = text.lstrip(".").strip(_EDGE_CHARS)
+    return text
+
+
+def tidy(text: str, release: bool) -> str:
+    """A readable fragment: no brackets, spaces for separators, no junk tail."""
+    text, _ = split_brackets(text)
+    tokens = words(text, release)
+    return trim(" ".join(tokens[: first_junk(tokens)]))
+
+
+def strip_extension(name: str) -> str:
+    """The file name without its last extension (``a.b.mkv`` -> ``a.b``)."""
+    stem, dot, _ = name.rpartition(".")
+    return stem if dot and stem else name

@@ -1,0 +1,129 @@
+"""Titles and years of movies and series, and sort names.
+
+Private to ``reelhouse.media.naming`` (which documents the rules). Pure
+functions over ``str``; the folder parsers are memoised because a library
+repeats the same series and season folder names thousands of times.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from reelhouse.media._naming_text import (
+    first_junk,
+    is_release_style,
+    is_year,
+    split_brackets,
+    trim,
+    words,
+)
+
+FOLDER_CACHE_SIZE = 8192
+
+# The last "(YYYY)" wins: `2001 A Space Odyssey (1968)`, `Dune (1984) (1984)`.
+_LAST_PAREN_YEAR_RE = re.compile(r".*\((\d{4})\)", re.DOTALL)
+_PAREN_GROUP_RE = re.compile(r"\(([^()]*)\)")
+_LEADING_ARTICLE_RE = re.compile(r"(?:the|an|a)\s+(?=\S)", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class MovieName:
+    """A movie's parsed name: ``title`` without year, brackets or release junk.
+
+    ``tags`` are the contents of ``[...]`` / ``{...}`` groups and of
+    parenthesised groups after the year, in order (``1080p``,
+    ``tmdbid-603``, ``Extended``).
+    """
+
+    title: str
+    year: int | None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesName:
+    """A series folder's parsed name."""
+
+    title: str
+    year: int | None
+
+
+def parse_movie(stem_or_folder_name: str) -> MovieName:
+    """Parse a movie file stem or movie folder name.
+
+    ``Arrival (2016)`` -> ``Arrival``, 2016;
+    ``Blade.Runner.2049.2017.1080p.BluRay.x264-GRP`` -> ``Blade Runner 2049``, 2017;
+    ``[Tag] Title (2010) [1080p]`` -> ``Title``, 2010, tags ``Tag``, ``1080p``.
+    The last parenthesised (or bracketed) year wins; without one, the last
+    bare year before the release junk that is not the first word (so
+    ``1917`` alone is a title and ``1917 2019`` is 1917 of 2019). Never
+    raises; a name that is nothing but junk keeps its text as the title.
+    """
+    title, year, tags = _parse_title(stem_or_folder_name, bare_years=True)
+    return MovieName(title, year, tags)
+
+
+@functools.lru_cache(maxsize=FOLDER_CACHE_SIZE)
+def parse_series_folder(name: str) -> SeriesName:
+    """Parse a series folder name: ``Doctor Who (2005)`` -> ``Doctor Who``, 2005.
+
+    Unlike movies, a bare year in a spaced name is part of the title
+    (``Space 1999``, ``Berlin Station 2016`` stay whole): series folders are
+    named by hand, and only bracketed years or release-style names
+    (``Doctor.Who.2005``) carry a year.
+    """
+    title, year, _ = _parse_title(name, bare_years=False)
+    return SeriesName(title, year)
+
+
+def sort_name(title: str) -> str:
+    """``title`` without a leading ``The``, ``A`` or ``An`` (any case).
+
+    Case is kept: the caller compares case-insensitively. A title that is
+    only an article (``The``) is returned unchanged.
+    """
+    stripped = title.lstrip()
+    match = _LEADING_ARTICLE_RE.match(stripped)
+    if match is None:
+        return stripped
+    return stripped[match.end() :]
+
+
+def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple[str, ...]]:
+    text, tags = split_brackets(name)
+    match = _LAST_PAREN_YEAR_RE.match(text)
+    if match is not None and is_year(match.group(1), explicit=True):
+        before = text[: match.start(1) - 1]
+        after_tags = tuple(g.strip() for g in _PAREN_GROUP_RE.findall(text[match.end() :]) if g.strip())
+        title = _clean_title(before) or trim(text) or name.strip()
+        return title, int(match.group(1)), tags + after_tags
+    release = is_release_style(text)
+    tokens = words(text, release)
+    cut = first_junk(tokens)
+    if bare_years or release:
+        index = _bare_year_index(tokens, cut)
+        if index is not None:
+            year = int(tokens[index][:4])
+            return trim(" ".join(tokens[:index])), year, tags
+    title = trim(" ".join(tokens[:cut])) or trim(" ".join(tokens)) or name.strip()
+    return title, None, tags
+
+
+def _clean_title(before_year: str) -> str:
+    """The text before a parenthesised year, separators turned to spaces."""
+    release = is_release_style(before_year)
+    if not release:
+        return trim(" ".join(before_year.split()))
+    return trim(" ".join(words(before_year, release)))
+
+
+def _bare_year_index(tokens: list[str], cut: int) -> int | None:
+    """Index of the last bare year in ``tokens[1:cut]`` (``2010-GRP`` counts)."""
+    for index in range(min(cut, len(tokens)) - 1, 0, -1):
+        token = tokens[index]
+        head = token.partition("-")[0] if len(token) > 4 else token
+        if is_year(head, explicit=False):
+            return index
+    return None
