@@ -336,6 +336,7 @@ def test_resolution_tier_is_reached_by_either_dimension(
         ("mpegts", "a.m2ts", "mpegts"), ("mpegts", "a.ts", "mpegts"),
         ("mpeg", "VTS_01_1.VOB", "vob"), ("mpeg", "a.mpg", "mpeg"),
         ("avi", "a.avi", "avi"), ("asf", "a.wmv", "asf"), ("flv", "a.flv", "flv"),
+        ("", "a.avi", "avi"),
     ],
 )  # fmt: skip
 def test_container_name_from_format_family_and_extension(

@@ -33,23 +33,16 @@ _T = TypeVar("_T")
 
 MAX_NFO_BYTES = 5 * 1024 * 1024
 ROOT_ELEMENTS: Mapping[str, str] = {
-    "movie": "movie",
-    "tvshow": "tvshow",
-    "season": "season",
-    "episode": "episodedetails",
-}
+    "movie": "movie", "tvshow": "tvshow", "season": "season", "episode": "episodedetails",
+}  # fmt: skip
 # Separator inside one element holding several values ("Action / Comedy").
 LIST_SEPARATOR = " / "
 DEFAULT_RATING_MAX = 10.0
 # Legacy provider id elements -> provider name.
 LEGACY_ID_ELEMENTS: Mapping[str, str] = {
-    "imdbid": "imdb",
-    "imdb_id": "imdb",
-    "tmdbid": "tmdb",
-    "tvdbid": "tvdb",
-    "tvmazeid": "tvmaze",
-    "anidbid": "anidb",
-}
+    "imdbid": "imdb", "imdb_id": "imdb", "tmdbid": "tmdb", "tvdbid": "tvdb",
+    "tvmazeid": "tvmaze", "anidbid": "anidb",
+}  # fmt: skip
 YOUTUBE_WATCH_URL = "https://www.youtube.com/watch?v="
 
 
@@ -235,6 +228,21 @@ def _from_url_only(text: bytes, kind: NfoKind) -> NfoData:
     return NfoData(kind=kind, provider_ids=ids)
 
 
+# NfoData field -> element, for plain texts, lists and episode numbers.
+_TEXTS = {
+    "title": "title", "original_title": "originaltitle", "sort_title": "sorttitle",
+    "plot": "plot", "outline": "outline", "tagline": "tagline", "status": "status",
+}  # fmt: skip
+_LISTS = {"genres": "genre", "studios": "studio", "tags": "tag", "countries": "country"}
+_EPISODE_NUMBERS = {
+    "season_number": "season", "episode_number": "episode",
+    "episode_number_end": "episodenumberend",
+    "display_season": "displayseason", "display_episode": "displayepisode",
+    "airs_before_season": "airsbefore_season",
+    "airs_before_episode": "airsbefore_episode", "airs_after_season": "airsafter_season",
+}  # fmt: skip
+
+
 def _nfo_data(root: Element, kind: NfoKind, url_ids: dict[str, str]) -> NfoData:
     premiered = _date(_text(root, "aired" if kind == "episode" else "premiered"))
     if premiered is None and kind == "episode":
@@ -245,22 +253,14 @@ def _nfo_data(root: Element, kind: NfoKind, url_ids: dict[str, str]) -> NfoData:
     community_rating, community_votes = _community_rating(root, ratings)
     return NfoData(
         kind=kind,
-        title=_text(root, "title"),
-        original_title=_text(root, "originaltitle"),
-        sort_title=_text(root, "sorttitle"),
+        **{name: _text(root, element) for name, element in _TEXTS.items()},
+        **{name: _values(root, element) for name, element in _LISTS.items()},
+        **_numbers(root, kind),
         year=_year(_text(root, "year")) or (premiered.year if premiered else None),
         premiered=premiered,
         end_date=_date(_text(root, "enddate")),
-        plot=_text(root, "plot"),
-        outline=_text(root, "outline"),
-        tagline=_text(root, "tagline"),
         runtime_minutes=_int(_text(root, "runtime")),
         official_rating=_official_rating(_text(root, "mpaa")),
-        status=_text(root, "status"),
-        genres=_values(root, "genre"),
-        studios=_values(root, "studio"),
-        tags=_values(root, "tag"),
-        countries=_values(root, "country"),
         ratings=ratings,
         community_rating=community_rating,
         community_votes=community_votes,
@@ -273,7 +273,6 @@ def _nfo_data(root: Element, kind: NfoKind, url_ids: dict[str, str]) -> NfoData:
         collection_overview=collection_overview,
         trailers=_trailers(root),
         lock_data=_flag(_text(root, "lockdata")),
-        **_numbers(root, kind),
     )
 
 
@@ -282,16 +281,7 @@ def _numbers(root: Element, kind: NfoKind) -> dict[str, int | None]:
         return {"season_number": _int(_text(root, "seasonnumber"))}
     if kind != "episode":
         return {}
-    return {
-        "season_number": _int(_text(root, "season")),
-        "episode_number": _int(_text(root, "episode")),
-        "episode_number_end": _int(_text(root, "episodenumberend")),
-        "display_season": _int(_text(root, "displayseason")),
-        "display_episode": _int(_text(root, "displayepisode")),
-        "airs_before_season": _int(_text(root, "airsbefore_season")),
-        "airs_before_episode": _int(_text(root, "airsbefore_episode")),
-        "airs_after_season": _int(_text(root, "airsafter_season")),
-    }
+    return {name: _int(_text(root, element)) for name, element in _EPISODE_NUMBERS.items()}
 
 
 # -- ratings -------------------------------------------------------------
@@ -383,11 +373,9 @@ def _ids_in_urls(text: bytes) -> dict[str, str]:
 # -- people, collection, trailers -----------------------------------------
 
 _CREDIT_ELEMENTS: tuple[tuple[str, PersonKind], ...] = (
-    ("director", PersonKind.DIRECTOR),
-    ("credits", PersonKind.WRITER),
-    ("writer", PersonKind.WRITER),
-    ("producer", PersonKind.PRODUCER),
-)
+    ("director", PersonKind.DIRECTOR), ("credits", PersonKind.WRITER),
+    ("writer", PersonKind.WRITER), ("producer", PersonKind.PRODUCER),
+)  # fmt: skip
 _PERSON_KINDS = {kind.value.lower(): kind for kind in PersonKind}
 
 
@@ -397,15 +385,9 @@ def _people(root: Element) -> tuple[NfoPerson, ...]:
         name = _text(element, "name")
         if name:
             kind = _PERSON_KINDS.get((_text(element, "type") or "").lower())
-            people.append(
-                NfoPerson(
-                    name=name,
-                    kind=kind or PersonKind.ACTOR,
-                    role=_text(element, "role"),
-                    order=_int(_text(element, "order")),
-                    thumb=_text(element, "thumb"),
-                )
-            )
+            role, order = _text(element, "role"), _int(_text(element, "order"))
+            thumb = _text(element, "thumb")
+            people.append(NfoPerson(name, kind or PersonKind.ACTOR, role, order, thumb))
     for element_name, kind in _CREDIT_ELEMENTS:
         for element in root.findall(element_name):
             named = _text(element, "name") if len(element) else _own_text(element)

@@ -185,7 +185,8 @@ def container_name(format_name: str, path_hint: str) -> str:
     ``mov,mp4,m4a,3gp,3g2,mj2`` is ``mov``, ``m4v``, ``m4a``, ``3gp`` or ``3g2``
     by extension, else ``mp4``; ``mpegts`` (also .m2ts/.mts) is ``mpegts``;
     ``mpeg`` is ``vob`` for .vob files. Anything else is the first name of
-    the family (``avi``, ``asf``, ``flv``, ``ogg``...).
+    the family (``avi``, ``asf``, ``flv``, ``ogg``...), or the extension
+    when ffprobe named no format.
     """
     ext = path_hint.rsplit(".", 1)[-1].lower() if path_hint else ""
     family = format_name.split(",")
@@ -195,7 +196,7 @@ def container_name(format_name: str, path_hint: str) -> str:
         return ext if ext in {"mov", "m4v", "m4a", "3gp", "3g2"} else "mp4"
     if family[0] == "mpeg" and ext == "vob":
         return "vob"
-    return family[0]
+    return family[0] or ext
 
 
 def parse_probe(json_text: str | bytes, *, path_container_hint: str) -> ProbeResult:
