@@ -53,12 +53,24 @@ def run_server(settings: Settings) -> int:
     return 0
 
 
-async def serve(settings: Settings, *, task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
-    """Serve until SIGTERM/SIGINT; ``task_status`` gets the bound URLs."""
+async def serve(
+    settings: Settings,
+    *,
+    shutdown: trio.Event | None = None,
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve until shutdown; ``task_status`` gets the bound URLs.
+
+    Without a ``shutdown`` event, SIGTERM/SIGINT trigger it (the process
+    case); an embedding caller (a test) passes its own event instead.
+    """
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    shutdown = trio.Event()
+    watch_signals = shutdown is None
+    if shutdown is None:
+        shutdown = trio.Event()
     async with trio.open_nursery() as signals:
-        signals.start_soon(_watch_signals, shutdown)
+        if watch_signals:
+            signals.start_soon(_watch_signals, shutdown)
         async with open_store(settings.effective_database_url) as store:
             await migrate(store)
             await fail_running_scans(store, INTERRUPTED_SCAN_MESSAGE)

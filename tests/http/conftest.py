@@ -1,0 +1,65 @@
+"""A real server over a real socket, on each backend."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trio
+
+from reelhouse.config import load_settings
+from reelhouse.server import serve
+from reelhouse.storage import migrate, open_store
+from reelhouse.storage.apikeys import create_api_key
+
+SERVER_START_TIMEOUT_S = 20.0
+
+
+@dataclass
+class RunningServer:
+    base_url: str
+    api_url: str
+    key: str
+    database_url: str
+    data_dir: Path
+    shutdown: trio.Event
+
+    def client(self, key: str | None = None, **kwargs: Any) -> httpx.AsyncClient:
+        """An HTTP client for the API, authenticated with ``key`` (default: the server's)."""
+        token = self.key if key is None else key
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.AsyncClient(base_url=self.api_url, headers=headers, timeout=10.0, **kwargs)
+
+
+async def start_server(
+    nursery: trio.Nursery, database_url: str, data_dir: Path, **settings: Any
+) -> RunningServer:
+    async with open_store(database_url) as store:
+        await migrate(store)
+        _record, key = await create_api_key(store, "tests")
+    config = load_settings(
+        flags={"bind": "127.0.0.1:0", "data_dir": str(data_dir), "database_url": database_url, **settings},
+        environ={},
+    )
+    shutdown = trio.Event()
+    with trio.fail_after(SERVER_START_TIMEOUT_S):
+        binds = await nursery.start(lambda task_status: serve(config, shutdown=shutdown, task_status=task_status))
+    base = binds[0]
+    return RunningServer(base, f"{base}/api/v1", key, database_url, data_dir, shutdown)
+
+
+@pytest.fixture
+async def server(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> AsyncIterator[RunningServer]:
+    running = await start_server(nursery, database_url, tmp_path / "data")
+    yield running
+    running.shutdown.set()
+
+
+@pytest.fixture
+async def client(server: RunningServer) -> AsyncIterator[httpx.AsyncClient]:
+    async with server.client() as c:
+        yield c

@@ -1,0 +1,76 @@
+"""GET /system/status and /system/update over real HTTP."""
+
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+
+import httpx
+import trio
+
+from .conftest import RunningServer, start_server
+
+
+async def test_status_reports_every_check_and_is_ok(client: httpx.AsyncClient) -> None:
+    with trio.fail_after(20):
+        response = await client.get("/system/status")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["version"] == "dev"
+    assert body["goVersion"] == f"python{platform.python_version()}"
+    for field in ("uptimeSeconds", "startedAt", "serverId", "serverName", "os", "arch"):
+        assert field in body
+    assert body["startedAt"].endswith("Z")
+    checks = {c["name"]: c for c in body["checks"]}
+    assert set(checks) == {"database", "ffprobe", "mediaRoot"}
+    assert all(c["status"] == "ok" and isinstance(c["latencyMs"], int) for c in checks.values())
+    assert checks["ffprobe"]["detail"][0].isdigit()  # the ffprobe version
+    caches = {c["name"]: c for c in body["caches"]}
+    assert caches["images"]["status"] == "ok"
+    assert caches["images"]["clearable"] is False
+
+
+async def test_status_is_degraded_when_ffprobe_is_missing(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path
+) -> None:
+    running = await start_server(nursery, database_url, tmp_path / "data", ffprobe_path=str(tmp_path / "no-ffprobe"))
+    try:
+        async with running.client() as client:
+            with trio.fail_after(20):
+                body = (await client.get("/system/status")).json()
+    finally:
+        running.shutdown.set()
+    assert body["status"] == "degraded"
+    ffprobe = next(c for c in body["checks"] if c["name"] == "ffprobe")
+    assert ffprobe["status"] == "error"
+    assert "Traceback" not in ffprobe.get("detail", "")
+
+
+async def test_server_id_is_stable_across_restarts(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path
+) -> None:
+    ids = []
+    for _ in range(2):
+        running = await start_server(nursery, database_url, tmp_path / "data")
+        async with running.client() as client:
+            with trio.fail_after(20):
+                ids.append((await client.get("/system/status")).json()["serverId"])
+        running.shutdown.set()
+    assert ids[0] == ids[1]
+
+
+async def test_update_status_is_off_by_default_and_never_available_for_dev(client: httpx.AsyncClient) -> None:
+    with trio.fail_after(20):
+        response = await client.get("/system/update")
+    assert response.status_code == 200
+    assert response.json() == {"current": "dev", "enabled": False, "available": False}
+
+
+async def test_openapi_document_is_served(server: RunningServer) -> None:
+    async with server.client(key="") as anonymous:
+        with trio.fail_after(20):
+            response = await anonymous.get("/openapi.json")
+    assert response.status_code == 200
+    paths = response.json()["paths"]
+    assert "/api/v1/system/status" in paths
