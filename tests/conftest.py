@@ -16,6 +16,7 @@ they fail: there the PostgreSQL tests must run.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -43,7 +44,7 @@ async def _drop_schema(schema: str) -> None:
         await conn.close()
 
 
-@pytest.fixture(scope="session")
+@functools.cache
 def postgres_problem() -> str | None:
     """None when PostgreSQL answers, else the reason it does not (probed once)."""
     try:
@@ -54,6 +55,26 @@ def postgres_problem() -> str | None:
             "start it with `pg_ctlcluster 15 main start`"
         )
     return None
+
+
+def _must_run_postgres() -> bool:
+    return os.environ.get("CI") == "true"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Skip the PostgreSQL cases up front (one folded reason per file) when it is down."""
+    selected = [item for item in items if _backend_of(item) == "postgresql"]
+    if not selected or _must_run_postgres():
+        return
+    problem = postgres_problem()
+    if problem is not None:
+        for item in selected:
+            item.add_marker(pytest.mark.skip(reason=problem))
+
+
+def _backend_of(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    return None if callspec is None else callspec.params.get("backend")
 
 
 @pytest.fixture(scope="session")
@@ -68,15 +89,16 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def database_url(backend: str, tmp_path: os.PathLike[str], postgres_problem: str | None) -> Iterator[str]:
+def database_url(backend: str, tmp_path: os.PathLike[str]) -> Iterator[str]:
     """A URL for a fresh, empty database on ``backend`` (see the module docstring)."""
     if backend == "sqlite":
         yield f"sqlite:///{os.path.join(os.fspath(tmp_path), 'reelhouse.db')}"
         return
-    if postgres_problem is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(postgres_problem)
-        pytest.skip(postgres_problem)
+    problem = postgres_problem()
+    if problem is not None:  # reached under CI; elsewhere the case was skipped at collection
+        if _must_run_postgres():
+            pytest.fail(problem)
+        pytest.skip(problem)
     schema = f"t_{uuid.uuid4().hex[:20]}"
     separator = "&" if "?" in POSTGRES_URL else "?"
     yield f"{POSTGRES_URL}{separator}schema={schema}"

@@ -117,7 +117,7 @@ async def _apply(store: Store, migration: Migration) -> bool:
         "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
         (migration.version, migration.name, now_ms()),
     )
-    body = [Statement(sql) for sql in render(migration.sql, store.backend)]
+    body = _body(render(migration.sql, store.backend), store.backend)
     try:
         await store.transaction([*_lock(store), record, *body])
     except IntegrityError as exc:
@@ -136,6 +136,13 @@ async def _recorded(store: Store) -> set[int]:
 
 async def _ensure_table(store: Store) -> None:
     await store.transaction([*_lock(store), Statement(_CREATE_TABLE)])
+
+
+def _body(statements: list[str], backend: Backend) -> list[Statement]:
+    if backend == "postgresql":
+        # Without parameters asyncpg sends a script in one round trip.
+        return [Statement(";\n".join(statements))]
+    return [Statement(sql) for sql in statements]
 
 
 def _lock(store: Store) -> list[Statement]:
