@@ -61,14 +61,21 @@ def _single_failure(raised: BaseException) -> str | None:
     return None
 
 
-def _parser() -> argparse.ArgumentParser:
+def _common_options(default: object) -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", help="TOML configuration file (or REELHOUSE_CONFIG)")
-    common.add_argument("--bind", help="HOST:PORT to listen on (serve)")
-    common.add_argument("--data-dir", help="data directory")
-    common.add_argument("--database", help="database URL (sqlite:///... or postgresql://...)")
+    common.add_argument("--config", default=default, help="TOML configuration file (or REELHOUSE_CONFIG)")
+    common.add_argument("--bind", default=default, help="HOST:PORT to listen on (serve)")
+    common.add_argument("--data-dir", default=default, help="data directory")
+    common.add_argument("--database", default=default, help="database URL (sqlite:///... or postgresql://...)")
+    return common
 
-    parser = argparse.ArgumentParser(prog="reelhouse", parents=[common])
+
+def _parser() -> argparse.ArgumentParser:
+    # The options are accepted before and after the command; the copies on
+    # the subcommands default to SUPPRESS so they never overwrite a value
+    # given before the command.
+    parser = argparse.ArgumentParser(prog="reelhouse", parents=[_common_options(None)])
+    common = _common_options(argparse.SUPPRESS)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve", parents=[common], help="run the server")
     commands.add_parser("migrate", parents=[common], help="apply database migrations")

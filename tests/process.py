@@ -1,0 +1,72 @@
+"""Run ``reelhouse`` as a real process for end-to-end tests."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+
+SERVING_LINE = re.compile(r"serving on (http://[\d.]+:\d+)/api/v1")
+START_TIMEOUT_S = 30.0
+
+
+def reelhouse_argv(*args: str) -> list[str]:
+    return [sys.executable, "-m", "reelhouse", *args]
+
+
+def clean_environ(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REELHOUSE_")}
+    env.update(extra)
+    return env
+
+
+async def run_cli(args: Sequence[str], *, stdin: bytes = b"", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    with trio.fail_after(60):
+        return await trio.run_process(
+            reelhouse_argv(*args), stdin=stdin, capture_stdout=True, capture_stderr=True,
+            check=False, env=env or clean_environ(),
+        )
+
+
+class ServerProcess:
+    """``reelhouse serve`` on a free port; its stderr is collected."""
+
+    def __init__(self, data_dir: Path, database_url: str, *extra: str) -> None:
+        self.args = reelhouse_argv(
+            "serve", "--bind", "127.0.0.1:0", "--data-dir", str(data_dir), "--database", database_url, *extra
+        )
+        self.log = b""
+        self.process: trio.Process | None = None
+        self.base_url = ""
+
+    async def start(self, nursery: trio.Nursery) -> str:
+        self.process = await trio.lowlevel.open_process(
+            self.args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=clean_environ()
+        )
+        assert self.process.stderr is not None
+        nursery.start_soon(self._collect)
+        with trio.fail_after(START_TIMEOUT_S):
+            while not (match := SERVING_LINE.search(self.log.decode(errors="replace"))):
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"server exited early:\n{self.log.decode(errors='replace')}")
+                await trio.sleep(0.05)
+        self.base_url = match.group(1)
+        return self.base_url
+
+    async def _collect(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        async for chunk in self.process.stderr:
+            self.log += chunk
+
+    def send_signal(self, signum: int) -> None:
+        assert self.process is not None
+        self.process.send_signal(signum)
+
+    async def wait(self) -> int:
+        assert self.process is not None
+        return await self.process.wait()
