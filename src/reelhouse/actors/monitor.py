@@ -1,0 +1,518 @@
+"""RootMonitor: realtime watching of a library's roots, debounced into rescans.
+
+While a library's ``realtimeMonitor`` is on, its actor runs one
+:class:`RootMonitor`. Every root on a file system inotify can watch (see
+:mod:`reelhouse.media.mounts`) gets a watcher; changes from all roots are
+collected until :attr:`debounce_seconds` pass without a new one (or at most
+``max_wait_seconds`` after the first, so a tree that never stops changing is
+still rescanned), then ``on_changes`` receives the directories to rescan.
+
+Reported state (ScanStatus ``watch``, ``watchReasonCode``, ``watchMessage``):
+
+- ``pending``: starting; also while every watchable root is unavailable
+  (missing, unreadable) and waiting to be retried.
+- ``watching``: at least one root is watched. Roots that are not watched are
+  named in the message.
+- ``unsupported``: no root can be watched because of its file system; the
+  reason code of the first such root (``network_fs`` or ``unknown``).
+- ``limit``: the inotify watch limit (or instance limit) was reached on some
+  root; reason ``watch_limit``, the message names the sysctl to raise. Logged
+  at warning, never swallowed, and it does not take the caller down.
+- ``disabled``: never produced here; the caller reports :data:`WATCH_DISABLED`
+  while monitoring is off (setting off, ``cloud`` storage default, scans
+  suspended).
+
+Roots that fail are retried: a missing, unreadable, deleted, replaced or
+unmounted root every ``retry_seconds``; a root that hit the watch limit every
+``limit_retry_seconds`` (each attempt walks the whole tree, and the limit
+only changes when an administrator raises it). When a root is watched again
+after a failure its whole tree is rescanned, because changes made in the gap
+were not seen. File system types are read from the mount table on every
+attempt, so a network share mounted after start-up is recognised.
+
+Watchers are :func:`watchfiles.watch` generators, each driven by a worker
+thread on this monitor's own CapacityLimiter. ``watchfiles.awatch`` does run
+under Trio (through AnyIO), but it borrows a token of Trio's *shared* default
+thread limiter for as long as the monitor runs and only notices cancellation
+when its 5 s Rust timeout expires; a dedicated thread with a stop flag set on
+cancellation avoids both.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import trio
+import watchfiles
+
+from reelhouse.media.mounts import WatchSupport, mount_for, parse_mountinfo, watch_support
+
+log = logging.getLogger(__name__)
+
+WATCH_GROUP_MS = 200  # watchfiles groups changes this long before handing them over
+WATCH_STEP_MS = 50  # how often the watcher thread looks at changes and the stop flag
+WATCH_TICK_MS = 100  # the thread wakes at least this often to check its root is still there
+MAX_WAIT_FACTOR = 10  # default cap on one debounce window, in debounce periods
+ROOT_RETRY_SECONDS = 60.0
+LIMIT_RETRY_SECONDS = 600.0
+CHANGE_BATCHES_BUFFERED = 64  # beyond this the watcher threads wait; watchfiles keeps merging
+
+MOUNTINFO_PATH = "/proc/self/mountinfo"
+MAX_USER_WATCHES_PATH = "/proc/sys/fs/inotify/max_user_watches"
+MAX_USER_INSTANCES_PATH = "/proc/sys/fs/inotify/max_user_instances"
+
+REASON_WATCH_LIMIT = "watch_limit"
+
+WatchState = Literal["watching", "disabled", "unsupported", "limit", "pending"]
+LimitKind = Literal["watches", "instances"]
+
+FileChange = tuple[object, str]
+"""One change as watchfiles reports it: (``watchfiles.Change``, path)."""
+
+WatchFactory = Callable[[Path, threading.Event], Iterator[Iterable[FileChange]]]
+"""Starts watching a root; called in a worker thread.
+
+Returns a blocking iterator of change batches. Its first item (possibly
+empty) means the watches are established, and it should yield an empty
+batch at least every few hundred milliseconds while nothing changes. It ends
+once the event is set, and raises what the watcher raises (OSError,
+RuntimeError). ``close()`` is called on it, if it has one, when watching ends.
+"""
+
+_LIMIT_MESSAGES: dict[LimitKind, str] = {
+    "watches": (
+        "inotify watch limit reached: raise fs.inotify.max_user_watches "
+        f"({MAX_USER_WATCHES_PATH}); realtime monitoring is off for this root"
+    ),
+    "instances": (
+        "inotify instance limit reached: raise fs.inotify.max_user_instances "
+        f"({MAX_USER_INSTANCES_PATH}) or the open-file limit; realtime "
+        "monitoring is off for this root"
+    ),
+}
+_WATCH_LIMIT_HINTS = ("maxfileswatch", "watch limit", "os error 28", "no space left on device")
+_INSTANCE_LIMIT_HINTS = ("too many open files", "os error 24")
+
+
+@dataclass(frozen=True, slots=True)
+class WatchStatus:
+    """What ScanStatus reports as ``watch``, ``watchReasonCode``, ``watchMessage``."""
+
+    state: WatchState
+    reason_code: str | None = None
+    message: str | None = None
+
+
+WATCH_DISABLED = WatchStatus(state="disabled")
+WATCH_PENDING = WatchStatus(state="pending")
+
+
+def disabled_status(message: str | None = None) -> WatchStatus:
+    """The status a library reports while its monitoring is off."""
+    return WatchStatus(state="disabled", message=message)
+
+
+def watchfiles_factory(root: Path, stop: threading.Event) -> Iterator[Iterable[FileChange]]:
+    """The default :data:`WatchFactory`: a recursive ``watchfiles.watch``.
+
+    Permission errors are not ignored: watchfiles' ignore switch would also
+    hide the watch limit, so an unreadable directory fails the root instead
+    (reported and retried).
+    """
+    return watchfiles.watch(
+        root,
+        watch_filter=None,
+        debounce=WATCH_GROUP_MS,
+        step=WATCH_STEP_MS,
+        stop_event=stop,
+        rust_timeout=WATCH_TICK_MS,
+        yield_on_timeout=True,
+        raise_interrupt=False,
+        ignore_permission_denied=False,
+    )
+
+
+def read_mountinfo() -> str:
+    """This process's mount table (blocking)."""
+    return Path(MOUNTINFO_PATH).read_text(encoding="utf-8", errors="surrogateescape")
+
+
+def watch_limit_kind(exc: BaseException) -> LimitKind | None:
+    """Which inotify limit ``exc`` reports, if any.
+
+    watchfiles raises OSError("OS file watch limit reached. (...MaxFilesWatch...)")
+    when the limit is hit while adding watches, and RuntimeError("error in
+    underlying watcher: ...") when it is hit later, on a new directory.
+    """
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return "watches"
+    if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
+        return "instances"
+    if not isinstance(exc, OSError | RuntimeError):
+        return None
+    text = str(exc).lower()
+    if any(hint in text for hint in _WATCH_LIMIT_HINTS):
+        return "watches"
+    if any(hint in text for hint in _INSTANCE_LIMIT_HINTS):
+        return "instances"
+    return None
+
+
+def rescan_directories(changed: Iterable[Path], roots: Sequence[Path]) -> frozenset[Path]:
+    """The directories to rescan for a set of changed paths.
+
+    A changed, added or deleted entry (file or directory: after a deletion
+    nobody can tell which it was) needs its parent rescanned; a root itself
+    (deleted, or back) needs itself. Directories outside every root are
+    dropped, and a directory inside another one in the result is folded into
+    it, because a rescan covers the tree below it.
+    """
+    root_set = frozenset(roots)
+    directories: set[Path] = set()
+    for path in changed:
+        directory = path if path in root_set else path.parent
+        if directory in root_set or any(parent in root_set for parent in directory.parents):
+            directories.add(directory)
+    return _outermost(directories)
+
+
+def _outermost(directories: Iterable[Path]) -> frozenset[Path]:
+    kept: set[Path] = set()
+    for directory in sorted(directories, key=lambda path: len(path.parts)):
+        if not any(parent in kept for parent in directory.parents):
+            kept.add(directory)
+    return frozenset(kept)
+
+
+async def debounce_changes(
+    receive: trio.MemoryReceiveChannel[frozenset[Path]],
+    *,
+    debounce_seconds: float,
+    max_wait_seconds: float,
+    on_batch: Callable[[frozenset[Path]], Awaitable[None]],
+) -> None:
+    """Merge batches from ``receive`` into one per quiet period.
+
+    After a batch arrives, more are merged until ``debounce_seconds`` pass
+    without one, or ``max_wait_seconds`` after the first; then ``on_batch``
+    gets the union and is awaited before the next window opens (batches
+    queue in the channel meanwhile). Returns when the channel ends, after
+    delivering what it had. ``on_batch``'s exceptions propagate.
+    """
+    async with receive:
+        async for first in receive:
+            pending = set(first)
+            ended = await _merge_until_quiet(
+                receive, pending, debounce_seconds, trio.current_time() + max_wait_seconds
+            )
+            await on_batch(frozenset(pending))
+            if ended:
+                return
+
+
+async def _merge_until_quiet(
+    receive: trio.MemoryReceiveChannel[frozenset[Path]],
+    pending: set[Path],
+    debounce_seconds: float,
+    cap: float,
+) -> bool:
+    """Merge into ``pending`` until quiet or ``cap``; True when the channel ended."""
+    while True:
+        with trio.move_on_at(min(trio.current_time() + debounce_seconds, cap)):
+            try:
+                pending.update(await receive.receive())
+            except trio.EndOfChannel:
+                return True
+            continue
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class _RootState:
+    kind: Literal["pending", "watching", "unsupported", "limit", "unavailable"]
+    reason_code: str | None = None
+    message: str | None = None
+
+
+_ROOT_PENDING = _RootState(kind="pending")
+_ROOT_WATCHING = _RootState(kind="watching")
+
+
+def _combine(states: Sequence[tuple[Path, _RootState]]) -> WatchStatus:
+    """One status for a library from the states of its roots (see module doc)."""
+    kinds = [state.kind for _, state in states]
+    notes = [f"{root}: {state.message}" for root, state in states if state.message]
+    message = "; ".join(notes) or None
+    if "limit" in kinds:
+        return WatchStatus("limit", REASON_WATCH_LIMIT, message)
+    if "pending" in kinds:
+        return WatchStatus("pending", None, message)
+    if "watching" in kinds:
+        return WatchStatus("watching", None, message)
+    unsupported = [state for _, state in states if state.kind == "unsupported"]
+    if unsupported:
+        return WatchStatus("unsupported", unsupported[0].reason_code, message)
+    return WatchStatus("pending", None, message)
+
+
+class _Settling:
+    """Done once every root has been watched or has failed at least once."""
+
+    def __init__(self, roots: Iterable[Path]) -> None:
+        self._waiting = set(roots)
+        self._done = trio.Event()
+        if not self._waiting:
+            self._done.set()
+
+    def settle(self, root: Path) -> None:
+        self._waiting.discard(root)
+        if not self._waiting:
+            self._done.set()
+
+    async def wait(self) -> None:
+        await self._done.wait()
+
+
+class RootMonitor:
+    """Watches a library's roots and hands debounced directory sets to ``on_changes``.
+
+    ``roots`` must be absolute (ValueError otherwise, or when empty);
+    duplicates are dropped. ``debounce_seconds`` must be positive;
+    ``max_wait_seconds`` defaults to :data:`MAX_WAIT_FACTOR` times it.
+    ``mountinfo_reader`` and ``watch_factory`` are blocking and run in worker
+    threads; they are replaceable for tests.
+    """
+
+    def __init__(
+        self,
+        roots: Sequence[Path],
+        *,
+        debounce_seconds: float,
+        on_changes: Callable[[frozenset[Path]], Awaitable[None]],
+        mountinfo_reader: Callable[[], str] = read_mountinfo,
+        watch_factory: WatchFactory = watchfiles_factory,
+        max_wait_seconds: float | None = None,
+        retry_seconds: float = ROOT_RETRY_SECONDS,
+        limit_retry_seconds: float = LIMIT_RETRY_SECONDS,
+    ) -> None:
+        normalised = tuple(dict.fromkeys(Path(os.path.normpath(root)) for root in roots))
+        if not normalised or not all(root.is_absolute() for root in normalised):
+            raise ValueError("a monitor needs one or more absolute roots")
+        if debounce_seconds <= 0:
+            raise ValueError("debounce_seconds must be positive")
+        self._roots = normalised
+        self._debounce_seconds = debounce_seconds
+        self._max_wait_seconds = max_wait_seconds or debounce_seconds * MAX_WAIT_FACTOR
+        self._on_changes = on_changes
+        self._mountinfo_reader = mountinfo_reader
+        self._watch_factory = watch_factory
+        self._retry_seconds = retry_seconds
+        self._limit_retry_seconds = limit_retry_seconds
+        self._states: dict[Path, _RootState] = dict.fromkeys(normalised, _ROOT_PENDING)
+        # One long-lived thread per watched root, plus one for mount-table reads.
+        self._limiter = trio.CapacityLimiter(len(normalised) + 1)
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        return self._roots
+
+    @property
+    def status(self) -> WatchStatus:
+        """The current status; ``pending`` until :meth:`run` has started.
+
+        After :meth:`run` has been cancelled it keeps its last value; the
+        caller then reports :data:`WATCH_DISABLED`.
+        """
+        return _combine(list(self._states.items()))
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Watch until cancelled; for ``nursery.start``.
+
+        Reports started once every root is watched, found unsupported, or has
+        failed once (then :attr:`status` says why). Returns by itself only
+        when no root can ever be watched (all unsupported). Watcher failures,
+        including the watch limit, are reported in :attr:`status` and logged,
+        never raised; exceptions from ``on_changes`` propagate. Cancellation
+        stops every watcher thread within about :data:`WATCH_STEP_MS`.
+        """
+        send, receive = trio.open_memory_channel[frozenset[Path]](CHANGE_BATCHES_BUFFERED)
+        settling = _Settling(self._roots)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._debounce, receive)
+            async with send:
+                for root in self._roots:
+                    nursery.start_soon(self._supervise_root, root, send.clone(), settling)
+            await settling.wait()
+            task_status.started()
+
+    async def _debounce(self, receive: trio.MemoryReceiveChannel[frozenset[Path]]) -> None:
+        await debounce_changes(
+            receive,
+            debounce_seconds=self._debounce_seconds,
+            max_wait_seconds=self._max_wait_seconds,
+            on_batch=self._deliver,
+        )
+
+    async def _deliver(self, changed: frozenset[Path]) -> None:
+        directories = rescan_directories(changed, self._roots)
+        if directories:
+            await self._on_changes(directories)
+
+    async def _supervise_root(
+        self, root: Path, send: trio.MemorySendChannel[frozenset[Path]], settling: _Settling
+    ) -> None:
+        """Watch ``root``, retrying after failures; returns if it is unsupported."""
+        async with send:
+            first = True
+            while True:
+                support = await self._support_for(root)
+                if not support.supported:
+                    self._set_unsupported(root, support)
+                    settling.settle(root)
+                    return
+                delay = await self._watch_root(root, send, settling, rescan_on_start=not first)
+                settling.settle(root)
+                first = False
+                await trio.sleep(delay)
+
+    async def _support_for(self, root: Path) -> WatchSupport:
+        fs_type = await trio.to_thread.run_sync(self._fs_type_of, root, limiter=self._limiter)
+        return watch_support(fs_type) if fs_type is not None else WatchSupport(supported=True)
+
+    def _fs_type_of(self, root: Path) -> str | None:
+        """Blocking. The type of the file system holding ``root``; None if unknown."""
+        try:
+            text = self._mountinfo_reader()
+        except OSError as exc:
+            # No mount table (not Linux, no /proc): assume local, as most roots are.
+            log.debug("Cannot read the mount table, assuming %s is local: %s", root, exc)
+            return None
+        mount = mount_for(os.path.realpath(root), parse_mountinfo(text))
+        return mount.fs_type if mount is not None else None
+
+    def _set_unsupported(self, root: Path, support: WatchSupport) -> None:
+        state = _RootState("unsupported", support.reason_code, support.message)
+        if self._states.get(root) != state:
+            log.info("Not watching %s: %s", root, support.message)
+        self._states[root] = state
+
+    async def _watch_root(
+        self,
+        root: Path,
+        send: trio.MemorySendChannel[frozenset[Path]],
+        settling: _Settling,
+        *,
+        rescan_on_start: bool,
+    ) -> float:
+        """Watch ``root`` until its watcher ends; returns the delay before retrying."""
+
+        async def established() -> None:
+            if rescan_on_start:
+                await send.send(frozenset({root}))
+            self._set_watching(root)
+            settling.settle(root)
+
+        stop = threading.Event()
+        failure: Exception | None = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_set_when_cancelled, stop)
+            try:
+                await trio.to_thread.run_sync(
+                    self._watch_blocking, root, send, stop, established, limiter=self._limiter
+                )
+            except Exception as exc:  # any watcher failure is reported, never raised
+                failure = exc
+            finally:
+                nursery.cancel_scope.cancel()
+        # The thread ignores cancellation until it has stopped; raise it now.
+        await trio.lowlevel.checkpoint()
+        if failure is not None:
+            return self._record_failure(root, failure)
+        return await self._record_gone(root, send)
+
+    def _watch_blocking(
+        self,
+        root: Path,
+        send: trio.MemorySendChannel[frozenset[Path]],
+        stop: threading.Event,
+        established: Callable[[], Awaitable[None]],
+    ) -> None:
+        """Worker thread: forward ``root``'s changes until it is stopped, gone or replaced.
+
+        Raises whatever the watcher raises (FileNotFoundError for a missing
+        root, OSError/RuntimeError for the watch limit).
+        """
+        identity = _identity(root)
+        if identity is None:
+            raise FileNotFoundError(errno.ENOENT, "root does not exist", str(root))
+        changes = self._watch_factory(root, stop)
+        try:
+            first = True
+            for batch in changes:
+                if first:
+                    trio.from_thread.run(established)
+                    first = False
+                paths = frozenset(Path(path) for _, path in batch)
+                if paths:
+                    trio.from_thread.run(send.send, paths)
+                if stop.is_set() or _identity(root) != identity:
+                    return
+        finally:
+            close = getattr(changes, "close", None)
+            if callable(close):
+                close()
+
+    def _set_watching(self, root: Path) -> None:
+        if self._states.get(root) not in (_ROOT_PENDING, _ROOT_WATCHING):
+            log.info("Watching %s again", root)
+        self._states[root] = _ROOT_WATCHING
+
+    def _record_failure(self, root: Path, exc: Exception) -> float:
+        kind = watch_limit_kind(exc)
+        if kind is not None:
+            state = _RootState("limit", REASON_WATCH_LIMIT, _LIMIT_MESSAGES[kind])
+            delay = self._limit_retry_seconds
+        else:
+            state = _RootState("unavailable", None, f"not watched ({_describe(exc)}); retrying")
+            delay = self._retry_seconds
+        if self._states.get(root) != state:
+            log.warning("Realtime monitoring of %s stopped: %s (%r)", root, state.message, exc)
+        self._states[root] = state
+        return delay
+
+    async def _record_gone(self, root: Path, send: trio.MemorySendChannel[frozenset[Path]]) -> float:
+        """The root was deleted, replaced or unmounted under the watcher."""
+        log.warning("Library root %s disappeared; watching it again when it is back", root)
+        self._states[root] = _RootState("unavailable", None, "disappeared; retrying")
+        await send.send(frozenset({root}))
+        return self._retry_seconds
+
+
+async def _set_when_cancelled(stop: threading.Event) -> None:
+    try:
+        await trio.sleep_forever()
+    finally:
+        stop.set()
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Device and inode of ``path``: a different pair means another directory
+    now sits there (recreated, or a mount came or went)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
