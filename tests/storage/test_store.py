@@ -187,3 +187,22 @@ async def test_a_closed_store_refuses_work(database_url) -> None:
             await store.execute(CREATE_NOTES)
         with pytest.raises(StoreError):
             await store.execute("INSERT INTO notes (id, body) VALUES (?, ?)", (1, "x"))
+
+
+async def test_the_portable_dialect_forms_agree_on_both_backends(store) -> None:
+    with trio.fail_after(LIMIT_S):
+        await store.execute(CREATE_NOTES)
+        await store.execute_many(
+            "INSERT INTO notes (id, body, n) VALUES (?, ?, ?)", [(1, "Apple", 2), (2, "apricot", None), (3, "Bean", 5)]
+        )
+        rows = await store.fetch_all("SELECT id FROM notes ORDER BY n NULLS LAST, id")
+        assert [row["id"] for row in rows] == [1, 3, 2]
+        rows = await store.fetch_all("SELECT id FROM notes WHERE lower(body) LIKE lower(?) ORDER BY id", ("AP%",))
+        assert [row["id"] for row in rows] == [1, 2]
+        total = await store.fetch_value("SELECT CAST(SUM(n) AS BIGINT) FROM notes")
+        assert (total, type(total)) == (7, int)
+        upserted = await store.execute(
+            "INSERT INTO notes (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body RETURNING body",
+            (1, "Avocado"),
+        )
+        assert [row["body"] for row in upserted.rows] == ["Avocado"]

@@ -78,11 +78,16 @@ def _open_connections(path: str) -> tuple[sqlite3.Connection, list[sqlite3.Conne
     if parent:
         os.makedirs(parent, exist_ok=True)
     writer = _connect(path, query_only=False)
-    mode = writer.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-    if str(mode).lower() != "wal":
-        writer.close()
-        raise StoreError(f"SQLite refused WAL mode for {path} (got {mode})")
-    readers = [_connect(path, query_only=True) for _ in range(READER_POOL_SIZE)]
+    readers: list[sqlite3.Connection] = []
+    try:
+        mode = writer.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(f"SQLite refused WAL mode for {path} (got {mode})")
+        readers.extend(_connect(path, query_only=True) for _ in range(READER_POOL_SIZE))
+    except BaseException:
+        for conn in [writer, *readers]:
+            conn.close()
+        raise
     return writer, readers
 
 

@@ -8,6 +8,18 @@ on both backends:
   epoch (UTC), JSON documents are TEXT;
 - upserts use ``INSERT ... ON CONFLICT (...) DO UPDATE``; ``RETURNING`` works.
 
+Where the two engines disagree, write the portable form:
+
+- parameters carry the column's Python type: ``str`` for TEXT, ``int`` (or
+  ``bool``) for INTEGER/BIGINT; PostgreSQL refuses ``5`` for a TEXT column;
+- NULLs sort first ascending on SQLite, last on PostgreSQL: say ``NULLS
+  LAST`` / ``NULLS FIRST`` wherever NULLs can meet an ORDER BY;
+- ``LIKE`` ignores ASCII case on SQLite only: compare ``lower(col) LIKE
+  lower(?)`` (``lower`` folds only ASCII on SQLite);
+- ``SUM``/``AVG`` of integers come back as Decimal from PostgreSQL: cast them
+  (``CAST(SUM(x) AS BIGINT)``, ``CAST(AVG(x) AS DOUBLE PRECISION)``);
+- no ``INSERT OR IGNORE``/``ILIKE``/``GROUP_CONCAT``/``string_agg``.
+
 Rows support ``row["column"]`` and ``row[index]``.
 
 Reads never queue behind writes: on SQLite they run on a small pool of
@@ -73,7 +85,13 @@ class Store(Protocol):
     async def fetch_value(self, sql: str, params: Params = ()) -> Any: ...
 
     async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
-        """Run ``statements`` all-or-nothing; raise IntegrityError/StoreError."""
+        """Run ``statements`` all-or-nothing; raise IntegrityError/StoreError.
+
+        Cancelling the caller never leaves a transaction half applied: on
+        SQLite a transaction already queued to the writer still commits (and
+        is flushed when the store closes); on PostgreSQL it is rolled back
+        unless its COMMIT was already sent.
+        """
         ...
 
     async def execute(self, sql: str, params: Params = ()) -> WriteResult: ...
