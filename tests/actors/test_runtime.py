@@ -156,14 +156,20 @@ async def test_crash_gives_the_asker_actor_crashed_and_raises_into_the_nursery(
     autojump_clock: trio.abc.Clock,
 ) -> None:
     asker_error: list[BaseException] = []
+
+    async def ask_boom(ref: ActorRef) -> None:
+        try:
+            await ref.ask(Boom(), timeout=1)
+        except ActorCrashed as error:
+            asker_error.append(error)
+
     with trio.fail_after(CAP):
-        with pytest.RaisesGroup(pytest.RaisesExc(RuntimeError, match="boom")):
-            async with trio.open_nursery() as nursery:
-                ref = await spawn(nursery, Counter, "counter")
-                try:
-                    await ref.ask(Boom(), timeout=1)
-                except ActorCrashed as error:
-                    asker_error.append(error)
+        async with trio.open_nursery() as outer:  # the asker lives outside the crash
+            with pytest.RaisesGroup(pytest.RaisesExc(RuntimeError, match="boom")):
+                async with trio.open_nursery() as actor_nursery:
+                    ref = await spawn(actor_nursery, Counter, "counter")
+                    outer.start_soon(ask_boom, ref)
+                    await trio.sleep_forever()
     [error] = asker_error
     assert isinstance(error.__cause__, RuntimeError)
     assert error.actor == "counter"
