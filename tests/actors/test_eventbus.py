@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 import pytest
 import trio
@@ -219,6 +220,28 @@ async def test_seq_continues_after_the_log_across_a_restart(
                 publish_many(second, 1)
                 assert seqs(await read(events, 3)) == [4, 5, 6]
     assert [event.seq for event in log.events] == [1, 2, 3, 4, 5, 6]
+
+
+async def test_replay_after_a_restart_yields_events_even_if_the_log_returns_its_own_type(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    @dataclass(frozen=True, slots=True)
+    class Row:
+        seq: int
+        kind: str
+        data: dict[str, int]
+        at_ms: int
+
+    class RowLog(MemoryEventLog):
+        async def tail(self, limit: int) -> list[Event]:
+            return [Row(e.seq, e.kind, dict(e.data), e.at_ms) for e in await super().tail(limit)]  # type: ignore[misc]
+
+    log = RowLog([Event(1, "scan.started", {"n": 1}, 5)])
+    bus = EventBus(log)
+    with trio.fail_after(CAP):
+        async with running(bus):
+            async with bus.subscribe(after=0) as events:
+                assert await anext(events) == Event(1, "scan.started", {"n": 1}, 5)
 
 
 async def test_events_are_persisted_before_any_subscriber_sees_them(

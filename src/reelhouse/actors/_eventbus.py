@@ -184,7 +184,8 @@ class EventBus:
         with trio.fail_after(LOG_CALL_TIMEOUT):
             last = await self._log.last_seq()
             tail = await self._log.tail(self._buffer.maxlen or 0)
-        self._buffer.extend(tail)
+        # A log may return its own record type: replay always yields Event.
+        self._buffer.extend(Event(e.seq, e.kind, e.data, e.at_ms) for e in tail)
         self._last_seq = max(last, tail[-1].seq if tail else 0)
         self._last_numbered = self._last_seq
 
