@@ -10,16 +10,20 @@ from __future__ import annotations
 import errno
 import itertools
 import logging
+import os
 import queue
 import shutil
+import subprocess
+import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 import trio
 
+import reelhouse
 from reelhouse.actors.monitor import (
     MAX_USER_WATCHES_PATH,
     REASON_WATCH_LIMIT,
@@ -29,6 +33,7 @@ from reelhouse.actors.monitor import (
     WatchStatus,
     debounce_changes,
     disabled_status,
+    inotify_watches_exhausted,
     rescan_directories,
     watch_limit_kind,
     watchfiles_factory,
@@ -311,7 +316,7 @@ async def test_changes_from_several_roots_share_a_window(tmp_path: Path) -> None
 async def test_cancellation_stops_the_watchers_promptly(tmp_path: Path) -> None:
     closed = threading.Event()
 
-    def recording_factory(root: Path, stop: threading.Event) -> Iterator[Iterable[FileChange]]:
+    def recording_factory(root: Path, stop: threading.Event) -> Iterator[Collection[FileChange]]:
         try:
             yield from watchfiles_factory(root, stop)
         finally:
@@ -391,7 +396,7 @@ async def test_without_a_mount_table_roots_are_assumed_local(tmp_path: Path) -> 
 
 
 def refusing_factory(calls: list[Path]) -> object:
-    def factory(root: Path, stop: threading.Event) -> Iterator[Iterable[FileChange]]:
+    def factory(root: Path, stop: threading.Event) -> Iterator[Collection[FileChange]]:
         calls.append(root)
         raise AssertionError("no watcher may start on an unsupported file system")
 
@@ -461,7 +466,7 @@ async def test_local_roots_are_watched_beside_an_unsupported_one(tmp_path: Path)
 async def test_the_watch_limit_is_reported_logged_and_does_not_stop_the_caller(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def at_limit(root: Path, stop: threading.Event) -> Iterator[Iterable[FileChange]]:
+    def at_limit(root: Path, stop: threading.Event) -> Iterator[Collection[FileChange]]:
         raise OSError(errno.ENOSPC, "inotify watch limit reached")
 
     monitor = monitor_for([tmp_path], Changes(), watch_factory=at_limit)
@@ -483,7 +488,7 @@ async def test_the_watch_limit_hit_while_watching_turns_the_status_to_limit(
 ) -> None:
     events: queue.Queue[BaseException | None] = queue.Queue()
 
-    def scripted(root: Path, stop: threading.Event) -> Iterator[Iterable[FileChange]]:
+    def scripted(root: Path, stop: threading.Event) -> Iterator[Collection[FileChange]]:
         yield set()  # established
         while not stop.is_set():
             try:
@@ -507,7 +512,7 @@ async def test_the_limit_on_one_root_outranks_watching_others(tmp_path: Path) ->
     ok.mkdir()
     big.mkdir()
 
-    def limit_on_big(root: Path, stop: threading.Event) -> Iterator[Iterable[FileChange]]:
+    def limit_on_big(root: Path, stop: threading.Event) -> Iterator[Collection[FileChange]]:
         if root == big:
             raise OSError("OS file watch limit reached. (Error { kind: MaxFilesWatch })")
         return watchfiles_factory(root, stop)
@@ -520,6 +525,99 @@ async def test_the_limit_on_one_root_outranks_watching_others(tmp_path: Path) ->
         assert str(big) in (status.message or "") and str(ok) not in (status.message or "")
         (ok / "new.mkv").write_text("x")
         assert await changes.next() == {ok}
+
+
+async def test_a_new_directory_beyond_the_watch_limit_turns_the_status_to_limit(
+    tmp_path: Path,
+) -> None:
+    # The watcher drops watches it cannot add for new directories silently;
+    # the probe after each batch with additions is what reports it.
+    exhausted = threading.Event()
+    make_tree(tmp_path, "a/f.mkv")
+    changes = Changes()
+    monitor = monitor_for([tmp_path], changes, limit_probe=lambda root: exhausted.is_set())
+    async with running(monitor):
+        (tmp_path / "a/g.mkv").write_text("x")
+        assert await changes.next() == {tmp_path / "a"}
+        assert monitor.status == WatchStatus("watching")
+        exhausted.set()
+        (tmp_path / "b").mkdir()
+        status = await wait_for_status(monitor, lambda s: s.state == "limit")
+        assert status.reason_code == REASON_WATCH_LIMIT
+        assert MAX_USER_WATCHES_PATH in (status.message or "")
+
+
+def test_inotify_watches_exhausted_is_false_with_watches_to_spare(tmp_path: Path) -> None:
+    assert inotify_watches_exhausted(tmp_path) is False
+
+
+KERNEL_LIMIT_SCRIPT = """
+import sys
+from pathlib import Path
+
+import trio
+
+from reelhouse.actors.monitor import RootMonitor
+
+async def main(root: Path, grow: int) -> None:
+    async def ignore(directories): pass
+    monitor = RootMonitor(
+        [root], debounce_seconds=0.05, on_changes=ignore,
+        mountinfo_reader=lambda: "22 1 259:2 / / rw - ext4 /dev/sda1 rw\\n",
+    )
+    async with trio.open_nursery() as nursery:
+        await nursery.start(monitor.run)
+        for i in range(grow):
+            (root / f"new{i}").mkdir()
+        with trio.move_on_after(3):
+            while grow and monitor.status.state != "limit":
+                await trio.sleep(0.02)
+        print(monitor.status.state, monitor.status.reason_code)
+        nursery.cancel_scope.cancel()
+
+trio.run(main, Path(sys.argv[1]), int(sys.argv[2]))
+"""
+
+# Lowers the inotify watch limit in a private user namespace (Linux 5.11+):
+# nothing outside the test process sees it.
+WITH_WATCH_LIMIT = 'echo "$1" > /proc/sys/user/max_inotify_watches && shift && exec "$@"'
+
+
+async def run_with_watch_limit(limit: int, *command: str) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(Path(reelhouse.__file__).parents[1])}
+    unshare = ["unshare", "--user", "--map-root-user", "sh", "-c", WITH_WATCH_LIMIT, "sh"]
+    with trio.fail_after(CAP * 2):
+        return await trio.run_process(
+            [*unshare, str(limit), *command], capture_stdout=True, capture_stderr=True,
+            check=False, env=env,
+        )
+
+
+@pytest.fixture
+async def kernel_watch_limit() -> None:
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare is not installed")
+    probe = await run_with_watch_limit(1, "true")
+    if probe.returncode != 0:
+        pytest.skip(f"cannot lower the watch limit in a user namespace: {probe.stderr!r}")
+
+
+@pytest.mark.parametrize(
+    ("limit", "grow"),
+    [
+        (10, 0),  # the tree needs more watches than allowed from the start
+        (45, 30),  # watched, then new directories take it over the limit
+    ],
+)
+async def test_the_kernel_watch_limit_is_reported_as_limit(
+    tmp_path: Path, kernel_watch_limit: None, limit: int, grow: int
+) -> None:
+    make_tree(tmp_path, *(f"d{i}/f.mkv" for i in range(30)))
+    result = await run_with_watch_limit(
+        limit, sys.executable, "-c", KERNEL_LIMIT_SCRIPT, str(tmp_path), str(grow)
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode().split() == ["limit", REASON_WATCH_LIMIT]
 
 
 def test_a_monitor_needs_absolute_roots_and_a_positive_debounce() -> None:

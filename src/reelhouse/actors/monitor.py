@@ -1,50 +1,43 @@
 """RootMonitor: realtime watching of a library's roots, debounced into rescans.
 
 While a library's ``realtimeMonitor`` is on, its actor runs one
-:class:`RootMonitor`. Every root on a file system inotify can watch (see
+:class:`RootMonitor`. Each root on a file system inotify can watch (see
 :mod:`reelhouse.media.mounts`) gets a watcher; changes from all roots are
-collected until :attr:`debounce_seconds` pass without a new one (or at most
-``max_wait_seconds`` after the first, so a tree that never stops changing is
-still rescanned), then ``on_changes`` receives the directories to rescan.
+merged until ``debounce_seconds`` pass quietly (or ``max_wait_seconds`` after
+the first, so a tree that never stops changing is still rescanned), then
+``on_changes`` gets the directories to rescan.
 
-Reported state (ScanStatus ``watch``, ``watchReasonCode``, ``watchMessage``):
+:attr:`RootMonitor.status` (ScanStatus ``watch``, ``watchReasonCode``,
+``watchMessage``) is ``limit`` (reason ``watch_limit``; the message names the
+sysctl to raise) when any root hit an inotify limit; else ``pending`` while
+starting or while every watchable root is missing; else ``watching`` when a
+root is watched; else ``unsupported`` with the first root's reason
+(``network_fs``, ``unknown``). Roots not watched are named in the message.
+The caller reports :data:`WATCH_DISABLED` while monitoring is off.
 
-- ``pending``: starting; also while every watchable root is unavailable
-  (missing, unreadable) and waiting to be retried.
-- ``watching``: at least one root is watched. Roots that are not watched are
-  named in the message.
-- ``unsupported``: no root can be watched because of its file system; the
-  reason code of the first such root (``network_fs`` or ``unknown``).
-- ``limit``: the inotify watch limit (or instance limit) was reached on some
-  root; reason ``watch_limit``, the message names the sysctl to raise. Logged
-  at warning, never swallowed, and it does not take the caller down.
-- ``disabled``: never produced here; the caller reports :data:`WATCH_DISABLED`
-  while monitoring is off (setting off, ``cloud`` storage default, scans
-  suspended).
-
-Roots that fail are retried: a missing, unreadable, deleted, replaced or
-unmounted root every ``retry_seconds``; a root that hit the watch limit every
+Failed roots are retried: a missing, unreadable, deleted, replaced or
+unmounted root every ``retry_seconds``; one that hit the watch limit every
 ``limit_retry_seconds`` (each attempt walks the whole tree, and the limit
-only changes when an administrator raises it). When a root is watched again
-after a failure its whole tree is rescanned, because changes made in the gap
-were not seen. File system types are read from the mount table on every
-attempt, so a network share mounted after start-up is recognised.
+only moves when an administrator raises it). A root watched again after a
+failure is rescanned whole: changes made in the gap were not seen. The mount
+table is read on every attempt, so a share mounted after start-up is noticed.
 
-Watchers are :func:`watchfiles.watch` generators, each driven by a worker
-thread on this monitor's own CapacityLimiter. ``watchfiles.awatch`` does run
-under Trio (through AnyIO), but it borrows a token of Trio's *shared* default
-thread limiter for as long as the monitor runs and only notices cancellation
-when its 5 s Rust timeout expires; a dedicated thread with a stop flag set on
-cancellation avoids both.
+Each watcher is a :func:`watchfiles.watch` generator driven by a worker
+thread on this monitor's own CapacityLimiter. ``watchfiles.awatch`` runs
+under Trio (through AnyIO) but holds a token of Trio's shared default thread
+limiter for as long as it watches, and notices cancellation only when its
+5 s Rust timeout expires; a stop flag set on cancellation avoids both.
 """
 
 from __future__ import annotations
 
+import ctypes
 import errno
+import functools
 import logging
 import os
 import threading
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -76,7 +69,7 @@ LimitKind = Literal["watches", "instances"]
 FileChange = tuple[object, str]
 """One change as watchfiles reports it: (``watchfiles.Change``, path)."""
 
-WatchFactory = Callable[[Path, threading.Event], Iterator[Iterable[FileChange]]]
+WatchFactory = Callable[[Path, threading.Event], Iterator[Collection[FileChange]]]
 """Starts watching a root; called in a worker thread.
 
 Returns a blocking iterator of change batches. Its first item (possibly
@@ -99,6 +92,7 @@ _LIMIT_MESSAGES: dict[LimitKind, str] = {
 }
 _WATCH_LIMIT_HINTS = ("maxfileswatch", "watch limit", "os error 28", "no space left on device")
 _INSTANCE_LIMIT_HINTS = ("too many open files", "os error 24")
+_IN_DELETE_SELF = 0x400
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +113,7 @@ def disabled_status(message: str | None = None) -> WatchStatus:
     return WatchStatus(state="disabled", message=message)
 
 
-def watchfiles_factory(root: Path, stop: threading.Event) -> Iterator[Iterable[FileChange]]:
+def watchfiles_factory(root: Path, stop: threading.Event) -> Iterator[Collection[FileChange]]:
     """The default :data:`WatchFactory`: a recursive ``watchfiles.watch``.
 
     Permission errors are not ignored: watchfiles' ignore switch would also
@@ -142,6 +136,37 @@ def watchfiles_factory(root: Path, stop: threading.Event) -> Iterator[Iterable[F
 def read_mountinfo() -> str:
     """This process's mount table (blocking)."""
     return Path(MOUNTINFO_PATH).read_text(encoding="utf-8", errors="surrogateescape")
+
+
+def inotify_watches_exhausted(path: Path) -> bool:
+    """Blocking. True when this user cannot add one more inotify watch.
+
+    The watcher drops watches it cannot add for directories created while
+    it runs, silently; this probe (add one watch on ``path`` in a fresh
+    instance, then close it) is how the limit still gets reported. False
+    when inotify is unavailable.
+    """
+    libc = _libc()
+    if libc is None:
+        return False
+    fd = libc.inotify_init1(os.O_CLOEXEC)
+    if fd < 0:
+        return False
+    try:
+        return libc.inotify_add_watch(fd, os.fsencode(path), _IN_DELETE_SELF) < 0 and (
+            ctypes.get_errno() == errno.ENOSPC
+        )
+    finally:
+        os.close(fd)
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+    return libc if hasattr(libc, "inotify_add_watch") else None
 
 
 def watch_limit_kind(exc: BaseException) -> LimitKind | None:
@@ -286,8 +311,9 @@ class RootMonitor:
     ``roots`` must be absolute (ValueError otherwise, or when empty);
     duplicates are dropped. ``debounce_seconds`` must be positive;
     ``max_wait_seconds`` defaults to :data:`MAX_WAIT_FACTOR` times it.
-    ``mountinfo_reader`` and ``watch_factory`` are blocking and run in worker
-    threads; they are replaceable for tests.
+    ``mountinfo_reader``, ``watch_factory`` and ``limit_probe`` (called after
+    batches with additions: True when the watch limit is used up) are
+    blocking, run in worker threads, and are replaceable for tests.
     """
 
     def __init__(
@@ -298,6 +324,7 @@ class RootMonitor:
         on_changes: Callable[[frozenset[Path]], Awaitable[None]],
         mountinfo_reader: Callable[[], str] = read_mountinfo,
         watch_factory: WatchFactory = watchfiles_factory,
+        limit_probe: Callable[[Path], bool] = inotify_watches_exhausted,
         max_wait_seconds: float | None = None,
         retry_seconds: float = ROOT_RETRY_SECONDS,
         limit_retry_seconds: float = LIMIT_RETRY_SECONDS,
@@ -313,10 +340,11 @@ class RootMonitor:
         self._on_changes = on_changes
         self._mountinfo_reader = mountinfo_reader
         self._watch_factory = watch_factory
+        self._limit_probe = limit_probe
         self._retry_seconds = retry_seconds
         self._limit_retry_seconds = limit_retry_seconds
         self._states: dict[Path, _RootState] = dict.fromkeys(normalised, _ROOT_PENDING)
-        # One long-lived thread per watched root, plus one for mount-table reads.
+        # A long-lived thread per watched root, plus one for short jobs.
         self._limiter = trio.CapacityLimiter(len(normalised) + 1)
 
     @property
@@ -339,8 +367,10 @@ class RootMonitor:
         failed once (then :attr:`status` says why). Returns by itself only
         when no root can ever be watched (all unsupported). Watcher failures,
         including the watch limit, are reported in :attr:`status` and logged,
-        never raised; exceptions from ``on_changes`` propagate. Cancellation
-        stops every watcher thread within about :data:`WATCH_STEP_MS`.
+        never raised; exceptions from ``on_changes`` propagate (in an
+        ExceptionGroup). Cancellation stops every watcher thread within about
+        :data:`WATCH_STEP_MS`, or, for a watcher still adding watches on a
+        large tree, as soon as that is done.
         """
         send, receive = trio.open_memory_channel[frozenset[Path]](CHANGE_BATCHES_BUFFERED)
         settling = _Settling(self._roots)
@@ -361,7 +391,10 @@ class RootMonitor:
         )
 
     async def _deliver(self, changed: frozenset[Path]) -> None:
-        directories = rescan_directories(changed, self._roots)
+        # A bulk copy reports every file: fold them off the event loop.
+        directories = await trio.to_thread.run_sync(
+            rescan_directories, changed, self._roots, limiter=self._limiter
+        )
         if directories:
             await self._on_changes(directories)
 
@@ -462,6 +495,8 @@ class RootMonitor:
                 paths = frozenset(Path(path) for _, path in batch)
                 if paths:
                     trio.from_thread.run(send.send, paths)
+                if _has_additions(batch) and self._limit_probe(root):
+                    raise OSError(errno.ENOSPC, "inotify watch limit reached on new directories")
                 if stop.is_set() or _identity(root) != identity:
                     return
         finally:
@@ -500,6 +535,10 @@ async def _set_when_cancelled(stop: threading.Event) -> None:
         await trio.sleep_forever()
     finally:
         stop.set()
+
+
+def _has_additions(batch: Collection[FileChange]) -> bool:
+    return any(change == watchfiles.Change.added for change, _ in batch)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
