@@ -10,6 +10,7 @@ and the scanner; :func:`classify` gives the per-file facts they need.
 from __future__ import annotations
 
 import datetime
+import functools
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import PurePosixPath
@@ -32,12 +33,16 @@ from reelhouse.media._naming_files import (
     extra_type_of,
     extras_folder_type,
     is_bare_trailer,
-    is_sample_parts,
+    SAMPLE_FOLDERS,
+    is_sample_stem,
     is_video,
 )
 from reelhouse.media._naming_groups import StackPart, split_version, stack_part
 from reelhouse.media._naming_text import is_release_style, split_brackets, strip_extension, tidy
 from reelhouse.media._naming_titles import MovieName, SeriesName, parse_movie, parse_series_folder
+
+
+MOVIE_FOLDER_CACHE_SIZE = 4096
 
 
 class LibraryKind(StrEnum):
@@ -148,6 +153,7 @@ Classified = MovieFile | EpisodeFile | ExtraFile | SkippedFile
 
 _KINDS: dict[str, LibraryKind] = {kind.value: kind for kind in LibraryKind}
 _FOLDER_SKIPS: dict[str, SkipReason] = {
+    **{folder: SkipReason.SAMPLE for folder in SAMPLE_FOLDERS},
     **{folder: SkipReason.DISC_STRUCTURE for folder in DISC_FOLDERS},
     **{folder: SkipReason.THEME for folder in THEME_FOLDERS},
 }
@@ -187,6 +193,7 @@ def classify(rel_path: PurePosixPath | str, kind: LibraryKind | str) -> Classifi
 
 
 def _skip_reason(name: str, parts: list[str]) -> SkipReason | None:
+    """Why the file is skipped: hidden, then sample, then disc or theme folder."""
     if not is_video(name):
         return SkipReason.NOT_VIDEO
     if name.startswith("."):
@@ -195,9 +202,10 @@ def _skip_reason(name: str, parts: list[str]) -> SkipReason | None:
     for folder in parts[:-1]:
         if folder.startswith("."):
             return SkipReason.HIDDEN
-        if folder_reason is None:
-            folder_reason = _FOLDER_SKIPS.get(folder.casefold())
-    if is_sample_parts(parts):
+        reason = _FOLDER_SKIPS.get(folder.casefold())
+        if reason is not None and (folder_reason is None or reason is SkipReason.SAMPLE):
+            folder_reason = reason
+    if is_sample_stem(strip_extension(name)):
         return SkipReason.SAMPLE
     return folder_reason
 
@@ -230,7 +238,7 @@ def _movie(path: str, folders: list[str], stem: str, strm: bool) -> MovieFile:
     stack = stack_part(stem)
     if folders:
         parent = folders[-1]
-        parsed = parse_movie(parent)
+        parsed = _parse_movie_folder(parent)
         if parsed.year is not None or stem.casefold().startswith(parsed.title.casefold()):
             folder_path, name = "/".join(folders), parsed
             label = split_version(stack.base, parent) if stack is not None else None
@@ -275,6 +283,12 @@ def _series(series_folder: str | None, parsed: EpisodeName | None) -> SeriesName
     if parsed is not None and parsed.series_hint:
         return parse_series_folder(parsed.series_hint)
     return None
+
+
+@functools.lru_cache(maxsize=MOVIE_FOLDER_CACHE_SIZE)
+def _parse_movie_folder(name: str) -> MovieName:
+    # A movie folder is parsed once for each of its videos and extras.
+    return parse_movie(name)
 
 
 def _mixed(path: str, folders: list[str], stem: str, strm: bool) -> Classified:

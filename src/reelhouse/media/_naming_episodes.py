@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from reelhouse.media._naming_text import is_release_style, is_year, split_brackets, tidy
 
@@ -21,13 +22,17 @@ MAX_EPISODES_IN_ONE_FILE = 20
 _SEASON_WORDS = r"season|series|staffel|saison|temporada|stagione|seizoen|sezon|s[äa]song|s[æa]son|kausi"
 _EPISODE_WORDS = r"episode|[ée]pisode|episodio|folge|ep"
 
-_SEASON_EPISODE_RE = re.compile(r"(?<![a-z0-9])s(\d{1,4})[ ._-]{0,3}e(\d{1,4})(?!\d)", re.IGNORECASE)
-# Further episodes after S01E01: E02, -E02, -02, - E02, -S01E02.
-_SEASON_EPISODE_MORE_RE = re.compile(
-    r"(?:[ ._]?-?[ ._]?e|-s\d{1,4}e|-)(\d{1,4})(?![0-9a-z])", re.IGNORECASE
+# `v2` after the number is a re-release of the same episode (anime).
+_SEASON_EPISODE_RE = re.compile(
+    r"(?<![a-z0-9])s(\d{1,4})[ ._-]{0,3}e(\d{1,4})(?!\d)(?:v\d(?![0-9a-z]))?", re.IGNORECASE
 )
-_CROSS_RE = re.compile(r"(?<![a-z0-9])(\d{1,2})x(\d{1,3})(?![0-9a-z])", re.IGNORECASE)
-_CROSS_MORE_RE = re.compile(r"(?:-(?:\d{1,2}x)?|_?x)(\d{1,3})(?![0-9a-z])", re.IGNORECASE)
+# Further episodes after S01E01: E02, -E02, -02, - E02, -S01E02.
+# A number may be followed directly only by the next link of its chain.
+_SEASON_EPISODE_MORE_RE = re.compile(
+    r"(?:[ ._]?-?[ ._]?e|-s\d{1,4}e|-)(\d{1,4})(?![0-9a-df-z])", re.IGNORECASE
+)
+_CROSS_RE = re.compile(r"(?<![a-z0-9])(\d{1,2})x(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE)
+_CROSS_MORE_RE = re.compile(r"(?:-(?:\d{1,2}x)?|_?x)(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE)
 _WORDS_RE = re.compile(
     rf"(?<![a-z])(?:{_SEASON_WORDS})[ ._-]*(\d{{1,4}})[ ._,-]*(?:{_EPISODE_WORDS})[ ._-]*(\d{{1,4}})(?!\d)",
     re.IGNORECASE,
@@ -83,8 +88,9 @@ class EpisodeName:
     title: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _Hit:
+class _Hit(NamedTuple):
+    """Where a marker was found and what it says (internal, cheap to build)."""
+
     marker: EpisodeMarker
     start: int
     end: int

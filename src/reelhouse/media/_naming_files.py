@@ -6,6 +6,7 @@ functions over names and path strings; nothing touches the file system.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from pathlib import PurePosixPath
 from reelhouse.media._naming_text import strip_extension
 
 STRM_EXTENSION = ".strm"
+FOLDER_CACHE_SIZE = 8192
 VIDEO_EXTENSIONS: frozenset[str] = frozenset(
     {
         ".3g2", ".3gp", ".amv", ".asf", ".avi", ".bivx", ".divx", ".dv", ".dvr-ms",
@@ -84,6 +86,7 @@ _SUFFIX_RE = re.compile(
     r"(?P<sep>[-._])(?P<word>" + "|".join(sorted(_SUFFIX_TYPES, key=len, reverse=True)) + r")(?:[ ._-]?\d{1,2})?$",
     re.IGNORECASE,
 )
+_SUFFIX_WORDS = tuple(_SUFFIX_TYPES)
 _BARE_TRAILER_RE = re.compile(r"trailers?(?:[ ._-]?\d{1,2})?", re.IGNORECASE)
 _FOLDER_NOISE = str.maketrans("", "", " -_")
 
@@ -124,14 +127,22 @@ def is_sample(rel_path: PurePosixPath | str) -> bool:
 
 def is_sample_parts(parts: Sequence[str]) -> bool:
     """:func:`is_sample` for a path already split into its parts."""
-    stem = strip_extension(parts[-1]).casefold()
-    if stem == "sample" or stem.endswith("-sample") or stem.endswith(".sample"):
+    if is_sample_stem(strip_extension(parts[-1])):
         return True
     return any(part.casefold() in SAMPLE_FOLDERS for part in parts[:-1])
 
 
+def is_sample_stem(stem: str) -> bool:
+    """The stem half of the sample rule: ``sample``, ``*-sample``, ``*.sample``."""
+    folded = stem.casefold()
+    return folded == "sample" or folded.endswith(("-sample", ".sample"))
+
+
 def extra_suffix(stem: str) -> ExtraSuffix | None:
     """The extra suffix on ``stem`` (``-trailer``, ``.featurette``, ``_clip3``...)."""
+    # Cheap test first: almost no stem ends in a suffix word.
+    if not stem.rstrip("0123456789 ._-").casefold().endswith(_SUFFIX_WORDS):
+        return None
     match = _SUFFIX_RE.search(stem)
     if match is None or match.start() == 0:
         return None
@@ -139,6 +150,7 @@ def extra_suffix(stem: str) -> ExtraSuffix | None:
     return ExtraSuffix(extra_type, stem[: match.start()].rstrip(), match.group("sep"))
 
 
+@functools.lru_cache(maxsize=FOLDER_CACHE_SIZE)
 def extras_folder_type(folder: str) -> ExtraType | None:
     """The ExtraType a folder name stands for (``extras`` is ``Other``)."""
     folded = folder.casefold().translate(_FOLDER_NOISE)

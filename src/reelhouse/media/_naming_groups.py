@@ -13,6 +13,7 @@ from dataclasses import dataclass
 MAX_PART = 99
 
 _PART_WORDS = r"cd|dvd|part|pt|dis[ck]"
+_PART_WORD_LIST = ("cd", "dvd", "part", "pt", "dis")
 # Greedy prefix: the last marker wins (`Part 1 - cd2` is cd 2).
 _STACK_NUMBER_RE = re.compile(
     rf"(?P<pre>.*)(?:^|[ ._-]+)(?:{_PART_WORDS})[ ._-]*(?P<part>\d{{1,2}})(?P<post>[ ._-].*)?",
@@ -95,6 +96,8 @@ def stack_part(stem: str) -> StackPart | None:
     A marker must stand apart (``Partyland1`` has none). Whether the file
     really is part of a stack is decided by :func:`group_stacks`.
     """
+    if not _may_be_stacked(stem):
+        return None
     match = _STACK_NUMBER_RE.fullmatch(stem)
     if match is not None:
         part = int(match.group("part"))
@@ -210,6 +213,12 @@ def _version_order(version: Version) -> tuple[bool, int, str, str]:
 def _inferred_base(stem: str) -> str | None:
     match = _VERSION_BASE_RE.fullmatch(stem)
     return match.group("base") if match is not None else None
+
+
+def _may_be_stacked(stem: str) -> bool:
+    """Cheap test before the regular expressions: a part word or a ``-x`` end."""
+    folded = stem.casefold()
+    return "-" in folded[-4:] or any(word in folded for word in _PART_WORD_LIST)
 
 
 def _join(pre: str, post: str | None) -> str:

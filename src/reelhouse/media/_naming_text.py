@@ -14,6 +14,7 @@ first junk word.
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 
 YEAR_MIN = 1880
@@ -22,6 +23,8 @@ YEAR_MIN = 1880
 # changes its mind mid-scan.
 LATEST_BARE_YEAR = datetime.date.today().year + 5
 LATEST_EXPLICIT_YEAR = 2199
+# Words repeat across a library (titles, codecs, groups): remember verdicts.
+JUNK_CACHE_SIZE = 16384
 
 _BRACKETS_RE = re.compile(r"\[([^\[\]]*)\]|\{([^{}]*)\}")
 _YEAR_TEXT_RE = re.compile(r"\s*(\d{4})\s*")
@@ -105,13 +108,14 @@ def words(text: str, release: bool) -> list[str]:
     return text.split()
 
 
+@functools.lru_cache(maxsize=JUNK_CACHE_SIZE)
 def is_junk(word: str) -> bool:
     """Whether ``word`` belongs to a release name's technical tail.
 
     A release group glued on with a dash (``x264-GRP``) does not hide the
     junk word in front of it.
     """
-    folded = word.casefold()
+    folded = word.casefold().strip("-()")
     if folded in JUNK_WORDS:
         return True
     head = folded.partition("-")[0]
@@ -127,8 +131,12 @@ def first_junk(tokens: list[str]) -> int:
 
 
 def trim(text: str) -> str:
-    """Strip separators at both ends; a trailing dot only if not an acronym's."""
-    text = text.strip(_EDGE_CHARS)
+    """Strip separators at both ends; a trailing dot only if not an acronym's.
+
+    Brackets cut open by a marker go too (``Show [`` of ``Show [1x02]``):
+    a balanced group never ends with an opening or starts with a closing one.
+    """
+    text = text.rstrip(_EDGE_CHARS + "[({").lstrip(_EDGE_CHARS + "])}")
     while text.endswith(".") and _ACRONYM_END_RE.search(text) is None:
         text = text[:-1].rstrip(_EDGE_CHARS)
     if text.startswith(".") and not text.startswith("..."):
