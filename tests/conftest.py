@@ -8,7 +8,7 @@
 - ``store``: that database opened with ``open_store`` and migrated.
 
 PostgreSQL is looked for once per session at :data:`POSTGRES_URL`
-(``REELHOUSE_TEST_POSTGRES`` overrides it).  When it does not answer, the
+(``TEST_POSTGRES_URL`` overrides it).  When it does not answer, the
 PostgreSQL cases skip with the reason, except under CI (``CI=true``), where
 they fail: there the PostgreSQL tests must run.
 """
@@ -26,7 +26,7 @@ import pytest
 
 from reelhouse.storage import Store, migrate, open_store
 
-POSTGRES_URL = os.environ.get("REELHOUSE_TEST_POSTGRES", "postgresql://root@127.0.0.1:5432/test")
+POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql://root@127.0.0.1:5432/test")
 POSTGRES_PROBE_TIMEOUT_S = 3.0
 BACKENDS = ("sqlite", "postgresql")
 

@@ -16,7 +16,7 @@ from reelhouse.storage import StoreError
 
 from .context import ASK_TIMEOUT_SECONDS, app_context
 from .schema import ApiModel
-from .timefmt import rfc3339
+from reelhouse.timefmt import rfc3339
 
 blueprint = Blueprint("system", __name__)
 

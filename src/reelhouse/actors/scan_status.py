@@ -1,0 +1,113 @@
+"""ScanStatus: what a library's scan looks like from outside.
+
+One value serves ``GET /scans/status``, the ``data:`` of every scan event
+and the ``scan:{libraryId}`` job, so the three never disagree. ``to_json``
+renders the reference's camelCase shape with omitted fields absent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from reelhouse.timefmt import rfc3339_ms
+
+# ScanState values.
+IDLE, RUNNING, CANCELLING = "idle", "running", "cancelling"
+COMPLETED, FAILED, CANCELLED = "completed", "failed", "cancelled"
+FINAL_STATES = frozenset({COMPLETED, FAILED, CANCELLED})
+
+
+@dataclass(frozen=True, slots=True)
+class RootView:
+    path: str
+    online: bool
+    checked_at_ms: int | None = None
+    last_online_ms: int | None = None
+    reason_code: str | None = None
+    message: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"path": self.path, "online": self.online}
+        _put_time(data, "checkedAt", self.checked_at_ms)
+        _put_time(data, "lastOnline", self.last_online_ms)
+        _put(data, "reasonCode", self.reason_code)
+        _put(data, "message", self.message)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class WatchView:
+    state: str  # watching, disabled, unsupported, limit, pending
+    reason_code: str | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScanStatusView:
+    library_id: str
+    state: str = IDLE
+    mode: str | None = None
+    processed: int = 0
+    errors: int = 0
+    added: int | None = None
+    changed: int | None = None
+    missing: int | None = None
+    total: int | None = None
+    phase: str | None = None
+    current_dir: str | None = None
+    current_path: str | None = None
+    started_at_ms: int | None = None
+    finished_at_ms: int | None = None
+    message: str | None = None
+    mass_missing_paused: bool = False
+    roots: tuple[RootView, ...] = field(default_factory=tuple)
+    watch: WatchView | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.state in (RUNNING, CANCELLING)
+
+    def with_watch(self, watch: WatchView | None) -> ScanStatusView:
+        return replace(self, watch=watch)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "libraryId": self.library_id,
+            "state": self.state,
+            "processed": self.processed,
+            "errors": self.errors,
+        }
+        for key, value in (
+            ("added", self.added),
+            ("changed", self.changed),
+            ("missing", self.missing),
+            ("total", self.total),
+            ("phase", self.phase if self.active else None),
+            ("currentDir", self.current_dir if self.active else None),
+            ("currentPath", self.current_path if self.active else None),
+            ("message", self.message),
+        ):
+            _put(data, key, value)
+        _put_time(data, "startedAt", self.started_at_ms)
+        if not self.active:
+            _put_time(data, "finishedAt", self.finished_at_ms)
+        if self.mass_missing_paused:
+            data["massMissingPaused"] = True
+        if self.roots:
+            data["roots"] = [root.to_json() for root in self.roots]
+        if self.watch is not None:
+            data["watch"] = self.watch.state
+            _put(data, "watchReasonCode", self.watch.reason_code)
+            _put(data, "watchMessage", self.watch.message)
+        return data
+
+
+def _put(data: dict[str, Any], key: str, value: Any) -> None:
+    if value is not None:
+        data[key] = value
+
+
+def _put_time(data: dict[str, Any], key: str, epoch_ms: int | None) -> None:
+    if epoch_ms is not None:
+        data[key] = rfc3339_ms(epoch_ms)

@@ -1,0 +1,213 @@
+"""Libraries: their roots, settings and access list.
+
+Creation is one transaction (library, paths, access list) so a failure
+leaves nothing behind. The queries here also derive the counts a Library
+response shows (works, .strm sources, items waiting to be scraped).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reelhouse.media.library_options import LibraryOptions
+
+from ._store import Row, Statement, Store, now_ms
+
+# Types that count as a work in itemCount: each movie and each series once.
+WORK_TYPES = ("Movie", "Series")
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryRecord:
+    id: str
+    name: str
+    collection_type: str
+    paths: tuple[str, ...]
+    options: LibraryOptions
+    access_user_ids: tuple[str, ...]
+    created_at_ms: int
+    updated_at_ms: int
+    last_scanned_at_ms: int | None
+
+
+def new_library_id() -> str:
+    return secrets.token_hex(16)
+
+
+async def create_library(
+    store: Store,
+    *,
+    library_id: str,
+    name: str,
+    collection_type: str,
+    paths: Sequence[str],
+    options: LibraryOptions,
+    access_user_ids: Sequence[str] = (),
+) -> LibraryRecord:
+    """Insert the library with its roots and access list, all or nothing."""
+    at = now_ms()
+    statements = [
+        Statement(
+            "INSERT INTO libraries (id, name, collection_type, options, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (library_id, name, collection_type, options.to_json(), at, at),
+        ),
+        Statement(
+            "INSERT INTO library_paths (library_id, path, position) VALUES (?, ?, ?)",
+            many=[(library_id, path, i) for i, path in enumerate(paths)],
+        ),
+    ]
+    if access_user_ids:
+        statements.append(
+            Statement(
+                "INSERT INTO library_access (library_id, user_id) VALUES (?, ?)",
+                many=[(library_id, user_id) for user_id in access_user_ids],
+            )
+        )
+    await store.transaction(statements)
+    return LibraryRecord(
+        library_id, name, collection_type, tuple(paths), options, tuple(access_user_ids), at, at, None
+    )
+
+
+async def delete_library(store: Store, library_id: str) -> None:
+    await store.execute("DELETE FROM libraries WHERE id = ?", (library_id,))
+
+
+async def list_libraries(store: Store) -> list[LibraryRecord]:
+    rows = await store.fetch_all(_SELECT + " ORDER BY lower(l.name), l.id")
+    return await _records(store, rows)
+
+
+async def get_library(store: Store, library_id: str) -> LibraryRecord | None:
+    rows = await store.fetch_all(_SELECT + " WHERE l.id = ?", (library_id,))
+    records = await _records(store, rows)
+    return records[0] if records else None
+
+
+async def update_library_options(store: Store, library_id: str, options: LibraryOptions) -> None:
+    await store.execute(
+        "UPDATE libraries SET options = ?, updated_at = ? WHERE id = ?",
+        (options.to_json(), now_ms(), library_id),
+    )
+
+
+async def set_last_scanned_at(store: Store, library_id: str, at_ms: int) -> None:
+    await store.execute("UPDATE libraries SET last_scanned_at = ? WHERE id = ?", (at_ms, library_id))
+
+
+async def all_library_paths(store: Store) -> list[tuple[str, str]]:
+    """(library id, root path) for every library."""
+    rows = await store.fetch_all("SELECT library_id, path FROM library_paths ORDER BY library_id, position")
+    return [(row["library_id"], row["path"]) for row in rows]
+
+
+async def existing_user_ids(store: Store, user_ids: Sequence[str]) -> dict[str, bool]:
+    """Of ``user_ids``, those that exist, mapped to whether they are enabled."""
+    if not user_ids:
+        return {}
+    marks = ", ".join("?" for _ in user_ids)
+    rows = await store.fetch_all(f"SELECT id, disabled FROM users WHERE id IN ({marks})", tuple(user_ids))
+    return {row["id"]: not row["disabled"] for row in rows}
+
+
+async def library_counts(store: Store, library_id: str) -> tuple[int, bool, int]:
+    """(works, has non-missing .strm sources, items waiting to be scraped)."""
+    works = await store.fetch_value(
+        "SELECT count(*) FROM items WHERE library_id = ? AND missing = 0 AND owner_id IS NULL"
+        " AND type IN (?, ?)",
+        (library_id, *WORK_TYPES),
+    )
+    strm = await store.fetch_value(
+        "SELECT count(*) FROM media_sources s JOIN items i ON i.id = s.item_id"
+        " WHERE i.library_id = ? AND s.remote = 1 AND s.missing = 0 AND i.missing = 0",
+        (library_id,),
+    )
+    pending = await store.fetch_value(
+        "SELECT count(*) FROM items WHERE library_id = ? AND scrape_state = 'pending' AND missing = 0",
+        (library_id,),
+    )
+    return int(works or 0), bool(strm), int(pending or 0)
+
+
+async def record_scan_error(store: Store, library_id: str, path: str, error: str) -> None:
+    await store.execute(
+        "INSERT INTO scan_errors (library_id, path, error, occurred_at) VALUES (?, ?, ?, ?)",
+        (library_id, path, error, now_ms()),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ScanErrorRecord:
+    id: int
+    library_id: str
+    path: str
+    error: str
+    occurred_at_ms: int
+
+
+async def list_scan_errors(store: Store, library_id: str | None, limit: int) -> list[ScanErrorRecord]:
+    """Newest first; every library's when ``library_id`` is None."""
+    where, params = ("WHERE library_id = ?", (library_id,)) if library_id else ("", ())
+    rows = await store.fetch_all(
+        f"SELECT id, library_id, path, error, occurred_at FROM scan_errors {where}"
+        " ORDER BY occurred_at DESC, id DESC LIMIT ?",
+        (*params, limit),
+    )
+    return [
+        ScanErrorRecord(row["id"], row["library_id"], row["path"], row["error"], row["occurred_at"])
+        for row in rows
+    ]
+
+
+async def queue_rescrape(store: Store, library_id: str) -> tuple[int, int]:
+    """Queue works that were never matched or failed to match: (queued, skipped)."""
+    result = await store.execute(
+        "UPDATE items SET scrape_state = 'pending' WHERE library_id = ? AND missing = 0"
+        " AND owner_id IS NULL AND type IN (?, ?) AND scrape_state IN ('failed', 'needsIdentify')",
+        (library_id, *WORK_TYPES),
+    )
+    return result.rowcount, 0
+
+
+_SELECT = (
+    "SELECT l.id, l.name, l.collection_type, l.options, l.created_at, l.updated_at,"
+    " l.last_scanned_at FROM libraries l"
+)
+
+
+async def _records(store: Store, rows: list[Row]) -> list[LibraryRecord]:
+    if not rows:
+        return []
+    ids = [row["id"] for row in rows]
+    marks = ", ".join("?" for _ in ids)
+    path_rows = await store.fetch_all(
+        f"SELECT library_id, path FROM library_paths WHERE library_id IN ({marks}) ORDER BY position",
+        tuple(ids),
+    )
+    access_rows = await store.fetch_all(
+        f"SELECT library_id, user_id FROM library_access WHERE library_id IN ({marks}) ORDER BY user_id",
+        tuple(ids),
+    )
+    paths: dict[str, list[str]] = {i: [] for i in ids}
+    access: dict[str, list[str]] = {i: [] for i in ids}
+    for row in path_rows:
+        paths[row["library_id"]].append(row["path"])
+    for row in access_rows:
+        access[row["library_id"]].append(row["user_id"])
+    return [
+        LibraryRecord(
+            id=row["id"],
+            name=row["name"],
+            collection_type=row["collection_type"],
+            paths=tuple(paths[row["id"]]),
+            options=LibraryOptions.from_json(row["options"]),
+            access_user_ids=tuple(access[row["id"]]),
+            created_at_ms=row["created_at"],
+            updated_at_ms=row["updated_at"],
+            last_scanned_at_ms=row["last_scanned_at"],
+        )
+        for row in rows
+    ]
