@@ -77,8 +77,10 @@ class MovieFile:
     """A main movie feature.
 
     ``folder`` is the movie's own folder when the file sits in one (the
-    folder carries a year, or the stem starts with the folder's title),
-    else None; ``name`` comes from that folder, else from the stem.
+    folder name carries a year, or the stem is the folder name with or
+    without a version label, or both parse to the same title), else None;
+    ``name`` comes from that folder (from the stem when only the titles
+    matched, as the stem may add the year), else from the stem.
     ``version_label`` is the label after the folder name (``1080p`` in
     ``Movie (2010)/Movie (2010) - 1080p.mkv``; ``""`` for the plain name;
     a stack marker is not a label); None outside a movie folder.
@@ -216,37 +218,44 @@ def _extra(path: str, parts: list[str], stem: str, strm: bool) -> ExtraFile | No
     for index in range(1, len(folders)):
         if extras_folder_type(folders[index]) is not None:
             extra_type = extra_type_of(parts[index:]) or ExtraType.OTHER
-            return ExtraFile(path, strm, extra_type, "/".join(folders[:index]), None, _extra_title(stem))
+            return ExtraFile(path, strm, extra_type, "/".join(folders[:index]), None, _readable(stem))
     owner = "/".join(folders) or None
     suffix = extra_suffix(stem)
     # `Show.S01E05.The.Interview` is an episode title, not an extra.
     if suffix is not None and (suffix.separator == "-" or parse_episode(stem) is None):
-        return ExtraFile(path, strm, suffix.extra_type, owner, suffix.base, _extra_title(stem))
+        return ExtraFile(path, strm, suffix.extra_type, owner, suffix.base, _readable(stem))
     if folders and is_bare_trailer(stem):
-        return ExtraFile(path, strm, ExtraType.TRAILER, owner, None, _extra_title(stem))
+        return ExtraFile(path, strm, ExtraType.TRAILER, owner, None, _readable(stem))
     return None
 
 
-def _extra_title(stem: str) -> str:
+def _readable(stem: str) -> str:
+    """A display title from a stem that has no marker to cut it at."""
     return tidy(stem, is_release_style(split_brackets(stem)[0])) or stem
 
 
 def _movie(path: str, folders: list[str], stem: str, strm: bool) -> MovieFile:
-    folder_path: str | None = None
-    name: MovieName | None = None
-    label: str | None = None
     stack = stack_part(stem)
     if folders:
         parent = folders[-1]
-        parsed = _parse_movie_folder(parent)
-        if parsed.year is not None or stem.casefold().startswith(parsed.title.casefold()):
-            folder_path, name = "/".join(folders), parsed
-            label = split_version(stack.base, parent) if stack is not None else None
-            if label is None:
-                label = split_version(stem, parent)
-    if name is None:
+        folder_name = _parse_movie_folder(parent)
+        label = _version_label(stem, stack, parent)
+        if folder_name.year is not None or label is not None:
+            return MovieFile(path, strm, "/".join(folders), folder_name, label, stack)
         name = parse_movie(stem)
-    return MovieFile(path, strm, folder_path, name, label, stack)
+        if name.title.casefold() == folder_name.title.casefold():
+            return MovieFile(path, strm, "/".join(folders), name, None, stack)
+        return MovieFile(path, strm, None, name, None, stack)
+    return MovieFile(path, strm, None, parse_movie(stem), None, stack)
+
+
+def _version_label(stem: str, stack: StackPart | None, folder: str) -> str | None:
+    """The version label within ``folder``; a stack marker is not a label."""
+    if stack is not None:
+        label = split_version(stack.base, folder)
+        if label is not None:
+            return label
+    return split_version(stem, folder)
 
 
 def _episode(
@@ -263,8 +272,10 @@ def _episode(
         else:
             series_folder = "/".join(folders)
     series = _series(series_folder, parsed)
+    if parsed is not None and parsed.marker is EpisodeMarker.LEADING and _starts_with_series(stem, series):
+        parsed = None  # `30 Rock - Pilot` in `30 Rock/`: the number is the series'
     if parsed is None:
-        title = _extra_title(stem)
+        title = _readable(stem)
         return EpisodeFile(
             path, strm, series_folder, series, season_folder, folder_season,
             None, None, None, None, title, None,
@@ -275,6 +286,10 @@ def _episode(
         path, strm, series_folder, series, season_folder, season,
         episode, parsed.episode_end, parsed.absolute, parsed.air_date, parsed.title, parsed.marker,
     )
+
+
+def _starts_with_series(stem: str, series: SeriesName | None) -> bool:
+    return series is not None and bool(series.title) and stem.casefold().startswith(series.title.casefold())
 
 
 def _series(series_folder: str | None, parsed: EpisodeName | None) -> SeriesName | None:
