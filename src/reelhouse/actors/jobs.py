@@ -124,11 +124,11 @@ class JobRegistry(Actor):
 
     def _expire(self) -> None:
         now = trio.current_time()
-        finished = [e for e in self._jobs.values() if e.finished_at is not None]
-        finished.sort(key=lambda e: e.finished_at or 0.0)
+        finished = [(e.finished_at, e) for e in self._jobs.values() if e.finished_at is not None]
+        finished.sort(key=lambda pair: pair[0])
         excess = len(finished) - MAX_FINISHED_JOBS
-        for index, entry in enumerate(finished):
-            if index < excess or (entry.finished_at or now) < now - FINISHED_RETENTION_SECONDS:
+        for index, (finished_at, entry) in enumerate(finished):
+            if index < excess or finished_at < now - FINISHED_RETENTION_SECONDS:
                 self._jobs.pop(entry.job.id, None)
 
     def _render(self, entry: _Entry) -> dict[str, Any]:

@@ -1,0 +1,87 @@
+"""JobRegistry: snapshots, rates, retention and cancel forwarding."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+import trio
+
+from reelhouse import errors
+from reelhouse.actors import Actor, spawn
+from reelhouse.actors.jobs import CancelJob, JobRegistry, JobSnapshot, JobUpdate, ListJobs
+
+
+@dataclass(frozen=True)
+class Stop:
+    pass
+
+
+class Owner(Actor):
+    def __init__(self) -> None:
+        self.cancelled = 0
+
+    async def handle(self, msg: object) -> object:
+        match msg:
+            case Stop():
+                self.cancelled += 1
+        return None
+
+
+def running(processed: int, total: int | None = 100, **kw: object) -> JobSnapshot:
+    return JobSnapshot("scan:lib", "scan", "Scan lib", "running", True, processed=processed, total=total,
+                       started_at_ms=1_000, **kw)  # type: ignore[arg-type]
+
+
+async def test_lists_the_latest_snapshot_with_job_fields(nursery: trio.Nursery) -> None:
+    jobs = await spawn(nursery, JobRegistry(), "jobs")
+    await jobs.tell(JobUpdate(running(5, library_id="lib", phase="walk")))
+    [job] = await jobs.ask(ListJobs(), timeout=1)
+    assert job["id"] == "scan:lib" and job["state"] == "running" and job["phase"] == "walk"
+    assert job["processed"] == 5 and job["total"] == 100 and job["cancellable"] is True
+    assert job["startedAt"].endswith("Z") and "finishedAt" not in job
+
+
+async def test_per_minute_and_eta_come_from_the_last_60_seconds(nursery: trio.Nursery, autojump_clock: object) -> None:
+    jobs = await spawn(nursery, JobRegistry(), "jobs")
+    for step in range(7):
+        await jobs.tell(JobUpdate(running(step * 10)))
+        await trio.sleep(10)
+    [job] = await jobs.ask(ListJobs(), timeout=1)
+    assert job["perMinute"] == 60
+    assert job["etaSeconds"] == 40  # 40 left at 60 a minute
+
+
+async def test_cancel_is_forwarded_to_the_owner(nursery: trio.Nursery) -> None:
+    owner_actor = Owner()
+    owner = await spawn(nursery, owner_actor, "owner")
+    jobs = await spawn(nursery, JobRegistry(), "jobs")
+    await jobs.tell(JobUpdate(running(1), owner=owner, cancel=Stop()))
+    await jobs.ask(CancelJob("scan:lib"), timeout=1)
+    assert owner_actor.cancelled == 1
+    [job] = await jobs.ask(ListJobs(), timeout=1)
+    assert job["state"] == "cancelling" and job["cancellable"] is False
+
+
+async def test_cancel_of_an_unknown_job_is_not_found(nursery: trio.Nursery) -> None:
+    jobs = await spawn(nursery, JobRegistry(), "jobs")
+    with pytest.raises(errors.NotFound):
+        await jobs.ask(CancelJob("scan:nope"), timeout=1)
+
+
+async def test_cancel_of_a_finished_job_is_a_conflict(nursery: trio.Nursery) -> None:
+    owner = await spawn(nursery, Owner(), "owner")
+    jobs = await spawn(nursery, JobRegistry(), "jobs")
+    done = JobSnapshot("scan:lib", "scan", "Scan", "succeeded", False, started_at_ms=1, finished_at_ms=2)
+    await jobs.tell(JobUpdate(done, owner=owner, cancel=Stop()))
+    with pytest.raises(errors.Conflict):
+        await jobs.ask(CancelJob("scan:lib"), timeout=1)
+
+
+async def test_finished_jobs_expire_after_the_retention(nursery: trio.Nursery, autojump_clock: object) -> None:
+    jobs = await spawn(nursery, JobRegistry(), "jobs")
+    done = JobSnapshot("scan:lib", "scan", "Scan", "succeeded", False, started_at_ms=1, finished_at_ms=2)
+    await jobs.tell(JobUpdate(done))
+    assert len(await jobs.ask(ListJobs(), timeout=1)) == 1
+    await trio.sleep(3601)
+    assert await jobs.ask(ListJobs(), timeout=1) == []
