@@ -221,7 +221,7 @@ def _extra(path: str, parts: list[str], stem: str, strm: bool) -> ExtraFile | No
             return ExtraFile(path, strm, extra_type, "/".join(folders[:index]), None, _readable(stem))
     owner = "/".join(folders) or None
     suffix = extra_suffix(stem)
-    # `Show.S01E05.The.Interview` is an episode title, not an extra.
+    # `Show.S01E05.The.Trailer` is an episode title, not an extra.
     if suffix is not None and (suffix.separator == "-" or parse_episode(stem) is None):
         return ExtraFile(path, strm, suffix.extra_type, owner, suffix.base, _readable(stem))
     if folders and is_bare_trailer(stem):

@@ -139,7 +139,10 @@ def is_sample_stem(stem: str) -> bool:
 
 
 def extra_suffix(stem: str) -> ExtraSuffix | None:
-    """The extra suffix on ``stem`` (``-trailer``, ``.featurette``, ``_clip3``...)."""
+    """The extra suffix on ``stem``: ``-trailer``, ``-featurette``, ``-clip3``...
+
+    Every suffix follows a ``-``; a trailer may also follow ``.`` or ``_``.
+    """
     # Cheap test first: almost no stem ends in a suffix word.
     if not stem.rstrip("0123456789 ._-").casefold().endswith(_SUFFIX_WORDS):
         return None
@@ -147,6 +150,10 @@ def extra_suffix(stem: str) -> ExtraSuffix | None:
     if match is None or match.start() == 0:
         return None
     extra_type = _SUFFIX_TYPES[match.group("word").casefold()]
+    # Only trailers take `.`/`_` (Kodi's `300.trailer`): `The.Interview`
+    # and `The.Big.Short` are titles.
+    if match.group("sep") != "-" and extra_type is not ExtraType.TRAILER:
+        return None
     return ExtraSuffix(extra_type, stem[: match.start()].rstrip(), match.group("sep"))
 
 
@@ -173,7 +180,7 @@ def extra_type_of(rel_parts: Sequence[str]) -> ExtraType | None:
 
     ``rel_parts`` ends with the file name; the folders before it lie below
     the item folder (``["extras", "Making of.mkv"]``, ``["Movie-trailer.mkv"]``).
-    Precedence: a suffix on the stem (``-trailer``, ``.deleted``...); then
+    Precedence: a suffix on the stem (``-trailer``, ``-deleted``...); then
     the deepest specific extras folder (``trailers``, ``deleted scenes``...);
     then a stem of just ``trailer``; then a generic ``extras`` folder
     (``Other``). None for a main feature.

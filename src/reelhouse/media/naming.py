@@ -55,13 +55,14 @@ Series
 Extras
     Suffixes ``-trailer``, ``-behindthescenes``, ``-deleted``,
     ``-featurette``, ``-interview``, ``-scene``, ``-short``, ``-clip``,
-    ``-other`` (also with ``.`` or ``_``, optionally numbered:
-    ``-trailer2``); folders ``extras``, ``trailers``, ``behind the scenes``,
+    ``-other``, optionally numbered (``-trailer2``); a trailer also as
+    ``.trailer`` / ``_trailer`` (Kodi), other types only after ``-`` so
+    that ``The.Interview`` stays a title; folders ``extras``, ``trailers``, ``behind the scenes``,
     ``deleted scenes``, ``featurettes``, ``interviews``, ``scenes``,
     ``shorts``, ``clips``, ``other`` anywhere below the item folder (an
     extras-named folder at the library root is a collection, not extras);
-    ``trailer.mkv`` alone in an item folder. A ``.suffix`` on a name with
-    an episode marker (``Show.S01E05.The.Interview``) is a title.
+    ``trailer.mkv`` alone in an item folder. A ``.trailer`` on a name with
+    an episode marker (``Show.S01E05.The.Trailer``) is a title.
 
 Multi-part stacks
     ``cd1``, ``dvd1``, ``part1``, ``pt1``, ``disc1``/``disk1`` and lettered

@@ -126,4 +126,8 @@ EXTRAS: list[tuple[tuple[str, ...], ExtraType | None]] = [
     (("Movie (2010) - Clip.mkv",), None),
     (("Movie - Other Side.mkv",), None),
     (("-trailer.mkv",), None),
+    (("The.Interview.mkv",), None),
+    (("The.Big.Short.mkv",), None),
+    (("Movie_featurette.mkv",), None),
+    (("Movie.clip.mkv",), None),
 ]
