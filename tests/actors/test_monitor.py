@@ -261,7 +261,9 @@ async def test_debounce_flushes_pending_changes_when_the_channel_ends(
 
 def monitor_for(roots: Iterable[Path], changes: Changes, **kwargs: object) -> RootMonitor:
     kwargs.setdefault("mountinfo_reader", local_mounts)
-    return RootMonitor(list(roots), debounce_seconds=DEBOUNCE, on_changes=changes, **kwargs)  # type: ignore[arg-type]
+    return RootMonitor(
+        list(roots), debounce_seconds=DEBOUNCE, on_changes=changes, **kwargs  # type: ignore[arg-type]
+    )
 
 
 async def test_changes_in_nested_directories_arrive_as_one_set_of_directories(
@@ -315,22 +317,30 @@ async def test_changes_from_several_roots_share_a_window(tmp_path: Path) -> None
 
 async def test_cancellation_stops_the_watchers_promptly(tmp_path: Path) -> None:
     closed = threading.Event()
+    stops: list[threading.Event] = []
 
     def recording_factory(root: Path, stop: threading.Event) -> Iterator[Collection[FileChange]]:
+        stops.append(stop)
         try:
             yield from watchfiles_factory(root, stop)
         finally:
             closed.set()
 
+    # A broken monitor would leave its thread running forever: stop it from
+    # here after a while, so the test fails instead of hanging.
+    watchdog = threading.Timer(3.0, lambda: [stop.set() for stop in stops])
     monitor = monitor_for([tmp_path], Changes(), watch_factory=recording_factory)
-    with trio.fail_after(CAP):
-        async with trio.open_nursery() as nursery:
-            await nursery.start(monitor.run)
-            assert monitor.status.state == "watching"
-            nursery.cancel_scope.cancel()
-    with trio.fail_after(1.0):  # the stop flag is seen within a watcher step
-        while not closed.is_set():
-            await trio.sleep(0.01)
+    try:
+        watchdog.start()
+        with trio.fail_after(CAP) as cap:
+            async with trio.open_nursery() as nursery:
+                await nursery.start(monitor.run)
+                assert monitor.status.state == "watching"
+                cap.deadline = trio.current_time() + 1.0
+                nursery.cancel_scope.cancel()
+    finally:
+        watchdog.cancel()
+    assert closed.is_set()  # the watcher thread has finished, not been abandoned
 
 
 async def test_a_root_that_disappears_is_reported_and_watched_again_when_back(

@@ -522,7 +522,9 @@ class RootMonitor:
         self._states[root] = state
         return delay
 
-    async def _record_gone(self, root: Path, send: trio.MemorySendChannel[frozenset[Path]]) -> float:
+    async def _record_gone(
+        self, root: Path, send: trio.MemorySendChannel[frozenset[Path]]
+    ) -> float:
         """The root was deleted, replaced or unmounted under the watcher."""
         log.warning("Library root %s disappeared; watching it again when it is back", root)
         self._states[root] = _RootState("unavailable", None, "disappeared; retrying")
