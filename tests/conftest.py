@@ -111,3 +111,11 @@ async def store(database_url: str) -> AsyncIterator[Store]:
     async with open_store(database_url) as opened:
         await migrate(opened)
         yield opened
+
+
+@pytest.fixture(scope="session")
+def media(tmp_path_factory: pytest.TempPathFactory) -> "MediaFactory":
+    """Real small videos (ffmpeg), images and text files for scan tests."""
+    from .media_factory import MediaFactory
+
+    return MediaFactory(tmp_path_factory.mktemp("media-cache"))

@@ -33,6 +33,7 @@ from reelhouse.http import AppContext, create_app
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
 from reelhouse.storage.scans import fail_running_scans
+from reelhouse.watchdog import LoopWatchdog
 
 log = logging.getLogger("reelhouse")
 
@@ -71,6 +72,7 @@ async def serve(
     async with trio.open_nursery() as signals:
         if watch_signals:
             signals.start_soon(_watch_signals, shutdown)
+        signals.start_soon(LoopWatchdog().run)
         async with open_store(settings.effective_database_url) as store:
             await migrate(store)
             await fail_running_scans(store, INTERRUPTED_SCAN_MESSAGE)
