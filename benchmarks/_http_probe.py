@@ -1,5 +1,9 @@
-"""HTTP probes for the scan benchmark: latency sampling and the event stream.
+"""Probes of the server under test: its process, HTTP latency, the event stream.
 
+- ``running_server`` starts ``reelhouse serve`` on a free port with a fresh
+  API key and stops it (SIGTERM, then kill) on exit; ``Server.figures``
+  reads its peak RSS and CPU time from ``/proc`` and the loop stalls its
+  watchdog logged.
 - ``sample_latency`` GETs one path at a fixed pace until cancelled and
   keeps every duration; ``LatencySamples.summary`` gives count, errors,
   p50/p99/max in milliseconds.
@@ -7,23 +11,37 @@
   hands every event, stamped with its receipt time, to a callback.
 - ``Watch`` lets a task wait until some recorded fact becomes true.
 
-All of it runs on Trio with httpx; each function is cancelled by its
-nursery, never stops by itself except on a closed stream.
+The HTTP probes run on Trio with httpx and are cancelled by their nursery;
+the process helpers are synchronous (Linux only, for ``/proc``).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import re
+import signal
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 import trio
 
 SAMPLE_TIMEOUT_S = 10.0
+SERVER_START_TIMEOUT_S = 30.0
+SERVER_STOP_TIMEOUT_S = 20.0
+LOG_TAIL_LINES = 20
+# The server's loop watchdog (reelhouse.watchdog) logs stalls over this.
+WATCHDOG_THRESHOLD_MS = 100
+SERVING_LINE = re.compile(r"serving on (http://[\d.]+:\d+)/api/v1")
+STALL_LINE = re.compile(r"event loop stalled for (\d+) ms")
 T = TypeVar("T")
 
 
@@ -102,25 +120,25 @@ async def stream_events(
     client: httpx.AsyncClient,
     path: str,
     on_event: Callable[[SseEvent], None],
-    *,
-    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    on_open: Callable[[], None],
 ) -> None:
     """Read the event stream at ``path``, calling ``on_event`` for each event.
 
-    Reports started once the server has answered 200 and sent its first
+    Calls ``on_open`` once the server has answered 200 and sent its first
     line (the server is then subscribed: nothing later is missed). Raises
-    ``httpx.HTTPStatusError`` on another status; returns when the server
-    closes the stream; cancelled by the caller's nursery otherwise.
+    ``httpx.HTTPStatusError`` on another status and ``httpx.HTTPError``
+    when the connection breaks; returns when the server closes the stream;
+    cancelled by the caller's nursery otherwise.
     """
     timeout = httpx.Timeout(SAMPLE_TIMEOUT_S, read=None)
     async with client.stream("GET", path, timeout=timeout) as response:
         response.raise_for_status()
-        started = False
+        opened = False
         fields: dict[str, str] = {}
         async for line in response.aiter_lines():
-            if not started:
-                started = True
-                task_status.started()
+            if not opened:
+                opened = True
+                on_open()
             if line == "":
                 if "data" in fields:
                     on_event(_event(fields))
@@ -161,3 +179,98 @@ class Watch:
         while (result := check()) is None:
             await self._changed.wait()
         return result
+
+
+def peak_rss_mb(pid: int) -> float | None:
+    """The process's peak resident set (VmHWM) in MB, from /proc; the process must live."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return None
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds the process has used so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 2)
+
+
+class BenchmarkError(Exception):
+    """The benchmark could not measure: the server or a scan misbehaved."""
+
+
+@dataclass(slots=True)
+class Server:
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    api_url: str
+    key: str
+
+    def figures(self) -> dict[str, Any]:
+        """Peak RSS, CPU time and loop stalls so far; read while the process lives."""
+        stalls = [int(ms) for ms in STALL_LINE.findall(self.log_path.read_text(errors="replace"))]
+        return {
+            "pid": self.process.pid,
+            "peak_rss_mb": peak_rss_mb(self.process.pid),
+            "cpu_seconds": cpu_seconds(self.process.pid),
+            "loop_stalls": len(stalls),
+            "max_loop_stall_ms": max(stalls, default=0),
+            "watchdog_threshold_ms": WATCHDOG_THRESHOLD_MS,
+        }
+
+
+def _server_env(full_scans: int | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REELHOUSE_")}
+    if full_scans is not None:
+        env["REELHOUSE_SCAN__MAX_CONCURRENT_FULL_SCANS"] = str(full_scans)
+    return env
+
+
+@contextmanager
+def running_server(data_dir: Path, full_scans: int | None) -> Iterator[Server]:
+    """``reelhouse serve`` on a free port with a fresh API key; SIGTERM and wait on exit."""
+    env = _server_env(full_scans)
+    log_path = data_dir.with_suffix(".log")
+    argv = [sys.executable, "-m", "reelhouse", "serve", "--bind", "127.0.0.1:0", "--data-dir", str(data_dir)]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, env=env)
+    try:
+        url = _wait_for_url(process, log_path)
+        key = _create_key(data_dir, env)
+        yield Server(process=process, log_path=log_path, api_url=f"{url}/api/v1", key=key)
+    except BaseException:
+        tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-LOG_TAIL_LINES:])
+        print(f"scan_load: server log, last lines:\n{tail}", file=sys.stderr)
+        raise
+    finally:
+        _stop(process)
+
+
+def _wait_for_url(process: subprocess.Popen[bytes], log_path: Path) -> str:
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if match := SERVING_LINE.search(log_path.read_text(errors="replace")):
+            return match.group(1)
+        if process.poll() is not None:
+            raise BenchmarkError(f"server exited early with code {process.returncode}")
+        time.sleep(0.05)
+    raise BenchmarkError(f"server did not log its URL within {SERVER_START_TIMEOUT_S} s")
+
+
+def _create_key(data_dir: Path, env: dict[str, str]) -> str:
+    argv = [sys.executable, "-m", "reelhouse", "--data-dir", str(data_dir), "apikey", "create", "bench"]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
+    if done.returncode != 0 or not done.stdout.strip():
+        raise BenchmarkError(f"apikey create failed ({done.returncode}): {done.stderr.strip()}")
+    return done.stdout.strip().splitlines()[-1]
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=SERVER_STOP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -27,15 +27,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections import Counter
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -43,7 +40,10 @@ from typing import Any
 
 import httpx
 import trio
-from _http_probe import LatencySamples, SseEvent, Watch, sample_latency, stream_events, summarize_ms
+from _http_probe import (
+    SAMPLE_TIMEOUT_S, BenchmarkError, LatencySamples, Server, SseEvent, Watch, cpu_seconds, running_server,
+    sample_latency, stream_events, summarize_ms,
+)
 from _tree import KINDS, SEED, measure_floor, write_library
 
 DEFAULT_FILES = 20_000
@@ -53,12 +53,7 @@ QUICK_LIBRARIES = 2
 SAMPLE_INTERVAL_S = 0.02
 SCAN_TIMEOUT_S = 240.0
 STREAM_GRACE_S = 10.0
-SERVER_START_TIMEOUT_S = 30.0
-SERVER_STOP_TIMEOUT_S = 20.0
-# The server's loop watchdog (reelhouse.watchdog) logs stalls over this.
-WATCHDOG_THRESHOLD_MS = 100
-SERVING_LINE = re.compile(r"serving on (http://[\d.]+:\d+)/api/v1")
-STALL_LINE = re.compile(r"event loop stalled for (\d+) ms")
+ERROR_SAMPLES = 3
 # Probing off: media information is read only at playback; no initial scan.
 LIBRARY_OPTIONS = {"remoteAllowedHosts": [], "mediaInfoTiming": "playback", "scansSuspended": True}
 START_EVENTS = ("scan.queued", "scan.started")
@@ -73,98 +68,6 @@ TARGET_QUICK_RESCAN_SECONDS = 1.0
 TARGET_STATUS_P99_MS = 100.0
 TARGET_MAX_STALL_MS = 100.0
 TARGET_PEAK_RSS_MB = 300.0
-
-
-class BenchmarkError(Exception):
-    """The benchmark could not measure: the server or a scan misbehaved."""
-
-
-# --- the server process -----------------------------------------------------
-
-
-@dataclass(slots=True)
-class Server:
-    process: subprocess.Popen[bytes]
-    log_path: Path
-    api_url: str
-    key: str
-
-    def figures(self) -> dict[str, Any]:
-        """Peak RSS, CPU time and loop stalls so far; read while the process lives."""
-        stalls = [int(ms) for ms in STALL_LINE.findall(self.log_path.read_text(errors="replace"))]
-        return {
-            "pid": self.process.pid,
-            "peak_rss_mb": _peak_rss_mb(self.process.pid),
-            "cpu_seconds": _cpu_seconds(self.process.pid),
-            "loop_stalls": len(stalls),
-            "max_loop_stall_ms": max(stalls, default=0),
-            "watchdog_threshold_ms": WATCHDOG_THRESHOLD_MS,
-        }
-
-
-def _peak_rss_mb(pid: int) -> float | None:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return round(int(line.split()[1]) / 1024, 1)
-    return None
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 2)
-
-
-def _server_env(full_scans: int | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REELHOUSE_")}
-    if full_scans is not None:
-        env["REELHOUSE_SCAN__MAX_CONCURRENT_FULL_SCANS"] = str(full_scans)
-    return env
-
-
-@contextmanager
-def running_server(data_dir: Path, full_scans: int | None) -> Iterator[Server]:
-    """``reelhouse serve`` on a free port with a fresh API key; SIGTERM and wait on exit."""
-    env = _server_env(full_scans)
-    log_path = data_dir.with_suffix(".log")
-    argv = [sys.executable, "-m", "reelhouse", "serve", "--bind", "127.0.0.1:0", "--data-dir", str(data_dir)]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, env=env)
-    try:
-        url = _wait_for_url(process, log_path)
-        key = _create_key(data_dir, env)
-        yield Server(process=process, log_path=log_path, api_url=f"{url}/api/v1", key=key)
-    finally:
-        _stop(process)
-
-
-def _wait_for_url(process: subprocess.Popen[bytes], log_path: Path) -> str:
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if match := SERVING_LINE.search(log_path.read_text(errors="replace")):
-            return match.group(1)
-        if process.poll() is not None:
-            raise BenchmarkError(f"server exited early:\n{log_path.read_text(errors='replace')}")
-        time.sleep(0.05)
-    raise BenchmarkError(f"server did not log its URL within {SERVER_START_TIMEOUT_S} s")
-
-
-def _create_key(data_dir: Path, env: dict[str, str]) -> str:
-    argv = [sys.executable, "-m", "reelhouse", "--data-dir", str(data_dir), "apikey", "create", "bench"]
-    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
-    if done.returncode != 0 or not done.stdout.strip():
-        raise BenchmarkError(f"apikey create failed ({done.returncode}): {done.stderr.strip()}")
-    return done.stdout.strip().splitlines()[-1]
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=SERVER_STOP_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 # --- one batch of scans -------------------------------------------------------
@@ -185,6 +88,7 @@ class ScanRun:
     stream_final: SseEvent | None = None
     poll_final: dict[str, Any] | None = None
     poll_final_at: float | None = None
+    error_samples: list[dict[str, str]] = field(default_factory=list)
 
 
 def _epoch_ms(rfc3339: str) -> int:
@@ -197,6 +101,21 @@ class Batch:
     def __init__(self, runs: list[ScanRun]) -> None:
         self.runs = {run.library_id: run for run in runs}
         self.watch = Watch()
+        self.stream_open = False
+        self.stream_error: str | None = None
+
+    def on_open(self) -> None:
+        self.stream_open = True
+        self.watch.changed()
+
+    async def read_stream(self, client: httpx.AsyncClient) -> None:
+        """The event stream until cancelled; a broken stream is recorded, not raised."""
+        try:
+            await stream_events(client, "/scans/events", self.on_event, self.on_open)
+            self.stream_error = "the server closed the stream"
+        except httpx.HTTPError as exc:
+            self.stream_error = f"{type(exc).__name__}: {exc}"
+        self.watch.changed()
 
     def on_event(self, event: SseEvent) -> None:
         run = self.runs.get(event.data.get("libraryId")) if isinstance(event.data, dict) else None
@@ -227,7 +146,11 @@ class Batch:
         return True if all(r.poll_final for r in self.runs.values()) else None
 
     def streamed_all(self) -> bool | None:
-        return True if all(r.stream_final for r in self.runs.values()) else None
+        done = self.stream_error or all(r.stream_final for r in self.runs.values())
+        return True if done else None
+
+    def stream_ready(self) -> bool | None:
+        return True if self.stream_open or self.stream_error else None
 
 
 @asynccontextmanager
@@ -254,10 +177,12 @@ async def run_batch(server: Server, runs: list[ScanRun], mode: str) -> dict[str,
     system, scans = LatencySamples("/system/status"), LatencySamples("/scans/status")
     async with api_client(server) as stream, api_client(server) as pollers, api_client(server) as control:
         async with trio.open_nursery() as nursery:
-            await nursery.start(stream_events, stream, "/scans/events", batch.on_event)
+            nursery.start_soon(batch.read_stream, stream)
+            with trio.fail_after(SAMPLE_TIMEOUT_S):
+                await batch.watch.until(batch.stream_ready)
             nursery.start_soon(sample_latency, pollers, system, SAMPLE_INTERVAL_S)
             nursery.start_soon(sample_latency, pollers, scans, SAMPLE_INTERVAL_S, batch.on_statuses)
-            started = time.perf_counter()
+            started, cpu_before = time.perf_counter(), cpu_seconds(server.process.pid)
             async with trio.open_nursery() as posts:
                 for run in runs:
                     posts.start_soon(_post_scan, control, run, mode)
@@ -268,7 +193,23 @@ async def run_batch(server: Server, runs: list[ScanRun], mode: str) -> dict[str,
             with trio.move_on_after(STREAM_GRACE_S):
                 await batch.watch.until(batch.streamed_all)
             nursery.cancel_scope.cancel()
-    return _batch_figures(runs, started, system, scans)
+        cpu = cpu_seconds(server.process.pid) - cpu_before
+        for run in runs:
+            if (run.poll_final or {}).get("errors"):
+                run.error_samples = await _error_samples(control, run.library_id)
+    videos = sum(run.videos for run in runs)
+    return {
+        **_batch_figures(runs, started, system, scans),
+        "server_cpu_seconds": round(cpu, 2),
+        "files_per_server_cpu_second": round(videos / cpu) if cpu > 0 else None,
+        "stream_error": batch.stream_error,
+    }
+
+
+async def _error_samples(client: httpx.AsyncClient, library_id: str) -> list[dict[str, str]]:
+    """The newest few scan errors of a library: what went wrong, without the whole list."""
+    response = await client.get("/scans/errors", params={"libraryId": library_id})
+    return [{"path": e["path"], "error": e["error"]} for e in response.json()[:ERROR_SAMPLES]]
 
 
 def _run_figures(run: ScanRun) -> dict[str, Any]:
@@ -290,6 +231,7 @@ def _run_figures(run: ScanRun) -> dict[str, Any]:
         "stream_final_event": run.stream_final.name if run.stream_final else None,
         "completion_stream_minus_poll_ms": _ms(stream_at - run.poll_final_at)
         if stream_at is not None and run.poll_final_at is not None else None,
+        **({"error_samples": run.error_samples} if run.error_samples else {}),
     }
 
 
@@ -389,12 +331,15 @@ def targets(single: list[dict[str, Any]], concurrent: dict[str, Any]) -> list[di
 
 
 def summary_lines(report: dict[str, Any]) -> list[str]:
-    lines = []
+    config = report["config"]
+    lines = [f"load average before {config['load_average_before'][0]:.1f}, after {config['load_average_after'][0]:.1f} "
+             f"on {config['cpus']} CPUs"]
     for result in report["single"]["results"]:
         full, quick = result["full"]["scans"][0], result["quick_rescan"]["scans"][0]
         lines.append(
             f"{result['kind']}: full scan of {full['videos']} videos {full['scan_seconds']} s "
-            f"({full['files_per_second']} files/s), floor {result['floor']['floor_seconds']} s, "
+            f"({full['files_per_second']} files/s, {result['full']['files_per_server_cpu_second']} per server "
+            f"CPU-second), floor {result['floor']['floor_seconds']} s, "
             f"scan/floor {result['scan_over_floor']}x; quick rescan {quick['scan_seconds']} s"
         )
     batch, server = report["concurrent"]["batch"], report["concurrent"]["server"]
@@ -404,6 +349,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         f"{batch['latency']['system_status']['p99_ms']} ms; stalls {server['loop_stalls']} "
         f"(max {server['max_loop_stall_ms']} ms); peak RSS {server['peak_rss_mb']} MB"
     )
+    lines += [f"event stream broken in {n} batch(es): {e}" for e, n in Counter(stream_errors(report)).items()]
     lines += [
         f"  {'ok  ' if row['met'] else '    ' if row['met'] is None else 'MISS'} {row['name']}: "
         f"{row['measured']} (target {row['target']}, ratio {row['ratio']})"
@@ -480,12 +426,14 @@ def main() -> int:
             "benchmark": "scan_load",
             "config": {"files": args.files, "libraries": args.libraries, "kinds": args.kinds, "quick": args.quick,
                        "at_issue_scale": args.files == DEFAULT_FILES and args.libraries == DEFAULT_LIBRARIES,
-                       "cpus": os.cpu_count(), "sample_interval_ms": SAMPLE_INTERVAL_S * 1000},
+                       "cpus": os.cpu_count(), "load_average_before": os.getloadavg(),
+                       "sample_interval_ms": SAMPLE_INTERVAL_S * 1000},
             "single": run_single(base, args.files, args.kinds),
             "concurrent": run_concurrent(base, args.files, args.libraries),
         }
         report["targets"] = targets(report["single"]["results"], report["concurrent"])
         report["run_seconds"] = round(time.perf_counter() - started, 1)
+        report["config"]["load_average_after"] = os.getloadavg()
     except BenchmarkError as exc:
         print(f"scan_load: {exc}", file=sys.stderr)
         return 1
@@ -496,9 +444,19 @@ def main() -> int:
             shutil.rmtree(base, ignore_errors=True)
     print(json.dumps(report, indent=2))
     print("\n".join(summary_lines(report)), file=sys.stderr)
-    scans = [s for r in report["single"]["results"] for b in ("full", "quick_rescan") for s in r[b]["scans"]]
-    scans += report["concurrent"]["batch"]["scans"]
-    return 0 if all(s["state"] == "completed" for s in scans) else 1
+    completed = all(scan["state"] == "completed" for batch in batches(report) for scan in batch["scans"])
+    return 0 if completed and not stream_errors(report) else 1
+
+
+def batches(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r[b] for r in report["single"]["results"] for b in ("full", "quick_rescan")] + [
+        report["concurrent"]["batch"]
+    ]
+
+
+def stream_errors(report: dict[str, Any]) -> list[str]:
+    """Each batch's event-stream failure (the stream's figures are then missing)."""
+    return [b["stream_error"] for b in batches(report) if b.get("stream_error")]
 
 
 if __name__ == "__main__":
