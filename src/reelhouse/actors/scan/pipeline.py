@@ -1,0 +1,310 @@
+"""One scan of a library: check roots -> walk -> parse -> write -> probe -> finish.
+
+:func:`run_scan` is the body of a ScanActor. The file system work (walk,
+parse, reading NFOs and images) runs in worker threads, many directories
+per hop, so the event loop never blocks and cancellation is honoured
+between hops. Parsing of one batch overlaps the writing of the previous
+one; each batch is one transaction, so a cancelled scan leaves a
+consistent catalogue.
+
+Only a scan that got to the end marks anything missing: items it did not
+see (files removed, or now excluded), except under an offline root, an
+unreadable directory, or, for a scan of ``only_dirs``, outside those
+directories. When that would be more than ``massMissingThreshold`` of the
+library's present items, nothing is marked (``mass_missing_paused``,
+``missing`` is the would-be count) and directory times are not stored,
+so the next scan weighs the same changes again. Items missing for longer
+than ``missingGraceHours`` are then purged.
+
+Media info follows the effective ``mediaInfoTiming``: ``scan`` probes new
+and changed local files after they are written (phase ``write``);
+``background`` leaves them pending for :func:`probe_pending_sources`;
+``playback`` never marks them.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import trio
+
+from reelhouse.media.assemble import ScanRules
+from reelhouse.media.library_options import (
+    LibraryOptions,
+    effective_media_info_timing,
+    effective_read_concurrency,
+)
+from reelhouse.storage import Store, now_ms
+from reelhouse.storage.catalog import (
+    ScanIndex,
+    count_probe_pending,
+    load_scan_index,
+    mark_missing,
+    pending_probe_sources,
+    purge_missing,
+    save_scan_dirs,
+    write_batch,
+)
+
+from .parse import ParsedBatch, Parser, walk_error_rows
+from .probing import ScanDeps, probe_sources
+from .roots import RootState, check_roots
+from .walk import DirVisit, Walker, WalkError, WalkStart
+
+WALK_MAX_DIRS = 1024  # directories per walk hop...
+WALK_MAX_SECONDS = 0.05  # ...or about this long
+PARSE_MAX_FILES = 1200  # listed files per parse hop (a few hundred items per write)
+PARSE_MAX_DIRS = 4000  # directories per parse hop (unchanged ones cost little)
+WRITE_QUEUE = 1  # parsed batches waiting for the writer
+MS_PER_HOUR = 3_600_000
+
+
+@dataclass(frozen=True, slots=True)
+class ScanPlan:
+    library_id: str
+    collection_type: str  # movies, tvshows, mixed
+    roots: tuple[str, ...]  # absolute root directories
+    mode: Literal["quick", "full"]  # quick: directory mtimes; full: every file's size and mtime
+    options: LibraryOptions
+    only_dirs: tuple[str, ...] | None = None  # rescan just these directories (and below)
+    rewrite: bool = False  # rescan every directory as if changed (after externalAudio changed)
+
+
+@dataclass
+class ScanProgress:
+    """Mutated by the scan, read by its actor (same task tree, no locks)."""
+
+    phase: str = "walk"  # walk, parse, write
+    processed: int = 0  # directories processed
+    total: int | None = None  # directories known so far (grows while walking)
+    added: int = 0
+    changed: int = 0
+    missing: int = 0
+    errors: int = 0
+    current_dir: str | None = None
+    current_path: str | None = None
+    roots: list[RootState] = field(default_factory=list)
+    mass_missing_paused: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ScanOutcome:
+    added: int
+    changed: int
+    missing: int
+    errors: int
+    processed: int
+    roots: tuple[RootState, ...]
+    mass_missing_paused: bool
+    probe_pending: int  # sources left for a background mediaInfoRead job
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """Where this scan looks, and where it must not conclude anything."""
+
+    starts: tuple[WalkStart, ...]
+    within: tuple[str, ...] | None  # only_dirs scans: only items below these
+    protected: tuple[str, ...]  # offline roots, unreadable directories
+
+    def decides(self, path: str | None) -> bool:
+        """Whether the scan may turn an item at ``path`` missing."""
+        if path is None:
+            return False
+        if self.within is not None and not any(_under(path, d) for d in self.within):
+            return False
+        return not any(_under(path, p) for p in self.protected)
+
+
+async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: ScanDeps) -> ScanOutcome:
+    """Scan ``plan`` into the catalogue, keeping ``progress`` current.
+
+    Raises StoreError when the catalogue cannot be read or written (the
+    scan fails; what was written stays). Cancellation stops between hops:
+    batches already written stay, nothing is marked missing.
+    """
+    limiter = deps.thread_limiter or trio.CapacityLimiter(1)
+    rules = ScanRules.from_options(plan.library_id, plan.collection_type, plan.options)
+    index = await load_scan_index(store, plan.library_id)
+    progress.phase = "walk"
+    roots = await check_roots(plan.roots, functools.partial(_has_items, index), limiter=limiter)
+    progress.roots = list(roots)
+    scope = _scope(plan, roots)
+    walker = Walker(
+        scope.starts,
+        quick=plan.mode == "quick" and not plan.rewrite,
+        stored_mtimes={path: d.mtime_ns for path, d in index.dirs.items()},
+        stored_children=index.children_of(),
+        expand=frozenset(p for p, i in index.folders_by_path().items() if i.type == "Series"),
+    )
+    visits, unreadable = await _walk(walker, store, plan.library_id, progress, limiter)
+    scope = _Scope(scope.starts, scope.within, scope.protected + tuple(unreadable))
+    timing = effective_media_info_timing(plan.options)
+    parser = Parser(rules, index, rewrite=plan.rewrite, probe_changed=timing in ("scan", "background"))
+    progress.phase = "parse"
+    await _parse_and_write(parser, visits, store, plan.library_id, progress, limiter)
+    progress.phase = "write"
+    if timing == "scan":
+        await _probe(store, plan, deps)
+    await _finish(plan, store, index, parser, visits, scope, progress, limiter)
+    return ScanOutcome(
+        added=progress.added,
+        changed=progress.changed,
+        missing=progress.missing,
+        errors=progress.errors,
+        processed=progress.processed,
+        roots=tuple(roots),
+        mass_missing_paused=progress.mass_missing_paused,
+        probe_pending=await count_probe_pending(store, plan.library_id),
+    )
+
+
+def _has_items(index: ScanIndex, root: str) -> bool:
+    return any(
+        not item.missing and _under(item.path or item.dir_path or "", root) for item in index.items.values()
+    )
+
+
+def _scope(plan: ScanPlan, roots: Sequence[RootState]) -> _Scope:
+    online = [r.path for r in roots if r.online]
+    offline = tuple(r.path for r in roots if not r.online)
+    if plan.only_dirs is None:
+        return _Scope(tuple(WalkStart(r) for r in online), None, offline)
+    starts: list[WalkStart] = []
+    within: list[str] = []
+    for directory in plan.only_dirs:
+        root = next((r for r in plan.roots if _under(directory, r)), None)
+        if root is None:
+            continue  # outside the library: nothing to decide there
+        within.append(directory)
+        if root in online:
+            starts.append(WalkStart(root, directory[len(root) :].strip("/"), forced=True))
+    return _Scope(tuple(starts), tuple(within), offline)
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix.rstrip("/") + "/")
+
+
+async def _walk(
+    walker: Walker, store: Store, library_id: str, progress: ScanProgress, limiter: trio.CapacityLimiter
+) -> tuple[list[DirVisit], list[str]]:
+    visits: list[DirVisit] = []
+    errors: list[WalkError] = []
+    unreadable: list[str] = []
+    step = functools.partial(walker.step, max_dirs=WALK_MAX_DIRS, max_seconds=WALK_MAX_SECONDS)
+    while True:
+        done = await trio.to_thread.run_sync(step, limiter=limiter)
+        visits.extend(done.visits)
+        errors.extend(done.errors)
+        unreadable.extend(done.unreadable)
+        progress.total = len(visits) + done.pending
+        if done.visits:
+            progress.current_dir = done.visits[-1].path
+        if done.done:
+            break
+    if errors:
+        await write_batch(store, library_id, (), walk_error_rows(errors), now_ms=now_ms())
+        progress.errors += len(errors)
+    return visits, unreadable
+
+
+def _chunks(visits: list[DirVisit]) -> Iterator[list[DirVisit]]:
+    chunk: list[DirVisit] = []
+    files = 0
+    for visit in visits:
+        chunk.append(visit)
+        files += len(visit.listing.files) if visit.listing is not None else 0
+        if files >= PARSE_MAX_FILES or len(chunk) >= PARSE_MAX_DIRS:
+            yield chunk
+            chunk, files = [], 0
+    if chunk:
+        yield chunk
+
+
+async def _parse_and_write(
+    parser: Parser,
+    visits: list[DirVisit],
+    store: Store,
+    library_id: str,
+    progress: ScanProgress,
+    limiter: trio.CapacityLimiter,
+) -> None:
+    send, receive = trio.open_memory_channel[ParsedBatch](WRITE_QUEUE)
+
+    async def writer() -> None:
+        async with receive:
+            async for batch in receive:
+                await write_batch(store, library_id, batch.records, batch.errors, now_ms=now_ms())
+                progress.added += sum(1 for r in batch.records if r.is_new)
+                progress.changed += sum(1 for r in batch.records if not r.is_new)
+                progress.errors += len(batch.errors)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(writer)
+        async with send:
+            for chunk in _chunks(visits):
+                batch = await trio.to_thread.run_sync(parser.parse, chunk, limiter=limiter)
+                progress.processed += batch.processed
+                progress.current_dir = batch.current_dir or progress.current_dir
+                progress.current_path = batch.current_path or progress.current_path
+                await send.send(batch)
+            await send.send(await trio.to_thread.run_sync(parser.finish, limiter=limiter))
+
+
+async def _probe(store: Store, plan: ScanPlan, deps: ScanDeps) -> None:
+    concurrency = effective_read_concurrency(plan.options, global_probe_limit=deps.probe_limiter.total_tokens)
+    sources = await pending_probe_sources(store, plan.library_id)
+    await probe_sources(store, sources, deps, read_concurrency=concurrency)
+
+
+async def _finish(
+    plan: ScanPlan,
+    store: Store,
+    index: ScanIndex,
+    parser: Parser,
+    visits: list[DirVisit],
+    scope: _Scope,
+    progress: ScanProgress,
+    limiter: trio.CapacityLimiter,
+) -> None:
+    """Missing marks (with the safeguard), directory times, purge."""
+    gone = await trio.to_thread.run_sync(_unseen, index, parser.seen_ids(), scope, limiter=limiter)
+    progress.missing = len(gone)
+    threshold = plan.options.mass_missing_threshold
+    if threshold < 1 and len(gone) > threshold * index.present_count():
+        progress.mass_missing_paused = True
+    else:
+        now = now_ms()
+        await mark_missing(store, gone, now_ms=now)
+        seen_dirs, gone_dirs = _directory_times(plan, index, visits, scope)
+        await save_scan_dirs(store, plan.library_id, seen_dirs, gone_dirs)
+    grace_ms = max(0, plan.options.missing_grace_hours) * MS_PER_HOUR
+    await purge_missing(store, plan.library_id, missing_before_ms=now_ms() - grace_ms)
+
+
+def _unseen(index: ScanIndex, seen: set[str], scope: _Scope) -> list[str]:
+    return [
+        item.id
+        for item in index.items.values()
+        if not item.missing and item.id not in seen and scope.decides(item.path or item.dir_path)
+    ]
+
+
+def _directory_times(
+    plan: ScanPlan, index: ScanIndex, visits: list[DirVisit], scope: _Scope
+) -> tuple[list[tuple[str, str | None, int]], list[str]]:
+    """Listed directories with their times, and stored ones that are gone."""
+    roots = set(plan.roots)
+    listed = [
+        (v.path, None if v.path in roots else (v.parent or os.path.dirname(v.path)), v.mtime_ns)
+        for v in visits
+        if v.listing is not None
+    ]
+    visited = {v.path for v in visits}
+    gone = [path for path in index.dirs if path not in visited and scope.decides(path)]
+    return listed, gone

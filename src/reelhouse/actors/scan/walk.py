@@ -1,0 +1,241 @@
+"""Walking library roots: which directories changed, and what they hold.
+
+:class:`Walker` runs in a worker thread, a budget of directories per call
+(:meth:`Walker.step`), so the caller can honour cancellation and report
+progress between calls. It visits directories depth-first, parents before
+children, names sorted.
+
+- Quick mode: a directory whose mtime equals the one stored by the last
+  completed scan is *unchanged*: it is not listed, and its subdirectories are
+  the stored ones (adding, removing or renaming an entry changes a
+  directory's mtime; editing a file in place does not: that is what full
+  mode is for).
+- Full mode (and ``forced`` starts): every directory is listed.
+
+A listed directory yields a :class:`~reelhouse.media.assemble.Listing` of
+the files the scanner cares about (by extension), each stat'ed once.
+Hidden entries (``.name``) are skipped. A directory reached twice (a
+symlink loop, a bind mount) is walked once. A directory whose mtime is
+younger than :data:`RACY_WINDOW_NS` is recorded with mtime -1, so the next
+quick scan lists it again: a change in the same clock tick as the stored
+mtime would otherwise go unnoticed.
+
+Errors do not stop the walk: an unreadable directory or file and a dangling
+symlink become :class:`WalkError` s; an unreadable directory is also
+reported in ``unreadable`` so that nothing below it turns missing. A
+directory that vanished meanwhile is simply not there.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from reelhouse.media.assemble import RELEVANT_SUFFIXES, FileStat, Listing, join_path
+
+RACY_WINDOW_NS = 1_000_000_000
+RACY_MTIME = -1
+NS_PER_MS = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class WalkStart:
+    """Where a walk begins: ``rel`` below ``root``; ``forced`` lists it
+    whatever its mtime (a directory named by the realtime monitor)."""
+
+    root: str
+    rel: str = ""
+    forced: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DirVisit:
+    """One directory the walk reached. ``listing`` is None when unchanged."""
+
+    path: str
+    parent: str | None
+    mtime_ns: int
+    listing: Listing | None
+
+
+@dataclass(frozen=True, slots=True)
+class WalkError:
+    path: str
+    error: str
+
+
+@dataclass(slots=True)
+class WalkStep:
+    visits: list[DirVisit] = field(default_factory=list)
+    errors: list[WalkError] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    pending: int = 0  # directories found but not yet visited
+    done: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Todo:
+    root: str
+    rel: str
+    parent: str | None
+    forced: bool
+
+
+class Walker:
+    """A resumable depth-first walk; one thread at a time may call :meth:`step`.
+
+    ``stored_mtimes`` / ``stored_children``: directory mtimes (ns) and
+    subdirectories recorded by the last completed scan. ``expand`` holds
+    directories whose subdirectories are listed too whenever they are (the
+    folders of series: their season images name seasons in subfolders).
+    """
+
+    def __init__(
+        self,
+        starts: Sequence[WalkStart],
+        *,
+        quick: bool,
+        stored_mtimes: Mapping[str, int],
+        stored_children: Mapping[str, Sequence[str]],
+        expand: Collection[str] = (),
+    ) -> None:
+        self._stack = [_Todo(s.root, s.rel, None, s.forced or not quick) for s in reversed(starts)]
+        self._quick = quick
+        self._mtimes = stored_mtimes
+        self._children = stored_children
+        self._expand = expand
+        self._seen: set[tuple[int, int]] = set()
+
+    def step(self, *, max_dirs: int, max_seconds: float) -> WalkStep:
+        """Visit up to ``max_dirs`` directories (or for about ``max_seconds``)."""
+        out = WalkStep()
+        deadline = time.monotonic() + max_seconds
+        while self._stack and len(out.visits) < max_dirs and time.monotonic() < deadline:
+            self._visit(self._stack.pop(), out)
+        out.pending = len(self._stack)
+        out.done = not self._stack
+        return out
+
+    def _visit(self, todo: _Todo, out: WalkStep) -> None:
+        path = join_path(todo.root, todo.rel)
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            _unreadable(path, exc, out)
+            return
+        key = (info.st_dev, info.st_ino)
+        if not stat.S_ISDIR(info.st_mode) or key in self._seen:
+            return
+        self._seen.add(key)
+        mtime = info.st_mtime_ns
+        if not todo.forced and self._mtimes.get(path, RACY_MTIME) == mtime != RACY_MTIME:
+            out.visits.append(DirVisit(path, todo.parent, mtime, None))
+            self._push(todo, path, [_name(c) for c in self._children.get(path, ())], forced=False)
+            return
+        listed = _list(path, out)
+        if listed is None:
+            return
+        files, subdirs = listed
+        if time.time_ns() - mtime < RACY_WINDOW_NS:
+            mtime = RACY_MTIME
+        out.visits.append(DirVisit(path, todo.parent, mtime, Listing(todo.root, todo.rel, files)))
+        self._push(todo, path, subdirs, forced=not self._quick or path in self._expand)
+
+    def _push(self, todo: _Todo, path: str, names: list[str], *, forced: bool) -> None:
+        for name in sorted(names, reverse=True):
+            rel = f"{todo.rel}/{name}" if todo.rel else name
+            self._stack.append(_Todo(todo.root, rel, path, forced))
+
+
+def _name(child_path: str) -> str:
+    return child_path.rpartition("/")[2]
+
+
+def _unreadable(path: str, exc: OSError, out: WalkStep) -> None:
+    out.errors.append(WalkError(path, _describe(exc)))
+    out.unreadable.append(path)
+
+
+def _list(path: str, out: WalkStep) -> tuple[tuple[FileStat, ...], list[str]] | None:
+    """The relevant files and the subdirectories of ``path``; None if unreadable."""
+    files: list[FileStat] = []
+    subdirs: list[str] = []
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                _take(entry, files, subdirs, out)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        _unreadable(path, exc, out)
+        return None
+    files.sort(key=lambda f: f.name)
+    return tuple(files), subdirs
+
+
+def _take(entry: os.DirEntry[str], files: list[FileStat], subdirs: list[str], out: WalkStep) -> None:
+    name = entry.name
+    if name.startswith("."):
+        return
+    if not name.isascii() and not _is_utf8(name):
+        out.errors.append(WalkError(entry.path, "The name is not valid UTF-8; rename it to scan it."))
+        return
+    try:
+        if entry.is_dir():
+            subdirs.append(name)
+            return
+        dot = name.rfind(".")
+        if dot <= 0 or name[dot:].lower() not in RELEVANT_SUFFIXES:
+            if entry.is_symlink() and not os.path.exists(entry.path):
+                out.errors.append(WalkError(entry.path, "Dangling symbolic link: its target does not exist."))
+            return
+        info = entry.stat()
+    except FileNotFoundError:
+        if entry.is_symlink():
+            out.errors.append(WalkError(entry.path, "Dangling symbolic link: its target does not exist."))
+        return
+    except OSError as exc:
+        out.errors.append(WalkError(entry.path, _describe(exc)))
+        return
+    if stat.S_ISREG(info.st_mode):
+        files.append(FileStat(name, info.st_size, info.st_mtime_ns // NS_PER_MS))
+
+
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _describe(exc: OSError) -> str:
+    reason = exc.strerror or type(exc).__name__
+    return f"{reason} (errno {exc.errno})" if exc.errno is not None else reason
+
+
+def read_file(path: str, max_bytes: int) -> bytes:
+    """At most ``max_bytes + 1`` bytes of a file (so "too large" can be told).
+
+    Raises OSError. Blocking: call it from a worker thread.
+    """
+    with open(path, "rb") as handle:
+        return handle.read(max_bytes + 1)
+
+
+def read_whole(path: str) -> bytes:
+    """A whole file (images, for their content hash). Raises OSError."""
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def list_directory(root: str, rel: str) -> tuple[Listing | None, list[WalkError]]:
+    """One directory's listing outside a walk (None when it cannot be read)."""
+    out = WalkStep()
+    listed = _list(join_path(root, rel), out)
+    return (Listing(root, rel, listed[0]) if listed else None), out.errors

@@ -1,0 +1,405 @@
+"""run_scan on real directory trees, on both backends."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+from dataclasses import replace
+
+import pytest
+import trio
+from PIL import Image
+
+import reelhouse.actors.scan.pipeline as pipeline
+from reelhouse.actors.scan import ScanProgress, item_id, run_scan
+from reelhouse.media.library_options import LibraryOptions
+
+from .conftest import LIBRARY_ID, Library, Tree
+
+PLAYBACK = LibraryOptions(media_info_timing="playback")
+MOVIE_NFO = """<?xml version="1.0" encoding="UTF-8"?>
+<movie>
+  <title>The Arrival</title><originaltitle>Arrival</originaltitle><sorttitle>Arrival, The</sorttitle>
+  <year>2016</year><premiered>2016-11-10</premiered><plot>Linguists and aliens.</plot>
+  <tagline>Why are they here?</tagline><runtime>116</runtime><mpaa>Rated PG-13</mpaa>
+  <genre>Drama</genre><genre>Science Fiction</genre><studio>Paramount</studio><tag>aliens</tag>
+  <country>United States</country>
+  <ratings><rating name="imdb" max="10" default="true"><value>7.9</value><votes>700</votes></rating>
+  <rating name="tomatometer" max="100"><value>94</value></rating></ratings>
+  <uniqueid type="tmdb" default="true">329865</uniqueid><uniqueid type="imdb">tt2543164</uniqueid>
+  <director>Denis Villeneuve</director><credits>Eric Heisserer</credits>
+  <actor><name>Amy Adams</name><role>Louise Banks</role><order>0</order></actor>
+  <actor><name>Jeremy Renner</name><role>Ian Donnelly</role><order>1</order></actor>
+  <lockdata>true</lockdata>
+</movie>
+"""
+
+
+def png(width: int, height: int) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 10, 10)).save(out, "PNG")
+    return out.getvalue()
+
+
+async def test_movies_flat_and_in_folders_get_names_and_years(tree: Tree, library: Library) -> None:
+    tree.add("Arrival (2016)/Arrival (2016).mkv")
+    tree.add("Blade.Runner.2049.2017.1080p.BluRay.x264-GRP.mkv")
+    tree.add("Drama/Die Hard (1988).mp4")
+    outcome = await library.scan()
+    items = await library.items()
+    assert {(i["name"], i["production_year"], i["type"]) for i in items.values()} == {
+        ("Arrival", 2016, "Movie"), ("Blade Runner 2049", 2017, "Movie"), ("Die Hard", 1988, "Movie"),
+    }  # fmt: skip
+    assert (outcome.added, outcome.changed, outcome.missing, outcome.errors) == (3, 0, 0, 0)
+    assert outcome.processed == 3 and library.progress.processed == 3
+    arrival = items["Arrival (2016)/Arrival (2016).mkv"]
+    assert arrival["id"] == item_id(LIBRARY_ID, "video", tree.path("Arrival (2016)/Arrival (2016).mkv"))
+    assert arrival["dir_path"] == tree.path("Arrival (2016)")
+    sources = await library.store.fetch_all("SELECT path, container, size, remote, item_id FROM media_sources")
+    assert {(s["path"], s["container"], s["size"], s["remote"]) for s in sources} >= {
+        (tree.path("Arrival (2016)/Arrival (2016).mkv"), "mkv", 64, 0),
+    }
+
+
+async def test_versions_stacks_extras_and_samples(tree: Tree, library: Library) -> None:
+    for name in ("M (2010).mkv", "M (2010) - 4K.mkv", "M (2010)-trailer.mkv", "sample.mkv", "extras/Making of.mkv", "extras/b-roll-sample.mkv"):
+        tree.add(f"M (2010)/{name}")
+    tree.add("Long (1999) - cd1.avi")
+    tree.add("Long (1999) - cd2.avi")
+    tree.add("Long (1999) - cd3.avi")
+    await library.scan()
+    items = await library.items()
+    primary = items["M (2010)/M (2010).mkv"]
+    assert items["M (2010)/M (2010) - 4K.mkv"]["version_of"] == primary["id"]
+    assert primary["version_of"] is None
+    trailer, making_of = items["M (2010)/M (2010)-trailer.mkv"], items["M (2010)/extras/Making of.mkv"]
+    assert (trailer["type"], trailer["extra_type"], trailer["owner_id"]) == ("Video", "Trailer", primary["id"])
+    assert (making_of["extra_type"], making_of["owner_id"]) == ("Other", primary["id"])
+    assert not any("sample" in path for path in items)
+    first = items["Long (1999) - cd1.avi"]
+    assert (first["type"], first["name"], first["extra_type"]) == ("Movie", "Long", None)
+    parts = [items[f"Long (1999) - cd{n}.avi"] for n in (2, 3)]
+    assert [(p["type"], p["extra_type"], p["owner_id"], p["index_number"]) for p in parts] == [
+        ("Video", "AdditionalPart", first["id"], 2), ("Video", "AdditionalPart", first["id"], 3),
+    ]  # fmt: skip
+
+
+async def test_series_seasons_specials_and_episodes(tree: Tree, library: Library) -> None:
+    library.kind = "tvshows"
+    tree.add("Dark (2017)/tvshow.nfo", "<tvshow><title>Dark</title><plot>Time.</plot></tvshow>")
+    tree.add("Dark (2017)/Season 1/Dark - S01E01 - Secrets.mkv")
+    tree.add("Dark (2017)/Season 1/Dark - S01E02-E03.mkv")
+    tree.add("Dark (2017)/Season 1/Dark - S01E04.nfo", "<episodedetails><title>From the NFO</title></episodedetails>")
+    tree.add("Dark (2017)/Season 1/Dark - S01E04.mkv")
+    tree.add("Dark (2017)/Specials/Dark - S00E01.mkv")
+    tree.add("Loose/Loose S01E05.mkv")
+    await library.scan()
+    items = await library.items()
+    series, season, specials = items["Dark (2017)"], items["Dark (2017)/Season 1"], items["Dark (2017)/Specials"]
+    assert (series["type"], series["name"], series["production_year"], series["overview"]) == ("Series", "Dark", 2017, "Time.")
+    assert (season["type"], season["name"], season["index_number"], season["parent_id"]) == ("Season", "Season 1", 1, series["id"])
+    assert (specials["name"], specials["index_number"]) == ("Specials", 0)
+    first = items["Dark (2017)/Season 1/Dark - S01E01 - Secrets.mkv"]
+    assert (first["type"], first["name"], first["index_number"], first["parent_index_number"]) == ("Episode", "Secrets", 1, 1)
+    assert (first["series_id"], first["season_id"], first["parent_id"]) == (series["id"], season["id"], season["id"])
+    double = items["Dark (2017)/Season 1/Dark - S01E02-E03.mkv"]
+    assert (double["name"], double["index_number"], double["index_number_end"]) == ("Episode 2", 2, 3)
+    assert items["Dark (2017)/Season 1/Dark - S01E04.mkv"]["name"] == "From the NFO"
+    assert items["Dark (2017)/Specials/Dark - S00E01.mkv"]["season_id"] == specials["id"]
+    loose = items["Loose/Loose S01E05.mkv"]
+    assert (loose["season_id"], loose["parent_id"], loose["parent_index_number"]) == (None, items["Loose"]["id"], 1)
+    assert "Loose/Season 1" not in items
+
+
+async def test_mixed_library_tells_movies_from_episodes(tree: Tree, library: Library) -> None:
+    library.kind = "mixed"
+    tree.add("Movies/Arrival (2016)/Arrival (2016).mkv")
+    tree.add("Shows/Dark/Season 1/Dark.S01E01.mkv")
+    await library.scan()
+    items = await library.items()
+    assert items["Movies/Arrival (2016)/Arrival (2016).mkv"]["type"] == "Movie"
+    assert items["Shows/Dark/Season 1/Dark.S01E01.mkv"]["type"] == "Episode"
+    assert items["Shows/Dark"]["type"] == "Series"
+
+
+async def test_nfo_values_are_applied(tree: Tree, library: Library) -> None:
+    tree.add("Arrival (2016)/Arrival (2016).mkv")
+    tree.add("Arrival (2016)/movie.nfo", MOVIE_NFO)
+    await library.scan()
+    item = (await library.items())["Arrival (2016)/Arrival (2016).mkv"]
+    assert (item["name"], item["original_title"], item["sort_name"], item["production_year"]) == (
+        "The Arrival", "Arrival", "Arrival, The", 2016,
+    )  # fmt: skip
+    assert (item["overview"], item["tagline"], item["official_rating"]) == ("Linguists and aliens.", "Why are they here?", "PG-13")
+    assert item["runtime_ticks"] == 116 * 60 * 10_000_000
+    assert item["community_rating"] == pytest.approx(7.9)
+    assert item["lock_data"] == 1 and item["has_nfo"] == 1
+    assert json.loads(item["provider_ids"]) == {"imdb": "tt2543164", "tmdb": "329865"}
+    assert [r["source"] for r in json.loads(item["extra"])["ratings"]] == ["imdb", "tomatometer"]
+    assert item["premiere_date"] == 1478736000000
+    values = await library.store.fetch_all("SELECT kind, value FROM item_values WHERE item_id = ? ORDER BY kind, position", (item["id"],))
+    assert [(v["kind"], v["value"]) for v in values] == [
+        ("country", "United States"), ("genre", "Drama"), ("genre", "Science Fiction"), ("studio", "Paramount"), ("tag", "aliens"),
+    ]  # fmt: skip
+    credits = await library.store.fetch_all(
+        "SELECT p.name, c.kind, c.role, c.sort_order FROM credits c JOIN people p ON p.id = c.person_id"
+        " WHERE c.item_id = ? ORDER BY c.kind, c.sort_order",
+        (item["id"],),
+    )
+    assert [tuple(c) for c in credits] == [
+        ("Amy Adams", "Actor", "Louise Banks", 0), ("Jeremy Renner", "Actor", "Ian Donnelly", 1),
+        ("Denis Villeneuve", "Director", "", 2), ("Eric Heisserer", "Writer", "", 3),
+    ]  # fmt: skip
+
+
+async def test_a_malformed_or_hostile_nfo_is_a_scan_error_and_the_file_is_still_indexed(tree: Tree, library: Library) -> None:
+    tree.add("Broken (2001)/Broken (2001).mkv")
+    tree.add("Broken (2001)/Broken (2001).nfo", "<movie><title>x</mov")
+    tree.add("Evil (2002)/Evil (2002).mkv")
+    tree.add("Evil (2002)/movie.nfo", '<?xml version="1.0"?><!DOCTYPE m [<!ENTITY a "aaaa">]><movie><title>&a;</title></movie>')
+    outcome = await library.scan()
+    items = await library.items()
+    assert items["Broken (2001)/Broken (2001).mkv"]["name"] == "Broken"
+    assert items["Evil (2002)/Evil (2002).mkv"]["name"] == "Evil"
+    assert outcome.errors == 2 and library.progress.errors == 2
+    errors = await library.errors()
+    assert [path for path, _ in errors] == [tree.path("Broken (2001)/Broken (2001).nfo"), tree.path("Evil (2002)/movie.nfo")]
+    assert all("NFO" in text for _, text in errors)
+
+
+async def test_use_nfo_off_keeps_stored_values(tree: Tree, library: Library) -> None:
+    tree.add("Arrival (2016)/Arrival (2016).mkv")
+    nfo = tree.add("Arrival (2016)/movie.nfo", MOVIE_NFO)
+    await library.scan()
+    nfo.write_text(MOVIE_NFO.replace("The Arrival", "Changed"))
+    await library.scan(options=replace(PLAYBACK, use_nfo=False))
+    item = (await library.items())["Arrival (2016)/Arrival (2016).mkv"]
+    assert (item["name"], item["overview"]) == ("The Arrival", "Linguists and aliens.")
+
+
+async def test_local_images_are_recorded_with_content_tags(tree: Tree, library: Library) -> None:
+    tree.add("A (2001)/A (2001).mkv")
+    poster = tree.add("A (2001)/poster.png", png(3, 2))
+    tree.add("A (2001)/fanart.jpg", b"not really a jpeg")
+    await library.scan()
+    movie = (await library.items())["A (2001)/A (2001).mkv"]
+    rows = await library.store.fetch_all("SELECT kind, idx, path, tag, width, height, size, source FROM images WHERE item_id = ? ORDER BY kind", (movie["id"],))
+    assert [(r["kind"], r["width"], r["height"], r["source"]) for r in rows] == [("backdrop", None, None, "local"), ("primary", 3, 2, "local")]
+    assert rows[1]["tag"] == hashlib.sha256(poster.read_bytes()).hexdigest()[:16]
+    poster.write_bytes(png(5, 4))
+    await library.scan()
+    changed = await library.store.fetch_one("SELECT tag, width FROM images WHERE item_id = ? AND kind = 'primary'", (movie["id"],))
+    assert changed["tag"] != rows[1]["tag"] and changed["width"] == 5
+
+
+async def test_external_subtitles_are_external_streams(tree: Tree, library: Library) -> None:
+    tree.add("A (2001)/A (2001).mkv")
+    tree.add("A (2001)/A (2001).en.srt", "1\n00:00:01,000 --> 00:00:02,000\nHi\n")
+    tree.add("A (2001)/A (2001).de.forced.ass")
+    tree.add("A (2001)/A (2001).commentary.mka")
+    await library.scan()
+    rows = await library.store.fetch_all("SELECT idx, type, codec, language, is_forced, is_external, external_path FROM media_streams ORDER BY idx")
+    assert [(r["type"], r["codec"], r["language"], r["is_forced"], r["is_external"]) for r in rows] == [
+        ("Audio", "mka", None, 0, 1), ("Subtitle", "ass", "ger", 1, 1), ("Subtitle", "subrip", "eng", 0, 1),
+    ]  # fmt: skip
+    assert rows[2]["external_path"] == tree.path("A (2001)/A (2001).en.srt")
+    await library.scan(options=replace(PLAYBACK, external_audio=False), rewrite=True)
+    rows = await library.store.fetch_all("SELECT type FROM media_streams")
+    assert sorted(r["type"] for r in rows) == ["Subtitle", "Subtitle"]
+
+
+async def test_exclusions_apply_to_file_stems_extensions_and_sizes(tree: Tree, library: Library) -> None:
+    big = b"x" * 500
+    tree.add("CAM Collection/Keep (2001).mkv", big)
+    tree.add("Movie.2002.CAM.mkv", big)
+    tree.add("Camera (2003).mkv", big)
+    tree.add("Old (2004).avi", big)
+    tree.add("Small (2005).mkv", b"x" * 99)
+    tree.add("Exact (2006).mkv", b"x" * 100)
+    tree.add("Remote (2007).strm", "https://example.com/v.mp4")
+    options = replace(PLAYBACK, exclude_keywords=("cam",), exclude_extensions=(".avi",), exclude_smaller_than_bytes=100)
+    await library.scan(options=options)
+    assert set(await library.items()) == {
+        "Camera (2003).mkv", "CAM Collection/Keep (2001).mkv", "Exact (2006).mkv", "Remote (2007).strm",
+    }  # fmt: skip
+
+
+async def test_strm_files_are_remote_sources_and_bad_ones_are_errors(tree: Tree, library: Library) -> None:
+    tree.add("Remote (2020).strm", "\n  https://media.example.com/v.mkv \n")
+    tree.add("Local (2021).strm", "/etc/passwd")
+    await library.scan()
+    items = await library.items()
+    assert list(items) == ["Remote (2020).strm"]
+    source = await library.store.fetch_one("SELECT path, container, remote, probe_failure FROM media_sources")
+    assert tuple(source) == ("https://media.example.com/v.mkv", "strm", 1, None)
+    assert [path for path, _ in await library.errors()] == [tree.path("Local (2021).strm")]
+
+
+async def test_quick_rescan_of_an_unchanged_library_rewrites_nothing(tree: Tree, library: Library) -> None:
+    tree.add("A (2001)/A (2001).mkv")
+    tree.add("A (2001)/movie.nfo", MOVIE_NFO)
+    tree.add("A (2001)/poster.png", png(2, 3))
+    tree.add("Show/Season 1/Show S01E01.mkv")
+    tree.age()
+    first = await library.scan()
+    before = await library.items()
+    quick = await library.scan("quick")
+    assert (quick.added, quick.changed, quick.missing) == (0, 0, 0)
+    assert library.progress.processed == first.processed
+    after = await library.items()
+    assert {k: (v["id"], v["date_modified"]) for k, v in after.items()} == {k: (v["id"], v["date_modified"]) for k, v in before.items()}
+    full = await library.scan("full")
+    assert (full.added, full.changed, full.missing) == (0, 0, 0)
+
+
+async def test_quick_scan_skips_unchanged_directories_and_full_scan_checks_every_file(tree: Tree, library: Library) -> None:
+    video = tree.add("A (2001)/A (2001).mkv")
+    tree.age()
+    await library.scan()
+    before = (await library.items())["A (2001)/A (2001).mkv"]
+    stamp = os.stat(tree.path("A (2001)")).st_mtime_ns
+    video.write_bytes(b"\x01" * 500)  # in place: the directory's mtime stays
+    assert os.stat(tree.path("A (2001)")).st_mtime_ns == stamp
+    assert (await library.scan("quick")).changed == 0
+    outcome = await library.scan("full")
+    after = (await library.items())["A (2001)/A (2001).mkv"]
+    assert outcome.changed == 1
+    assert (after["id"], after["file_size"]) == (before["id"], 500)
+    assert after["date_modified"] >= before["date_modified"] and after["date_created"] == before["date_created"]
+    size = await library.store.fetch_value("SELECT size FROM media_sources WHERE item_id = ?", (after["id"],))
+    assert size == 500
+
+
+async def test_removed_files_turn_missing_and_come_back(tree: Tree, library: Library) -> None:
+    for n in range(6):
+        tree.add(f"M{n} (200{n})/M{n} (200{n}).mkv")
+    await library.scan()
+    tree.remove("M0 (2000)/M0 (2000).mkv")
+    outcome = await library.scan("quick")
+    items = await library.items()
+    gone = items["M0 (2000)/M0 (2000).mkv"]
+    assert outcome.missing == 1 and gone["missing"] == 1 and gone["missing_since"] is not None
+    assert await library.store.fetch_value("SELECT missing FROM media_sources WHERE item_id = ?", (gone["id"],)) == 1
+    assert sum(i["missing"] for i in items.values()) == 1
+    tree.add("M0 (2000)/M0 (2000).mkv")
+    outcome = await library.scan("quick")
+    back = (await library.items())["M0 (2000)/M0 (2000).mkv"]
+    assert (back["id"], back["missing"], back["missing_since"]) == (gone["id"], 0, None)
+    assert outcome.changed == 1 and outcome.missing == 0
+
+
+async def test_missing_items_are_purged_after_the_grace_period(tree: Tree, library: Library) -> None:
+    for n in range(6):
+        tree.add(f"M{n} (200{n}).mkv")
+    await library.scan()
+    tree.remove("M0 (2000).mkv")
+    await library.scan()
+    gone = (await library.items())["M0 (2000).mkv"]
+    await library.scan()  # within the grace period: kept
+    assert "M0 (2000).mkv" in await library.items()
+    await library.store.execute("UPDATE items SET missing_since = ? WHERE id = ?", (gone["missing_since"] - 169 * 3_600_000, gone["id"]))
+    await library.scan()
+    assert "M0 (2000).mkv" not in await library.items()
+
+
+async def test_mass_missing_pauses_marking(tree: Tree, library: Library) -> None:
+    for n in range(10):
+        tree.add(f"M{n} (200{n}).mkv")
+    await library.scan()
+    for n in range(3):
+        tree.remove(f"M{n} (200{n}).mkv")
+    outcome = await library.scan()
+    assert outcome.mass_missing_paused and library.progress.mass_missing_paused
+    assert outcome.missing == 3 and library.progress.missing == 3
+    assert not any(i["missing"] for i in (await library.items()).values())
+    outcome = await library.scan(options=replace(PLAYBACK, mass_missing_threshold=1.0))
+    assert not outcome.mass_missing_paused and outcome.missing == 3
+    assert sum(i["missing"] for i in (await library.items()).values()) == 3
+
+
+async def test_offline_roots_never_turn_their_items_missing(tree: Tree, library: Library, tmp_path) -> None:
+    other = Tree(tmp_path / "other")
+    mount = Tree(tmp_path / "mount")
+    tree.add("A (2001).mkv")
+    other.add("B (2002).mkv")
+    mount.add("C (2003).mkv")
+    roots = (tree.path(), other.path(), mount.path())
+    await library.scan(roots=roots)
+    os.remove(mount.path("C (2003).mkv"))  # an empty mount point: the disk is not mounted
+    os.remove(other.path("B (2002).mkv"))
+    os.rmdir(other.path())  # the root is gone
+    tree.add("D (2004).mkv")
+    outcome = await library.scan("quick", roots=roots, options=replace(PLAYBACK, mass_missing_threshold=1.0))
+    states = {r.path: (r.online, r.reason_code) for r in outcome.roots}
+    assert states == {tree.path(): (True, None), other.path(): (False, "not_found"), mount.path(): (False, "not_mounted")}
+    assert all(r.checked_at_ms > 0 and (r.online or r.message) for r in outcome.roots)
+    assert outcome.missing == 0 and outcome.added == 1
+    assert not any(row["missing"] for row in await library.store.fetch_all("SELECT missing FROM items"))
+
+
+async def test_an_empty_root_without_items_is_online(tree: Tree, library: Library) -> None:
+    outcome = await library.scan()
+    assert [(r.online, r.reason_code) for r in outcome.roots] == [(True, None)]
+
+
+async def test_dangling_symlinks_are_scan_errors_and_do_not_stop_the_scan(tree: Tree, library: Library) -> None:
+    tree.add("A (2001).mkv")
+    os.symlink(tree.path("nowhere.mkv"), tree.path("Gone (2002).mkv"))
+    outcome = await library.scan()
+    assert list(await library.items()) == ["A (2001).mkv"]
+    assert outcome.errors == 1
+    assert await library.errors() == [(tree.path("Gone (2002).mkv"), "Dangling symbolic link: its target does not exist.")]
+
+
+async def test_only_dirs_rescans_just_those_directories(tree: Tree, library: Library) -> None:
+    for n in range(6):
+        tree.add(f"M{n} (200{n})/M{n} (200{n}).mkv")
+    await library.scan()
+    tree.remove("M0 (2000)/M0 (2000).mkv")
+    tree.remove("M1 (2001)/M1 (2001).mkv")
+    tree.add("M2 (2002)/M2 (2002) - 4K.mkv")
+    outcome = await library.scan("quick", only_dirs=(tree.path("M0 (2000)"), tree.path("M2 (2002)")))
+    items = await library.items()
+    assert (outcome.missing, outcome.added) == (1, 1)
+    assert items["M0 (2000)/M0 (2000).mkv"]["missing"] == 1
+    assert items["M1 (2001)/M1 (2001).mkv"]["missing"] == 0  # outside the rescanned directories
+    assert items["M2 (2002)/M2 (2002) - 4K.mkv"]["version_of"] == items["M2 (2002)/M2 (2002).mkv"]["id"]
+
+
+async def test_rewrite_writes_every_item_again(tree: Tree, library: Library) -> None:
+    tree.add("A (2001).mkv")
+    tree.add("B (2002).mkv")
+    await library.scan()
+    outcome = await library.scan("quick", rewrite=True)
+    assert (outcome.added, outcome.changed) == (0, 2)
+
+
+async def test_a_cancelled_scan_marks_nothing_missing_and_keeps_what_it_wrote(
+    tree: Tree, library: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pipeline, "PARSE_MAX_FILES", 2)
+    for n in range(12):
+        tree.add(f"M{n:02} (20{n:02})/M{n:02} (20{n:02}).mkv")
+    await library.scan()
+    tree.remove("M11 (2011)/M11 (2011).mkv")
+    tree.add("M00 (2000)/M00 (2000) - 4K.mkv")
+    progress = ScanProgress()
+    plan = pipeline.ScanPlan(LIBRARY_ID, "movies", library.roots, "full", replace(PLAYBACK, mass_missing_threshold=1.0))
+
+    async def cancel_when_parsing(scope: trio.CancelScope) -> None:
+        while progress.added == 0:
+            await trio.sleep(0)
+        scope.cancel()
+
+    with trio.fail_after(20):
+        with trio.CancelScope() as scope:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(cancel_when_parsing, scope)
+                await run_scan(plan, library.store, progress, library.deps)
+    assert scope.cancelled_caught
+    items = await library.items()
+    assert "M00 (2000)/M00 (2000) - 4K.mkv" in items  # its batch was written whole
+    assert not any(i["missing"] for i in items.values())
+    assert (await library.scan()).missing == 1
