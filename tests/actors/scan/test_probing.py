@@ -1,0 +1,166 @@
+"""Media info: ffprobe on real small videos per mediaInfoTiming; the remote-target rule."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import trio
+
+from reelhouse.actors.scan import ScanDeps, probe_pending_sources, remote_target_allowed
+from reelhouse.media.library_options import LibraryOptions
+
+from .conftest import LIBRARY_ID, Library, Tree
+
+FFMPEG_LIMIT_S = 60
+pytestmark = pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed")
+
+
+@pytest.fixture(scope="session")
+def sample_video(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """One second of 640x360 H.264 with German AAC audio and an English subtitle track."""
+    folder = tmp_path_factory.mktemp("video")
+    subtitles = folder / "s.srt"
+    subtitles.write_text("1\n00:00:00,000 --> 00:00:00,800\nHallo\n")
+    out = folder / "out.mkv"
+    subprocess.run(
+        [
+            "ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=640x360:rate=10",
+            "-f", "lavfi", "-i", "sine", "-i", str(subtitles), "-t", "1",
+            "-map", "0:v", "-map", "1:a", "-map", "2:s", "-c:v", "libx264", "-preset", "ultrafast",
+            "-c:a", "aac", "-c:s", "srt", "-metadata:s:a:0", "language=ger", "-metadata:s:s:0", "language=eng",
+            str(out),
+        ],
+        check=True,
+        timeout=FFMPEG_LIMIT_S,
+    )  # fmt: skip
+    return out.read_bytes()
+
+
+def timing(value: str) -> LibraryOptions:
+    return LibraryOptions(media_info_timing=value)  # type: ignore[arg-type]
+
+
+async def sources(library: Library) -> dict[str, dict]:
+    rows = await library.store.fetch_all(
+        "SELECT s.*, i.probe_pending, i.runtime_ticks AS item_runtime FROM media_sources s JOIN items i ON i.id = s.item_id"
+    )
+    return {Path(row["path"]).name: dict(row) for row in rows}
+
+
+async def test_scan_timing_probes_new_files_during_the_scan(tree: Tree, library: Library, sample_video: bytes) -> None:
+    tree.add("A (2001)/A (2001).mkv", sample_video)
+    tree.add("B (2002).mkv", b"this is not a video at all")
+    tree.add("C (2003).strm", "https://example.com/c.mkv")
+    outcome = await library.scan(options=timing("scan"))
+    assert outcome.probe_pending == 0
+    found = await sources(library)
+    good = found["A (2001).mkv"]
+    assert (good["container"], good["probe_failure"], good["probe_pending"]) == ("mkv", None, 0)
+    assert good["runtime_ticks"] == pytest.approx(10_000_000, rel=0.2)
+    assert good["item_runtime"] == good["runtime_ticks"] and good["bitrate"] > 0 and good["probed_at"] > 0
+    streams = await library.store.fetch_all(
+        "SELECT idx, type, codec, width, height, language, channels, sample_rate FROM media_streams"
+        " WHERE source_id = ? AND is_external = 0 ORDER BY idx",
+        (good["id"],),
+    )
+    assert [(s["type"], s["codec"]) for s in streams] == [("Video", "h264"), ("Audio", "aac"), ("Subtitle", "subrip")]
+    assert (streams[0]["width"], streams[0]["height"]) == (640, 360)
+    assert (streams[1]["language"], streams[2]["language"]) == ("ger", "eng")
+    assert streams[1]["channels"] >= 1 and streams[1]["sample_rate"] > 0
+    hdr = await library.store.fetch_value("SELECT hdr_format FROM media_streams WHERE source_id = ? AND idx = 0", (good["id"],))
+    assert hdr == "sdr"
+    bad = found["B (2002).mkv"]
+    assert (bad["probe_failure"], bad["probe_pending"], bad["runtime_ticks"]) == ("not_media", 0, 0)
+    remote = found["c.mkv"]  # keyed by the URL it points to
+    assert (remote["probed_at"], remote["probe_failure"], remote["container"]) == (None, None, "strm")
+
+
+async def test_background_timing_leaves_files_pending_for_the_media_info_job(tree: Tree, library: Library, sample_video: bytes) -> None:
+    tree.add("A (2001).mkv", sample_video)
+    tree.add("B (2002).mkv", sample_video)
+    outcome = await library.scan(options=timing("background"))
+    assert outcome.probe_pending == 2
+    assert all(s["probed_at"] is None and s["probe_pending"] == 1 for s in (await sources(library)).values())
+    seen: list[tuple[int, int]] = []
+    with trio.fail_after(30):
+        count = await probe_pending_sources(
+            library.store, LIBRARY_ID, library.deps, read_concurrency=2, on_progress=lambda d, t: seen.append((d, t))
+        )
+    assert count == 2 and seen[-1] == (2, 2)
+    assert all(s["probed_at"] and s["probe_pending"] == 0 and s["container"] == "mkv" for s in (await sources(library)).values())
+    assert (await library.scan(options=timing("background"))).probe_pending == 0
+
+
+async def test_playback_timing_neither_probes_nor_marks_pending(tree: Tree, library: Library, sample_video: bytes) -> None:
+    tree.add("A (2001).mkv", sample_video)
+    outcome = await library.scan(options=timing("playback"))
+    (source,) = (await sources(library)).values()
+    assert outcome.probe_pending == 0
+    assert (source["probed_at"], source["probe_pending"], source["container"]) == (None, 0, "mkv")
+
+
+async def test_a_changed_file_is_probed_again(tree: Tree, library: Library, sample_video: bytes) -> None:
+    video = tree.add("A (2001).mkv", b"garbage")
+    await library.scan(options=timing("scan"))
+    assert (await sources(library))["A (2001).mkv"]["probe_failure"] == "not_media"
+    video.write_bytes(sample_video)
+    await library.scan(options=timing("scan"))
+    source = (await sources(library))["A (2001).mkv"]
+    assert (source["probe_failure"], source["container"]) == (None, "mkv")
+
+
+async def test_a_probe_that_overruns_its_timeout_is_a_timeout_failure(tree: Tree, library: Library, tmp_path: Path) -> None:
+    slow = tmp_path / "slow-ffprobe"
+    slow.write_text("#!/bin/sh\nexec sleep 30\n")
+    slow.chmod(slow.stat().st_mode | stat.S_IEXEC)
+    tree.add("A (2001).mkv")
+    library.deps = ScanDeps(trio.CapacityLimiter(2), ffprobe_path=str(slow), probe_timeout=0.3)
+    await library.scan(options=timing("scan"))
+    source = (await sources(library))["A (2001).mkv"]
+    assert (source["probe_failure"], source["probe_pending"]) == ("timeout", 0)
+
+
+async def test_a_missing_ffprobe_is_an_unknown_failure(tree: Tree, library: Library, tmp_path: Path) -> None:
+    tree.add("A (2001).mkv")
+    library.deps = replace(library.deps, ffprobe_path=os.fspath(tmp_path / "no-such-ffprobe"))
+    await library.scan(options=timing("scan"))
+    assert (await sources(library))["A (2001).mkv"]["probe_failure"] == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("url", "ips", "allowed", "expected"),
+    [
+        ("https://media.example.com/v.mkv", ["93.184.216.34"], [], True),
+        ("http://media.example.com:8096/v", ["2606:2800:220:1::1"], [], True),
+        ("http://localhost/v", ["127.0.0.1"], [], False),
+        ("http://127.0.0.1/v", [], [], False),
+        ("http://[::1]:8080/v", [], [], False),
+        ("http://metadata/v", ["169.254.169.254"], [], False),
+        ("http://h/v", ["fe80::1"], [], False),
+        ("http://h/v", ["0.0.0.0"], [], False),
+        ("http://h/v", ["::ffff:127.0.0.1"], [], False),
+        ("http://h/v", ["93.184.216.34", "127.0.0.1"], [], False),  # any bad address refuses
+        ("http://h/v", [], [], False),  # nothing resolved
+        ("http://h/v", ["not-an-ip"], [], False),
+        ("ftp://h/v", ["93.184.216.34"], [], False),
+        ("file:///etc/passwd", [], [], False),
+        ("http:///nohost", [], [], False),
+        # a non-empty list allows only its hosts, and exempts them from the address rules
+        ("http://localhost:8096/v", ["127.0.0.1"], ["localhost:8096"], True),
+        ("http://LOCALHOST:8096/v", ["127.0.0.1"], ["localhost"], True),
+        ("http://localhost:9000/v", ["127.0.0.1"], ["localhost:8096"], False),
+        ("https://media.example.com/v", ["93.184.216.34"], ["other.example.com"], False),
+        ("https://media.example.com/v", ["93.184.216.34"], ["media.example.com:443"], True),
+        ("http://[::1]:8096/v", [], ["[::1]:8096"], True),
+        ("http://[::1]:8096/v", [], ["[::1"], False),
+        ("http://media.example.com./v", ["93.184.216.34"], ["media.example.com"], True),
+    ],
+)
+def test_remote_target_allowed(url: str, ips: list[str], allowed: list[str], expected: bool) -> None:
+    assert remote_target_allowed(url, ips, allowed) is expected

@@ -1,0 +1,146 @@
+"""Walker: quick and full walks over real directories; errors do not stop it."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+
+import reelhouse.actors.scan.walk as walk
+from reelhouse.actors.scan.walk import RACY_MTIME, DirVisit, Walker, WalkError, WalkStart
+
+from .conftest import Tree
+
+
+def run(walker: Walker, *, max_dirs: int = 2) -> tuple[list[DirVisit], list[WalkError], list[str]]:
+    visits: list[DirVisit] = []
+    errors: list[WalkError] = []
+    unreadable: list[str] = []
+    while True:
+        step = walker.step(max_dirs=max_dirs, max_seconds=10)
+        visits += step.visits
+        errors += step.errors
+        unreadable += step.unreadable
+        if step.done:
+            return visits, errors, unreadable
+
+
+def full(tree: Tree, **kwargs) -> Walker:
+    return Walker([WalkStart(tree.path())], quick=False, stored_mtimes={}, stored_children={}, **kwargs)
+
+
+def stored(visits: list[DirVisit]) -> tuple[dict[str, int], dict[str, list[str]]]:
+    children: dict[str, list[str]] = {}
+    for visit in visits:
+        if visit.parent is not None:
+            children.setdefault(visit.parent, []).append(visit.path)
+    return {v.path: v.mtime_ns for v in visits}, children
+
+
+def test_full_walk_lists_directories_parents_first_with_relevant_files(tree: Tree) -> None:
+    tree.add("B/b.mkv")
+    tree.add("A/Sub/x.nfo")
+    tree.add("A/a.mkv")
+    tree.add("A/notes.txt")
+    tree.add("A/.hidden.mkv")
+    tree.add(".trash/t.mkv")
+    visits, errors, _ = run(full(tree))
+    assert [v.path for v in visits] == [tree.path(), tree.path("A"), tree.path("A/Sub"), tree.path("B")]
+    assert [f.name for f in visits[1].listing.files] == ["a.mkv"]
+    assert (visits[1].listing.rel_dir, visits[2].listing.rel_dir) == ("A", "A/Sub")
+    assert visits[2].parent == tree.path("A") and visits[0].parent is None
+    assert visits[1].listing.files[0].size == 64
+    assert errors == []
+
+
+def test_quick_walk_does_not_list_unchanged_directories(tree: Tree) -> None:
+    tree.add("A/a.mkv")
+    tree.add("A/Deep/d.mkv")
+    tree.add("B/b.mkv")
+    tree.age()
+    mtimes, children = stored(run(full(tree))[0])
+    tree.add("B/new.mkv")
+    quick = Walker([WalkStart(tree.path())], quick=True, stored_mtimes=mtimes, stored_children=children)
+    visits, _, _ = run(quick)
+    listed = {v.path for v in visits if v.listing is not None}
+    assert {v.path for v in visits} == set(mtimes)
+    assert listed == {tree.path("B")}
+
+
+def test_a_directory_changed_moments_ago_is_recorded_to_be_listed_again(tree: Tree) -> None:
+    tree.add("A/a.mkv")
+    visits, _, _ = run(full(tree))
+    assert {v.mtime_ns for v in visits} == {RACY_MTIME}
+    tree.age()
+    visits, _, _ = run(full(tree))
+    assert RACY_MTIME not in {v.mtime_ns for v in visits}
+
+
+def test_forced_starts_and_expanded_folders_are_listed_whatever_their_mtime(tree: Tree) -> None:
+    tree.add("Show/Season 1/e.mkv")
+    tree.add("Other/o.mkv")
+    tree.age()
+    mtimes, children = stored(run(full(tree))[0])
+    forced = Walker([WalkStart(tree.path(), "Other", forced=True)], quick=True, stored_mtimes=mtimes, stored_children=children)
+    assert [(v.path, v.listing is not None) for v in run(forced)[0]] == [(tree.path("Other"), True)]
+    expand = Walker(
+        [WalkStart(tree.path(), "Show", forced=True)], quick=True, stored_mtimes=mtimes, stored_children=children,
+        expand={tree.path("Show")},
+    )  # fmt: skip
+    assert [v.listing is not None for v in run(expand)[0]] == [True, True]
+
+
+def test_a_symlink_loop_is_walked_once(tree: Tree) -> None:
+    tree.add("A/a.mkv")
+    os.symlink(tree.path(), tree.path("A/loop"))
+    visits, errors, _ = run(full(tree))
+    assert [v.path for v in visits] == [tree.path(), tree.path("A")]
+    assert errors == []
+
+
+def test_dangling_symlinks_and_bad_names_are_errors(tree: Tree) -> None:
+    tree.add("a.mkv")
+    os.symlink(tree.path("nowhere"), tree.path("gone.mkv"))
+    os.symlink(tree.path("nowhere"), tree.path("gone folder"))
+    with open(os.path.join(os.fsencode(tree.path()), b"bad\xff.mkv"), "wb"):
+        pass
+    visits, errors, _ = run(full(tree))
+    assert [f.name for f in visits[0].listing.files] == ["a.mkv"]
+    assert sorted((Path(e.path).name, e.error.split(":")[0]) for e in errors) == [
+        ("bad\udcff.mkv", "The name is not valid UTF-8; rename it to scan it."),
+        ("gone folder", "Dangling symbolic link"),
+        ("gone.mkv", "Dangling symbolic link"),
+    ]
+
+
+def test_an_unreadable_directory_is_an_error_and_the_walk_goes_on(tree: Tree, monkeypatch: pytest.MonkeyPatch) -> None:
+    tree.add("A/a.mkv")
+    tree.add("B/b.mkv")
+    real = os.scandir
+    locked = tree.path("A")
+
+    def scandir(path):  # the suite may run as root, who reads everything
+        if path == locked:
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return real(path)
+
+    monkeypatch.setattr(walk.os, "scandir", scandir)
+    visits, errors, unreadable = run(full(tree))
+    assert [v.path for v in visits] == [tree.path(), tree.path("B")]
+    assert errors == [WalkError(locked, "Permission denied (errno 13)")]
+    assert unreadable == [locked]
+
+
+def test_a_start_that_does_not_exist_is_simply_not_there(tree: Tree) -> None:
+    walker = Walker([WalkStart(tree.path(), "gone", forced=True)], quick=True, stored_mtimes={}, stored_children={})
+    assert run(walker) == ([], [], [])
+
+
+def test_steps_report_directories_still_to_visit(tree: Tree) -> None:
+    for name in "ABC":
+        tree.add(f"{name}/x.mkv")
+    walker = full(tree)
+    first = walker.step(max_dirs=1, max_seconds=10)
+    assert (len(first.visits), first.pending, first.done) == (1, 3, False)
