@@ -15,8 +15,9 @@ During every batch ``GET /system/status`` and ``GET /scans/status`` are
 sampled every 20 ms and ``GET /scans/events`` is read. It prints one JSON
 document (figures, targets, ratios; benchmarks/README.md explains each) on
 stdout and a short summary on stderr. It asserts nothing about timings:
-it exits 0 whenever every scan completed, 1 when a scan failed, timed out
-or the server could not run.
+it exits 0 whenever every scan completed and the event stream worked, 1
+when a scan failed or timed out, the stream broke or the server could not
+run.
 
 Usage: python benchmarks/scan_load.py [--files N] [--libraries N] [--kinds movies,tvshows]
                                       [--quick] [--workdir DIR] [--keep]
@@ -28,6 +29,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -361,13 +363,20 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
 # --- main -----------------------------------------------------------------------
 
 
+def progress(message: str, _started: float = time.monotonic()) -> None:
+    """One line on stderr with the seconds since start: the run takes minutes."""
+    print(f"scan_load [{time.monotonic() - _started:6.1f} s] {message}", file=sys.stderr, flush=True)
+
+
 def run_single(base: Path, files: int, kinds: list[str]) -> dict[str, Any]:
     trees, tree_seconds = {}, {}
     for kind in kinds:
         started = time.perf_counter()
+        progress(f"writing a {kind} tree of {files} video files")
         write_library(base / "single" / kind, kind, files)
         trees[kind], tree_seconds[kind] = base / "single" / kind, round(time.perf_counter() - started, 2)
     floors = {kind: measure_floor(root, base / "floor.db") for kind, root in trees.items()}
+    progress("single scans")
     with running_server(base / "data-single", None) as server:
         results = trio.run(single_phase, server, trees, files)
         figures = server.figures()
@@ -383,17 +392,25 @@ def run_concurrent(base: Path, files: int, libraries: int) -> dict[str, Any]:
     per_library = max(1, files // libraries)
     trees = []
     started = time.perf_counter()
+    progress(f"writing {libraries} trees of {per_library} video files")
     for index in range(libraries):
         kind = KINDS[index % len(KINDS)]
         root = base / "concurrent" / f"library-{index}"
         write_library(root, kind, per_library, seed=SEED + index)
         trees.append((kind, root, per_library))
     tree_seconds = round(time.perf_counter() - started, 2)
+    progress(f"{libraries} scans at once")
     with running_server(base / "data-concurrent", libraries) as server:
         batch = trio.run(concurrent_phase, server, trees)
         figures = server.figures()
     return {"server": figures, "libraries": libraries, "videos_per_library": per_library,
             "tree_seconds": tree_seconds, "batch": batch}
+
+
+def remove_tree(path: Path) -> None:
+    """``rm -rf``: twice as fast as ``shutil.rmtree`` on ~150,000 small files; rmtree without it."""
+    if shutil.which("rm") is None or subprocess.run(["rm", "-rf", "--", str(path)], check=False).returncode:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def parse_args() -> argparse.Namespace:
@@ -441,7 +458,8 @@ def main() -> int:
         if args.keep:
             print(f"scan_load: kept {base}", file=sys.stderr)
         else:
-            shutil.rmtree(base, ignore_errors=True)
+            progress(f"removing {base}")
+            remove_tree(base)
     print(json.dumps(report, indent=2))
     print("\n".join(summary_lines(report)), file=sys.stderr)
     completed = all(scan["state"] == "completed" for batch in batches(report) for scan in batch["scans"])
