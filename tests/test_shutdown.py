@@ -68,3 +68,44 @@ async def test_admin_commands_work_while_the_server_runs(
     server.send_signal(signal.SIGTERM)
     with trio.fail_after(GRACE_S + 5):
         assert await server.wait() == 0
+
+
+async def test_a_slow_request_in_flight_completes_during_the_grace(
+    nursery: trio.Nursery, tmp_path: Path, database_url: str
+) -> None:
+    """A client still uploading its body when SIGTERM arrives gets its full answer."""
+    import json
+    from urllib.parse import urlsplit
+
+    server = ServerProcess(tmp_path / "data", database_url)
+    base = await server.start(nursery)
+    key = await create_key(tmp_path / "data", database_url)
+    (tmp_path / "films").mkdir()
+    body = json.dumps(
+        {"name": "Films", "paths": [str(tmp_path / "films")], "collectionType": "movies",
+         "options": {"remoteAllowedHosts": [], "scansSuspended": True}}
+    ).encode()
+    address = urlsplit(base)
+    head = (
+        f"POST /api/v1/libraries HTTP/1.1\r\nHost: {address.netloc}\r\nAuthorization: Bearer {key}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    with trio.fail_after(GRACE_S + 10):
+        stream = await trio.open_tcp_stream(address.hostname, address.port)
+        await stream.send_all(head + body[:10])
+        await trio.sleep(0.3)  # the request is in flight: headers read, body incomplete
+        started = trio.current_time()
+        server.send_signal(signal.SIGTERM)
+        await trio.sleep(1.0)
+        await stream.send_all(body[10:])
+        answer = b""
+        while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+            chunk = await stream.receive_some(65536)
+            if not chunk:
+                break
+            answer += chunk
+        code = await server.wait()
+    assert answer.startswith(b"HTTP/1.1 201"), answer[:200]
+    assert b'"name":"Films"' in answer
+    assert code == 0
+    assert trio.current_time() - started < GRACE_S

@@ -21,6 +21,11 @@ from reelhouse.storage.events import StoreEventLog
 from ._eventbus import EventBus
 from ._runtime import ActorRef
 from ._supervisor import ChildSpec, RootActor
+from .jobs import JobRegistry
+from .library import LibraryServices
+from .library_registry import LibraryRegistry
+from .scan import ScanDeps
+from .scan_actor import ScanSlots
 from .system_monitor import MonitorConfig, SystemMonitor
 
 IMAGE_CACHE_DIR = "cache/images"
@@ -31,6 +36,8 @@ class ActorTree:
     root: RootActor
     bus: EventBus
     system: ActorRef
+    jobs: ActorRef
+    libraries: ActorRef
     _nursery: trio.Nursery
 
     async def stop(self, *, deadline: float) -> None:
@@ -50,15 +57,41 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
         update_check_enabled=settings.update.check_enabled,
         cache_dirs=(("images", settings.data_dir / IMAGE_CACHE_DIR),),
     )
-    children = [ChildSpec("system", lambda: SystemMonitor(monitor_config))]
+    children = [
+        ChildSpec("system", lambda: SystemMonitor(monitor_config)),
+        ChildSpec("jobs", JobRegistry),
+    ]
     async with trio.open_nursery() as nursery:
         bus = EventBus(StoreEventLog(store))
         await nursery.start(bus.run)
         root = RootActor(children)
         await nursery.start(root.run)
-        system = root.child("system")
-        assert system is not None
+        system, jobs = _child(root, "system"), _child(root, "jobs")
+        services = LibraryServices(
+            store=store,
+            bus=bus,
+            jobs=jobs,
+            deps=ScanDeps(
+                probe_limiter=trio.CapacityLimiter(settings.scan.probe_concurrency),
+                ffprobe_path=settings.ffprobe_path,
+                probe_timeout=settings.scan.probe_timeout_seconds,
+            ),
+            slots=ScanSlots(settings.scan.max_concurrent_full_scans),
+            progress_interval=settings.scan.progress_interval_seconds,
+            monitor_debounce=settings.scan.monitor_debounce_seconds,
+            global_probe_limit=settings.scan.probe_concurrency,
+        )
+        # Started last, so it stops first: running scans end before the
+        # registries they report to.
+        libraries = await root.start_child(ChildSpec("libraries", lambda: LibraryRegistry(services)))
         try:
-            yield ActorTree(root=root, bus=bus, system=system, _nursery=nursery)
+            yield ActorTree(root, bus, system, jobs, libraries, nursery)
         finally:
             nursery.cancel_scope.cancel()
+
+
+def _child(root: RootActor, name: str) -> ActorRef:
+    ref = root.child(name)
+    if ref is None:
+        raise RuntimeError(f"actor {name} did not start")
+    return ref

@@ -13,7 +13,21 @@ from .auth import install_auth
 from .context import AppContext
 from .errors import register_error_handlers
 from .schema import DUMP_OPTIONS
+from .events import blueprint as events_blueprint
+from .item_actions import blueprint as item_actions_blueprint
+from .jobs import blueprint as jobs_blueprint
+from .libraries import blueprint as libraries_blueprint
+from .scans import blueprint as scans_blueprint
 from .system import blueprint as system_blueprint
+
+BLUEPRINTS = (
+    system_blueprint,
+    libraries_blueprint,
+    scans_blueprint,
+    events_blueprint,
+    jobs_blueprint,
+    item_actions_blueprint,
+)
 
 API_PREFIX = "/api/v1"
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -41,7 +55,8 @@ def create_app(context: AppContext) -> Quart:
     install_auth(app)
     app.after_request(_add_request_id)
     register_error_handlers(app)
-    app.register_blueprint(system_blueprint, url_prefix=API_PREFIX)
+    for blueprint in BLUEPRINTS:
+        app.register_blueprint(blueprint, url_prefix=API_PREFIX)
     return app
 
 

@@ -211,3 +211,25 @@ async def _records(store: Store, rows: list[Row]) -> list[LibraryRecord]:
         )
         for row in rows
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class ItemLocation:
+    item_id: str
+    library_id: str
+    type: str
+    name: str
+    directory: str | None  # the folder that holds the item's files
+
+
+async def item_location(store: Store, item_id: str) -> ItemLocation | None:
+    """Where an item lives on disk, for a rescan of just its directory."""
+    row = await store.fetch_one(
+        "SELECT id, library_id, type, name, path, dir_path FROM items WHERE id = ?", (item_id,)
+    )
+    if row is None:
+        return None
+    directory = row["dir_path"]
+    if row["type"] in ("Series", "Season", "Folder", "BoxSet") and row["path"]:
+        directory = row["path"]  # a folder item: its own folder, with everything below
+    return ItemLocation(row["id"], row["library_id"], row["type"], row["name"], directory)

@@ -1,0 +1,31 @@
+"""Asking actors from request handlers, with the edge's timeout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reelhouse import errors
+from reelhouse.actors import ActorRef, ActorStopped, AskTimeout
+from reelhouse.actors.library_registry import GetLibraryRef
+
+from .context import ASK_TIMEOUT_SECONDS, app_context
+
+
+async def ask(ref: ActorRef, msg: object, *, timeout: float = ASK_TIMEOUT_SECONDS) -> Any:
+    """Ask ``ref``; a busy or stopping actor is a 503 with Retry-After, never a hang."""
+    try:
+        return await ref.ask(msg, timeout=timeout)
+    except AskTimeout:
+        raise errors.Unavailable(
+            "The server is busy; try again shortly.", params={"retryAfterSeconds": 5}
+        ) from None
+    except ActorStopped:
+        raise errors.Unavailable(
+            "The server is stopping or restarting this part; try again shortly.",
+            params={"retryAfterSeconds": 5},
+        ) from None
+
+
+async def library_ref(library_id: str) -> ActorRef:
+    """The LibraryActor of ``library_id``; NotFound for an unknown library."""
+    return await ask(app_context().actors.libraries, GetLibraryRef(library_id))

@@ -1,0 +1,101 @@
+"""GET /scans/events: the scan progress stream (server-sent events).
+
+Contract (api-decisions.md): every event has ``id: N``, the global sequence
+number; ``data:`` is one line of JSON, the library's ScanStatus. Without
+``Last-Event-ID`` the stream starts with one ``scan.snapshot`` per library;
+with it, every kept event after N is replayed, or, when N is older than
+what is kept, the snapshots are sent instead. A ``: keep-alive`` comment
+goes out at least every 15 seconds. A client that falls too far behind is
+dropped (it reconnects and resumes); shutdown ends every stream.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import trio
+from quart import Blueprint, Response, request
+
+from reelhouse import errors
+from reelhouse.actors import ActorRef, Event, Gap, SubscriberDropped
+
+from .context import AppContext, app_context
+from .scans import all_scan_statuses
+
+blueprint = Blueprint("events", __name__)
+
+KEEPALIVE_SECONDS = 15.0
+# How often a waiting stream looks at the shutdown flag.
+SHUTDOWN_POLL_SECONDS = 1.0
+
+
+@blueprint.get("/scans/events")
+async def scan_events() -> Response:
+    after = _last_event_id()
+    # The body is produced after the handler returned, outside the request
+    # and app contexts: everything it needs is passed in now.
+    response = Response(_stream(after, app_context()), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    response.timeout = None  # a stream lives as long as the client stays
+    return response
+
+
+def _last_event_id() -> int | None:
+    raw = request.headers.get("Last-Event-ID") or request.args.get("lastEventId")
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit():
+        raise errors.Invalid("Last-Event-ID must be a decimal event id.", field="Last-Event-ID")
+    return int(raw)
+
+
+async def _stream(after: int | None, ctx: AppContext) -> AsyncIterator[bytes]:
+    bus, libraries = ctx.actors.bus, ctx.actors.libraries
+    # Subscribing at the bus's last seq replays nothing; what follows is live.
+    start = bus.last_seq if after is None else after
+    async with bus.subscribe(after=start) as subscription:
+        yield b": stream open\n\n"  # headers go out now, not at the first event
+        if after is None:
+            async for chunk in _snapshots(libraries, bus.last_seq):
+                yield chunk
+        events = subscription.__aiter__()
+        idle = 0.0
+        while not ctx.shutting_down.is_set():
+            item: Event | Gap | None = None
+            with trio.move_on_after(SHUTDOWN_POLL_SECONDS):
+                try:
+                    item = await events.__anext__()
+                except (StopAsyncIteration, SubscriberDropped):
+                    return
+            if item is None:
+                idle += SHUTDOWN_POLL_SECONDS
+                if idle >= KEEPALIVE_SECONDS:
+                    idle = 0.0
+                    yield b": keep-alive\n\n"
+                continue
+            idle = 0.0
+            if isinstance(item, Gap):
+                async for chunk in _snapshots(libraries, item.live_after):
+                    yield chunk
+            else:
+                yield _format(item.seq, item.kind, item.data)
+
+
+async def _snapshots(libraries: ActorRef, seq: int) -> AsyncIterator[bytes]:
+    for status in await all_scan_statuses(libraries):
+        yield _format(seq, "scan.snapshot", status.to_json())
+
+
+def _format(seq: int, kind: str, data: Mapping[str, Any]) -> bytes:
+    payload = json.dumps(data, separators=(",", ":"), default=_plain)
+    return f"id: {seq}\nevent: {kind}\ndata: {payload}\n\n".encode()
+
+
+def _plain(value: object) -> object:
+    # Published event data is frozen (a mappingproxy); JSON wants a dict.
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

@@ -1,0 +1,57 @@
+"""Item commands: refresh metadata, rescan the item's directory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import Blueprint
+from quart_schema import validate_request
+
+from reelhouse import errors
+from reelhouse.actors.library import StartScan
+from reelhouse.storage.libraries import ItemLocation, item_location
+
+from .activity import log_activity
+from .asks import ask, library_ref
+from .context import app_context
+from .libraries import RefreshMetadataRequest
+from .schema import SimpleSuccess
+
+blueprint = Blueprint("item_actions", __name__)
+
+
+@blueprint.post("/items/<item_id>/refresh")
+@validate_request(RefreshMetadataRequest)
+async def refresh_item(item_id: str, data: RefreshMetadataRequest) -> tuple[dict[str, Any], int]:
+    """Re-read the item's NFO files and local images now (its whole folder).
+
+    Until metadata providers exist both modes re-read local metadata; 409
+    while a scan or refresh of the item's library runs.
+    """
+    item = await _locate(item_id)
+    await _rescan(item, rewrite=True, trigger="refresh")
+    await log_activity("item.refresh", "content", "item", item.item_id, item.name, {"mode": data.mode})
+    return SimpleSuccess(success=True, message="Refresh started.").to_json(), 202
+
+
+@blueprint.post("/items/<item_id>/rescan")
+async def rescan_item(item_id: str) -> dict[str, Any]:
+    """Rescan only the item's directory on disk, not the whole library."""
+    item = await _locate(item_id)
+    await _rescan(item, rewrite=False, trigger="rescan")
+    await log_activity("item.rescan", "content", "item", item.item_id, item.name)
+    return SimpleSuccess(success=True, message="Rescan started.").to_json()
+
+
+async def _locate(item_id: str) -> ItemLocation:
+    item = await item_location(app_context().store, item_id)
+    if item is None:
+        raise errors.NotFound(f"No item {item_id}.", params={"itemId": item_id})
+    return item
+
+
+async def _rescan(item: ItemLocation, *, rewrite: bool, trigger: str) -> None:
+    if item.directory is None:
+        raise errors.Conflict("This item has no folder on disk to rescan.", params={"itemId": item.item_id})
+    library = await library_ref(item.library_id)
+    await ask(library, StartScan(mode="full", rewrite=rewrite, only_dirs=(item.directory,), trigger=trigger))

@@ -1,0 +1,27 @@
+"""Job routes: list and cancel background jobs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import Blueprint, Response
+
+from reelhouse.actors.jobs import CancelJob, ListJobs
+
+from .activity import log_activity
+from .asks import ask
+from .context import app_context
+
+blueprint = Blueprint("jobs", __name__)
+
+
+@blueprint.get("/jobs")
+async def list_jobs() -> list[dict[str, Any]]:
+    return await ask(app_context().actors.jobs, ListJobs())
+
+
+@blueprint.post("/jobs/<job_id>/cancel")
+async def cancel_job(job_id: str) -> Response:
+    await ask(app_context().actors.jobs, CancelJob(job_id))
+    await log_activity("job.cancel", "content", "", job_id)
+    return Response(b"", status=204)  # a bytes body: an empty list would be a sync iterable

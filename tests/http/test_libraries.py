@@ -1,0 +1,159 @@
+"""Library endpoints over real HTTP, on both backends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+import trio
+
+from ..media_factory import MediaFactory
+from .scanning import create_library, wait_for_state
+
+
+@pytest.fixture
+def movies_root(tmp_path: Path, media: MediaFactory) -> Path:
+    root = tmp_path / "movies"
+    media.video(root / "Arrival (2016)" / "Arrival (2016).mkv")
+    media.video(root / "Heat (1995).mkv")
+    return root
+
+
+async def test_create_returns_201_with_effective_options_and_scans(client: httpx.AsyncClient, movies_root: Path) -> None:
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [movies_root])
+        assert library["name"] == "Films"
+        assert library["paths"] == [str(movies_root)]
+        assert library["collectionType"] == "movies"
+        options = library["options"]
+        assert options["massMissingThreshold"] == 0.2 and options["missingGraceHours"] == 168
+        assert options["effectiveReadConcurrency"] >= 1 and options["storage"] == "local"
+        assert library["covers"] == {"customPrimary": False, "customThumb": False}
+        status = await wait_for_state(client, library["id"])
+        assert status["state"] == "completed"
+        assert status["added"] == 2
+        fetched = (await client.get(f"/libraries/{library['id']}")).json()
+    assert fetched["itemCount"] == 2
+    assert fetched["lastScannedAt"].endswith("Z")
+    assert fetched["scrapePending"] == 0
+
+
+async def test_scans_suspended_means_no_first_scan(client: httpx.AsyncClient, movies_root: Path) -> None:
+    with trio.fail_after(30):
+        library = await create_library(client, "Quiet", [movies_root], options={"scansSuspended": True, "remoteAllowedHosts": []})
+        await trio.sleep(0.5)
+        status = next(s for s in (await client.get("/scans/status")).json() if s["libraryId"] == library["id"])
+        fetched = (await client.get(f"/libraries/{library['id']}")).json()
+    assert status["state"] == "idle"
+    assert fetched["itemCount"] == 0
+    assert "lastScannedAt" not in fetched
+
+
+@pytest.mark.parametrize(
+    ("paths", "code", "reason"),
+    [
+        (["relative/dir"], "path_not_absolute", None),
+        (["{tmp}/does-not-exist"], "field_invalid", "not_found"),
+        (["{tmp}/a-file"], "field_invalid", "not_directory"),
+        ([], "field_invalid", None),
+    ],
+)
+async def test_bad_paths_are_400_naming_the_field_and_create_nothing(
+    client: httpx.AsyncClient, tmp_path: Path, paths: list[str], code: str, reason: str | None
+) -> None:
+    (tmp_path / "a-file").write_text("x")
+    body = {"name": "X", "paths": [p.format(tmp=tmp_path) for p in paths], "collectionType": "movies"}
+    with trio.fail_after(30):
+        response = await client.post("/libraries", json=body)
+        listed = (await client.get("/libraries")).json()
+    assert response.status_code == 400
+    error = response.json()
+    assert error["code"] == code and error["params"]["field"] == "paths"
+    if reason:
+        assert error["params"]["reason"] == reason
+    assert listed == []
+
+
+async def test_overlapping_roots_are_refused(client: httpx.AsyncClient, movies_root: Path) -> None:
+    with trio.fail_after(60):
+        await create_library(client, "Films", [movies_root])
+        for path in (movies_root, movies_root / "Arrival (2016)", movies_root.parent):
+            response = await client.post("/libraries", json={"name": "Again", "paths": [str(path)], "collectionType": "movies"})
+            assert response.status_code == 400, path
+            assert response.json()["params"]["reason"] == "overlaps"
+        assert len((await client.get("/libraries")).json()) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"collectionType": "music"}, "collectionType"),
+        ({"options": {"remoteAllowedHosts": [], "excludeKeywords": ["a/b"]}}, "excludeKeywords"),
+        ({"options": {"remoteAllowedHosts": [], "readConcurrency": 9}}, "readConcurrency"),
+        ({"options": {"remoteAllowedHosts": [], "massMissingThreshold": 2}}, "massMissingThreshold"),
+        ({"accessUserIds": ["nobody"]}, "accessUserIds"),
+        ({"name": "   "}, "name"),
+    ],
+)
+async def test_invalid_fields_are_400_with_params_field(
+    client: httpx.AsyncClient, movies_root: Path, body: dict[str, object], field: str
+) -> None:
+    request = {"name": "Films", "paths": [str(movies_root)], "collectionType": "movies", **body}
+    with trio.fail_after(30):
+        response = await client.post("/libraries", json=request)
+        listed = (await client.get("/libraries")).json()
+    assert response.status_code == 400, response.text
+    assert response.json()["params"]["field"] == field
+    assert listed == []
+
+
+async def test_missing_name_is_field_required(client: httpx.AsyncClient, movies_root: Path) -> None:
+    with trio.fail_after(30):
+        response = await client.post("/libraries", json={"paths": [str(movies_root)]})
+    assert response.status_code == 400
+    assert response.json() == {"code": "field_required", "message": response.json()["message"], "params": {"field": "name"}}
+
+
+async def test_unknown_library_is_404(client: httpx.AsyncClient) -> None:
+    with trio.fail_after(30):
+        for method, path in (("GET", "/libraries/nope"), ("POST", "/libraries/nope/rescrape"), ("POST", "/libraries/nope/scan")):
+            response = await client.request(method, path)
+            assert response.status_code == 404, path
+            assert response.json()["code"] == "not_found"
+
+
+async def test_refresh_is_202_and_runs_as_the_library_scan_job(client: httpx.AsyncClient, movies_root: Path) -> None:
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [movies_root])
+        await wait_for_state(client, library["id"])
+        bad = await client.post(f"/libraries/{library['id']}/refresh", json={"mode": "sometimes"})
+        assert bad.status_code == 400 and bad.json()["params"]["field"] == "mode"
+        response = await client.post(f"/libraries/{library['id']}/refresh", json={"mode": "replaceAll"})
+        assert response.status_code == 202 and response.json()["success"] is True
+        status = await wait_for_state(client, library["id"])
+    assert status["state"] == "completed"
+
+
+async def test_rescrape_reports_counts(client: httpx.AsyncClient, movies_root: Path) -> None:
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [movies_root])
+        await wait_for_state(client, library["id"])
+        response = await client.post(f"/libraries/{library['id']}/rescrape")
+    assert response.status_code == 200
+    assert response.json() == {"queued": 0, "skipped": 0}
+
+
+async def test_creation_and_scans_are_recorded_for_the_activity_log(server, client: httpx.AsyncClient, movies_root: Path) -> None:  # type: ignore[no-untyped-def]
+    from reelhouse.storage import open_store
+    from reelhouse.storage.activity import list_activity
+
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [movies_root])
+        await wait_for_state(client, library["id"])
+        assert (await client.post(f"/libraries/{library['id']}/scan", json={"mode": "quick"})).status_code == 200
+        await wait_for_state(client, library["id"])
+        async with open_store(server.database_url) as store:
+            actions = [(a.action, a.category, a.actor_kind, a.target_id) for a in await list_activity(store, 50)]
+    assert ("library.create", "settings", "apiKey", library["id"]) in actions
+    assert ("library.scan", "content", "apiKey", library["id"]) in actions

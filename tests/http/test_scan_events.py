@@ -1,0 +1,158 @@
+"""GET /scans/events: the SSE contract of api-decisions.md, over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trio
+
+from ..media_factory import MediaFactory
+from .conftest import RunningServer, start_server
+from .scanning import create_library, wait_for_state
+
+
+@dataclass
+class SseEvent:
+    id: int
+    event: str
+    data: dict[str, Any]
+
+
+async def read_events(response: httpx.Response) -> AsyncIterator[SseEvent | str]:
+    """Yields events, and comment lines as strings."""
+    fields: dict[str, str] = {}
+    async for line in response.aiter_lines():
+        if line.startswith(":"):
+            yield line
+        elif line == "":
+            if fields:
+                yield SseEvent(int(fields["id"]), fields["event"], json.loads(fields["data"]))
+                fields = {}
+        else:
+            name, _, value = line.partition(": ")
+            fields[name] = value
+
+
+async def collect_until(client: httpx.AsyncClient, stop: str, *, headers: dict[str, str] | None = None,
+                        params: dict[str, str] | None = None, during: Any = None,
+                        after_started: str | None = None) -> list[SseEvent]:
+    """Open the stream, optionally run ``during`` once it is open, and read until an event named ``stop``
+    (of a scan started after ``after_started``, when given)."""
+    events: list[SseEvent] = []
+    async with client.stream("GET", "/scans/events", headers=headers, params=params, timeout=None) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        started = False
+        async for item in read_events(response):
+            if not started and during is not None:
+                started = True
+                await during()
+            if isinstance(item, SseEvent):
+                events.append(item)
+                newer = after_started is None or item.data.get("startedAt", "") > after_started
+                if item.event == stop and newer:
+                    break
+    return events
+
+
+@pytest.fixture
+def root(tmp_path: Path, media: MediaFactory) -> Path:
+    media.video(tmp_path / "films" / "Heat (1995).mkv")
+    return tmp_path / "films"
+
+
+async def test_a_new_connection_gets_a_snapshot_per_library_then_live_events(client: httpx.AsyncClient, root: Path) -> None:
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [root])
+        first = await wait_for_state(client, library["id"])
+
+        async def scan() -> None:
+            assert (await client.post(f"/libraries/{library['id']}/scan", json={"mode": "full"})).status_code == 200
+
+        events = await collect_until(client, "scan.completed", during=scan, after_started=first["startedAt"])
+    assert events[0].event == "scan.snapshot" and events[0].data["libraryId"] == library["id"]
+    # The first scan's last events may still be on their way when the stream
+    # opens (persist first, deliver second); the scan started here is whole.
+    events = [e for e in events if e.data.get("startedAt", "") > first["startedAt"]]
+    live = [e.event for e in events]
+    assert live[:2] == ["scan.queued", "scan.started"]
+    assert live[-1] == "scan.completed"
+    ids = [e.id for e in events]
+    assert ids == list(range(ids[0], ids[0] + len(ids)))  # one global sequence, no holes
+    assert events[-1].data["state"] == "completed" and "finishedAt" in events[-1].data
+
+
+async def test_last_event_id_replays_every_later_event(client: httpx.AsyncClient, root: Path) -> None:
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [root])
+        await wait_for_state(client, library["id"])
+        first_run = await collect_until(client, "scan.snapshot")
+        mark = first_run[0].id
+        for _ in range(2):
+            await client.post(f"/libraries/{library['id']}/scan", json={"mode": "full"})
+            await wait_for_state(client, library["id"])
+        replayed = await collect_until(client, "scan.completed", headers={"Last-Event-ID": str(mark)})
+        again = await collect_until(client, "scan.completed", params={"lastEventId": str(replayed[0].id - 1)})
+    assert replayed[0].id == mark + 1
+    assert [e.event for e in replayed][:2] == ["scan.queued", "scan.started"]
+    assert again[0].id == replayed[0].id
+
+
+async def test_an_unknown_last_event_id_gets_snapshots(client: httpx.AsyncClient, root: Path) -> None:
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [root])
+        await wait_for_state(client, library["id"])
+        events = await collect_until(client, "scan.snapshot", headers={"Last-Event-ID": "999999999"})
+    assert events[0].data["libraryId"] == library["id"]
+
+
+async def test_a_malformed_last_event_id_is_400(client: httpx.AsyncClient) -> None:
+    with trio.fail_after(30):
+        response = await client.get("/scans/events", headers={"Last-Event-ID": "abc"})
+    assert response.status_code == 400 and response.json()["code"] == "field_invalid"
+
+
+async def test_event_ids_survive_a_restart(nursery: trio.Nursery, database_url: str, tmp_path: Path, root: Path) -> None:
+    from reelhouse.storage import open_store
+
+    first = await start_server(nursery, database_url, tmp_path / "data")
+    async with first.client() as client:
+        with trio.fail_after(60):
+            library = await create_library(client, "Films", [root])
+            await wait_for_state(client, library["id"])
+    first.shutdown.set()
+    await trio.sleep(1.0)  # the bus persists what is queued before it stops
+    async with open_store(database_url) as store:
+        last_before = int(await store.fetch_value("SELECT max(seq) FROM events"))
+    assert last_before >= 3
+    second = await start_server(nursery, database_url, tmp_path / "data")
+    async with second.client() as client:
+        with trio.fail_after(60):
+            replay = await collect_until(client, "scan.completed", headers={"Last-Event-ID": str(last_before - 3)})
+
+            async def scan() -> None:
+                await client.post(f"/libraries/{library['id']}/scan", json={"mode": "quick"})
+
+            fresh = await collect_until(client, "scan.started", during=scan)
+    second.shutdown.set()
+    assert replay[0].id == last_before - 2  # persisted events replayed across the restart
+    new_ids = [e.id for e in fresh if e.event != "scan.snapshot"]
+    assert new_ids[0] > last_before  # numbers are never reused
+
+
+async def test_shutdown_ends_open_streams(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> None:
+    running = await start_server(nursery, database_url, tmp_path / "data", shutdown_grace_seconds=5)
+    async with running.client() as client:
+        with trio.fail_after(15):
+            async with client.stream("GET", "/scans/events", timeout=None) as response:
+                lines = response.aiter_lines()
+                assert (await lines.__anext__()).startswith(":")
+                running.shutdown.set()
+                async for _ in lines:
+                    pass  # the server closes the stream; the loop ends
