@@ -24,6 +24,7 @@ from reelhouse.storage.catalog import (
     ProbeOutcomeRow,
     ScanErrorRow,
     count_probe_pending,
+    load_local_images,
     load_scan_index,
     mark_missing,
     pending_probe_sources,
@@ -67,13 +68,14 @@ async def test_written_records_come_back_in_the_index(store: Store) -> None:
         await write_batch(store, LIB, batch, [ScanErrorRow("/m/x.nfo", "bad")], now_ms=1000)
         await save_scan_dirs(store, LIB, [(ROOT, None, 42)], [])
         index = await load_scan_index(store, LIB)
+        images = await load_local_images(store, LIB)
     movie, trailer = batch[0].draft, batch[1].draft
     assert set(index.items) == {movie.id, trailer.id}
     stored = index.items[movie.id]
     assert (stored.type, stored.path, stored.dir_path, stored.missing, stored.scan_hash) == ("Movie", movie.path, ROOT, False, "fp")
     assert (stored.file_size, stored.file_mtime) == (100, 5)
     assert index.items[trailer.id].type == "Video"
-    assert index.images[image.path].tag == "tag1"
+    assert images[image.path].tag == "tag1" and index.images == {}
     assert index.dirs[ROOT].mtime_ns == 42
     assert index.present_count() == 2
     streams = await store.fetch_all("SELECT codec, language, is_external FROM media_streams")

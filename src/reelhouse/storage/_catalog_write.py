@@ -126,7 +126,8 @@ class _Rows:
         self.images: list[Params] = []
         self.sources: list[Params] = []
         self.resets: list[Params] = []
-        self.source_ids: list[Params] = []
+        self.source_ids: list[Params] = []  # changed files: their media info goes
+        self.source_ids_old: list[Params] = []  # rewritten sources: external streams go
         self.streams: list[Params] = []
         self.errors_delete: list[Params] = []
         self.errors: list[Params] = []
@@ -134,7 +135,8 @@ class _Rows:
     def add(self, record: ItemRecord) -> None:
         draft = record.draft
         self.items.append(item_row(self.library_id, record, self.now))
-        self.image_ids.append((draft.id,))
+        if not record.is_new:  # a new item has nothing to replace
+            self.image_ids.append((draft.id,))
         self.images.extend(
             (draft.id, i.kind, i.index, i.path, i.tag, i.width, i.height, i.size, i.mtime_ms)
             for i in record.images
@@ -147,7 +149,8 @@ class _Rows:
     def _add_meta(self, record: ItemRecord) -> None:
         meta, item = record.meta, record.draft.id
         assert meta is not None
-        self.meta_ids.append((item,))
+        if not record.is_new:
+            self.meta_ids.append((item,))
         self.values.extend((item, kind, value, position) for position, (kind, value) in enumerate(meta.values))
         for credit in meta.credits:
             self.people.setdefault(credit.person_id, (credit.person_id, credit.name, credit.name, self.now, self.now))
@@ -160,6 +163,8 @@ class _Rows:
         self.sources.append(
             (source_id, draft.id, path, record.container, draft.file.size, draft.file.mtime_ms, int(draft.strm))
         )
+        if not record.is_new:
+            self.source_ids_old.append((source_id,))
         if record.file_changed and not record.is_new:
             self.resets.append((record.container, source_id))
             self.source_ids.append((source_id,))
@@ -181,7 +186,7 @@ class _Rows:
             (_SOURCE_UPSERT, self.sources),
             (_SOURCE_RESET, self.resets),
             (_EMBEDDED_DELETE, self.source_ids),
-            (_EXTERNAL_DELETE, [(row[0],) for row in self.sources]),
+            (_EXTERNAL_DELETE, self.source_ids_old),
             (_EXTERNAL_INSERT, self.streams),
             (_ERRORS_DELETE, self.errors_delete),
             (_ERRORS_INSERT, self.errors),

@@ -1,8 +1,8 @@
 """The scanner's reads and writes of the catalogue.
 
 A scan reads a library's index once (:func:`load_scan_index`: every item's
-id, path, fingerprint and structure, the local images' tags, the directory
-times of the last scan), writes item records in batches of one transaction
+id, path, fingerprint and structure, the directory times of the last scan;
+:func:`load_local_images`: the local images' tags, when files are to be read), writes item records in batches of one transaction
 each (:func:`write_batch`), and when it completes marks what it did not
 see missing (:func:`mark_missing`), purges items missing for longer than
 the grace period (:func:`purge_missing`) and stores directory times
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from reelhouse.media.assemble import ItemRecord
 from reelhouse.media.probe import ProbeFailure, ProbeResult
@@ -37,6 +38,7 @@ __all__ = [
     "StoredImage",
     "count_probe_pending",
     "item_row",
+    "load_local_images",
     "load_scan_index",
     "mark_missing",
     "pending_probe_sources",
@@ -48,15 +50,15 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class IndexedItem:
-    """What a scan needs to know of a stored item."""
+class IndexedItem(NamedTuple):
+    """What a scan needs to know of a stored item (a tuple: a library's
+    index is loaded on every scan, so it must be cheap to build)."""
 
     id: str
     type: str
     path: str | None
     dir_path: str | None
-    missing: bool
+    missing: int  # 0 or 1
     scan_hash: str | None
     series_id: str | None
     season_id: str | None
@@ -66,8 +68,7 @@ class IndexedItem:
     file_mtime: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class StoredImage:
+class StoredImage(NamedTuple):
     size: int | None
     mtime: int | None
     tag: str
@@ -75,8 +76,7 @@ class StoredImage:
     height: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class StoredDir:
+class StoredDir(NamedTuple):
     parent: str | None
     mtime_ns: int
 
@@ -119,24 +119,29 @@ class ScanIndex:
 
 
 async def load_scan_index(store: Store, library_id: str) -> ScanIndex:
-    """The library's index as the last scans left it."""
+    """The library's items and directories as the last scans left them
+    (``images`` stays empty: see :func:`load_local_images`)."""
     index = ScanIndex()
     rows = await store.fetch_all(
         "SELECT id, type, path, dir_path, missing, scan_hash, series_id, season_id, version_of,"
         " extra_type, file_size, file_mtime FROM items WHERE library_id = ?",
         (library_id,),
     )
-    for r in rows:
-        index.items[r[0]] = IndexedItem(r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6], r[7], r[8], r[9], r[10], r[11])
-    images = await store.fetch_all(
+    index.items = {r[0]: IndexedItem._make(r) for r in rows}
+    dirs = await store.fetch_all("SELECT path, parent, mtime_ns FROM scan_dirs WHERE library_id = ?", (library_id,))
+    index.dirs = {r[0]: StoredDir(r[1], int(r[2])) for r in dirs}
+    return index
+
+
+async def load_local_images(store: Store, library_id: str) -> dict[str, StoredImage]:
+    """The library's local images by path: a scan reuses their tags while
+    their size and mtime stay (loaded only when a scan has files to read)."""
+    rows = await store.fetch_all(
         "SELECT i.path, i.size, i.mtime, i.tag, i.width, i.height FROM images i"
         " JOIN items t ON t.id = i.item_id WHERE t.library_id = ? AND i.source = 'local'",
         (library_id,),
     )
-    index.images = {r[0]: StoredImage(r[1], r[2], r[3], r[4], r[5]) for r in images}
-    dirs = await store.fetch_all("SELECT path, parent, mtime_ns FROM scan_dirs WHERE library_id = ?", (library_id,))
-    index.dirs = {r[0]: StoredDir(r[1], int(r[2])) for r in dirs}
-    return index
+    return {r[0]: StoredImage(r[1], r[2], r[3], r[4], r[5]) for r in rows}
 
 
 async def write_batch(

@@ -42,6 +42,7 @@ from reelhouse.storage import Store, now_ms
 from reelhouse.storage.catalog import (
     ScanIndex,
     count_probe_pending,
+    load_local_images,
     load_scan_index,
     mark_missing,
     pending_probe_sources,
@@ -142,6 +143,8 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
         expand=frozenset(p for p, i in index.folders_by_path().items() if i.type == "Series"),
     )
     visits, unreadable = await _walk(walker, store, plan.library_id, progress, limiter)
+    if any(visit.listing is not None for visit in visits):
+        index.images = await load_local_images(store, plan.library_id)
     scope = _Scope(scope.starts, scope.within, scope.protected + tuple(unreadable))
     timing = effective_media_info_timing(plan.options)
     parser = Parser(rules, index, rewrite=plan.rewrite, probe_changed=timing in ("scan", "background"))
