@@ -127,9 +127,10 @@ class Batch:
             run.first_event = event.received
         if event.name == "scan.progress":
             run.progress.append(event.received)
-        stamp = {"scan.started": "startedAt", "scan.completed": "finishedAt"}.get(event.name)
-        if stamp and stamp in event.data:
-            run.lags.append(event.received_epoch - _epoch_ms(event.data[stamp]) / 1000)
+        # startedAt is when the scan was accepted (before queueing), so only
+        # finishedAt dates the moment an event describes.
+        if event.name in FINAL_EVENTS and "finishedAt" in event.data:
+            run.lags.append(event.received_epoch - _epoch_ms(event.data["finishedAt"]) / 1000)
         if event.name in FINAL_EVENTS:
             run.stream_final = event
         self.watch.changed()
