@@ -98,13 +98,16 @@ def batch_statements(
     records: Sequence[ItemRecord],
     errors: Sequence[ScanErrorRow],
     *,
+    cleared: Sequence[str] = (),
     now_ms: int,
 ) -> list[Statement]:
     """The statements writing ``records`` (in the order given: parents
-    first) and ``errors``, replacing earlier errors of the same paths."""
+    first) and ``errors``, replacing earlier errors of the same paths and
+    dropping those of ``cleared`` paths."""
     rows = _Rows(library_id, now_ms)
     for record in records:
         rows.add(record)
+    rows.errors_delete.extend((library_id, path) for path in cleared)
     for error in errors:
         rows.errors_delete.append((library_id, error.path))
         rows.errors.append((library_id, error.path, error.error, now_ms))

@@ -88,6 +88,7 @@ class ScanIndex:
     items: dict[str, IndexedItem] = field(default_factory=dict)
     images: dict[str, StoredImage] = field(default_factory=dict)
     dirs: dict[str, StoredDir] = field(default_factory=dict)
+    error_paths: set[str] = field(default_factory=set)  # paths with a recorded scan error
 
     def present_count(self) -> int:
         """Items not missing: the base of the mass-missing safeguard."""
@@ -130,6 +131,8 @@ async def load_scan_index(store: Store, library_id: str) -> ScanIndex:
     index.items = {r[0]: IndexedItem._make(r) for r in rows}
     dirs = await store.fetch_all("SELECT path, parent, mtime_ns FROM scan_dirs WHERE library_id = ?", (library_id,))
     index.dirs = {r[0]: StoredDir(r[1], int(r[2])) for r in dirs}
+    errors = await store.fetch_all("SELECT DISTINCT path FROM scan_errors WHERE library_id = ?", (library_id,))
+    index.error_paths = {r[0] for r in errors}
     return index
 
 
@@ -150,11 +153,13 @@ async def write_batch(
     records: Sequence[ItemRecord],
     errors: Sequence[ScanErrorRow] = (),
     *,
+    cleared: Sequence[str] = (),
     now_ms: int,
 ) -> None:
     """Write item records (parents before children) and scan errors in one
-    transaction: all of it or nothing."""
-    statements = batch_statements(library_id, records, errors, now_ms=now_ms)
+    transaction: all of it or nothing. ``cleared``: paths whose earlier
+    errors are gone (the file reads now)."""
+    statements = batch_statements(library_id, records, errors, cleared=cleared, now_ms=now_ms)
     if statements:
         await store.transaction(statements)
 

@@ -167,6 +167,12 @@ async def test_a_malformed_or_hostile_nfo_is_a_scan_error_and_the_file_is_still_
     errors = await library.errors()
     assert [path for path, _ in errors] == [tree.path("Broken (2001)/Broken (2001).nfo"), tree.path("Evil (2002)/movie.nfo")]
     assert all("NFO" in text for _, text in errors)
+    assert (await library.scan()).errors == 0  # unchanged: not read, not reported again
+    assert len(await library.errors()) == 2
+    tree.add("Broken (2001)/Broken (2001).nfo", "<movie><title>Fixed</title></movie>")
+    await library.scan()
+    assert [path for path, _ in await library.errors()] == [tree.path("Evil (2002)/movie.nfo")]
+    assert (await library.items())["Broken (2001)/Broken (2001).mkv"]["name"] == "Fixed"
 
 
 async def test_use_nfo_off_keeps_stored_values(tree: Tree, library: Library) -> None:

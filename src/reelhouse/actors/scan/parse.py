@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from reelhouse.media.assemble import (
     MAX_STRM_BYTES,
+    FileStat,
     ImageRecord,
     ItemDraft,
     ItemRecord,
@@ -54,6 +55,7 @@ class ParsedBatch:
 
     records: list[ItemRecord] = field(default_factory=list)
     errors: list[ScanErrorRow] = field(default_factory=list)
+    cleared: list[str] = field(default_factory=list)  # paths whose old errors are gone
     processed: int = 0
     current_dir: str | None = None
     current_path: str | None = None
@@ -119,6 +121,7 @@ class Parser:
 
     def _directory(self, path: str, listing: Listing, out: ParsedBatch) -> None:
         self.listings[path] = listing
+        self._clear(out, path)
         drafts = assemble_directory(listing, self.rules)
         self._owners.update(drafts.owners)
         known = self._folders.get(path)
@@ -232,6 +235,13 @@ class Parser:
             self._see(draft)
             out.records.append(record)
             out.current_path = draft.path or out.current_path
+            if self.index.error_paths:
+                self._clear(out, draft.path, *(join_path(draft.dir_path, f.name) for f in _files_read(draft)))
+
+    def _clear(self, out: ParsedBatch, *paths: str | None) -> None:
+        """Forget earlier errors of paths that read fine now."""
+        failed = {e.path for e in out.errors}
+        out.cleared.extend(p for p in paths if p in self.index.error_paths and p not in failed)
 
     def _see(self, draft: ItemDraft) -> None:
         self.seen.add(draft.id)
@@ -300,6 +310,10 @@ class Parser:
         except OSError as exc:
             out.errors.append(ScanErrorRow(path, f"The .strm file could not be read: {_describe(exc)}."))
         return None
+
+
+def _files_read(draft: ItemDraft) -> list[FileStat]:
+    return [*(i.file for i in draft.images), *([draft.nfo] if draft.nfo else [])]
 
 
 def walk_error_rows(errors: Iterable[WalkError]) -> list[ScanErrorRow]:

@@ -242,7 +242,7 @@ async def _parse_and_write(
     async def writer() -> None:
         async with receive:
             async for batch in receive:
-                await write_batch(store, library_id, batch.records, batch.errors, now_ms=now_ms())
+                await write_batch(store, library_id, batch.records, batch.errors, cleared=batch.cleared, now_ms=now_ms())
                 progress.added += sum(1 for r in batch.records if r.is_new)
                 progress.changed += sum(1 for r in batch.records if not r.is_new)
                 progress.errors += len(batch.errors)

@@ -15,3 +15,6 @@ CREATE TABLE scan_dirs (
     mtime_ns BIGINT NOT NULL,
     PRIMARY KEY (library_id, path)
 );
+
+-- A scan replaces a path's earlier errors, and clears them once the file reads.
+CREATE INDEX scan_errors_by_path ON scan_errors (library_id, path);
