@@ -2,9 +2,14 @@
 
 Files live in ``reelhouse/storage/migrations/`` as ``NNNN_name.sql``.  They
 are written once in the shared dialect; the few places where the backends
-differ are tokens the runner substitutes (:data:`TOKENS`).  A file is split
-into statements at ``;``, after dropping ``--`` comments: so no ``;`` and no
-``--`` inside string literals, and no trigger bodies.
+differ are tokens the runner substitutes (:data:`TOKENS`).  A migration that
+cannot be written once (full-text search, triggers) ships one file per
+backend instead, ``NNNN_name.sqlite.sql`` and ``NNNN_name.postgresql.sql``
+(both, same name).  A file is split into statements at ``;``, after
+dropping ``--`` comments: so no ``;`` and no ``--`` inside string literals.
+Two kinds of body stay whole: a ``CREATE TRIGGER`` runs to the ``END`` that
+closes a statement, and ``$$``-quoted text (PostgreSQL function and ``DO``
+bodies; only the untagged ``$$`` form) is never split.
 
 Each migration runs in one transaction that first records it in
 ``schema_migrations``: a second process migrating at the same time fails on
@@ -16,7 +21,8 @@ never races); SQLite does so with the writer's ``BEGIN IMMEDIATE``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from importlib import resources
 
 from ._store import Backend, IntegrityError, Statement, Store, StoreError, now_ms
@@ -36,7 +42,9 @@ TOKENS: dict[Backend, dict[str, str]] = {
     },
 }
 
-_FILE_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_FILE_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)(?:\.(sqlite|postgresql))?\.sql$")
+_TRIGGER_START = re.compile(r"^\s*CREATE\s+(?:TEMP\s+|TEMPORARY\s+)?TRIGGER\b", re.IGNORECASE)
+_TRIGGER_END = re.compile(r"\bEND\s*$", re.IGNORECASE)
 _TOKEN = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 _COMMENT = re.compile(r"--[^\n]*")
 
@@ -52,27 +60,41 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 class Migration:
     version: int
     name: str
-    sql: str  # as written, tokens not yet substituted
+    sql: str  # as written, tokens not yet substituted ("" when only per-backend files exist)
+    variants: Mapping[str, str] = field(default_factory=dict)  # backend -> its own file's SQL
+
+    def sql_for(self, backend: Backend) -> str:
+        """The SQL this migration runs on ``backend``."""
+        return self.variants.get(backend, self.sql)
 
 
 def load_migrations() -> list[Migration]:
-    """Every migration file shipped with the package, in version order.
+    """Every migration shipped with the package, in version order.
 
-    Raises StoreError for a misnamed file or a repeated version number.
+    Raises StoreError for a misnamed file, a repeated version number, or a
+    version whose per-backend files are not one per backend with one name.
     """
     folder = resources.files(MIGRATIONS_PACKAGE) / MIGRATIONS_DIR
-    found: dict[int, Migration] = {}
+    files: dict[int, list[tuple[str, str | None, str]]] = {}
     for entry in folder.iterdir():
         if not entry.name.endswith(".sql"):
             continue
         match = _FILE_NAME.match(entry.name)
         if match is None:
-            raise StoreError(f"migration file {entry.name!r} is not named NNNN_name.sql")
-        version = int(match.group(1))
-        if version in found:
-            raise StoreError(f"two migrations have version {version}")
-        found[version] = Migration(version, match.group(2), entry.read_text(encoding="utf-8"))
-    return [found[version] for version in sorted(found)]
+            raise StoreError(f"migration file {entry.name!r} is not named NNNN_name[.backend].sql")
+        version, name, backend = int(match.group(1)), match.group(2), match.group(3)
+        files.setdefault(version, []).append((name, backend, entry.read_text(encoding="utf-8")))
+    return [_migration(version, files[version]) for version in sorted(files)]
+
+
+def _migration(version: int, files: list[tuple[str, str | None, str]]) -> Migration:
+    names = {name for name, _backend, _sql in files}
+    backends = sorted(backend or "" for _name, backend, _sql in files)
+    if len(names) != 1 or backends not in ([""], sorted(TOKENS)):
+        raise StoreError(f"two migrations have version {version}")
+    if backends == [""]:
+        return Migration(version, files[0][0], files[0][2])
+    return Migration(version, files[0][0], "", {backend or "": sql for _name, backend, sql in files})
 
 
 def render(sql: str, backend: Backend) -> list[str]:
@@ -86,7 +108,24 @@ def render(sql: str, backend: Backend) -> list[str]:
         return tokens[name]
 
     text = _TOKEN.sub(substitute, _COMMENT.sub("", sql))
-    return [part.strip() for part in text.split(";") if part.strip()]
+    return [part.strip() for part in _split(text) if part.strip()]
+
+
+def _split(text: str) -> list[str]:
+    """``text`` cut at ``;``, except inside ``$$`` quotes and trigger bodies."""
+    statements: list[str] = []
+    current = ""
+    for part in text.split(";"):
+        current = f"{current};{part}" if current else part
+        if current.count("$$") % 2 == 1:
+            continue  # inside a dollar-quoted body
+        if _TRIGGER_START.match(current) and not _TRIGGER_END.search(current):
+            continue  # inside BEGIN ... END of a trigger
+        statements.append(current)
+        current = ""
+    if current:
+        statements.append(current)
+    return statements
 
 
 async def applied_versions(store: Store) -> set[int]:
@@ -117,7 +156,7 @@ async def _apply(store: Store, migration: Migration) -> bool:
         "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
         (migration.version, migration.name, now_ms()),
     )
-    body = _body(render(migration.sql, store.backend), store.backend)
+    body = _body(render(migration.sql_for(store.backend), store.backend), store.backend)
     try:
         await store.transaction([*_lock(store), record, *body])
     except IntegrityError as exc:
