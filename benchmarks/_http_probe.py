@@ -238,7 +238,7 @@ def running_server(data_dir: Path, full_scans: int | None) -> Iterator[Server]:
         url = _wait_for_url(process, log_path)
         key = _create_key(data_dir, env)
         yield Server(process=process, log_path=log_path, api_url=f"{url}/api/v1", key=key)
-    except BaseException:
+    except Exception:  # not on Ctrl-C: the user knows why it stopped
         tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-LOG_TAIL_LINES:])
         print(f"scan_load: server log, last lines:\n{tail}", file=sys.stderr)
         raise

@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -433,8 +434,16 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM acts as Ctrl-C: the server is stopped and the tree removed."""
+    if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
+        raise KeyboardInterrupt
+    signal.raise_signal(signal.SIGINT)  # Trio's handler, inside trio.run, interrupts at a safe point
+
+
 def main() -> int:
     args = parse_args()
+    signal.signal(signal.SIGTERM, _interrupt)
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(prefix="reelhouse-bench-", dir=args.workdir))
