@@ -135,19 +135,13 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
     roots = await check_roots(plan.roots, functools.partial(_has_items, index), limiter=limiter)
     progress.roots = list(roots)
     scope = _scope(plan, roots)
-    walker = Walker(
-        scope.starts,
-        quick=plan.mode == "quick" and not plan.rewrite,
-        stored_mtimes={path: d.mtime_ns for path, d in index.dirs.items()},
-        stored_children=index.children_of(),
-        expand=frozenset(p for p, i in index.folders_by_path().items() if i.type == "Series"),
-    )
+    timing = effective_media_info_timing(plan.options)
+    prepare = functools.partial(_prepare, plan, index, scope, rules, probe_changed=timing in ("scan", "background"))
+    walker, parser = await trio.to_thread.run_sync(prepare, limiter=limiter)
     visits, unreadable = await _walk(walker, store, plan.library_id, progress, limiter)
     if any(visit.listing is not None for visit in visits):
         index.images = await load_local_images(store, plan.library_id)
     scope = _Scope(scope.starts, scope.within, scope.protected + tuple(unreadable))
-    timing = effective_media_info_timing(plan.options)
-    parser = Parser(rules, index, rewrite=plan.rewrite, probe_changed=timing in ("scan", "background"))
     progress.phase = "parse"
     await _parse_and_write(parser, visits, store, plan.library_id, progress, limiter)
     progress.phase = "write"
@@ -164,6 +158,20 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
         mass_missing_paused=progress.mass_missing_paused,
         probe_pending=await count_probe_pending(store, plan.library_id),
     )
+
+
+def _prepare(
+    plan: ScanPlan, index: ScanIndex, scope: _Scope, rules: ScanRules, *, probe_changed: bool
+) -> tuple[Walker, Parser]:
+    """Worker thread: the walker and parser, from the stored index."""
+    walker = Walker(
+        scope.starts,
+        quick=plan.mode == "quick" and not plan.rewrite,
+        stored_mtimes={path: d.mtime_ns for path, d in index.dirs.items()},
+        stored_children=index.children_of(),
+        expand=frozenset(p for p, i in index.folders_by_path().items() if i.type == "Series"),
+    )
+    return walker, Parser(rules, index, rewrite=plan.rewrite, probe_changed=probe_changed)
 
 
 def _has_items(index: ScanIndex, root: str) -> bool:
@@ -276,18 +284,24 @@ async def _finish(
     limiter: trio.CapacityLimiter,
 ) -> None:
     """Missing marks (with the safeguard), directory times, purge."""
-    gone = await trio.to_thread.run_sync(_unseen, index, parser.seen_ids(), scope, limiter=limiter)
+    work = functools.partial(_conclusions, plan, index, parser.seen_ids(), visits, scope)
+    gone, present, (seen_dirs, gone_dirs) = await trio.to_thread.run_sync(work, limiter=limiter)
     progress.missing = len(gone)
     threshold = plan.options.mass_missing_threshold
-    if threshold < 1 and len(gone) > threshold * index.present_count():
+    if threshold < 1 and len(gone) > threshold * present:
         progress.mass_missing_paused = True
     else:
-        now = now_ms()
-        await mark_missing(store, gone, now_ms=now)
-        seen_dirs, gone_dirs = _directory_times(plan, index, visits, scope)
+        await mark_missing(store, gone, now_ms=now_ms())
         await save_scan_dirs(store, plan.library_id, seen_dirs, gone_dirs)
     grace_ms = max(0, plan.options.missing_grace_hours) * MS_PER_HOUR
     await purge_missing(store, plan.library_id, missing_before_ms=now_ms() - grace_ms)
+
+
+def _conclusions(
+    plan: ScanPlan, index: ScanIndex, seen: set[str], visits: list[DirVisit], scope: _Scope
+) -> tuple[list[str], int, tuple[list[tuple[str, str | None, int]], list[str]]]:
+    """Worker thread: items not seen, present items, directory times."""
+    return _unseen(index, seen, scope), index.present_count(), _directory_times(plan, index, visits, scope)
 
 
 def _unseen(index: ScanIndex, seen: set[str], scope: _Scope) -> list[str]:
