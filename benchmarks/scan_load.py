@@ -92,6 +92,7 @@ class ScanRun:
     poll_final: dict[str, Any] | None = None
     poll_final_at: float | None = None
     error_samples: list[dict[str, str]] = field(default_factory=list)
+    post_error: str | None = None
 
 
 def _epoch_ms(rfc3339: str) -> int:
@@ -165,10 +166,15 @@ async def api_client(server: Server) -> Any:
 
 
 async def _post_scan(client: httpx.AsyncClient, run: ScanRun, mode: str) -> None:
+    """POST the scan; a refusal is kept in ``run.post_error`` (raising here would end the batch in a group)."""
     run.posted, run.posted_epoch_ms = time.perf_counter(), int(time.time() * 1000)
-    response = await client.post(f"/libraries/{run.library_id}/scan", json={"mode": mode})
+    try:
+        response = await client.post(f"/libraries/{run.library_id}/scan", json={"mode": mode})
+    except httpx.HTTPError as exc:
+        run.post_error = f"POST scan {run.library_id}: {type(exc).__name__}: {exc}"
+        return
     if response.status_code != 200:
-        raise BenchmarkError(f"POST scan {run.library_id}: {response.status_code} {response.text}")
+        run.post_error = f"POST scan {run.library_id}: {response.status_code} {response.text}"
 
 
 async def run_batch(server: Server, runs: list[ScanRun], mode: str) -> dict[str, Any]:
@@ -182,21 +188,20 @@ async def run_batch(server: Server, runs: list[ScanRun], mode: str) -> dict[str,
     async with api_client(server) as stream, api_client(server) as pollers, api_client(server) as control:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(batch.read_stream, stream)
-            with trio.fail_after(SAMPLE_TIMEOUT_S):
+            with trio.move_on_after(SAMPLE_TIMEOUT_S):
                 await batch.watch.until(batch.stream_ready)
+            if not batch.stream_open and batch.stream_error is None:
+                batch.stream_error = f"the stream did not open within {SAMPLE_TIMEOUT_S} s"
             nursery.start_soon(sample_latency, pollers, system, SAMPLE_INTERVAL_S)
             nursery.start_soon(sample_latency, pollers, scans, SAMPLE_INTERVAL_S, batch.on_statuses)
             started, cpu_before = time.perf_counter(), cpu_seconds(server.process.pid)
             async with trio.open_nursery() as posts:
                 for run in runs:
                     posts.start_soon(_post_scan, control, run, mode)
-            with trio.move_on_after(SCAN_TIMEOUT_S) as waiting:
-                await batch.watch.until(batch.polled_all)
-            if waiting.cancelled_caught:
-                raise BenchmarkError(f"{mode} scans did not end within {SCAN_TIMEOUT_S} s")
-            with trio.move_on_after(STREAM_GRACE_S):
-                await batch.watch.until(batch.streamed_all)
+            failure = next((run.post_error for run in runs if run.post_error), None) or await _await_ends(batch)
             nursery.cancel_scope.cancel()
+        if failure is not None:
+            raise BenchmarkError(f"{mode} scans: {failure}")  # outside the nursery: not wrapped in a group
         cpu = cpu_seconds(server.process.pid) - cpu_before
         for run in runs:
             if (run.poll_final or {}).get("errors"):
@@ -208,6 +213,17 @@ async def run_batch(server: Server, runs: list[ScanRun], mode: str) -> dict[str,
         "files_per_server_cpu_second": round(videos / cpu) if cpu > 0 else None,
         "stream_error": batch.stream_error,
     }
+
+
+async def _await_ends(batch: Batch) -> str | None:
+    """Wait until polling saw every scan end, then briefly for the stream; a failure message or None."""
+    with trio.move_on_after(SCAN_TIMEOUT_S) as waiting:
+        await batch.watch.until(batch.polled_all)
+    if waiting.cancelled_caught:
+        return f"not ended within {SCAN_TIMEOUT_S} s"
+    with trio.move_on_after(STREAM_GRACE_S):
+        await batch.watch.until(batch.streamed_all)
+    return None
 
 
 async def _error_samples(client: httpx.AsyncClient, library_id: str) -> list[dict[str, str]]:
