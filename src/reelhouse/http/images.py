@@ -1,0 +1,409 @@
+"""GET /images/items/{id}: an item's image, as stored or resized, with HTTP caching.
+
+Choices the reference leaves open:
+
+- ``kind`` (ImageKind, default ``primary``) and ``index`` (default 0) pick
+  the image; unknown values are 400 ``field_invalid``.
+- Without size parameters the stored file is served byte for byte with
+  its own content type (sniffed from its first bytes); with any of them, a
+  JPEG rendition, or WebP when Accept names ``image/webp`` (those
+  responses carry ``Vary: Accept``).
+- ``tag`` equal to the image's current tag: ``Cache-Control: public,
+  max-age=31536000, immutable``.  Any other ``tag`` (a stale URL) is served
+  the current image with ``Cache-Control: no-cache``, as is a request
+  without ``tag``: a stale link still shows the picture, and a client never
+  pins the new bytes to the old URL.
+- ``ETag`` is strong: the image tag for the stored file, the tag plus the
+  size parameters and format for a rendition.  ``Last-Modified`` is the
+  file's modification time.  Conditional and range requests follow
+  :mod:`reelhouse.http.conditional`; 304, 412 and 416 carry ``ETag``,
+  ``Last-Modified`` and ``Accept-Ranges`` too, 412 and 416 the error body
+  (code ``bad_request``), 416 also ``Content-Range: bytes */length``.
+  Preconditions are decided before any rendering: a 304 never renders.
+- 404 ``not_found``: unknown item, no image of that kind and index, or the
+  file gone from disk.  500 ``internal_error`` (with the error body): a
+  file that does not decode or is too large to render (the item claims an
+  image the server cannot produce; 404 would tell the client it does not
+  exist).  503 ``service_unavailable`` with ``Retry-After`` when rendering
+  exceeds :data:`RENDER_TIMEOUT_SECONDS`.
+
+Renditions are cached on disk (:mod:`reelhouse.storage.image_cache`) under
+``<data_dir>/cache/images`` within ``settings.image_cache_max_bytes``.
+Decoding and encoding run in worker threads, at most
+:data:`RENDER_CONCURRENCY` at once; file reads in worker threads too, at
+most :data:`FILE_CONCURRENCY`.  Both limiters and the cache live on the app
+(created on first use).  A request cancelled while rendering abandons the
+thread, which finishes in the background holding its limiter slot.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import re
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, BinaryIO, TypeVar
+
+import trio
+from pydantic import Field
+from quart import Blueprint, Response, current_app, request
+from quart_schema import document_querystring
+
+from reelhouse.actors.tree import IMAGE_CACHE_DIR
+from reelhouse.errors import Invalid, NotFound, Unavailable
+from reelhouse.media.local_images import ImageKind
+from reelhouse.media.renditions import (
+    CONTENT_TYPES,
+    MAX_SIZE,
+    BrokenImage,
+    ImageTooLarge,
+    negotiate_format,
+    render,
+    validate_size,
+)
+from reelhouse.storage.image_cache import ImageCache, RenditionKey
+
+from .conditional import (
+    NOT_MODIFIED,
+    PARTIAL_CONTENT,
+    PRECONDITION_FAILED,
+    RANGE_NOT_SATISFIABLE,
+    Decision,
+    evaluate,
+    http_date,
+)
+from .context import app_context
+from .errors import error_response
+from .schema import ApiModel
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+blueprint = Blueprint("images", __name__)
+
+RENDER_CONCURRENCY = 2
+"""Renders at once (CPU-bound, Pillow releases the GIL while resampling)."""
+FILE_CONCURRENCY = 8
+RENDER_TIMEOUT_SECONDS = 30.0
+"""Reading plus rendering one image; beyond it the request gets 503."""
+RETRY_AFTER_SECONDS = 5
+MAX_SOURCE_BYTES = 128 * 1024 * 1024
+"""Larger stored files are not loaded to be rendered (served as is, they stream)."""
+READ_CHUNK_BYTES = 256 * 1024
+MAX_INDEX = 10_000
+IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"
+SIZE_PARAMETERS = ("maxWidth", "maxHeight", "fillWidth", "fillHeight")
+_EXTENSION_KEY = "reelhouse.images"
+_PLAIN_TAG = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"GIF8", "image/gif"),
+    (b"BM", "image/bmp"),
+)
+_KINDS = {kind.value for kind in ImageKind}
+
+
+class ImageQuery(ApiModel):
+    tag: str | None = Field(None, description="The image tag from the item: makes the response immutable.")
+    max_width: int | None = Field(None, description=f"Scale down to fit, keeping aspect; 1 to {MAX_SIZE}.")
+    max_height: int | None = Field(None, description=f"Scale down to fit, keeping aspect; 1 to {MAX_SIZE}.")
+    fill_width: int | None = Field(None, description=f"Scale and centre-crop to fill; 1 to {MAX_SIZE}.")
+    fill_height: int | None = Field(None, description=f"Scale and centre-crop to fill; 1 to {MAX_SIZE}.")
+    kind: str | None = Field(None, description="ImageKind; default primary.")
+    index: int | None = Field(None, description="Index among the item's images of that kind; default 0.")
+
+
+@dataclass(frozen=True, slots=True)
+class ImageRequest:
+    kind: str
+    index: int
+    tag: str | None
+    max_width: int | None
+    max_height: int | None
+    fill_width: int | None
+    fill_height: int | None
+
+    @property
+    def sized(self) -> bool:
+        return any(v is not None for v in (self.max_width, self.max_height, self.fill_width, self.fill_height))
+
+
+@dataclass(frozen=True, slots=True)
+class SourceImage:
+    """The stored image a request resolved to, as found on disk."""
+
+    path: Path
+    tag: str
+    size: int
+    modified: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class _Service:
+    cache: ImageCache
+    render_limiter: trio.CapacityLimiter
+    file_limiter: trio.CapacityLimiter
+
+
+class _CannotRender(Exception):
+    """The stored file cannot be made into a rendition (answered 500)."""
+
+
+@blueprint.get("/images/items/<item_id>")
+@document_querystring(ImageQuery)
+async def item_image(item_id: str) -> Response:
+    """An item's image: the stored file, or a resized JPEG/WebP rendition.
+
+    Extra query parameters (beyond the reference): kind (ImageKind: primary,
+    backdrop, logo, thumb, banner, art, disc, photo, still; default primary)
+    and index (0 and up, default 0) pick which of the item's images.
+
+    Without maxWidth, maxHeight, fillWidth or fillHeight the stored file is
+    served as it is. maxWidth/maxHeight scale down keeping the aspect ratio;
+    fillWidth and fillHeight together scale and centre-crop to exactly that
+    size (never upscaled). Renditions are JPEG, or WebP when Accept lists
+    image/webp (responses then vary on Accept). Sizes are 1 to 10000, else
+    400 field_invalid naming the parameter.
+
+    Every image response has a strong ETag, Last-Modified and
+    Accept-Ranges: bytes. With tag equal to the image's current tag the
+    response is Cache-Control: public, max-age=31536000, immutable; with
+    any other or no tag the current image is served with no-cache.
+    If-None-Match / If-Modified-Since give 304; If-Match /
+    If-Unmodified-Since failures 412; one bytes Range gives 206 with
+    Content-Range (If-Range honoured), an unsatisfiable one 416.
+
+    404 not_found: unknown item, no such image, or its file is gone. 500
+    internal_error: the file cannot be decoded. 503: rendering timed out.
+    """
+    wanted = parse_image_request(request.args)
+    source = await _find_source(item_id, wanted)
+    if not wanted.sized:
+        return await _original(source, wanted)
+    try:
+        return await _rendition(source, wanted)
+    except _CannotRender as exc:
+        log.warning("image of item %s (%s) cannot be rendered: %s", item_id, source.path, exc)
+        return error_response(500, "internal_error", "The stored image cannot be rendered.")
+
+
+def parse_image_request(args: Mapping[str, str]) -> ImageRequest:
+    """The request's parameters; Invalid naming the first bad one."""
+    kind = (args.get("kind") or "primary").lower()
+    if kind not in _KINDS:
+        raise Invalid(f"kind must be one of {', '.join(sorted(_KINDS))}.", field="kind")
+    index = _integer(args, "index", default=0)
+    if index is None or not 0 <= index <= MAX_INDEX:
+        raise Invalid(f"index must be an integer from 0 to {MAX_INDEX}.", field="index")
+    sizes = [validate_size(name, _integer(args, name, default=None)) for name in SIZE_PARAMETERS]
+    return ImageRequest(kind, index, args.get("tag"), *sizes)
+
+
+def _integer(args: Mapping[str, str], name: str, *, default: int | None) -> int | None:
+    raw = args.get(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise Invalid(f"{name} must be an integer.", field=name) from None
+
+
+# -- finding the image ----------------------------------------------------------
+
+
+async def _find_source(item_id: str, wanted: ImageRequest) -> SourceImage:
+    store = app_context().store
+    row = await store.fetch_one(
+        "SELECT path, tag FROM images WHERE item_id = ? AND kind = ? AND idx = ?",
+        (item_id, wanted.kind, wanted.index),
+    )
+    if row is None:
+        if await store.fetch_one("SELECT 1 FROM items WHERE id = ?", (item_id,)) is None:
+            raise NotFound("No such item.")
+        raise NotFound(f"The item has no {wanted.kind} image at index {wanted.index}.")
+    path = Path(row["path"])
+    try:
+        size, mtime = await _in_file_thread(_stat, path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise NotFound("The image file is missing from disk.") from None
+    return SourceImage(path, row["tag"], size, datetime.fromtimestamp(mtime, UTC))
+
+
+def _stat(path: Path) -> tuple[int, float]:
+    stat = path.stat()
+    if not path.is_file():
+        raise FileNotFoundError(str(path))
+    return stat.st_size, stat.st_mtime
+
+
+# -- answers ----------------------------------------------------------------------
+
+
+def _headers(source: SourceImage, etag: str, wanted: ImageRequest) -> dict[str, str]:
+    return {
+        "ETag": etag,
+        "Last-Modified": http_date(source.modified),
+        "Accept-Ranges": "bytes",
+        "Cache-Control": IMMUTABLE if wanted.tag is not None and wanted.tag == source.tag else REVALIDATE,
+    }
+
+
+def _short_answer(decision: Decision, headers: dict[str, str]) -> Response | None:
+    """The answer without a body (304) or with the error body (412, 416); None for 200/206."""
+    if decision.status == NOT_MODIFIED:
+        return Response(b"", status=NOT_MODIFIED, headers=headers)
+    if decision.status == PRECONDITION_FAILED:
+        return error_response(412, "bad_request", "A precondition of the request failed.", headers=headers)
+    if decision.status == RANGE_NOT_SATISFIABLE:
+        assert decision.content_range is not None
+        answer_headers = {**headers, "Content-Range": decision.content_range}
+        return error_response(416, "bad_request", "The range cannot be satisfied.", headers=answer_headers)
+    return None
+
+
+def _etag_token(tag: str) -> str:
+    """The tag itself when it is plain text, else a hash of it (an ETag holds no quotes)."""
+    if _PLAIN_TAG.fullmatch(tag):
+        return tag
+    return hashlib.sha256(tag.encode()).hexdigest()[:16]
+
+
+async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
+    headers = _headers(source, f'"{_etag_token(source.tag)}"', wanted)
+    decision = evaluate(request.headers, headers["ETag"], source.modified, source.size, request.method)
+    short = _short_answer(decision, headers)
+    if short is not None:
+        return short
+    try:
+        content_type = await _in_file_thread(_sniff, source.path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise NotFound("The image file is missing from disk.") from None
+    start, length = 0, source.size
+    if decision.status == PARTIAL_CONTENT:
+        assert decision.start is not None and decision.length is not None and decision.content_range
+        start, length = decision.start, decision.length
+        headers["Content-Range"] = decision.content_range
+    chunks = _file_chunks(source.path, start, length, _service().file_limiter)
+    response = Response(chunks, status=decision.status, headers=headers)
+    response.content_type = content_type
+    response.headers["Content-Length"] = str(length)
+    return response
+
+
+def _sniff(path: Path) -> str:
+    with path.open("rb") as file:
+        head = file.read(16)
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    for magic, content_type in _MAGIC:
+        if head.startswith(magic):
+            return content_type
+    return "application/octet-stream"
+
+
+async def _file_chunks(
+    path: Path, start: int, length: int, limiter: trio.CapacityLimiter
+) -> AsyncIterator[bytes]:
+    """``length`` bytes of ``path`` from ``start``, read in worker threads.
+
+    Iterated after the handler returned (outside the app context), so it
+    is given its limiter.  The file is opened at the first chunk and closed
+    however the iteration ends.
+    """
+    def run(fn: Callable[..., T], *args: Any) -> Any:
+        return trio.to_thread.run_sync(fn, *args, limiter=limiter)
+
+    file: BinaryIO = await run(path.open, "rb")
+    try:
+        await run(file.seek, start)
+        remaining = length
+        while remaining > 0:
+            chunk: bytes = await run(file.read, min(READ_CHUNK_BYTES, remaining))
+            if not chunk:
+                return  # the file shrank meanwhile: the response ends short
+            remaining -= len(chunk)
+            yield chunk
+    finally:
+        with trio.CancelScope(shield=True):
+            await run(file.close)
+
+
+async def _rendition(source: SourceImage, wanted: ImageRequest) -> Response:
+    fmt = negotiate_format(request.headers.get("Accept"))
+    key = RenditionKey(source.tag, wanted.max_width, wanted.max_height, wanted.fill_width, wanted.fill_height, fmt)
+    sizes = "-".join(str(v or 0) for v in (key.max_width, key.max_height, key.fill_width, key.fill_height))
+    headers = _headers(source, f'"{_etag_token(source.tag)}-{sizes}-{fmt}"', wanted)
+    headers["Vary"] = "Accept"
+    # Preconditions first, on an empty stand-in: a 304 or 412 never renders.
+    short = _short_answer(evaluate(request.headers, headers["ETag"], source.modified, 0, request.method), headers)
+    if short is not None:
+        return short
+    data = await _rendition_bytes(source, key)
+    decision = evaluate(request.headers, headers["ETag"], source.modified, len(data), request.method)
+    short = _short_answer(decision, headers)
+    if short is not None:
+        return short
+    body = data
+    if decision.status == PARTIAL_CONTENT:
+        assert decision.start is not None and decision.end is not None and decision.content_range
+        body = data[decision.start : decision.end + 1]
+        headers["Content-Range"] = decision.content_range
+    return Response(body, status=decision.status, headers=headers, content_type=CONTENT_TYPES[fmt])
+
+
+async def _rendition_bytes(source: SourceImage, key: RenditionKey) -> bytes:
+    service = _service()
+    cached = await service.cache.get(key)
+    if cached is not None:
+        return cached
+    try:
+        with trio.fail_after(RENDER_TIMEOUT_SECONDS):
+            raw = await _in_file_thread(_read_source, source.path, abandon=True)
+            make = functools.partial(
+                render, raw, max_width=key.max_width, max_height=key.max_height,
+                fill_width=key.fill_width, fill_height=key.fill_height, fmt=key.fmt,  # type: ignore[arg-type]
+            )
+            rendition = await trio.to_thread.run_sync(make, limiter=service.render_limiter, abandon_on_cancel=True)
+    except trio.TooSlowError:
+        raise Unavailable(
+            "Rendering the image took too long.", params={"retryAfterSeconds": RETRY_AFTER_SECONDS}
+        ) from None
+    except (FileNotFoundError, NotADirectoryError):
+        raise NotFound("The image file is missing from disk.") from None
+    except (BrokenImage, ImageTooLarge) as exc:
+        raise _CannotRender(str(exc)) from exc
+    await service.cache.put(key, rendition.data)
+    return rendition.data
+
+
+def _read_source(path: Path) -> bytes:
+    with path.open("rb") as file:
+        data = file.read(MAX_SOURCE_BYTES + 1)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise ImageTooLarge(f"the file is over {MAX_SOURCE_BYTES} bytes")
+    return data
+
+
+# -- the app's image service ----------------------------------------------------------
+
+
+def _service() -> _Service:
+    service = current_app.extensions.get(_EXTENSION_KEY)
+    if service is None:
+        settings = app_context().settings
+        file_limiter = trio.CapacityLimiter(FILE_CONCURRENCY)
+        cache = ImageCache(settings.data_dir / IMAGE_CACHE_DIR, settings.image_cache_max_bytes, file_limiter)
+        service = _Service(cache, trio.CapacityLimiter(RENDER_CONCURRENCY), file_limiter)
+        current_app.extensions[_EXTENSION_KEY] = service
+    return service
+
+
+async def _in_file_thread(fn: Callable[..., T], *args: Any, abandon: bool = False) -> T:
+    return await trio.to_thread.run_sync(fn, *args, limiter=_service().file_limiter, abandon_on_cancel=abandon)

@@ -1,0 +1,206 @@
+"""The on-disk cache of image renditions: bounded in bytes, least recently used out.
+
+A rendition is stored under ``<root>/<2 hex>/<sha256>.<format>``, named by
+a hash of its :class:`RenditionKey`: the source image's tag (a content
+hash, so a changed image has a new tag and never meets a stale rendition),
+the size parameters and the output format.  The root is what
+``GET /system/status`` reports as the ``images`` cache.
+
+Recency is the file's modification time: a hit touches it, so the order
+survives restarts.  The cache reads the directory once, on first use, then
+keeps an in-memory index (name -> size, in recency order); after each
+store it deletes the least recently used files until the total is within
+``max_bytes`` again.  A budget of 0 disables the cache, and a rendition
+larger than the budget is not stored.  Files deleted behind its back are
+simply misses.
+
+Every file operation runs in a worker thread bounded by the given
+CapacityLimiter.  The index is only touched from the Trio thread, between
+awaits, so concurrent requests need no lock; a file evicted while another
+request reads it is a miss for that request, never a partial read (files
+appear by an atomic rename).  Cancellation: a cancelled ``get`` or ``put``
+waits for its thread to finish (file operations are short) and raises
+Cancelled; a rename that completed stays in the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import trio
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+KEY_VERSION = "1"
+"""Bump when renditions of the same parameters would change (encoder settings)."""
+TEMP_SUFFIX = ".tmp"
+
+
+@dataclass(frozen=True, slots=True)
+class RenditionKey:
+    """What a rendition is made of; equal keys give identical bytes."""
+
+    tag: str
+    max_width: int | None
+    max_height: int | None
+    fill_width: int | None
+    fill_height: int | None
+    fmt: str
+
+    def file_name(self) -> str:
+        text = "|".join(
+            str(part) for part in (KEY_VERSION, self.tag, self.max_width, self.max_height,
+                                   self.fill_width, self.fill_height, self.fmt)
+        )
+        return f"{hashlib.sha256(text.encode()).hexdigest()}.{self.fmt}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    path: Path
+    mtime_ns: int
+    size: int
+
+
+class ImageCache:
+    """Renditions on disk under ``root`` within ``max_bytes`` (see the module doc)."""
+
+    def __init__(self, root: Path, max_bytes: int, limiter: trio.CapacityLimiter) -> None:
+        self.root = root
+        self.max_bytes = max_bytes
+        self._limiter = limiter
+        self._index: OrderedDict[str, int] = OrderedDict()  # name -> size, oldest first
+        self._total = 0
+        self._loaded = False
+        self._loading = trio.Lock()
+
+    @property
+    def total_bytes(self) -> int:
+        return self._total
+
+    async def get(self, key: RenditionKey) -> bytes | None:
+        """The stored rendition, or None (not stored, gone, unreadable)."""
+        if self.max_bytes <= 0:
+            return None
+        await self._load()
+        name = key.file_name()
+        if name not in self._index:
+            return None
+        try:
+            data = await self._run(_read_and_touch, self._path(name))
+        except OSError:
+            self._forget(name)
+            return None
+        if name in self._index:
+            self._index.move_to_end(name)
+        return data
+
+    async def put(self, key: RenditionKey, data: bytes) -> None:
+        """Store ``data`` for ``key``, then evict down to the budget.
+
+        A failure to write (disk full, permissions) is logged and ignored:
+        the cache is an optimisation, the caller has its bytes.
+        """
+        if self.max_bytes <= 0 or len(data) > self.max_bytes:
+            return
+        await self._load()
+        name = key.file_name()
+        try:
+            await self._run(_write_atomically, self._path(name), data)
+        except OSError as exc:
+            log.warning("image cache: cannot write %s: %s", name, exc)
+            return
+        self._forget(name)
+        self._index[name] = len(data)
+        self._total += len(data)
+        await self._evict(keep=name)
+
+    def _path(self, name: str) -> Path:
+        return self.root / name[:2] / name
+
+    def _forget(self, name: str) -> None:
+        size = self._index.pop(name, None)
+        if size is not None:
+            self._total -= size
+
+    async def _evict(self, *, keep: str) -> None:
+        victims: list[Path] = []
+        for name in list(self._index):
+            if self._total <= self.max_bytes:
+                break
+            if name != keep:
+                victims.append(self._path(name))
+                self._forget(name)
+        if victims:
+            await self._run(_unlink_all, victims)
+
+    async def _load(self) -> None:
+        if self._loaded:
+            return
+        async with self._loading:
+            if self._loaded:
+                return
+            entries = await self._run(_scan, self.root)
+            for entry in sorted(entries, key=lambda e: e.mtime_ns):
+                self._index[entry.path.name] = entry.size
+                self._total += entry.size
+            self._loaded = True
+            if self._index:
+                await self._evict(keep="")
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await trio.to_thread.run_sync(fn, *args, limiter=self._limiter)
+
+
+def _read_and_touch(path: Path) -> bytes:
+    data = path.read_bytes()
+    os.utime(path)  # recency survives restarts
+    return data
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f"{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    try:
+        temp.write_bytes(data)
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def _unlink_all(paths: list[Path]) -> None:
+    for path in paths:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("image cache: cannot delete %s: %s", path, exc)
+
+
+def _scan(root: Path) -> list[_Entry]:
+    """Every rendition file under ``root``; leftover temporary files are deleted."""
+    entries: list[_Entry] = []
+    if not root.is_dir():
+        return entries
+    for folder in root.iterdir():
+        if not folder.is_dir():
+            continue
+        for path in folder.iterdir():
+            try:
+                if path.name.endswith(TEMP_SUFFIX):
+                    path.unlink(missing_ok=True)
+                    continue
+                stat = path.stat()
+            except OSError:
+                continue
+            entries.append(_Entry(path, stat.st_mtime_ns, stat.st_size))
+    return entries
