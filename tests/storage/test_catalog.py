@@ -29,6 +29,7 @@ from reelhouse.storage.catalog import (
     mark_missing,
     pending_probe_sources,
     purge_missing,
+    relist_directories,
     save_probe_results,
     save_scan_dirs,
     source_id,
@@ -140,9 +141,10 @@ async def test_missing_items_are_marked_then_purged_with_what_hangs_below_them(s
         row = await store.fetch_one("SELECT missing, missing_since FROM items WHERE id = ?", (first.id,))
         assert tuple(row) == (1, 5000)
         assert await store.fetch_value("SELECT missing FROM media_sources WHERE item_id = ?", (first.id,)) == 1
-        assert await purge_missing(store, LIB, missing_before_ms=5000) == 0
-        assert await purge_missing(store, LIB, missing_before_ms=5001) == 1
+        assert await purge_missing(store, LIB, missing_before_ms=5000) == []
+        assert await purge_missing(store, LIB, missing_before_ms=5001) == [f"{ROOT}/x"]
         left = await store.fetch_all("SELECT path FROM items")
-        dirs = await store.fetch_all("SELECT path FROM scan_dirs")
+        await relist_directories(store, LIB, [f"{ROOT}/x", f"{ROOT}/x"])
+        dirs = await store.fetch_all("SELECT path, mtime_ns FROM scan_dirs")
     assert [r["path"] for r in left] == [f"{ROOT}/x/B (2002).mkv"]  # the stack's later part went with it
-    assert [r["path"] for r in dirs] == []  # the purged item's folder is listed again next time
+    assert [tuple(r) for r in dirs] == [(f"{ROOT}/x", -1)]

@@ -43,6 +43,7 @@ __all__ = [
     "mark_missing",
     "pending_probe_sources",
     "purge_missing",
+    "relist_directories",
     "save_probe_results",
     "save_scan_dirs",
     "source_id",
@@ -175,25 +176,30 @@ async def mark_missing(store: Store, item_ids: Sequence[str], *, now_ms: int) ->
         await store.transaction(statements)
 
 
-async def purge_missing(store: Store, library_id: str, *, missing_before_ms: int) -> int:
+async def purge_missing(store: Store, library_id: str, *, missing_before_ms: int) -> list[str]:
     """Delete the library's items missing since before ``missing_before_ms``.
 
     What hangs below them (episodes of a series, extras) goes with them.
-    Their directories are forgotten, so the next quick scan lists them
-    again. Returns how many items were deleted (not counting cascades).
+    Returns the directories of the deleted items (one per item): the caller
+    has them listed again (:func:`relist_directories`), since files that
+    were deleted with them may still be there.
     """
-    condition = "library_id = ? AND missing = 1 AND missing_since < ?"
-    params = (library_id, missing_before_ms)
-    results = await store.transaction(
-        [
-            Statement(
-                f"DELETE FROM scan_dirs WHERE library_id = ? AND path IN (SELECT dir_path FROM items WHERE {condition})",
-                (library_id, *params),
-            ),
-            Statement(f"DELETE FROM items WHERE {condition}", params),
-        ]
+    result = await store.execute(
+        "DELETE FROM items WHERE library_id = ? AND missing = 1 AND missing_since < ? RETURNING dir_path",
+        (library_id, missing_before_ms),
     )
-    return results[1].rowcount
+    return [row[0] for row in result.rows if row[0] is not None]
+
+
+async def relist_directories(store: Store, library_id: str, paths: Iterable[str]) -> None:
+    """Forget the stored mtimes of ``paths``: the next quick scan lists them."""
+    rows = [(library_id, path) for path in dict.fromkeys(paths)]
+    statements = [
+        Statement("UPDATE scan_dirs SET mtime_ns = -1 WHERE library_id = ? AND path = ?", many=chunk)
+        for chunk in _chunks(rows)
+    ]
+    if statements:
+        await store.transaction(statements)
 
 
 async def save_scan_dirs(

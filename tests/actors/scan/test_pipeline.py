@@ -310,6 +310,23 @@ async def test_missing_items_are_purged_after_the_grace_period(tree: Tree, libra
     assert "M0 (2000).mkv" not in await library.items()
 
 
+async def test_files_purged_with_their_owner_come_back_on_the_next_quick_scan(tree: Tree, library: Library) -> None:
+    for n in range(6):
+        tree.add(f"M{n} (200{n})/M{n} (200{n}).mkv")
+    tree.add("M0 (2000)/extras/Making of.mkv")
+    tree.age()
+    await library.scan()
+    tree.remove("M0 (2000)/M0 (2000).mkv")
+    await library.scan("quick")
+    movie = (await library.items())["M0 (2000)/M0 (2000).mkv"]
+    await library.store.execute("UPDATE items SET missing_since = 1 WHERE id = ?", (movie["id"],))
+    await library.scan("quick")  # purges the movie, and its extra with it
+    assert "M0 (2000)/extras/Making of.mkv" not in await library.items()
+    await library.scan("quick")
+    extra = (await library.items())["M0 (2000)/extras/Making of.mkv"]
+    assert (extra["type"], extra["owner_id"], extra["missing"]) == ("Video", None, 0)
+
+
 async def test_mass_missing_pauses_marking(tree: Tree, library: Library) -> None:
     for n in range(10):
         tree.add(f"M{n} (200{n}).mkv")

@@ -47,6 +47,7 @@ from reelhouse.storage.catalog import (
     mark_missing,
     pending_probe_sources,
     purge_missing,
+    relist_directories,
     save_scan_dirs,
     write_batch,
 )
@@ -294,7 +295,23 @@ async def _finish(
         await mark_missing(store, gone, now_ms=now_ms())
         await save_scan_dirs(store, plan.library_id, seen_dirs, gone_dirs)
     grace_ms = max(0, plan.options.missing_grace_hours) * MS_PER_HOUR
-    await purge_missing(store, plan.library_id, missing_before_ms=now_ms() - grace_ms)
+    purged = await purge_missing(store, plan.library_id, missing_before_ms=now_ms() - grace_ms)
+    if purged:
+        below = await trio.to_thread.run_sync(_below, index, purged, limiter=limiter)
+        await relist_directories(store, plan.library_id, below)
+
+
+def _below(index: ScanIndex, folders: list[str]) -> list[str]:
+    """``folders`` and every stored directory below them."""
+    wanted = set(folders)
+    found = list(wanted)
+    for path in index.dirs:
+        parent = path
+        while parent and parent not in wanted:
+            parent = parent.rpartition("/")[0]
+        if parent and path not in wanted:
+            found.append(path)
+    return found
 
 
 def _conclusions(
