@@ -208,7 +208,7 @@ def test_series_and_season_drafts_come_from_their_folders() -> None:
     assert [i.file.name for i in series.images] == ["poster.jpg"]
     season = season_draft(season_ref, listing("Dark/Season 1"), listing("Dark", "season01-poster.jpg"), rules)
     assert (season.type, season.name, season.index_number, season.parent_id) == ("Season", "Season 1", 1, series.id)
-    assert [i.file.name for i in season.images] == ["season01-poster.jpg"]
+    assert [i.path for i in season.images] == [f"{ROOT}/Dark/season01-poster.jpg"]
 
 
 def test_specials_season_is_named_specials() -> None:

@@ -130,7 +130,7 @@ class _Dir:
         for file in self._stem_images.get(stem.casefold(), ()):
             ref = classify_image(file.name, video_stem=stem, context=context)
             if ref is not None:
-                found.append(ImageFile(file, ref.kind.value, ref.index))
+                found.append(ImageFile(file, ref.kind.value, ref.index, self.path_of(file)))
         return found
 
     def named_images(self, context: ImageContext, season: int | None = None) -> list[ImageFile]:
@@ -141,7 +141,7 @@ class _Dir:
                 continue
             ref = classify_image(file.name, video_stem=None, context=context)
             if ref is not None and ref.season == season:
-                found.append(ImageFile(file, ref.kind.value, ref.index))
+                found.append(ImageFile(file, ref.kind.value, ref.index, self.path_of(file)))
         return found
 
     def _match_companions(self) -> dict[str, tuple[CompanionFile, ...]]:

@@ -152,11 +152,13 @@ def _dotted(extension: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ImageFile:
-    """A local image of an item: kind (ImageKind value) and index."""
+    """A local image of an item: kind (ImageKind value), index, absolute path
+    (a season's image may lie in its series' folder)."""
 
     file: FileStat
     kind: str
     index: int
+    path: str
 
 
 @dataclass(frozen=True, slots=True)

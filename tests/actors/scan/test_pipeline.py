@@ -113,6 +113,26 @@ async def test_series_seasons_specials_and_episodes(tree: Tree, library: Library
     assert "Loose/Season 1" not in items
 
 
+async def test_series_and_season_images_come_from_their_folders(tree: Tree, library: Library) -> None:
+    library.kind = "tvshows"
+    tree.add("Dark/poster.png", png(2, 3))
+    tree.add("Dark/season01-poster.png", png(4, 6))
+    tree.add("Dark/Season 2/folder.png", png(6, 9))
+    tree.add("Dark/Season 1/Dark - S01E01.mkv")
+    tree.add("Dark/Season 1/Dark - S01E01-thumb.png", png(16, 9))
+    tree.add("Dark/Season 2/Dark - S02E01.mkv")
+    outcome = await library.scan()
+    rows = await library.store.fetch_all("SELECT i.path AS item, m.kind, m.path, m.width FROM images m JOIN items i ON i.id = m.item_id")
+    found = {(r["item"].removeprefix(tree.path() + "/"), r["kind"], r["path"].removeprefix(tree.path() + "/"), r["width"]) for r in rows}
+    assert found == {
+        ("Dark", "primary", "Dark/poster.png", 2),
+        ("Dark/Season 1", "primary", "Dark/season01-poster.png", 4),
+        ("Dark/Season 2", "primary", "Dark/Season 2/folder.png", 6),
+        ("Dark/Season 1/Dark - S01E01.mkv", "thumb", "Dark/Season 1/Dark - S01E01-thumb.png", 16),
+    }
+    assert outcome.errors == 0
+
+
 async def test_mixed_library_tells_movies_from_episodes(tree: Tree, library: Library) -> None:
     library.kind = "mixed"
     tree.add("Movies/Arrival (2016)/Arrival (2016).mkv")

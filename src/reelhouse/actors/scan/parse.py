@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 from reelhouse.media.assemble import (
     MAX_STRM_BYTES,
-    FileStat,
     ImageRecord,
     ItemDraft,
     ItemRecord,
@@ -236,7 +235,8 @@ class Parser:
             out.records.append(record)
             out.current_path = draft.path or out.current_path
             if self.index.error_paths:
-                self._clear(out, draft.path, *(join_path(draft.dir_path, f.name) for f in _files_read(draft)))
+                nfo = join_path(draft.dir_path, draft.nfo.name) if draft.nfo else None
+                self._clear(out, draft.path, nfo, *(image.path for image in draft.images))
 
     def _clear(self, out: ParsedBatch, *paths: str | None) -> None:
         """Forget earlier errors of paths that read fine now."""
@@ -287,7 +287,7 @@ class Parser:
     def _images(self, draft: ItemDraft, out: ParsedBatch) -> tuple[ImageRecord, ...]:
         found: list[ImageRecord] = []
         for image in draft.images:
-            path = join_path(draft.dir_path, image.file.name)
+            path = image.path
             stored = self.index.images.get(path)
             if stored is not None and stored.size == image.file.size and stored.mtime == image.file.mtime_ms:
                 found.append(
@@ -310,10 +310,6 @@ class Parser:
         except OSError as exc:
             out.errors.append(ScanErrorRow(path, f"The .strm file could not be read: {_describe(exc)}."))
         return None
-
-
-def _files_read(draft: ItemDraft) -> list[FileStat]:
-    return [*(i.file for i in draft.images), *([draft.nfo] if draft.nfo else [])]
 
 
 def walk_error_rows(errors: Iterable[WalkError]) -> list[ScanErrorRow]:
