@@ -18,11 +18,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+import trio
+
 from reelhouse.media.assemble import ItemRecord
 from reelhouse.media.probe import ProbeFailure, ProbeResult
 
 from ._catalog_write import ITEM_COLUMNS, ScanErrorRow, batch_statements, item_row, source_id
-from ._store import Statement, Store
+from ._store import Row, Statement, Store
 
 CHUNK_ROWS = 500  # rows per executemany in the bulk updates below
 FOLDER_TYPES = frozenset({"Series", "Season"})
@@ -123,18 +125,23 @@ class ScanIndex:
 async def load_scan_index(store: Store, library_id: str) -> ScanIndex:
     """The library's items and directories as the last scans left them
     (``images`` stays empty: see :func:`load_local_images`)."""
-    index = ScanIndex()
-    rows = await store.fetch_all(
+    items = await store.fetch_all(
         "SELECT id, type, path, dir_path, missing, scan_hash, series_id, season_id, version_of,"
         " extra_type, file_size, file_mtime FROM items WHERE library_id = ?",
         (library_id,),
     )
-    index.items = {r[0]: IndexedItem._make(r) for r in rows}
     dirs = await store.fetch_all("SELECT path, parent, mtime_ns FROM scan_dirs WHERE library_id = ?", (library_id,))
-    index.dirs = {r[0]: StoredDir(r[1], int(r[2])) for r in dirs}
     errors = await store.fetch_all("SELECT DISTINCT path FROM scan_errors WHERE library_id = ?", (library_id,))
-    index.error_paths = {r[0] for r in errors}
-    return index
+    # A large library has a large index: build it off the event loop.
+    return await trio.to_thread.run_sync(_index, items, dirs, errors)
+
+
+def _index(items: list[Row], dirs: list[Row], errors: list[Row]) -> ScanIndex:
+    return ScanIndex(
+        items={r[0]: IndexedItem._make(r) for r in items},
+        dirs={r[0]: StoredDir(r[1], int(r[2])) for r in dirs},
+        error_paths={r[0] for r in errors},
+    )
 
 
 async def load_local_images(store: Store, library_id: str) -> dict[str, StoredImage]:
@@ -145,6 +152,10 @@ async def load_local_images(store: Store, library_id: str) -> dict[str, StoredIm
         " JOIN items t ON t.id = i.item_id WHERE t.library_id = ? AND i.source = 'local'",
         (library_id,),
     )
+    return await trio.to_thread.run_sync(_images, rows)
+
+
+def _images(rows: list[Row]) -> dict[str, StoredImage]:
     return {r[0]: StoredImage(r[1], r[2], r[3], r[4], r[5]) for r in rows}
 
 
