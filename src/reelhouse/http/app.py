@@ -14,10 +14,13 @@ from .context import AppContext
 from .errors import register_error_handlers
 from .schema import DUMP_OPTIONS
 from .events import blueprint as events_blueprint
+from .images import blueprint as images_blueprint
 from .item_actions import blueprint as item_actions_blueprint
+from .items import blueprint as items_blueprint
 from .jobs import blueprint as jobs_blueprint
 from .libraries import blueprint as libraries_blueprint
 from .scans import blueprint as scans_blueprint
+from .search import blueprint as search_blueprint
 from .system import blueprint as system_blueprint
 
 BLUEPRINTS = (
@@ -27,6 +30,9 @@ BLUEPRINTS = (
     events_blueprint,
     jobs_blueprint,
     item_actions_blueprint,
+    items_blueprint,
+    search_blueprint,
+    images_blueprint,
 )
 
 API_PREFIX = "/api/v1"
