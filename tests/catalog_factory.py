@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import secrets
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -48,13 +49,14 @@ class CatalogFactory:
         self._statements: list[Statement] = []
         self._clock = itertools.count(start_ms, STEP_MS)
         self._serial = itertools.count(1)
+        self._salt = secrets.token_hex(8)  # two factories on one store never share an id
         self._items: dict[str, dict[str, Any]] = {}
 
     async def flush(self) -> None:
         """Write every queued row (one transaction)."""
         statements, self._statements = self._statements, []
         if statements:
-            await self.store.transaction(statements)
+            await self.store.transaction(_batched(statements))
 
     def now(self) -> int:
         """The next timestamp of the factory's clock."""
@@ -62,7 +64,7 @@ class CatalogFactory:
 
     def new_id(self, prefix: str = "") -> str:
         """A fresh id: 22 characters of ``[A-Za-z0-9_-]`` like the scanner's."""
-        digest = hashlib.blake2b(f"{prefix}{next(self._serial)}".encode(), digest_size=16).hexdigest()
+        digest = hashlib.blake2b(f"{self._salt}{prefix}{next(self._serial)}".encode(), digest_size=16).hexdigest()
         return (prefix + digest)[:22]
 
     # -- libraries and items ------------------------------------------------
@@ -84,13 +86,14 @@ class CatalogFactory:
     def item(self, library_id: str, item_type: str, name: str, **columns: Any) -> str:
         """Any item; ``columns`` are items columns (JSON ones as Python values)."""
         at = self.now()
+        new_id = columns.pop("id", None) or self.new_id()
         row: dict[str, Any] = {
-            "id": columns.pop("id", None) or self.new_id(),
+            "id": new_id,
             "library_id": library_id,
             "type": item_type,
             "name": name,
             "sort_name": name,
-            "path": f"/media/{library_id}/{name}-{next(self._serial)}",
+            "path": f"/media/{library_id}/{name}-{new_id}",
             "date_created": at,
             "date_modified": at,
         }
@@ -233,6 +236,19 @@ class CatalogFactory:
 
     def _add(self, sql: str, params: tuple[Any, ...] = (), *, many: list[tuple[Any, ...]] | None = None) -> None:
         self._statements.append(Statement(sql, params, many))
+
+
+def _batched(statements: list[Statement]) -> list[Statement]:
+    """Consecutive inserts with the same SQL as one executemany (order kept)."""
+    batched: list[Statement] = []
+    for statement in statements:
+        rows = list(statement.many) if statement.many is not None else [statement.params]
+        last = batched[-1] if batched else None
+        if last is not None and last.sql == statement.sql:
+            batched[-1] = Statement(last.sql, many=[*(last.many or ()), *rows])
+        elif rows:
+            batched.append(Statement(statement.sql, many=rows))
+    return batched
 
 
 @asynccontextmanager
