@@ -1,0 +1,104 @@
+"""POST /items/{id}/refresh and /rescan over real HTTP with real files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+import trio
+
+from ..media_factory import MediaFactory
+from .conftest import RunningServer, start_server
+from .scanning import create_library, hanging_ffprobe, wait_for_phase, wait_for_state
+
+
+@pytest.fixture
+def root(tmp_path: Path, media: MediaFactory) -> Path:
+    root = tmp_path / "films"
+    media.video(root / "Heat (1995)" / "Heat (1995).mkv")
+    media.text(root / "Heat (1995)" / "movie.nfo", "<movie><title>Heat</title><year>1995</year></movie>")
+    media.video(root / "Alien (1979)" / "Alien (1979).mkv")
+    return root
+
+
+async def item_named(client: httpx.AsyncClient, library_id: str, name: str) -> dict[str, object]:
+    page = (await client.get("/items", params={"libraryId": library_id, "limit": 200})).json()
+    return next(i for i in page["items"] if i["name"] == name)
+
+
+async def test_refresh_rereads_the_nfo_now(client: httpx.AsyncClient, root: Path) -> None:
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [root])
+        await wait_for_state(client, library["id"])
+        heat = await item_named(client, library["id"], "Heat")
+        (root / "Heat (1995)" / "movie.nfo").write_text(
+            "<movie><title>Heat</title><year>1995</year><plot>A heist.</plot><genre>Crime</genre></movie>"
+        )
+        response = await client.post(f"/items/{heat['id']}/refresh", json={"mode": "replaceAll"})
+        assert response.status_code == 202 and response.json()["success"] is True
+        await wait_for_state(client, library["id"])
+        detail = (await client.get(f"/items/{heat['id']}")).json()
+    assert detail["overview"] == "A heist."
+    assert detail["genres"] == ["Crime"]
+
+
+async def test_rescan_updates_only_that_items_directory(client: httpx.AsyncClient, root: Path, media: MediaFactory) -> None:
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [root], options={"remoteAllowedHosts": [], "realtimeMonitor": False})
+        await wait_for_state(client, library["id"])
+        heat = await item_named(client, library["id"], "Heat")
+        media.video(root / "Heat (1995)" / "Heat (1995)-trailer.mkv")
+        media.video(root / "Dune (2021)" / "Dune (2021).mkv")  # elsewhere: not part of this rescan
+        response = await client.post(f"/items/{heat['id']}/rescan")
+        assert response.status_code == 200 and response.json()["success"] is True
+        await wait_for_state(client, library["id"])
+        detail = (await client.get(f"/items/{heat['id']}")).json()
+        count = (await client.get(f"/libraries/{library['id']}")).json()["itemCount"]
+    assert [e["extraType"] for e in detail.get("extras", [])] == ["Trailer"]
+    assert detail["id"] == heat["id"]  # the id survives the rescan
+    assert count == 2  # Dune was not scanned
+
+
+async def test_unknown_item_is_404(client: httpx.AsyncClient) -> None:
+    with trio.fail_after(30):
+        for path in ("/items/nope/refresh", "/items/nope/rescan"):
+            response = await client.post(path, json={"mode": "missing"})
+            assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+async def test_refresh_needs_a_valid_mode(client: httpx.AsyncClient, root: Path) -> None:
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [root])
+        await wait_for_state(client, library["id"])
+        heat = await item_named(client, library["id"], "Heat")
+        missing = await client.post(f"/items/{heat['id']}/refresh", json={})
+        wrong = await client.post(f"/items/{heat['id']}/refresh", json={"mode": "all"})
+    assert missing.status_code == 400 and missing.json()["code"] == "field_required"
+    assert wrong.status_code == 400 and wrong.json()["params"]["field"] == "mode"
+
+
+async def test_refresh_while_a_scan_runs_is_409(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, root: Path, media: MediaFactory
+) -> None:
+    fast = await start_server(nursery, database_url, tmp_path / "data")
+    async with fast.client() as client:
+        with trio.fail_after(60):
+            library = await create_library(client, "Films", [root], options={"remoteAllowedHosts": [], "realtimeMonitor": False})
+            await wait_for_state(client, library["id"])
+            heat = await item_named(client, library["id"], "Heat")
+    fast.shutdown.set()
+    await trio.sleep(0.5)
+    media.video(root / "Dune (2021)" / "Dune (2021).mkv")  # a new file: the next scan must probe it
+    slow: RunningServer = await start_server(
+        nursery, database_url, tmp_path / "data", ffprobe_path=str(hanging_ffprobe(tmp_path)),
+        scan={"probe_timeout_seconds": 120},
+    )
+    async with slow.client() as client:
+        with trio.fail_after(60):
+            await client.post(f"/libraries/{library['id']}/scan", json={"mode": "full", "rewrite": True})
+            await wait_for_phase(client, library["id"], "write")
+            response = await client.post(f"/items/{heat['id']}/refresh", json={"mode": "missing"})
+            await client.post(f"/libraries/{library['id']}/cancel-scan")
+    slow.shutdown.set()
+    assert response.status_code == 409 and response.json()["code"] == "conflict"
