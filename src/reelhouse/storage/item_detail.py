@@ -242,7 +242,7 @@ def _fields_json(item: Row) -> dict[str, Any]:
         "endDate": _time(item["end_date"]),
         "seriesName": item["series_name"],
         "seasonName": item["season_name"],
-        "providerIds": {str(k).lower(): str(v) for k, v in _json_object(item["provider_ids"]).items() if v},
+        "providerIds": {str(k).lower(): str(v) for k, v in _json_object(item["provider_ids"]).items() if v} or None,
         "ratings": _ratings(extra.get("ratings")) or None,
         "remoteTrailers": _trailers(extra.get("remoteTrailers")) or None,
         "recognizedTags": _strings(extra.get("recognizedTags")) or None,
