@@ -33,12 +33,9 @@ import json
 import os
 import secrets
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,16 +43,18 @@ from urllib.parse import quote, urlencode
 
 import httpx
 import trio
+from _api_processes import LoadShape, ceiling_server, postgres_backends, reelhouse_server, run_load
 from _catalog_rows import CatalogSample, Poster, fill_catalog, write_posters
-from _http_probe import BenchmarkError, Server, _stop, _wait_for_url, summarize_ms
+from _http_probe import STALL_LINE, BenchmarkError, Server, summarize_ms
 
 from reelhouse.storage import migrate, open_store
 
-BENCHMARKS = Path(__file__).resolve().parent
 DEFAULT_ITEMS, QUICK_ITEMS = 100_000, 10_000
 DEFAULT_CLIENTS = 50
 DEFAULT_DURATION_S, QUICK_DURATION_S = 5.0, 2.0
 WARMUP_S = 1.0
+# One client alone for a moment before the load: the service time without queueing.
+SINGLE_WARMUP_S, SINGLE_DURATION_S = 0.3, 1.0
 BACKENDS = ("sqlite", "postgresql")
 PG_URL = "postgresql://root@127.0.0.1:5432/test"
 PG_TIMEOUT_S = 5.0
@@ -66,7 +65,7 @@ SEARCH_LIMIT = 20
 IMAGE_MAX_WIDTH = 300
 FILTER_GENRES = ("Drama", "Comedy", "Thriller")
 REQUEST_TIMEOUT_S = 30.0
-LOAD_TIMEOUT_MARGIN_S = 60.0
+POOL_WARMUP_S = 1.0  # full load before the first scenario: the PostgreSQL pool opens all its connections
 PG_TABLES = ("libraries", "library_paths", "items", "item_values", "people", "credits", "media_sources",
              "media_streams", "images", "search_items", "search_people")
 
@@ -81,70 +80,6 @@ ITEM_PAGE_SCENARIOS = ("items_default", "items_filtered", "items_deep")
 def progress(message: str, _started: float = time.monotonic()) -> None:
     """One line on stderr with the seconds since start: the run takes minutes."""
     print(f"api_load [{time.monotonic() - _started:6.1f} s] {message}", file=sys.stderr, flush=True)
-
-
-# --- processes ------------------------------------------------------------------------------
-
-
-def _clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("REELHOUSE_")}
-
-
-@contextmanager
-def _process(argv: list[str], log_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """A server process and its base URL (from its ``serving on`` line); SIGTERM, then kill, on exit."""
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, env=_clean_env())
-    try:
-        yield process, _wait_for_url(process, log_path)
-    except BaseException:
-        tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-20:])
-        print(f"api_load: {log_path.name}, last lines:\n{tail}", file=sys.stderr)
-        raise
-    finally:
-        _stop(process)
-
-
-@contextmanager
-def reelhouse_server(data_dir: Path, database_url: str) -> Iterator[Server]:
-    """``reelhouse serve`` on ``database_url`` with a fresh API key."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    common = ["--data-dir", str(data_dir), "--database", database_url]
-    argv = [sys.executable, "-m", "reelhouse", "serve", "--bind", "127.0.0.1:0", *common]
-    with _process(argv, data_dir.with_suffix(".log")) as (process, url):
-        create = [sys.executable, "-m", "reelhouse", *common, "apikey", "create", "bench"]
-        done = subprocess.run(create, capture_output=True, text=True, env=_clean_env(), timeout=60, check=False)
-        if done.returncode != 0 or not done.stdout.strip():
-            raise BenchmarkError(f"apikey create failed ({done.returncode}): {done.stderr.strip()}")
-        key = done.stdout.strip().splitlines()[-1]
-        yield Server(process=process, log_path=data_dir.with_suffix(".log"), api_url=f"{url}/api/v1", key=key)
-
-
-@contextmanager
-def ceiling_server(log_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    argv = [sys.executable, str(BENCHMARKS / "_ceiling_app.py"), "--bind", "127.0.0.1:0"]
-    with _process(argv, log_path) as (process, url):
-        yield process, f"{url}/api/v1"
-
-
-def run_load(base_url: str, requests: list[tuple[str, dict[str, str]]], *, headers: dict[str, str],
-             ok_statuses: tuple[int, ...], watch_pid: int, args: argparse.Namespace, spec_path: Path) -> dict[str, Any]:  # fmt: skip
-    """One scenario through benchmarks/_load.py: ``requests`` are (path from the root, extra headers)."""
-    host, port = base_url.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)
-    spec = {
-        "host": host, "port": int(port), "clients": args.clients, "warmup": WARMUP_S, "duration": args.duration,
-        "headers": headers, "requests": [[path, extra] for path, extra in requests],
-        "ok_statuses": list(ok_statuses), "watch_pids": [watch_pid],
-    }  # fmt: skip
-    spec_path.write_text(json.dumps(spec))
-    argv = [sys.executable, str(BENCHMARKS / "_load.py"), str(spec_path)]
-    timeout = WARMUP_S + args.duration + LOAD_TIMEOUT_MARGIN_S
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
-    if done.returncode != 0:
-        raise BenchmarkError(f"the load generator failed ({done.returncode}): {done.stderr.strip()[-500:]}")
-    figures = json.loads(done.stdout)
-    figures["server_cpu_cores"] = figures.pop("watched_cpu_cores").get(str(watch_pid))
-    return figures
 
 
 # --- the catalogue ----------------------------------------------------------------------------
@@ -271,10 +206,29 @@ def prepare_scenarios(server: Server, sample: CatalogSample) -> tuple[list[Scena
 # --- one backend ------------------------------------------------------------------------------
 
 
+def measure(base_url: str, scenario: Scenario, headers: dict[str, str], pid: int, args: argparse.Namespace,
+            spec_path: Path) -> dict[str, Any]:  # fmt: skip
+    """``args.clients`` clients, with the figures of one client alone (``single_client``) first.
+
+    The CPU of the PostgreSQL backends serving ``pid`` is measured too
+    (they are looked up again each time: the pool may replace connections).
+    """
+    requests = [(f"/api/v1{path}", extra) for path, extra in scenario.requests]
+    common = {"headers": headers, "ok_statuses": scenario.ok_statuses, "spec_path": spec_path, "server_pid": pid}
+    backends = postgres_backends(pid)
+    single = run_load(base_url, requests, shape=LoadShape(1, SINGLE_WARMUP_S, SINGLE_DURATION_S),
+                      postgres_pids=backends, **common)  # fmt: skip
+    loaded = run_load(base_url, requests, shape=LoadShape(args.clients, WARMUP_S, args.duration),
+                      postgres_pids=backends, **common)  # fmt: skip
+    keys = ("requests_per_second", "p50_ms", "p99_ms", "max_ms", "error_count", "server_cpu_cores")
+    loaded["postgres_backends"] = len(backends)
+    return {**loaded, "example": requests[0][0], "single_client": {key: single[key] for key in keys}}
+
+
 def measure_ceiling(base: Path, args: argparse.Namespace, label: str) -> dict[str, Any]:
-    with ceiling_server(base / f"ceiling-{label}.log") as (process, api_url):
-        return run_load(api_url, [("/api/v1/ceiling", {})], headers={}, ok_statuses=(200,),
-                        watch_pid=process.pid, args=args, spec_path=base / "spec.json")
+    with ceiling_server(base / f"ceiling-{label}.log") as (process, base_url):
+        scenario = Scenario("ceiling", [("/ceiling", {})])
+        return measure(base_url.removesuffix("/api/v1"), scenario, {}, process.pid, args, base / "spec.json")
 
 
 def run_backend(backend: Backend, base: Path, args: argparse.Namespace) -> dict[str, Any]:
@@ -285,19 +239,28 @@ def run_backend(backend: Backend, base: Path, args: argparse.Namespace) -> dict[
     with reelhouse_server(backend.data_dir, backend.url) as server:
         progress(f"{backend.name}: server up; checking the scenarios, walking the cursor, warming the images")
         scenarios, preparation = prepare_scenarios(server, backend.sample)
+        headers = {"Authorization": f"Bearer {server.key}"}
+        base_url = server.api_url.removesuffix("/api/v1")
+        warm = [(f"/api/v1{path}", extra) for path, extra in scenarios[0].requests]
+        run_load(base_url, warm, headers=headers, ok_statuses=(200,), shape=LoadShape(args.clients, 0, POOL_WARMUP_S),
+                 spec_path=base / "spec.json", server_pid=server.process.pid)  # fmt: skip
         figures: dict[str, Any] = {}
         for scenario in scenarios:
             progress(f"{backend.name}: {scenario.name} ({args.clients} clients, {args.duration:g} s)")
-            requests = [(f"/api/v1{path}", extra) for path, extra in scenario.requests]
-            result = run_load(server.api_url, requests, headers={"Authorization": f"Bearer {server.key}"},
-                              ok_statuses=scenario.ok_statuses, watch_pid=server.process.pid, args=args,
-                              spec_path=base / "spec.json")  # fmt: skip
+            stalls_before = len(_stalls(server))
+            result = measure(base_url, scenario, headers, server.process.pid, args, base / "spec.json")
             result["fraction_of_ceiling"] = _fraction(result, ceiling)
-            result["example"] = requests[0][0]
+            stalls = _stalls(server)[stalls_before:]
+            result["loop_stalls"], result["max_loop_stall_ms"] = len(stalls), max(stalls, default=0)
             figures[scenario.name] = result
         server_figures = server.figures()
     return {"ceiling": ceiling, "scenarios": figures, **preparation, "server": server_figures,
             "catalog": {"seconds": backend.sample.seconds, "rows": backend.sample.counts}}  # fmt: skip
+
+
+def _stalls(server: Server) -> list[int]:
+    """Every event-loop stall the server's watchdog logged so far, in ms (only those over its threshold)."""
+    return [int(ms) for ms in STALL_LINE.findall(server.log_path.read_text(errors="replace"))]
 
 
 def _fraction(result: dict[str, Any], ceiling: dict[str, Any]) -> float | None:
@@ -339,19 +302,22 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
              f"load average before {config['load_average_before'][0]:.1f}, after "
              f"{config['load_average_after'][0]:.1f} on {config['cpus']} CPUs"]  # fmt: skip
     header = f"  {'scenario':<20}{'req/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}{'ceil':>7}" \
-             f"{'server':>8}{'client':>8}{'busy':>6}"  # fmt: skip
+             f"{'server':>8}{'pg':>6}{'client':>8}{'busy':>6}{'alone p50':>11}"  # fmt: skip
     for backend, result in report["results"].items():
         if "skipped" in result:
             lines.append(f"{backend}: skipped: {result['skipped']}")
             continue
-        lines += [f"{backend} (CPU in cores: server process, load client, whole machine):", header]
+        lines += [f"{backend} (CPU in cores: server process, its PostgreSQL backends, load client, whole machine;"
+                  f" alone: 1 client):", header]
         rows = {"ceiling": result["ceiling"], **result["scenarios"]}
         for name, f in rows.items():
             fraction = f.get("fraction_of_ceiling")
             lines.append(
                 f"  {name:<20}{f['requests_per_second']:>8.0f}{_num(f['p50_ms']):>9}{_num(f['p99_ms']):>9}"
                 f"{_num(f['max_ms']):>9}{f['error_count']:>8}{_num(fraction, 2) if fraction is not None else '':>7}"
-                f"{_num(f['server_cpu_cores'], 2):>8}{_num(f['client_cpu_cores'], 2):>8}{_num(f['machine_busy_cores'], 2):>6}"
+                f"{_num(f['server_cpu_cores'], 2):>8}{_num(f['postgres_cpu_cores'], 2):>6}"
+                f"{_num(f['client_cpu_cores'], 2):>8}{_num(f['machine_busy_cores'], 2):>6}"
+                f"{_num(f['single_client']['p50_ms'], 2):>11}"
             )  # fmt: skip
     lines += [f"  {'ok  ' if r['met'] else 'MISS' if r['met'] is False else '  ? '} [{r['backend']}] {r['name']}: "
               f"{r['measured']} (target {r['target']})" for r in report["targets"]]  # fmt: skip
