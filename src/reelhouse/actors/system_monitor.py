@@ -24,6 +24,7 @@ from ._runtime import Actor
 log = logging.getLogger(__name__)
 
 CHECK_INTERVAL_SECONDS = 60.0
+FIRST_MEASUREMENT_WAIT_SECONDS = 2.0
 UPDATE_INTERVAL_SECONDS = 6 * 3600.0
 FFPROBE_TIMEOUT_SECONDS = 10.0
 UPDATE_TIMEOUT_SECONDS = 10.0
@@ -104,13 +105,17 @@ class SystemMonitor(Actor):
         self._caches = tuple(CacheStat(name, str(path), "pending") for name, path in config.cache_dirs)
         enabled = config.update_check_enabled and bool(config.release_url)
         self._update = UpdateState(enabled=enabled)
+        self._started = False
 
     async def on_start(self) -> None:
-        # The first measurement is taken before the server answers, so a
-        # fresh server reports real results rather than "not checked yet".
-        checks, caches = await measure(self._config)
-        self._checks, self._caches = checks, caches
-        self.nursery.start_soon(self._measure_forever)
+        # The first measurement is usually in before the server answers, so
+        # a fresh server reports real results; a hanging check (a broken
+        # ffprobe) must not hold up the start, so the wait is bounded.
+        first = trio.Event()
+        self.nursery.start_soon(self._measure_forever, first)
+        with trio.move_on_after(FIRST_MEASUREMENT_WAIT_SECONDS):
+            await first.wait()
+        self._started = True
         if self._update.enabled:
             self.nursery.start_soon(self._check_updates_forever)
 
@@ -126,11 +131,16 @@ class SystemMonitor(Actor):
                 raise TypeError(f"unexpected message {msg!r}")
         return None
 
-    async def _measure_forever(self) -> None:
+    async def _measure_forever(self, first: trio.Event) -> None:
         while True:
-            await trio.sleep(CHECK_INTERVAL_SECONDS)
             checks, caches = await measure(self._config)
-            await self.ref.tell(_Measured(checks, caches))
+            if not self._started:
+                # on_start is still waiting for this: the mailbox is not read yet.
+                self._checks, self._caches = checks, caches
+                first.set()
+            else:
+                await self.ref.tell(_Measured(checks, caches))
+            await trio.sleep(CHECK_INTERVAL_SECONDS)
 
     async def _check_updates_forever(self) -> None:
         while True:

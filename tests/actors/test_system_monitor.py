@@ -1,0 +1,108 @@
+"""SystemMonitor: health checks and the update check against a local release server."""
+
+from __future__ import annotations
+
+import json
+import stat
+from functools import partial
+from pathlib import Path
+
+import pytest
+import trio
+
+from reelhouse.actors import spawn
+from reelhouse.actors.system_monitor import (
+    GetSystemReport,
+    MonitorConfig,
+    SystemMonitor,
+    UpdateState,
+    check_for_update,
+    is_newer,
+)
+
+
+async def serve_release(nursery: trio.Nursery, body: bytes, status: str = "200 OK") -> str:
+    """A one-route HTTP server on port 0 answering every request with ``body``."""
+
+    async def handle(stream: trio.SocketStream) -> None:
+        await stream.receive_some(65536)
+        head = f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        await stream.send_all(head.encode() + body)
+        await stream.aclose()
+
+    listeners = await nursery.start(partial(trio.serve_tcp, handle, 0, host="127.0.0.1"))
+    port = listeners[0].socket.getsockname()[1]
+    return f"http://127.0.0.1:{port}/release.json"
+
+
+def config(tmp_path: Path, url: str = "", version: str = "1.0.0", ffprobe: str = "ffprobe") -> MonitorConfig:
+    return MonitorConfig(ffprobe_path=ffprobe, data_dir=tmp_path, version=version, release_url=url, update_check_enabled=bool(url))
+
+
+@pytest.mark.parametrize(
+    ("candidate", "current", "newer"),
+    [("1.2.0", "1.0.0", True), ("1.0.0", "1.0.0", False), ("0.9.9", "1.0.0", False), ("v2.0", "1.9.9", True), ("9.9.9", "dev", False)],
+)
+def test_is_newer_compares_versions_and_never_for_dev(candidate: str, current: str, newer: bool) -> None:
+    assert is_newer(candidate, current) is newer
+
+
+async def test_a_newer_release_is_available(nursery: trio.Nursery, tmp_path: Path) -> None:
+    doc = {"version": "1.2.0", "publishedAt": "2026-11-01T00:00:00Z", "notesUrl": "https://example.invalid/notes"}
+    url = await serve_release(nursery, json.dumps(doc).encode())
+    with trio.fail_after(15):
+        state = await check_for_update(config(tmp_path, url), UpdateState(enabled=True))
+    assert state.available and state.latest_version == "1.2.0" and state.last_error_code is None
+    assert state.latest_notes_url == "https://example.invalid/notes" and state.checked_at is not None
+
+
+async def test_a_dev_build_is_never_offered_an_update(nursery: trio.Nursery, tmp_path: Path) -> None:
+    url = await serve_release(nursery, b'{"version": "99.0.0"}')
+    with trio.fail_after(15):
+        state = await check_for_update(config(tmp_path, url, version="dev"), UpdateState(enabled=True))
+    assert state.available is False and state.latest_version == "99.0.0"
+
+
+async def test_an_invalid_document_keeps_the_last_known_release(nursery: trio.Nursery, tmp_path: Path) -> None:
+    url = await serve_release(nursery, b"<html>not json</html>")
+    before = UpdateState(enabled=True, available=True, latest_version="1.1.0")
+    with trio.fail_after(15):
+        state = await check_for_update(config(tmp_path, url), before)
+    assert state.last_error_code == "invalid" and state.latest_version == "1.1.0" and state.available
+
+
+async def test_an_unreachable_release_server_is_reported(tmp_path: Path) -> None:
+    with trio.fail_after(15):
+        state = await check_for_update(config(tmp_path, "http://127.0.0.1:9/none"), UpdateState(enabled=True))
+    assert state.last_error_code == "unreachable"
+
+
+async def test_checks_report_ffprobe_version_and_writable_data_dir(nursery: trio.Nursery, tmp_path: Path) -> None:
+    monitor = await spawn(nursery, SystemMonitor(config(tmp_path)), "system")
+    with trio.fail_after(15):
+        report = await monitor.ask(GetSystemReport(), timeout=10)
+    checks = {c.name: c for c in report.checks}
+    assert checks["ffprobe"].status == "ok" and checks["ffprobe"].detail[0].isdigit()
+    assert checks["mediaRoot"].status == "ok"
+
+
+async def test_an_unwritable_data_dir_fails_the_media_root_check(nursery: trio.Nursery, tmp_path: Path) -> None:
+    monitor = await spawn(nursery, SystemMonitor(config(tmp_path / "does-not-exist")), "system")
+    with trio.fail_after(15):
+        report = await monitor.ask(GetSystemReport(), timeout=10)
+    media_root = next(c for c in report.checks if c.name == "mediaRoot")
+    assert media_root.status == "error"
+
+
+# Under the virtual clock the child's grace before SIGKILL passes at once.
+@pytest.mark.filterwarnings("ignore:process .* ignored SIGTERM:RuntimeWarning")
+async def test_a_hanging_ffprobe_does_not_hold_up_the_start(nursery: trio.Nursery, tmp_path: Path, autojump_clock: object) -> None:
+    script = tmp_path / "ffprobe"
+    script.write_text("#!/bin/sh\nexec sleep 60\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    started = trio.current_time()
+    monitor = await spawn(nursery, SystemMonitor(config(tmp_path, ffprobe=str(script))), "system")
+    assert trio.current_time() - started <= 2.5
+    report = await monitor.ask(GetSystemReport(), timeout=10)
+    assert next(c for c in report.checks if c.name == "ffprobe").status == "error"
+    nursery.cancel_scope.cancel()
