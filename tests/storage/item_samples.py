@@ -47,11 +47,16 @@ async def sample_catalog(store: Store) -> Samples:
 
 
 def _films(cat: CatalogFactory, s: Samples) -> None:
-    ids, people = s.ids, s.people
-    people["Amy Adams"] = cat.person("Amy Adams", image_tag="amytag")
-    people["Denis Villeneuve"] = cat.person("Denis Villeneuve")
-    people["Humphrey Bogart"] = cat.person("Humphrey Bogart")
+    s.people["Amy Adams"] = cat.person("Amy Adams", image_tag="amytag")
+    s.people["Denis Villeneuve"] = cat.person("Denis Villeneuve")
+    s.people["Humphrey Bogart"] = cat.person("Humphrey Bogart")
+    _arrival(cat, s)
+    _blade_runner(cat, s)
+    _more_films(cat, s)
 
+
+def _arrival(cat: CatalogFactory, s: Samples) -> None:
+    ids, people = s.ids, s.people
     a = ids["Arrival"] = cat.movie(
         s.films, "Arrival", production_year=2016, premiere_date=_year_ms(2016), community_rating=7.9,
         critic_rating=9.4, official_rating="PG-13", runtime_ticks=116 * 600_000_000, overview="Linguist.",
@@ -81,6 +86,9 @@ def _films(cat: CatalogFactory, s: Samples) -> None:
     ids["Arrival Featurette"] = cat.extra(a, "Featurette", index_number=2)
     ids["Arrival Trailer"] = cat.extra(a, "Trailer", index_number=1)
 
+
+def _blade_runner(cat: CatalogFactory, s: Samples) -> None:
+    ids, people = s.ids, s.people
     b = ids["blade runner 2049"] = cat.movie(
         s.films, "blade runner 2049", production_year=2017, premiere_date=_year_ms(2017), community_rating=8.0,
         official_rating="R", runtime_ticks=164 * 600_000_000, overview="", product_code="BR-2049",
@@ -94,6 +102,9 @@ def _films(cat: CatalogFactory, s: Samples) -> None:
     ids["blade runner 2049 (4K)"] = cat.version(b, "blade runner 2049 (4K)", production_year=2017)
     ids["Blade Trailer"] = cat.extra(b, "Trailer")
 
+
+def _more_films(cat: CatalogFactory, s: Samples) -> None:
+    ids, people = s.ids, s.people
     c = ids["Casablanca"] = cat.movie(
         s.films, "Casablanca", production_year=1942, premiere_date=_year_ms(1942), community_rating=8.5,
         official_rating="pg", product_code="cas 001", scrape_state="identified", lock_data=True,

@@ -296,6 +296,9 @@ def _names(where: Where, query: ItemQuery) -> None:
     if query.name_before is not None:
         where.add(f"lower(i.sort_name) < {TEXT}", query.name_before)
     if query.name_starts_with is not None:
+        # A string sorts at or after its prefix in any collation: the bound
+        # lets the name index seek, LIKE decides.
+        where.add(f"lower(i.sort_name) >= {TEXT}", query.name_starts_with)
         where.add(f"lower(i.sort_name) LIKE {TEXT} ESCAPE '{LIKE_ESCAPE}'", like_escape(query.name_starts_with) + "%")
     if query.initial == "#":
         where.add(f"substr(lower(i.sort_name), 1, 1) NOT IN ({', '.join(repr(c) for c in LETTERS)})")

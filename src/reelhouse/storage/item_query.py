@@ -107,20 +107,20 @@ async def rating_levels(store: Store) -> dict[str, int]:
 
 
 def _read_cursor(query: ItemQuery, codec: CursorCodec, fingerprint: str) -> tuple[list[Any] | None, int | None]:
-    """(keyset position or None, random seed or None) of the query's cursor."""
-    seed = (query.random_seed or new_seed()) if query.sort == "random" else None
+    """(keyset position or None, random seed or None) of the query's cursor.
+
+    A walk sorted at random keeps the seed of its first page in the cursor.
+    """
+    shuffled = query.sort == "random"
     if query.cursor is None:
-        return None, seed
+        return None, (query.random_seed or new_seed()) if shuffled else None
     payload = codec.decode(query.cursor, fingerprint=fingerprint)
-    key = payload.get(_KEY)
+    key, seed = payload.get(_KEY), payload.get(_SEED)
     size = 2 if query.sort == "name" else 3
-    if not isinstance(key, list) or len(key) != size or not all(isinstance(k, str) for k in key[-2:]):
+    well_formed = isinstance(key, list) and len(key) == size and all(isinstance(k, str) for k in key[-2:])
+    if not well_formed or (shuffled and not isinstance(seed, int)):
         raise Invalid("the cursor is invalid or expired", field="cursor")
-    if seed is not None:
-        seed = payload.get(_SEED)
-        if not isinstance(seed, int):
-            raise Invalid("the cursor is invalid or expired", field="cursor")
-    return key, seed
+    return key, seed if shuffled else None
 
 
 async def _resolve_scope(store: Store, query: ItemQuery) -> Parent | None:
