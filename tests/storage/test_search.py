@@ -12,6 +12,7 @@ import trio
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage._migrations import _apply, applied_versions, load_migrations, render
 from reelhouse.storage._search_fold import FOLD_TABLE, fold, postgres_fold_function, sqlite_fold_steps
+from reelhouse.storage import search as search_module
 from reelhouse.storage.search import search
 
 LIMIT_S = 20
@@ -136,6 +137,12 @@ async def test_case_accents_and_punctuation_do_not_matter(catalogue: Store, stor
     assert await names(catalogue, query) == [stored]
 
 
+async def test_very_long_names_are_stored_cut_and_found_by_their_start(catalogue: Store) -> None:
+    long_name = "Long " + "Ж" * 3000
+    await add_item(catalogue, long_name, original_title="\U0001f600" * 3000, sort_name="ж" * 3000)
+    assert await names(catalogue, "long жжж") == [long_name]
+
+
 async def test_a_query_of_only_punctuation_matches_nothing(catalogue: Store) -> None:
     await add_item(catalogue, "!!!")
     assert await names(catalogue, "!!!") == []
@@ -176,6 +183,18 @@ async def test_the_limit_is_filled_across_ranks_in_order(catalogue: Store) -> No
         await add_item(catalogue, name)
     assert await names(catalogue, "ant", 3) == ["Ant", "Antz", "The Ant Bully"]
     assert await names(catalogue, "ant", 4) == ["Ant", "Antz", "The Ant Bully", "Giant"]
+
+
+async def test_dense_tiers_read_in_sort_order_give_the_same_hits(
+    catalogue: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("Midnight", "The Night", "Nightcrawler", "Night", "A Night Out", "Knights", "Up", "Upgrade"):
+        await add_item(catalogue, name, original_title=f"Original {name}")
+        await add_person(catalogue, f"{name} Person")
+    queries = ("night", "ight", "up", "n", "original night", "zzz")
+    sparse = [await search(catalogue, q, 4) for q in queries]
+    monkeypatch.setattr(search_module, "DENSE_CANDIDATES", 1)  # every tier with a candidate is dense
+    assert [await search(catalogue, q, 4) for q in queries] == sparse
 
 
 async def test_a_limit_below_one_is_refused(catalogue: Store) -> None:
@@ -270,6 +289,18 @@ async def test_items_written_before_the_migration_are_indexed_by_it(database_url
             people = await search(store, "early", 5)
     assert hits[0].items == [] and [h.name for h in hits[1].items] == ["Before Search"]
     assert [p.name for p in people.people] == ["Early Person"]
+
+
+async def test_postgresql_answers_alike_without_its_trigram_indexes(catalogue: Store) -> None:
+    if catalogue.backend != "postgresql":
+        pytest.skip("the trigram indexes are PostgreSQL's optional part")
+    for name in ("Midnight Run", "The Night", "Nightcrawler", "Night", "Knights"):
+        await add_item(catalogue, name)
+    await add_person(catalogue, "Night Owl")
+    with_indexes = await search(catalogue, "night", 10)
+    for index in ("search_items_name_trgm", "search_items_title_trgm", "search_people_name_trgm"):
+        await catalogue.execute(f"DROP INDEX {index}")  # as when pg_trgm could not be had
+    assert await search(catalogue, "night", 10) == with_indexes
 
 
 # -- the fold and the migrations -----------------------------------------------------

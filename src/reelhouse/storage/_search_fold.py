@@ -47,6 +47,8 @@ SPECIAL_LETTERS: Mapping[str, str] = {
 }
 """Letters without a decomposition that readers still see as a base letter."""
 COLLAPSE_PASSES = 2
+MAX_KEY_LENGTH = 200
+"""Characters of a folded name kept for search (PostgreSQL caps an index row at 2.7 kB)."""
 SQLITE_STEP_SIZE = 20
 """Replacements per SQLite UPDATE step: SQLite's parser overflows its stack near 30 nested calls."""
 SEPARATOR = "\x1f"
@@ -94,6 +96,11 @@ def fold(text: str) -> str:
     for _ in range(COLLAPSE_PASSES):
         folded = folded.replace("  ", " ")
     return folded.strip(" ")
+
+
+def search_key(text: str) -> str:
+    """What search stores and compares: the fold cut to :data:`MAX_KEY_LENGTH`, no trailing space."""
+    return fold(text)[:MAX_KEY_LENGTH].rstrip(" ")
 
 
 # -- SQL generation (the migrations hold its output) ---------------------------

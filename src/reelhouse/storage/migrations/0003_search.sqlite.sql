@@ -15,8 +15,10 @@ CREATE TABLE search_items (
     title_f TEXT NOT NULL,                  -- original title, '' when none
     sort_f TEXT NOT NULL
 );
-CREATE INDEX search_items_by_name ON search_items (name_f);
-CREATE INDEX search_items_by_title ON search_items (title_f);
+-- Prefix ranges read only these (covering) indexes, then sort by sort_f.
+CREATE INDEX search_items_by_name ON search_items (name_f, sort_f, item_id, title_f);
+CREATE INDEX search_items_by_title ON search_items (title_f, sort_f, item_id, name_f);
+CREATE INDEX search_items_by_sort ON search_items (sort_f, item_id);   -- dense tiers read in this order
 CREATE VIRTUAL TABLE search_items_fts USING fts5 (
     name_f, title_f, content = 'search_items', content_rowid = 'id', tokenize = 'trigram'
 );
@@ -27,7 +29,8 @@ CREATE TABLE search_people (
     name_f TEXT NOT NULL,
     sort_f TEXT NOT NULL
 );
-CREATE INDEX search_people_by_name ON search_people (name_f);
+CREATE INDEX search_people_by_name ON search_people (name_f, sort_f, person_id);
+CREATE INDEX search_people_by_sort ON search_people (sort_f, person_id);
 CREATE VIRTUAL TABLE search_people_fts USING fts5 (
     name_f, content = 'search_people', content_rowid = 'id', tokenize = 'trigram'
 );
@@ -48,7 +51,8 @@ END;
 
 -- A row here lives for one statement: name, original title and sort name
 -- joined by char(31), folded in place, split into search_items or
--- search_people, deleted.
+-- search_people (each field cut to 200 characters, like search_key() in
+-- _search_fold), deleted.
 CREATE TABLE search_fold (
     id INTEGER PRIMARY KEY,
     kind TEXT NOT NULL,                     -- item, person
@@ -114,11 +118,11 @@ BEGIN
     UPDATE search_fold SET t = replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(t, char(7927), 'y'), char(7928), 'y'), char(7929), 'y'), char(7930), char(7931)), char(7932), char(7933)), char(7934), char(7935)), char(8211), ' '), char(8212), ' '), char(8216), ' '), char(8217), ' '), char(8220), ' '), char(8221), ' '), char(8230), ' ') WHERE id = NEW.id;
     UPDATE search_fold SET t = replace(replace(t, '  ', ' '), '  ', ' ') WHERE id = NEW.id;
     INSERT INTO search_items (item_id, name_f, title_f, sort_f)
-    SELECT ref_id, trim(substr(t, 1, a - 1), ' '), trim(substr(t, a + 1, b - 1), ' '), trim(substr(t, a + b + 1), ' ')
+    SELECT ref_id, rtrim(substr(trim(substr(t, 1, a - 1), ' '), 1, 200), ' '), rtrim(substr(trim(substr(t, a + 1, b - 1), ' '), 1, 200), ' '), rtrim(substr(trim(substr(t, a + b + 1), ' '), 1, 200), ' ')
     FROM (SELECT ref_id, t, a, instr(substr(t, a + 1), char(31)) AS b
           FROM (SELECT ref_id, t, instr(t, char(31)) AS a FROM search_fold WHERE id = NEW.id AND kind = 'item'));
     INSERT INTO search_people (person_id, name_f, sort_f)
-    SELECT ref_id, trim(substr(t, 1, a - 1), ' '), trim(substr(t, a + b + 1), ' ')
+    SELECT ref_id, rtrim(substr(trim(substr(t, 1, a - 1), ' '), 1, 200), ' '), rtrim(substr(trim(substr(t, a + b + 1), ' '), 1, 200), ' ')
     FROM (SELECT ref_id, t, a, instr(substr(t, a + 1), char(31)) AS b
           FROM (SELECT ref_id, t, instr(t, char(31)) AS a FROM search_fold WHERE id = NEW.id AND kind = 'person'));
     DELETE FROM search_fold WHERE id = NEW.id;
@@ -129,11 +133,11 @@ BEGIN
     UPDATE search_fold SET t = replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(t), char(33), ' '), char(34), ' '), char(39), ' '), char(40), ' '), char(41), ' '), char(44), ' '), char(45), ' '), char(46), ' '), char(47), ' '), char(58), ' '), char(59), ' '), char(63), ' '), char(91), ' '), char(92), ' '), char(93), ' '), char(95), ' '), char(123), ' '), char(125), ' ') WHERE id = NEW.id;
     UPDATE search_fold SET t = replace(replace(t, '  ', ' '), '  ', ' ') WHERE id = NEW.id;
     INSERT INTO search_items (item_id, name_f, title_f, sort_f)
-    SELECT ref_id, trim(substr(t, 1, a - 1), ' '), trim(substr(t, a + 1, b - 1), ' '), trim(substr(t, a + b + 1), ' ')
+    SELECT ref_id, rtrim(substr(trim(substr(t, 1, a - 1), ' '), 1, 200), ' '), rtrim(substr(trim(substr(t, a + 1, b - 1), ' '), 1, 200), ' '), rtrim(substr(trim(substr(t, a + b + 1), ' '), 1, 200), ' ')
     FROM (SELECT ref_id, t, a, instr(substr(t, a + 1), char(31)) AS b
           FROM (SELECT ref_id, t, instr(t, char(31)) AS a FROM search_fold WHERE id = NEW.id AND kind = 'item'));
     INSERT INTO search_people (person_id, name_f, sort_f)
-    SELECT ref_id, trim(substr(t, 1, a - 1), ' '), trim(substr(t, a + b + 1), ' ')
+    SELECT ref_id, rtrim(substr(trim(substr(t, 1, a - 1), ' '), 1, 200), ' '), rtrim(substr(trim(substr(t, a + b + 1), ' '), 1, 200), ' ')
     FROM (SELECT ref_id, t, a, instr(substr(t, a + 1), char(31)) AS b
           FROM (SELECT ref_id, t, instr(t, char(31)) AS a FROM search_fold WHERE id = NEW.id AND kind = 'person'));
     DELETE FROM search_fold WHERE id = NEW.id;
