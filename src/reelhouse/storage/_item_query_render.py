@@ -25,7 +25,8 @@ SUMMARY_COLUMNS = (
     " i.product_code, i.production_year, i.runtime_ticks, i.scrape_state, i.season_id,"
     " i.series_id, i.version_of"
 )
-"""The columns of ``items i`` that :func:`summaries` reads."""
+"""The columns of ``items i`` that :func:`summaries` reads, first in every row it is given, in this order."""
+_SUMMARY_WIDTH = SUMMARY_COLUMNS.count(",") + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,37 +133,43 @@ async def page_extras(store: Store, ids: Sequence[str]) -> PageExtras:
 
 
 def summary_of(row: Row, extras: PageExtras) -> ItemSummary:
-    item_type = row["type"]
-    tag = extras.image_tags.get(row["id"])
-    index = row["index_number"]
-    if index is None and row["extra_type"] == "AdditionalPart":
-        index = row["part_number"]
+    """The summary of a row whose first columns are :data:`SUMMARY_COLUMNS`."""
+    # Unpacked by position: a name lookup on a sqlite3.Row is a linear search.
+    (
+        item_id, library_id, item_type, name, sort_name, date_created, community_rating, extra_type,
+        index_number, parent_index_number, part_number, lock_data, locked_fields, merged_into, missing,
+        original_language, original_title, product_code, production_year, runtime_ticks, scrape_state,
+        season_id, series_id, version_of,
+    ) = tuple(row)[:_SUMMARY_WIDTH]  # fmt: skip
+    tag = extras.image_tags.get(item_id)
+    if index_number is None and extra_type == "AdditionalPart":
+        index_number = part_number
     return ItemSummary(
-        id=row["id"],
-        name=row["name"],
-        sort_name=row["sort_name"],
-        library_id=row["library_id"],
+        id=item_id,
+        name=name,
+        sort_name=sort_name,
+        library_id=library_id,
         type=item_type,
-        date_created_ms=row["date_created"],
+        date_created_ms=date_created,
         has_poster=tag is not None,
-        locked=bool(row["lock_data"]) or bool(_json_list(row["locked_fields"])),
-        missing=bool(row["missing"]),
-        scrape_state=row["scrape_state"],
+        locked=bool(lock_data) or bool(_json_list(locked_fields)),
+        missing=bool(missing),
+        scrape_state=scrape_state,
         image_tag=tag,
-        community_rating=row["community_rating"],
-        extra_type=row["extra_type"],
-        index_number=index,
-        parent_index_number=row["parent_index_number"] if item_type == "Episode" else None,
-        merged_into=row["merged_into"],
-        original_language=row["original_language"] or None,
-        original_title=row["original_title"] or None,
-        product_code=row["product_code"] or None,
-        production_year=row["production_year"],
-        runtime_ticks=row["runtime_ticks"],
-        season_id=row["season_id"] if item_type == "Episode" else None,
-        series_id=row["series_id"] if item_type in ("Episode", "Season") else None,
-        version_member_count=extras.version_counts.get(row["id"]) if row["version_of"] is None else None,
-        version_of=row["version_of"],
+        community_rating=community_rating,
+        extra_type=extra_type,
+        index_number=index_number,
+        parent_index_number=parent_index_number if item_type == "Episode" else None,
+        merged_into=merged_into,
+        original_language=original_language or None,
+        original_title=original_title or None,
+        product_code=product_code or None,
+        production_year=production_year,
+        runtime_ticks=runtime_ticks,
+        season_id=season_id if item_type == "Episode" else None,
+        series_id=series_id if item_type in ("Episode", "Season") else None,
+        version_member_count=extras.version_counts.get(item_id) if version_of is None else None,
+        version_of=version_of,
     )
 
 
