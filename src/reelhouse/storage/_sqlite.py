@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import outcome
 import trio
 
+from ._search_fold import search_key
 from ._store import (
     Backend,
     IntegrityError,
@@ -65,12 +66,18 @@ def _connect(path: str, *, query_only: bool) -> sqlite3.Connection:
         check_same_thread=False,
     )
     conn.row_factory = sqlite3.Row
+    # The search triggers (migration 0005) fold names with this function.
+    conn.create_function("reelhouse_fold", 1, _fold, deterministic=True)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA synchronous=NORMAL")
     if query_only:
         conn.execute("PRAGMA query_only=ON")
     return conn
+
+
+def _fold(text: str | None) -> str | None:
+    return None if text is None else search_key(text)
 
 
 def _open_connections(path: str) -> tuple[sqlite3.Connection, list[sqlite3.Connection]]:
