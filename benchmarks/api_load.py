@@ -180,8 +180,10 @@ def prepare_scenarios(server: Server, sample: CatalogSample) -> tuple[list[Scena
         filtered = [_items_path(libraryId=films, type="Movie", genreId=genre, yearFrom=1990, yearTo=2010,
                                 sort="premiereDate") for genre in FILTER_GENRES]  # fmt: skip
         detail = [f"/items/{item_id}" for item_id in sample.detail_ids]
-        search = [f"/search?{urlencode({'q': q, 'limit': SEARCH_LIMIT}, quote_via=quote)}" for q in sample.search_queries]
-        images = [f"/images/items/{item_id}?tag={tag}&maxWidth={IMAGE_MAX_WIDTH}" for item_id, tag in sample.image_items]
+        search = [f"/search?{urlencode({'q': q, 'limit': SEARCH_LIMIT}, quote_via=quote)}"
+                  for q in sample.search_queries]
+        images = [f"/images/items/{item_id}?tag={tag}&maxWidth={IMAGE_MAX_WIDTH}"
+                  for item_id, tag in sample.image_items]
         for path in (*default, *filtered, detail[0], search[0]):
             _check(client, path)
         cursor, walk = deep_cursor(client, sample)
@@ -324,7 +326,8 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
              f"load average before {config['load_average_before'][0]:.1f}, after "
              f"{config['load_average_after'][0]:.1f} on {config['cpus']} CPUs"]  # fmt: skip
     header = f"  {'scenario':<20}{'req/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}{'ceil':>7}" \
-             f"{'server':>8}{'pg':>6}{'client':>8}{'busy':>6}{'req/cpu-s':>10}{'cpu ceil':>9}{'alone p50':>11}"  # fmt: skip
+             f"{'server':>8}{'pg':>6}{'client':>8}{'busy':>6}{'req/cpu-s':>10}{'cpu ceil':>9}" \
+             f"{'alone p50':>11}"  # fmt: skip
     for backend, result in report["results"].items():
         if "skipped" in result:
             lines.append(f"{backend}: skipped: {result['skipped']}")
@@ -370,7 +373,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--items", type=int, help=f"items in the catalogue (default {DEFAULT_ITEMS}, "
                         f"{QUICK_ITEMS} with --quick)")  # fmt: skip
     parser.add_argument("--clients", type=int, default=DEFAULT_CLIENTS, help="concurrent keep-alive clients")
-    parser.add_argument("--duration", type=float, help=f"measured seconds per scenario (default {DEFAULT_DURATION_S:g}, "
+    parser.add_argument("--duration", type=float,
+                        help=f"measured seconds per scenario (default {DEFAULT_DURATION_S:g}, "
                         f"{QUICK_DURATION_S:g} with --quick), after {WARMUP_S:g} s of warm-up")  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="a small, short run for a smoke test")
     parser.add_argument("--backends", default=",".join(BACKENDS), help="comma-separated: sqlite,postgresql")
