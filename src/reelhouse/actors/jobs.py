@@ -16,7 +16,7 @@ from typing import Any
 import trio
 
 from reelhouse import errors
-from reelhouse.timefmt import rfc3339_ms
+from reelhouse.jsonfields import put_present, put_time
 
 from ._runtime import Actor, ActorRef
 
@@ -140,7 +140,7 @@ class JobRegistry(Actor):
             "state": job.state,
             "kind": job.kind,
         }
-        for key, value in (
+        put_present(data, (
             ("libraryId", job.library_id),
             ("subject", job.subject),
             ("current", job.current),
@@ -151,13 +151,10 @@ class JobRegistry(Actor):
             ("changed", job.changed),
             ("message", job.message),
             ("trigger", job.trigger),
-        ):
-            if value is not None:
-                data[key] = value
-        if job.started_at_ms is not None:
-            data["startedAt"] = rfc3339_ms(job.started_at_ms)
-        if job.finished_at_ms is not None and job.finished:
-            data["finishedAt"] = rfc3339_ms(job.finished_at_ms)
+        ))
+        put_time(data, "startedAt", job.started_at_ms)
+        if job.finished:
+            put_time(data, "finishedAt", job.finished_at_ms)
         if job.mass_missing_paused:
             data["massMissingPaused"] = True
         per_minute = _per_minute(entry.samples)

@@ -33,7 +33,6 @@ from .scan_status import CANCELLING, COMPLETED, FINAL_STATES, IDLE, RUNNING, Roo
 log = logging.getLogger(__name__)
 
 ASK_SCAN_TIMEOUT_SECONDS = 5.0
-JOB_KIND_BY_TRIGGER = {"refresh": "scan"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,7 +288,9 @@ class LibraryActor(Supervisor):
             finished_at_ms=status.finished_at_ms,
             message=status.message,
             mass_missing_paused=status.mass_missing_paused,
-            trigger="manual" if self._trigger in ("manual", "refresh") else "scan",
+            # Scans the monitor started on its own are automatic; every other
+            # start (the API, library creation, an item action) is manual.
+            trigger="auto" if self._trigger == "monitor" else "manual",
         )
         return JobUpdate(job, owner=self.ref, cancel=StopScan())
 

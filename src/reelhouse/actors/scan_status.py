@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from reelhouse.timefmt import rfc3339_ms
+from reelhouse.jsonfields import put_present, put_time
 
 # ScanState values.
 IDLE, RUNNING, CANCELLING = "idle", "running", "cancelling"
@@ -29,11 +29,9 @@ class RootView:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"path": self.path, "online": self.online}
-        _put_time(data, "checkedAt", self.checked_at_ms)
-        _put_time(data, "lastOnline", self.last_online_ms)
-        _put(data, "reasonCode", self.reason_code)
-        _put(data, "message", self.message)
-        return data
+        put_time(data, "checkedAt", self.checked_at_ms)
+        put_time(data, "lastOnline", self.last_online_ms)
+        return put_present(data, (("reasonCode", self.reason_code), ("message", self.message)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +76,7 @@ class ScanStatusView:
             "processed": self.processed,
             "errors": self.errors,
         }
-        for key, value in (
+        put_present(data, (
             ("added", self.added),
             ("changed", self.changed),
             ("missing", self.missing),
@@ -87,27 +85,16 @@ class ScanStatusView:
             ("currentDir", self.current_dir if self.active else None),
             ("currentPath", self.current_path if self.active else None),
             ("message", self.message),
-        ):
-            _put(data, key, value)
-        _put_time(data, "startedAt", self.started_at_ms)
+        ))
+        put_time(data, "startedAt", self.started_at_ms)
         if not self.active:
-            _put_time(data, "finishedAt", self.finished_at_ms)
+            put_time(data, "finishedAt", self.finished_at_ms)
         if self.mass_missing_paused:
             data["massMissingPaused"] = True
         if self.roots:
             data["roots"] = [root.to_json() for root in self.roots]
         if self.watch is not None:
             data["watch"] = self.watch.state
-            _put(data, "watchReasonCode", self.watch.reason_code)
-            _put(data, "watchMessage", self.watch.message)
+            put_present(data, (("watchReasonCode", self.watch.reason_code), ("watchMessage", self.watch.message)))
         return data
 
-
-def _put(data: dict[str, Any], key: str, value: Any) -> None:
-    if value is not None:
-        data[key] = value
-
-
-def _put_time(data: dict[str, Any], key: str, epoch_ms: int | None) -> None:
-    if epoch_ms is not None:
-        data[key] = rfc3339_ms(epoch_ms)
