@@ -104,6 +104,8 @@ async def _postgres_answers() -> str | None:
             async with open_store(PG_URL) as store:
                 await store.ping()
     except Exception as exc:  # any failure means: skip PostgreSQL, say why
+        while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+            exc = exc.exceptions[0]  # the nursery's wrapping says nothing
         return f"PostgreSQL at {PG_URL} did not answer: {type(exc).__name__}: {exc}"
     return None
 
