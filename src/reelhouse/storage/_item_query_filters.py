@@ -49,17 +49,31 @@ CONTAINER = (
     " WHEN lower(ms.container) IN ('ts', 'm2ts', 'mts') THEN 'mpegts'"
     " ELSE lower(ms.container) END"
 )
-_HDR = "lower(COALESCE(st.hdr_format, ''))"
-DYNAMIC_RANGE = (
-    f"CASE WHEN {_HDR} = 'dolbyvision' THEN 'dolbyVision'"
-    f" WHEN {_HDR} IN ('hdr10', 'hdr10+', 'hdr10plus') OR st.color_transfer = 'smpte2084' THEN 'hdr10'"
-    f" WHEN {_HDR} = 'hlg' OR st.color_transfer = 'arib-std-b67' THEN 'hlg'"
-    " ELSE 'sdr' END"
-)
-RESOLUTION = (
-    f"CASE WHEN st.width IS NULL THEN NULL WHEN st.width < {HD_MIN_WIDTH} THEN 'sd'"
-    f" WHEN st.width < {UHD_MIN_WIDTH} THEN 'hd' ELSE '4k' END"
-)
+# The scanner stores codecs, languages (ISO 639-2/B), containers and the
+# probed dynamic range (hdr_format) in lower case / the DynamicRange
+# spelling, so filters compare the columns as stored: plain comparisons give
+# the planners column statistics, where an expression gives them a guess.
+_HDR = "COALESCE(st.hdr_format, '')"
+_TRANSFER = "COALESCE(st.color_transfer, '')"
+_DOLBY_VISION = f"{_HDR} = 'dolbyVision'"
+_HDR10 = f"({_HDR} IN ('hdr10', 'hdr10+', 'hdr10plus') OR ({_TRANSFER} = 'smpte2084' AND NOT {_DOLBY_VISION}))"
+_HLG = f"({_HDR} = 'hlg' OR ({_TRANSFER} = 'arib-std-b67' AND NOT {_DOLBY_VISION} AND NOT {_HDR10}))"
+DYNAMIC_RANGES: Mapping[str, str] = {
+    "dolbyVision": _DOLBY_VISION,
+    "hdr10": f"(NOT {_DOLBY_VISION} AND {_HDR10})",
+    "hlg": f"(NOT {_DOLBY_VISION} AND NOT {_HDR10} AND {_HLG})",
+    "sdr": f"NOT ({_DOLBY_VISION} OR {_HDR10} OR {_HLG})",
+}
+"""The first video stream's dynamic range: Dolby Vision wins, then PQ, then HLG."""
+UNPROBED_REMOTE = "ms.remote = 1 AND ms.probed_at IS NULL"
+CONTAINER_ALIASES: Mapping[str, tuple[str, ...]] = {"mpegts": ("mpegts", "ts", "m2ts", "mts")}
+# Each resolution class as a width range (ranges, unlike a CASE, give the
+# planners an estimate).
+RESOLUTION_WIDTHS: Mapping[str, str] = {
+    "sd": f"st.width < {HD_MIN_WIDTH}",
+    "hd": f"(st.width >= {HD_MIN_WIDTH} AND st.width < {UHD_MIN_WIDTH})",
+    "4k": f"st.width >= {UHD_MIN_WIDTH}",
+}
 NO_PRIMARY_IMAGE = "NOT EXISTS (SELECT 1 FROM images im WHERE im.item_id = i.id AND im.kind = 'primary')"
 ATTENTION: Mapping[str, str] = {
     "needsIdentify": "i.scrape_state = 'needsIdentify'",
@@ -71,13 +85,20 @@ ATTENTION: Mapping[str, str] = {
     "scrapeNotQueued": "(i.scrape_state = 'none' AND i.has_nfo = 0 AND i.type IN ('Movie', 'Series'))",
 }
 NEVER = "1 = 0"
-# Nearly every item passes these, but SQLite without statistics takes
-# any equality for a selective one and would scan items_by_owner,
-# items_by_missing or items_by_probe_pending instead of the index that
-# gives the listing's order:
-# spelled so that no index matches them.
-NOT_OWNED = "COALESCE(i.owner_id, '') = ''"
-PRESENT = "i.missing + 0 = 0"
+# Conditions nearly every item passes. SQLite without statistics takes any
+# equality for a selective one and would scan items_by_owner, items_by_missing
+# or items_by_probe_pending instead of the index that gives the listing's
+# order, so on SQLite they are spelled so that no index matches them;
+# PostgreSQL, which knows better from its statistics, gets them plain (it
+# would take the spelled form for a rare one).
+NOT_OWNED = "i.owner_id IS NULL"
+PRESENT = "i.missing = 0"
+PROBED = "i.probe_pending = 0"
+UNINDEXED: Mapping[str, str] = {
+    NOT_OWNED: "COALESCE(i.owner_id, '') = ''",
+    PRESENT: "i.missing + 0 = 0",
+    PROBED: "i.probe_pending + 0 = 0",
+}
 
 
 LIBRARY_PARENT = "library"
@@ -95,6 +116,7 @@ class Parent:
 class Where:
     """WHERE conditions (ANDed) and an optional WITH clause, with their parameters."""
 
+    backend: str = "sqlite"
     conditions: list[str] = field(default_factory=list)
     params: list[Any] = field(default_factory=list)
     ctes: list[str] = field(default_factory=list)  # recursive common table expressions
@@ -103,6 +125,10 @@ class Where:
     def add(self, sql: str, *params: Any) -> None:
         self.conditions.append(sql)
         self.params.extend(params)
+
+    def add_dense(self, sql: str) -> None:
+        """Add one of the :data:`UNINDEXED` conditions, spelled for the backend."""
+        self.conditions.append(UNINDEXED[sql] if self.backend == "sqlite" else sql)
 
     @property
     def sql(self) -> str:
@@ -114,13 +140,15 @@ class Where:
         return f"WITH RECURSIVE {', '.join(ctes)} " if ctes else ""
 
 
-def build_where(query: ItemQuery, parent: Parent | None, rating_labels: Sequence[str] | None) -> Where:
-    """The conditions selecting ``query``'s rows from ``items i``.
+def build_where(
+    query: ItemQuery, parent: Parent | None, rating_labels: Sequence[str] | None, backend: str
+) -> Where:
+    """The conditions selecting ``query``'s rows from ``items i`` on ``backend``.
 
     ``rating_labels``: the stored officialRating labels whose level lies in
     the query's min/max bounds (None when the query has no such bound).
     """
-    where = Where()
+    where = Where(backend)
     _scope(where, query, parent)
     for add_filter in FILTERS:
         add_filter(where, query)
@@ -148,17 +176,17 @@ def _scope(where: Where, query: ItemQuery, parent: Parent | None) -> None:
     if parent is None:
         if not (query.recursive or query.card):
             where.add("i.parent_id IS NULL")
-        where.add(NOT_OWNED)
+        where.add_dense(NOT_OWNED)
     elif query.recursive or query.card:
         _descendants(where, parent)
-        where.add(NOT_OWNED)
+        where.add_dense(NOT_OWNED)
     elif "Video" in query.types:
         sql, params = _children(parent)
         where.add(f"({sql} OR i.owner_id = ?)", *params, parent.id)
     else:
         sql, params = _children(parent)
         where.add(sql, *params)
-        where.add(NOT_OWNED)
+        where.add_dense(NOT_OWNED)
 
 
 def _children(parent: Parent) -> tuple[str, tuple[str, ...]]:
@@ -242,9 +270,12 @@ def _primary_stream(condition: str, *params: Any) -> tuple[str, tuple[Any, ...]]
 
 
 def _first_video(condition: str, *params: Any) -> tuple[str, tuple[Any, ...]]:
+    # "No embedded video stream before it" rather than "idx = min(idx)": an
+    # anti-join PostgreSQL plans well, where a min() subquery ran per stream.
     return _primary_stream(
-        "st.type = 'Video' AND st.is_external = 0 AND st.idx = (SELECT min(fv.idx) FROM media_streams fv"
-        f" WHERE fv.source_id = ms.id AND fv.type = 'Video' AND fv.is_external = 0) AND {condition}",
+        "st.type = 'Video' AND st.is_external = 0 AND NOT EXISTS (SELECT 1 FROM media_streams fv"
+        " WHERE fv.source_id = st.source_id AND fv.type = 'Video' AND fv.is_external = 0 AND fv.idx < st.idx)"
+        f" AND {condition}",
         *params,
     )
 
@@ -254,26 +285,39 @@ def _media(where: Where, query: ItemQuery) -> None:
         sql, _ = _primary_stream("st.type = 'Subtitle'")
         where.add(sql if query.has_subtitles else f"NOT {sql}")
     if query.resolutions:
-        where.add(*_flat(_first_video(f"{RESOLUTION} IN ({marks(query.resolutions)})", *query.resolutions)))
+        widths = " OR ".join(RESOLUTION_WIDTHS[r] for r in query.resolutions)
+        where.add(*_flat(_first_video(f"({widths})")))
     if query.dynamic_ranges:
-        ranges = query.dynamic_ranges
-        where.add(*_flat(_first_video(f"{DYNAMIC_RANGE} IN ({marks(ranges)})", *ranges)))
+        ranges = " OR ".join(DYNAMIC_RANGES[r] for r in query.dynamic_ranges)
+        where.add(*_flat(_first_video(f"({ranges})")))
     if query.containers:
-        where.add(*_flat(_primary_source(f"{CONTAINER} IN ({marks(query.containers)})", *query.containers)))
+        where.add(*_flat(_primary_source(*_containers(query.containers))))
     for kind, codecs in (
         ("Video", query.video_codecs), ("Audio", query.audio_codecs), ("Subtitle", query.subtitle_codecs),
     ):  # fmt: skip
         if codecs:
-            where.add(*_flat(_primary_stream(f"st.type = ? AND lower(st.codec) IN ({marks(codecs)})", kind, *codecs)))
+            where.add(*_flat(_primary_stream(f"st.type = ? AND st.codec IN ({marks(codecs)})", kind, *codecs)))
     if query.subtitle_languages:
         languages = query.subtitle_languages
-        sql = f"st.type = 'Subtitle' AND lower(st.language) IN ({marks(languages)})"
+        sql = f"st.type = 'Subtitle' AND st.language IN ({marks(languages)})"
         where.add(*_flat(_primary_stream(sql, *languages)))
     if query.has_remote_source is not None:
         sql = "EXISTS (SELECT 1 FROM media_sources rs WHERE rs.item_id = i.id AND rs.remote = 1)"
         where.add(sql if query.has_remote_source else f"NOT {sql}")
     if query.probe_pending is not None:
-        where.add("i.probe_pending = 1" if query.probe_pending else "i.probe_pending + 0 = 0")
+        if query.probe_pending:
+            where.add("i.probe_pending = 1")
+        else:
+            where.add_dense(PROBED)
+
+
+def _containers(containers: Sequence[str]) -> tuple[str, ...]:
+    """The condition on ``ms`` for the effective containers (``strm``: unprobed remote), and its values."""
+    stored = [name for c in containers if c != "strm" for name in CONTAINER_ALIASES.get(c, (c,))]
+    branches = [f"({UNPROBED_REMOTE})"] if "strm" in containers else []
+    if stored:
+        branches.append(f"(NOT ({UNPROBED_REMOTE}) AND ms.container IN ({marks(stored)}))")
+    return (f"({' OR '.join(branches)})", *stored)
 
 
 def _flat(fragment: tuple[str, tuple[Any, ...]]) -> tuple[Any, ...]:
@@ -363,7 +407,7 @@ def _missing_and_attention(where: Where, query: ItemQuery) -> None:
     if query.missing:
         where.add("i.missing = 1")
     elif "missing" not in states:
-        where.add(PRESENT)
+        where.add_dense(PRESENT)
     if not states:
         return
     others = " OR ".join(ATTENTION[s] for s in states if s != "missing")

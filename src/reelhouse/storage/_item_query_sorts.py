@@ -86,13 +86,15 @@ _CHILD_COUNT = (
     f" WHEN 'Season' THEN (SELECT count(*) FROM items c WHERE c.season_id = i.id AND {_VISIBLE_CHILD})"
     f" ELSE (SELECT count(*) FROM items c WHERE c.parent_id = i.id AND {_VISIBLE_CHILD}) END"
 )
+# max(x + 0), not max(x): PostgreSQL would otherwise find the max by walking
+# the date index backwards, filtering every item for this series.
 _LAST_CONTENT = (
     "COALESCE(CASE WHEN i.type = 'Series'"
-    " THEN (SELECT max(c.date_created) FROM items c WHERE c.series_id = i.id AND c.missing = 0)"
-    " ELSE (SELECT max(c.date_created) FROM items c WHERE c.parent_id = i.id AND c.missing = 0) END,"
+    " THEN (SELECT max(c.date_created + 0) FROM items c WHERE c.series_id = i.id AND c.missing = 0)"
+    " ELSE (SELECT max(c.date_created + 0) FROM items c WHERE c.parent_id = i.id AND c.missing = 0) END,"
     " i.date_created)"
 )
-_BOXSET_ADDED = "COALESCE((SELECT max(c.date_created) FROM items c WHERE c.parent_id = i.id), i.date_created)"
+_BOXSET_ADDED = "COALESCE((SELECT max(c.date_created + 0) FROM items c WHERE c.parent_id = i.id), i.date_created)"
 
 
 @dataclass(frozen=True, slots=True)

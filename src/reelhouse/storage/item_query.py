@@ -85,7 +85,7 @@ async def list_items(store: Store, query: ItemQuery, codec: CursorCodec) -> Item
     key, seed = _read_cursor(query, codec, fingerprint)
     parent = await _resolve_scope(store, query)
     levels = await rating_levels(store) if _needs_levels(query) else {}
-    where = build_where(query, parent, _labels_in_bounds(query, levels))
+    where = build_where(query, parent, _labels_in_bounds(query, levels), store.backend)
     plan = sort_plan(query, levels, seed)
     rows = await _page_rows(store, query, where, plan, key)
     items = await summaries(store, rows[: query.limit])
