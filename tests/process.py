@@ -63,6 +63,11 @@ class ServerProcess:
         async for chunk in self.process.stderr:
             self.log += chunk
 
+    def kill(self) -> None:
+        """Make sure the process is gone (a failed test must not leave it running)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+
     def send_signal(self, signum: int) -> None:
         assert self.process is not None
         self.process.send_signal(signum)

@@ -3,15 +3,32 @@
 from __future__ import annotations
 
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 import trio
 
-from .process import ServerProcess, run_cli
+from .process import ServerProcess as _ServerProcess
+from .process import run_cli
 
 GRACE_S = 10.0
+_started: list[_ServerProcess] = []
+
+
+def ServerProcess(*args: object) -> _ServerProcess:  # noqa: N802 - stands in for the class
+    process = _ServerProcess(*args)  # type: ignore[arg-type]
+    _started.append(process)
+    return process
+
+
+@pytest.fixture(autouse=True)
+def _no_orphan_servers() -> Iterator[None]:
+    """Whatever a test does, its server processes end with it."""
+    yield
+    while _started:
+        _started.pop().kill()
 
 
 async def create_key(data_dir: Path, database_url: str) -> str:

@@ -354,3 +354,16 @@ def test_any_input_gives_data_or_nfo_error(data: bytes) -> None:
 )
 def test_nfo_candidates_most_specific_first(stem: str, kind: NfoKind, names: list[str]) -> None:
     assert nfo_candidates(stem, kind) == names
+
+
+def test_a_dtd_in_utf16_is_still_refused() -> None:
+    """The C-parser fast path must never see a DTD, whatever the encoding."""
+    hostile = '<?xml version="1.0" encoding="utf-16"?><!DOCTYPE movie [<!ENTITY a "x">]><movie><title>&a;</title></movie>'
+    with pytest.raises(NfoError):
+        parse_nfo(hostile.encode("utf-16"), "movie")
+
+
+def test_comments_and_plain_documents_parse_alike() -> None:
+    plain = b"<movie><title>Heat</title><year>1995</year></movie>"
+    commented = b"<!-- written by a tool --><movie><title>Heat</title><year>1995</year></movie>"
+    assert parse_nfo(plain, "movie") == parse_nfo(commented, "movie")

@@ -23,6 +23,7 @@ from datetime import date
 from enum import StrEnum
 from typing import Literal, TypeVar
 from urllib.parse import parse_qs, urlsplit
+from xml.etree import ElementTree
 from xml.etree.ElementTree import Element, ParseError
 
 import defusedxml
@@ -209,6 +210,13 @@ def _as_utf8(data: bytes) -> bytes:
 
 
 def _parse_xml(head: bytes) -> Element:
+    if _plainly_safe(head):
+        try:
+            return ElementTree.fromstring(head)
+        except ParseError as exc:
+            raise NfoError(f"NFO is not well-formed XML ({exc})") from exc
+        except (ValueError, LookupError) as exc:
+            raise NfoError("NFO has an unreadable encoding") from exc
     try:
         return defusedxml.ElementTree.fromstring(
             head, forbid_dtd=True, forbid_entities=True, forbid_external=True
@@ -219,6 +227,18 @@ def _parse_xml(head: bytes) -> Element:
         raise NfoError(f"NFO is not well-formed XML ({exc})") from exc
     except (ValueError, LookupError) as exc:
         raise NfoError("NFO has an unreadable encoding") from exc
+
+
+def _plainly_safe(head: bytes) -> bool:
+    """Whether the C parser may read ``head``: no DTD can be in it.
+
+    Entity bombs and external entities need a DOCTYPE, which starts with
+    ``<!``. Without NUL bytes the text is in a byte-per-ASCII-character
+    encoding (UTF-8, Windows-1252), so searching the bytes for ``<!`` is
+    exact. Anything else (comments, CDATA, UTF-16) takes defusedxml's
+    pure-Python parser, which is about three times slower per file.
+    """
+    return b"<!" not in head and b"\x00" not in head
 
 
 def _from_url_only(text: bytes, kind: NfoKind) -> NfoData:
