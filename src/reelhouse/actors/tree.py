@@ -29,6 +29,9 @@ from .scan_actor import ScanSlots
 from .system_monitor import MonitorConfig, SystemMonitor
 
 IMAGE_CACHE_DIR = "cache/images"
+# Walk/parse worker threads shared by all scans: more than the cores only
+# adds GIL contention and delays the event loop.
+SCAN_PARSE_THREADS = 2
 
 
 @dataclass
@@ -75,6 +78,7 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
                 probe_limiter=trio.CapacityLimiter(settings.scan.probe_concurrency),
                 ffprobe_path=settings.ffprobe_path,
                 probe_timeout=settings.scan.probe_timeout_seconds,
+                thread_limiter=trio.CapacityLimiter(SCAN_PARSE_THREADS),
             ),
             slots=ScanSlots(settings.scan.max_concurrent_full_scans),
             progress_interval=settings.scan.progress_interval_seconds,
