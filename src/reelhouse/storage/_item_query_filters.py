@@ -117,6 +117,7 @@ class Where:
     """WHERE conditions (ANDed) and an optional WITH clause, with their parameters."""
 
     backend: str = "sqlite"
+    drive_from_subqueries: bool = False
     conditions: list[str] = field(default_factory=list)
     params: list[Any] = field(default_factory=list)
     ctes: list[str] = field(default_factory=list)  # recursive common table expressions
@@ -125,6 +126,16 @@ class Where:
     def add(self, sql: str, *params: Any) -> None:
         self.conditions.append(sql)
         self.params.extend(params)
+
+    def scope_column(self, column: str) -> str:
+        """``column`` as a scope condition (library, top level, type) should name it.
+
+        On SQLite, when the rows are better found through a subquery filter
+        (:func:`_drives_from_subqueries`), a unary ``+`` keeps SQLite from
+        taking the scope's index instead: without statistics it takes two
+        equalities for more selective than any subquery.
+        """
+        return f"+{column}" if self.backend == "sqlite" and self.drive_from_subqueries else column
 
     def add_dense(self, sql: str) -> None:
         """Add one of the :data:`UNINDEXED` conditions, spelled for the backend."""
@@ -148,13 +159,27 @@ def build_where(
     ``rating_labels``: the stored officialRating labels whose level lies in
     the query's min/max bounds (None when the query has no such bound).
     """
-    where = Where(backend)
+    where = Where(backend, drive_from_subqueries=_drives_from_subqueries(query))
     _scope(where, query, parent)
     for add_filter in FILTERS:
         add_filter(where, query)
     if rating_labels is not None:
         _in(where, "i.official_rating", rating_labels)
     return where
+
+
+def _drives_from_subqueries(query: ItemQuery) -> bool:
+    """Whether the rows are best found from the subquery filters (ids, people, q, values).
+
+    Ids, people and a search term select few items: always. Genres, studios
+    and tags may select many: only when no index gives the listing's order
+    (one does for name and date added), where walking that index would
+    otherwise stop after one page.
+    """
+    if query.ids is not None or query.person_ids or query.q is not None:
+        return True
+    index_ordered = query.sort == "name" or (query.sort == "dateAdded" and query.types != ("BoxSet",))
+    return bool(query.genres or query.studios or query.tags) and not index_ordered
 
 
 def marks(values: Sequence[Any], mark: str = "?") -> str:
@@ -165,17 +190,18 @@ def marks(values: Sequence[Any], mark: str = "?") -> str:
 
 
 def _scope(where: Where, query: ItemQuery, parent: Parent | None) -> None:
+    library = where.scope_column("i.library_id")
     if query.library_id is not None:
-        where.add("i.library_id = ?", query.library_id)
+        where.add(f"{library} = ?", query.library_id)
     if parent is not None and parent.type == LIBRARY_PARENT:
-        where.add("i.library_id = ?", parent.id)
+        where.add(f"{library} = ?", parent.id)
         parent = None
     if query.ids is not None:
         where.add(f"i.id IN ({marks(query.ids)})", *query.ids)
         return
     if parent is None:
         if not (query.recursive or query.card):
-            where.add("i.parent_id IS NULL")
+            where.add(f"{where.scope_column('i.parent_id')} IS NULL")
         where.add_dense(NOT_OWNED)
     elif query.recursive or query.card:
         _descendants(where, parent)
@@ -226,7 +252,7 @@ def _in(where: Where, column: str, values: Sequence[Any]) -> None:
 
 def _types(where: Where, query: ItemQuery) -> None:
     if query.types:
-        _in(where, "i.type", query.types)
+        _in(where, where.scope_column("i.type"), query.types)
     if query.exclude_types:
         where.add(f"i.type NOT IN ({marks(query.exclude_types)})", *query.exclude_types)
 
