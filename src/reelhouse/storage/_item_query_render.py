@@ -1,22 +1,24 @@
-"""ItemSummary: the list view of an item, read from rows in one batched query.
+"""ItemSummary: the list view of an item, read from the rows of one query.
 
-Private to :mod:`reelhouse.storage.item_query` (which re-exports
-:class:`ItemSummary` and :func:`summaries`); :mod:`reelhouse.storage.item_detail`
-uses it for extras and parts. A page's rows come from one query selecting
-:data:`SUMMARY_COLUMNS`; their primary image tags and version-member
-counts from one more (:func:`summaries`), never one query per row.
+Private to :mod:`reelhouse.storage.item_query`, which re-exports
+:class:`ItemSummary`, :data:`SUMMARY_COLUMNS`, :data:`PAGE_EXTRAS` and
+:func:`summary_of`; :mod:`reelhouse.storage.item_detail` uses them for the
+item, its extras and its parts. Select ``SUMMARY_COLUMNS + PAGE_EXTRAS``
+from ``items i`` (then any other columns) and hand each row to
+:func:`summary_of`: the poster tag and version count are subqueries in the
+select list, so select them only for the rows of a page (after its LIMIT),
+never for every row a query looks at.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from reelhouse.timefmt import rfc3339_ms
 
-from ._store import Row, Store
+from ._store import Row
 
 SUMMARY_COLUMNS = (
     "i.id, i.library_id, i.type, i.name, i.sort_name, i.date_created, i.community_rating,"
@@ -25,8 +27,15 @@ SUMMARY_COLUMNS = (
     " i.product_code, i.production_year, i.runtime_ticks, i.scrape_state, i.season_id,"
     " i.series_id, i.version_of"
 )
-"""The columns of ``items i`` that :func:`summaries` reads, first in every row it is given, in this order."""
+"""The columns of ``items i`` that :func:`summary_of` reads, first in every row, in this order."""
 _SUMMARY_WIDTH = SUMMARY_COLUMNS.count(",") + 1
+PAGE_EXTRAS = (
+    ", (SELECT im.tag FROM images im WHERE im.item_id = i.id AND im.kind = 'primary' ORDER BY im.idx LIMIT 1)"
+    " AS primary_tag, CASE WHEN i.version_of IS NULL THEN"
+    " (SELECT count(*) FROM items v WHERE v.version_of = i.id AND v.missing = 0) END AS version_count"
+)
+"""Columns to select right after :data:`SUMMARY_COLUMNS` (only on a page's rows,
+they are subqueries): the primary image tag and the version-member count."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,53 +104,17 @@ class ItemSummary:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class PageExtras:
-    """What the batched query found for a page: primary image tags, version counts."""
-
-    image_tags: Mapping[str, str]
-    version_counts: Mapping[str, int]
-
-
-async def summaries(store: Store, rows: Sequence[Row]) -> list[ItemSummary]:
-    """ItemSummary of each row (rows carry :data:`SUMMARY_COLUMNS`), in order."""
-    extras = await page_extras(store, [row["id"] for row in rows])
-    return [summary_of(row, extras) for row in rows]
-
-
-async def page_extras(store: Store, ids: Sequence[str]) -> PageExtras:
-    """Primary image tags and version-member counts of ``ids``, in one query."""
-    if not ids:
-        return PageExtras({}, {})
-    marks = ", ".join("?" for _ in ids)
-    rows = await store.fetch_all(
-        "SELECT 'i' AS k, im.item_id AS id, im.tag AS tag, CAST(im.idx AS BIGINT) AS n FROM images im"
-        f" WHERE im.kind = 'primary' AND im.item_id IN ({marks})"
-        " UNION ALL"
-        " SELECT 'v' AS k, v.version_of AS id, NULL AS tag, count(*) AS n FROM items v"
-        f" WHERE v.version_of IN ({marks}) AND v.missing = 0 GROUP BY v.version_of",
-        (*ids, *ids),
-    )
-    tags: dict[str, tuple[int, str]] = {}
-    counts: dict[str, int] = {}
-    for row in rows:
-        if row["k"] == "v":
-            counts[row["id"]] = int(row["n"])
-        elif row["id"] not in tags or row["n"] < tags[row["id"]][0]:
-            tags[row["id"]] = (int(row["n"]), row["tag"])
-    return PageExtras({item: tag for item, (_, tag) in tags.items()}, counts)
-
-
-def summary_of(row: Row, extras: PageExtras) -> ItemSummary:
-    """The summary of a row whose first columns are :data:`SUMMARY_COLUMNS`."""
+def summary_of(row: Row) -> ItemSummary:
+    """The summary of a row whose first columns are :data:`SUMMARY_COLUMNS` then :data:`PAGE_EXTRAS`."""
     # Unpacked by position: a name lookup on a sqlite3.Row is a linear search.
+    values = tuple(row)
     (
         item_id, library_id, item_type, name, sort_name, date_created, community_rating, extra_type,
         index_number, parent_index_number, part_number, lock_data, locked_fields, merged_into, missing,
         original_language, original_title, product_code, production_year, runtime_ticks, scrape_state,
         season_id, series_id, version_of,
-    ) = tuple(row)[:_SUMMARY_WIDTH]  # fmt: skip
-    tag = extras.image_tags.get(item_id)
+    ) = values[:_SUMMARY_WIDTH]  # fmt: skip
+    tag, count = values[_SUMMARY_WIDTH], values[_SUMMARY_WIDTH + 1]
     if index_number is None and extra_type == "AdditionalPart":
         index_number = part_number
     return ItemSummary(
@@ -168,7 +141,7 @@ def summary_of(row: Row, extras: PageExtras) -> ItemSummary:
         runtime_ticks=runtime_ticks,
         season_id=season_id if item_type == "Episode" else None,
         series_id=series_id if item_type in ("Episode", "Season") else None,
-        version_member_count=extras.version_counts.get(item_id) if version_of is None else None,
+        version_member_count=int(count) if count and version_of is None else None,
         version_of=version_of,
     )
 

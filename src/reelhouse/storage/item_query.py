@@ -14,10 +14,10 @@ strictly after that key, so a walk through all pages never repeats or
 skips an item whose sort value does not change, even while items are added
 or removed between pages. ``offset`` skips rows only without a cursor.
 
-A page costs at most four reads: the scope check (libraryId/parentId, only
-when given), the rating labels (only for the officialRating sort and
-bounds), the page itself and one batched read of its image tags and
-version counts; ``includeTotal`` adds a count. Errors: :class:`Invalid`
+A page is one read (its rows with their poster tags and version counts),
+plus the parent's type when there is a parentId, the library check when a
+libraryId page comes back empty, the rating labels for the officialRating
+sort and bounds, and a count with ``includeTotal``. Errors: :class:`Invalid`
 (``field="cursor"`` for a forged, malformed or foreign cursor),
 :class:`NotFound` for an unknown libraryId or parentId. Store errors
 propagate; cancellation is the Store's (reads are abandoned safely).
@@ -34,20 +34,22 @@ from reelhouse.media.ratings import rating_level
 from ._item_query_filters import Parent, Where, build_where
 from ._item_query_model import ItemQuery
 from ._item_query_params import PARAMETERS, parse_item_query
-from ._item_query_render import SUMMARY_COLUMNS, ItemSummary, summaries
+from ._item_query_render import PAGE_EXTRAS, SUMMARY_COLUMNS, ItemSummary, summary_of
 from ._item_query_sorts import SortPlan, new_seed, sort_plan
 from ._store import Store
 from .cursor import FINGERPRINT_KEY, CursorCodec
 
 __all__ = [
+    "PAGE_EXTRAS",
     "PARAMETERS",
+    "SUMMARY_COLUMNS",
     "ItemPage",
     "ItemQuery",
     "ItemSummary",
     "list_items",
     "parse_item_query",
     "rating_levels",
-    "summaries",
+    "summary_of",
 ]
 
 _KEY = "k"
@@ -83,12 +85,14 @@ async def list_items(store: Store, query: ItemQuery, codec: CursorCodec) -> Item
     """The page of items ``query`` asks for (see the module docstring)."""
     fingerprint = query.fingerprint()
     key, seed = _read_cursor(query, codec, fingerprint)
-    parent = await _resolve_scope(store, query)
+    parent = await _resolve_scope(store, query) if query.parent_id is not None else None
     levels = await rating_levels(store) if _needs_levels(query) else {}
     where = build_where(query, parent, _labels_in_bounds(query, levels), store.backend)
     plan = sort_plan(query, levels, seed)
     rows = await _page_rows(store, query, where, plan, key)
-    items = await summaries(store, rows[: query.limit])
+    if not rows and query.library_id is not None and parent is None:
+        await _resolve_scope(store, query)  # an empty page: is the library there at all?
+    items = [summary_of(row) for row in rows[: query.limit]]
     next_cursor = None
     if len(rows) > query.limit:
         payload: dict[str, Any] = {FINGERPRINT_KEY: fingerprint, _KEY: plan.key_of(rows[query.limit - 1])}
@@ -124,9 +128,11 @@ def _read_cursor(query: ItemQuery, codec: CursorCodec, fingerprint: str) -> tupl
 
 
 async def _resolve_scope(store: Store, query: ItemQuery) -> Parent | None:
-    """The parent item (or library, as ``Parent(type="library")``), checking ids exist."""
-    if query.library_id is None and query.parent_id is None:
-        return None
+    """The parent item (or library, as ``Parent(type="library")``), checking ids exist.
+
+    Only asked when there is a parentId (its type shapes the query) or a
+    page came back empty (a page with rows proves its library exists).
+    """
     rows = await store.fetch_all(
         "SELECT 'library' AS kind, l.id AS id, 'library' AS type FROM libraries l WHERE l.id IN (?, ?)"
         " UNION ALL SELECT 'item', i.id, i.type FROM items i WHERE i.id = ?",
@@ -172,9 +178,10 @@ async def _page_rows(
     else:
         with_sql, source = where.with_clause(), f"({scoped}) t"
     # Order and cut narrow rows (id and key) first, then read the page's
-    # columns: a sort that no index serves moves three values per row.
+    # columns, poster tags and version counts for those rows only: a sort
+    # that no index serves moves three values per row.
     sql = (
-        f"{with_sql}SELECT {SUMMARY_COLUMNS}, t.sv, t.sk FROM (SELECT t.id, t.sv, t.sk FROM {source}"
+        f"{with_sql}SELECT {SUMMARY_COLUMNS}{PAGE_EXTRAS}, t.sv, t.sk FROM (SELECT t.id, t.sv, t.sk FROM {source}"
         f" WHERE {after_sql} ORDER BY {plan.order_by} LIMIT ? OFFSET ?) t"
         f" JOIN items i ON i.id = t.id ORDER BY {plan.order_by}"
     )
