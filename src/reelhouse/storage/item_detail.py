@@ -45,61 +45,68 @@ SUBTITLE_ITEM_TYPES = ("Movie", "Episode")
 NO_SUBTITLE_PROVIDER = "no_provider"
 DEFAULT_RATING_MAX = 10.0
 
-_READS: Mapping[str, str] = {
-    "item": (
-        f"SELECT {SUMMARY_COLUMNS}{PAGE_EXTRAS}, i.overview, i.tagline, i.official_rating, i.premiere_date,"
-        " i.end_date, i.provider_ids, i.extra, i.date_modified, s.name AS series_name, se.name AS season_name"
-        " FROM items i LEFT JOIN items s ON s.id = i.series_id LEFT JOIN items se ON se.id = i.season_id"
-        " WHERE i.id = ?"
-    ),
-    "owned": (
-        f"SELECT {SUMMARY_COLUMNS}{PAGE_EXTRAS} FROM items i WHERE i.owner_id = ? AND i.missing = 0"
-        " ORDER BY CASE WHEN COALESCE(i.part_number, i.index_number) IS NULL THEN 1 ELSE 0 END,"
-        " COALESCE(i.part_number, i.index_number), lower(i.sort_name), i.id"
-    ),
-    "images": "SELECT kind, idx, tag, width, height, extra FROM images WHERE item_id = ? ORDER BY kind, idx",
-    "values": "SELECT kind, value FROM item_values WHERE item_id = ? ORDER BY kind, position",
-    "people": (
-        "SELECT c.kind, c.role, c.sort_order, p.id, p.name, p.image_tag FROM credits c"
-        " JOIN people p ON p.id = c.person_id WHERE c.item_id = ?"
-        " ORDER BY c.sort_order, lower(p.sort_name), p.id, c.kind, c.role"
-    ),
-    "sources": (
-        "SELECT ms.id AS source_id, ms.path AS source_path, ms.name AS source_name, ms.container, ms.size,"
-        " ms.bitrate AS source_bitrate, ms.remote, ms.probe_failure, ms.missing AS source_missing,"
-        " st.idx, st.is_external, st.type, st.codec, st.language, st.title, st.width, st.height, st.bitrate,"
-        " st.channels, st.channel_layout, st.sample_rate, st.is_default, st.is_forced, st.external_path"
-        " FROM media_sources ms LEFT JOIN media_streams st ON st.source_id = ms.id WHERE ms.item_id = ?"
-        " ORDER BY ms.position, ms.id, st.is_external, st.idx"
-    ),
-}
-"""Every read of one item, each with the item id as its one parameter."""
+_ITEM_AND_OWNED = (
+    f"SELECT {SUMMARY_COLUMNS}{PAGE_EXTRAS}, i.overview, i.tagline, i.official_rating, i.premiere_date,"
+    " i.end_date, i.provider_ids, i.extra, i.date_modified, s.name AS series_name, se.name AS season_name"
+    " FROM items i LEFT JOIN items s ON s.id = i.series_id LEFT JOIN items se ON se.id = i.season_id"
+    " WHERE i.id = ? OR (i.owner_id = ? AND i.missing = 0)"
+    " ORDER BY CASE WHEN i.id = ? THEN 0 ELSE 1 END,"
+    " CASE WHEN COALESCE(i.part_number, i.index_number) IS NULL THEN 1 ELSE 0 END,"
+    " COALESCE(i.part_number, i.index_number), lower(i.sort_name), i.id"
+)
+"""The item first, then its non-missing extras and parts in index order."""
+# Images, values and credits in one statement (a round trip less on
+# PostgreSQL), as rows of one shape: kind of row, then its columns.
+_RELATED = (
+    "SELECT 'image' AS k, kind, tag AS t1, extra AS t2, CAST(NULL AS TEXT) AS t3, CAST(NULL AS TEXT) AS t4,"
+    " CAST(idx AS BIGINT) AS n1, CAST(width AS BIGINT) AS n2, CAST(height AS BIGINT) AS n3"
+    " FROM images WHERE item_id = ?"
+    " UNION ALL SELECT 'value', kind, value, NULL, NULL, NULL, CAST(position AS BIGINT), NULL, NULL"
+    " FROM item_values WHERE item_id = ?"
+    " UNION ALL SELECT 'credit', c.kind, c.role, p.id, p.name, p.image_tag, CAST(c.sort_order AS BIGINT), NULL, NULL"
+    " FROM credits c JOIN people p ON p.id = c.person_id WHERE c.item_id = ?"
+)
+_SOURCES = (
+    "SELECT ms.id AS source_id, ms.path AS source_path, ms.name AS source_name, ms.container, ms.size,"
+    " ms.bitrate AS source_bitrate, ms.remote, ms.probe_failure, ms.missing AS source_missing,"
+    " st.idx, st.is_external, st.type, st.codec, st.language, st.title, st.width, st.height, st.bitrate,"
+    " st.channels, st.channel_layout, st.sample_rate, st.is_default, st.is_forced, st.external_path"
+    " FROM media_sources ms LEFT JOIN media_streams st ON st.source_id = ms.id WHERE ms.item_id = ?"
+    " ORDER BY ms.position, ms.id, st.is_external, st.idx"
+)
 
 
 async def item_detail(store: Store, item_id: str) -> dict[str, Any]:
     """The ItemDetail JSON of ``item_id``; NotFound when there is no such item."""
-    found = await _read_all(store, item_id)
-    if not found["item"]:
+    rows = await store.fetch_all(_ITEM_AND_OWNED, (item_id, item_id, item_id))
+    if not rows or rows[0]["id"] != item_id:
         raise NotFound(f"No item {item_id}.", params={"itemId": item_id})
-    item, owned = found["item"][0], found["owned"]
+    item, owned = rows[0], rows[1:]
+    images, values, credits = _split_related(await store.fetch_all(_RELATED, (item_id, item_id, item_id)))
     data = summary_of(item).to_json()
     data["extras"] = [summary_of(r).to_json() for r in owned if r["extra_type"] != "AdditionalPart"]
     data["parts"] = [summary_of(r).to_json() for r in owned if r["extra_type"] == "AdditionalPart"]
-    data.update(_images_json(found["images"]))
-    data.update(_values_json(found["values"], _json_object(item["extra"])))
-    data["people"] = [_credit_json(row) for row in found["people"]]
-    data["mediaSources"] = _sources_json(item_id, found["sources"])
+    data.update(_images_json(images))
+    data.update(_values_json(values, _json_object(item["extra"])))
+    data["people"] = [_credit_json(credit) for credit in credits]
+    data["mediaSources"] = _sources_json(item_id, await store.fetch_all(_SOURCES, (item_id,)))
     data.update(_fields_json(item))
     return data
 
 
-async def _read_all(store: Store, item_id: str) -> dict[str, list[Row]]:
-    """Every read of :data:`_READS`, one after the other.
-
-    (Run at once they were no faster: on PostgreSQL each read costs a round
-    trip through trio-asyncio either way, and the pool is shared.)
-    """
-    return {name: await store.fetch_all(sql, (item_id,)) for name, sql in _READS.items()}
+def _split_related(rows: Sequence[Row]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """(images, values in order, credits in order) of the :data:`_RELATED` rows."""
+    images, values, credits = [], [], []
+    for k, kind, t1, t2, t3, t4, n1, n2, n3 in (tuple(row) for row in rows):
+        if k == "image":
+            images.append({"kind": kind, "tag": t1, "extra": t2, "idx": n1, "width": n2, "height": n3})
+        elif k == "value":
+            values.append({"kind": kind, "value": t1, "position": n1})
+        else:
+            credits.append({"kind": kind, "role": t1, "id": t2, "name": t3, "image_tag": t4, "sort_order": n1})
+    values.sort(key=lambda v: (v["kind"], v["position"]))
+    credits.sort(key=lambda c: (c["sort_order"], c["name"].casefold(), c["id"], c["kind"], c["role"]))
+    return images, values, credits
 
 
 # -- images -------------------------------------------------------------------
