@@ -214,8 +214,8 @@ async def get_items() -> dict[str, Any]:
     """List items with filters, a sort and keyset paging.
 
     Scope: without parentId and recursive, the top level of the libraries
-    (items without a parent: movies, series, folders, box sets); parentId
-    lists its direct children (a series: its seasons and the episodes directly
+    (items without a parent: movies, series, folders, box sets); parentId (an
+    item, or a library) lists its direct children (a series: its seasons and the episodes directly
     under it; a season: its episodes); recursive=true lists every descendant
     of the libraries or of parentId; ids lists exactly those items and ignores
     parentId and recursive. Extras and additional parts appear only through
@@ -241,9 +241,13 @@ async def get_items() -> dict[str, Any]:
     Sorting: missing dates and years last in both orders, other missing values
     lowest; ties by sort name (case-insensitive) then id, in the same order.
     index sorts episodes by season then episode number; childCount counts the
-    children parentId would list; random shuffles once per walk (the order is
-    kept by the cursor). Name and dateAdded are index-ordered on any scope;
-    sorts on computed values read the whole scope.
+    children parentId would list; officialRating sorts by rating level;
+    studio by the first studio; productCode by the code lower-cased without
+    spaces, hyphens and underscores; with type=BoxSet alone, dateAdded is
+    the newest member's; random shuffles once per walk (the order is kept by
+    the cursor). Name and dateAdded follow an index for the top
+    level, a library, a parent, a type or everything, so any page is quick;
+    the other sorts read every item in scope before the first page.
 
     Paging: limit 1 to 200 (default 40; more is 400). Send nextCursor back
     as cursor with the same filters, sort and order (otherwise 400 with

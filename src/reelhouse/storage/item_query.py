@@ -20,7 +20,7 @@ libraryId page comes back empty, the rating labels for the officialRating
 sort and bounds, and a count with ``includeTotal``. Errors: :class:`Invalid`
 (``field="cursor"`` for a forged, malformed or foreign cursor),
 :class:`NotFound` for an unknown libraryId or parentId. Store errors
-propagate; cancellation is the Store's (reads are abandoned safely).
+propagate; cancellation behaves as the Store's reads do (nothing is written).
 """
 
 from __future__ import annotations
