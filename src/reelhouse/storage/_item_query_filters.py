@@ -44,11 +44,13 @@ LETTERS = "abcdefghijklmnopqrstuvwxyz"
 TEXT = "lower(CAST(? AS TEXT))"  # a parameter folded like the column it meets
 
 PRIMARY_SOURCE = "ms.item_id = i.id AND ms.position = 0"
+UNPROBED_REMOTE = "ms.remote = 1 AND ms.probed_at IS NULL"
+CONTAINER_ALIASES: Mapping[str, tuple[str, ...]] = {"mpegts": ("mpegts", "ts", "m2ts", "mts")}
 CONTAINER = (
-    "CASE WHEN ms.remote = 1 AND ms.probed_at IS NULL THEN 'strm'"
-    " WHEN lower(ms.container) IN ('ts', 'm2ts', 'mts') THEN 'mpegts'"
-    " ELSE lower(ms.container) END"
+    f"CASE WHEN {UNPROBED_REMOTE} OR ms.container = 'strm' THEN 'strm'"
+    " WHEN lower(ms.container) IN ('ts', 'm2ts', 'mts') THEN 'mpegts' ELSE lower(ms.container) END"
 )
+"""The primary version's container as the reference names it (for sorting)."""
 # The scanner stores codecs, languages (ISO 639-2/B), containers and the
 # probed dynamic range (hdr_format) in lower case / the DynamicRange
 # spelling, so filters compare the columns as stored: plain comparisons give
@@ -65,8 +67,6 @@ DYNAMIC_RANGES: Mapping[str, str] = {
     "sdr": f"NOT ({_DOLBY_VISION} OR {_HDR10} OR {_HLG})",
 }
 """The first video stream's dynamic range: Dolby Vision wins, then PQ, then HLG."""
-UNPROBED_REMOTE = "ms.remote = 1 AND ms.probed_at IS NULL"
-CONTAINER_ALIASES: Mapping[str, tuple[str, ...]] = {"mpegts": ("mpegts", "ts", "m2ts", "mts")}
 # Each resolution class as a width range (ranges, unlike a CASE, give the
 # planners an estimate).
 RESOLUTION_WIDTHS: Mapping[str, str] = {
@@ -340,7 +340,7 @@ def _media(where: Where, query: ItemQuery) -> None:
 def _containers(containers: Sequence[str]) -> tuple[str, ...]:
     """The condition on ``ms`` for the effective containers (``strm``: unprobed remote), and its values."""
     stored = [name for c in containers if c != "strm" for name in CONTAINER_ALIASES.get(c, (c,))]
-    branches = [f"({UNPROBED_REMOTE})"] if "strm" in containers else []
+    branches = [f"({UNPROBED_REMOTE} OR ms.container = 'strm')"] if "strm" in containers else []
     if stored:
         branches.append(f"(NOT ({UNPROBED_REMOTE}) AND ms.container IN ({marks(stored)}))")
     return (f"({' OR '.join(branches)})", *stored)

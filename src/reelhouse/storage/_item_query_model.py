@@ -16,10 +16,6 @@ from typing import Any
 from .cursor import fingerprint
 
 ITEM_TYPES = ("Movie", "Series", "Season", "Episode", "Folder", "BoxSet", "Video")
-EXTRA_TYPES = (
-    "Trailer", "BehindTheScenes", "DeletedScene", "Featurette", "Interview",
-    "Scene", "Short", "Clip", "Other", "AdditionalPart",
-)  # fmt: skip
 IMAGE_KINDS = ("primary", "backdrop", "logo", "thumb", "banner", "art", "disc", "photo", "still")
 PERSON_KINDS = ("Actor", "Director", "Writer", "Producer", "GuestStar", "Composer")
 SCRAPE_STATES = ("none", "pending", "scraped", "failed", "needsIdentify", "identified")
