@@ -87,6 +87,7 @@ async def serve(
                     store=store,
                     version=__version__,
                     server_id=_server_id(settings.data_dir),
+                    cursor_secret=_cursor_secret(settings.data_dir),
                     started_at=datetime.now(UTC),
                     actors=actors,
                     shutting_down=shutdown,
@@ -143,6 +144,19 @@ def _server_id(data_dir: Path) -> str:
         server_id = secrets.token_hex(16)
         path.write_text(server_id + "\n")
         return server_id
+
+
+def _cursor_secret(data_dir: Path) -> bytes:
+    """The key that signs paging cursors: random, private (0600), kept in the data directory."""
+    path = data_dir / "cursor-secret"
+    try:
+        return bytes.fromhex(path.read_text().strip())
+    except (FileNotFoundError, ValueError):
+        secret = secrets.token_bytes(32)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secret.hex() + "\n")
+        return secret
 
 
 def _configure_logging(level: str) -> None:

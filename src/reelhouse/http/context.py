@@ -26,6 +26,7 @@ class AppContext:
     server_id: str
     started_at: datetime
     actors: Any  # reelhouse.actors.tree.ActorTree: the refs handlers ask
+    cursor_secret: bytes = b""  # signs paging cursors; private to this server
     shutting_down: trio.Event = field(default_factory=trio.Event)
 
 

@@ -27,13 +27,13 @@ blueprint = Blueprint("items", __name__)
 
 
 @functools.lru_cache(maxsize=4)
-def cursor_codec(server_id: str) -> CursorCodec:
-    """The codec signing item cursors: keyed by a hash of the server id.
+def cursor_codec(secret: bytes) -> CursorCodec:
+    """The codec signing item cursors, keyed by the server's private cursor secret.
 
     Cursors stay valid across restarts of one server and are refused by
-    another server.
+    another server; the key is never shown (unlike the public server id).
     """
-    return CursorCodec(hashlib.sha256(f"reelhouse-item-cursor:{server_id}".encode()).digest())
+    return CursorCodec(hashlib.sha256(b"reelhouse-item-cursor:" + secret).digest())
 
 
 # -- documentation models ----------------------------------------------------------
@@ -258,7 +258,7 @@ async def get_items() -> dict[str, Any]:
     """
     query = parse_item_query(request.args.to_dict(flat=False))
     ctx = app_context()
-    page = await list_items(ctx.store, query, cursor_codec(ctx.server_id))
+    page = await list_items(ctx.store, query, cursor_codec(ctx.cursor_secret))
     return page.to_json()
 
 
