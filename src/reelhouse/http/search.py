@@ -3,8 +3,7 @@
 The ranking, folding and scope are the storage layer's
 (:mod:`reelhouse.storage.search`); this module checks the query string and
 renders SearchResult ``{items: ItemSummary[], people: SearchPerson[]}``.
-The ItemSummary rendering here is a minimal copy of the item lists' (same
-fields, omitted when absent, ``locked`` and ``missing`` always present);
+Hits are rendered with the item lists' ItemSummary model;
 ``versionMemberCount`` is not computed for search hits.
 """
 
@@ -21,6 +20,7 @@ from reelhouse.storage.search import ItemHit, PersonHit, search
 from reelhouse.timefmt import rfc3339_ms
 
 from .context import app_context
+from .items import ItemSummary
 from .schema import ApiModel
 
 blueprint = Blueprint("search", __name__)
@@ -32,33 +32,6 @@ MAX_LIMIT = 200
 class SearchQuery(ApiModel):
     q: str = Field(description="Required; case-, accent- and punctuation-insensitive.")
     limit: int | None = Field(None, description=f"Caps each list: 1 to {MAX_LIMIT}, default {DEFAULT_LIMIT}.")
-
-
-class ItemSummary(ApiModel):
-    id: str
-    name: str
-    sort_name: str
-    library_id: str
-    type: str
-    date_created: str
-    has_poster: bool
-    locked: bool
-    missing: bool
-    scrape_state: str
-    image_tag: str | None = None
-    community_rating: float | None = None
-    extra_type: str | None = None
-    index_number: int | None = None
-    parent_index_number: int | None = None
-    merged_into: str | None = None
-    original_language: str | None = None
-    original_title: str | None = None
-    product_code: str | None = None
-    production_year: int | None = None
-    runtime_ticks: int | None = None
-    season_id: str | None = None
-    series_id: str | None = None
-    version_of: str | None = None
 
 
 class SearchPerson(ApiModel):

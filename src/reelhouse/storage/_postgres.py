@@ -108,7 +108,12 @@ async def _aio_statement(conn: asyncpg.Connection, statement: Statement) -> Writ
 
 
 async def _aio_open_pool(dsn: str, schema: str | None) -> asyncpg.Pool:
-    settings = {"search_path": f'"{schema}"'} if schema else {}
+    # Catalogue filters vary wildly in selectivity; a generic prepared plan
+    # (what asyncpg's statement cache gets after five runs) was measured at
+    # twice the time of a custom one for filtered item pages.
+    settings = {"plan_cache_mode": "force_custom_plan"}
+    if schema:
+        settings["search_path"] = f'"{schema}"'
     pool = await asyncpg.create_pool(
         dsn, min_size=POOL_MIN_SIZE, max_size=POOL_MAX_SIZE, server_settings=settings
     )
