@@ -26,7 +26,6 @@ from reelhouse.storage.libraries import (
     create_library,
     delete_library,
     existing_user_ids,
-    get_library,
     list_libraries,
     new_library_id,
 )
@@ -244,5 +243,3 @@ async def _check_access_users(store: Store, user_ids: Sequence[str]) -> None:
         if not found[user_id]:
             raise errors.Invalid(f"Member {user_id} is disabled.", field="accessUserIds", params={"userId": user_id})
 
-
-__all__ = ["CreateLibrary", "GetLibraryRef", "LibraryRegistry", "ListLibraryRefs", "get_library"]
