@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from _http_probe import LOG_TAIL_LINES, BenchmarkError, Server, _stop, _wait_for_url
+from _http_probe import LOG_TAIL_LINES, BenchmarkError, Server, stop_process, wait_for_url
 
 BENCHMARKS = Path(__file__).resolve().parent
 LOAD_TIMEOUT_MARGIN_S = 60.0
@@ -44,13 +44,13 @@ def _process(argv: list[str], log_path: Path) -> Iterator[tuple[subprocess.Popen
     with log_path.open("wb") as log:
         process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, env=_clean_env())
     try:
-        yield process, _wait_for_url(process, log_path)
+        yield process, wait_for_url(process, log_path)
     except Exception:  # not on Ctrl-C: the log is of no help then
         tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-LOG_TAIL_LINES:])
         print(f"api_load: {log_path.name}, last lines:\n{tail}", file=sys.stderr)
         raise
     finally:
-        _stop(process)
+        stop_process(process)
 
 
 @contextmanager

@@ -235,7 +235,7 @@ def running_server(data_dir: Path, full_scans: int | None) -> Iterator[Server]:
     with log_path.open("wb") as log:
         process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, env=env)
     try:
-        url = _wait_for_url(process, log_path)
+        url = wait_for_url(process, log_path)
         key = _create_key(data_dir, env)
         yield Server(process=process, log_path=log_path, api_url=f"{url}/api/v1", key=key)
     except Exception:  # not on Ctrl-C: the user knows why it stopped
@@ -243,10 +243,10 @@ def running_server(data_dir: Path, full_scans: int | None) -> Iterator[Server]:
         print(f"scan_load: server log, last lines:\n{tail}", file=sys.stderr)
         raise
     finally:
-        _stop(process)
+        stop_process(process)
 
 
-def _wait_for_url(process: subprocess.Popen[bytes], log_path: Path) -> str:
+def wait_for_url(process: subprocess.Popen[bytes], log_path: Path) -> str:
     deadline = time.monotonic() + SERVER_START_TIMEOUT_S
     while time.monotonic() < deadline:
         if match := SERVING_LINE.search(log_path.read_text(errors="replace")):
@@ -265,7 +265,7 @@ def _create_key(data_dir: Path, env: dict[str, str]) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def stop_process(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is not None:
         return
     process.send_signal(signal.SIGTERM)
@@ -274,3 +274,14 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
+        raise KeyboardInterrupt
+    signal.raise_signal(signal.SIGINT)  # Trio's handler, inside trio.run, interrupts at a safe point
+
+
+def sigterm_as_interrupt() -> None:
+    """Make SIGTERM act as Ctrl-C, so a killed benchmark still cleans up (servers, files)."""
+    signal.signal(signal.SIGTERM, _interrupt)

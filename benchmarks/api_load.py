@@ -33,7 +33,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import sys
 import tempfile
 import time
@@ -46,7 +45,7 @@ import httpx
 import trio
 from _api_processes import LoadShape, ceiling_server, postgres_backends, reelhouse_server, run_load
 from _catalog_rows import CatalogSample, Poster, fill_catalog, write_posters
-from _http_probe import STALL_LINE, BenchmarkError, Server, summarize_ms
+from _http_probe import STALL_LINE, BenchmarkError, Server, sigterm_as_interrupt, summarize_ms
 
 from reelhouse.storage import migrate, open_store
 
@@ -419,16 +418,9 @@ def run(base: Path, backends: list[Backend], args: argparse.Namespace, report: d
         )
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM acts as Ctrl-C: servers stopped, schema dropped, files removed."""
-    if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
-        raise KeyboardInterrupt
-    signal.raise_signal(signal.SIGINT)  # Trio's handler, inside trio.run, interrupts at a safe point
-
-
 def main() -> int:
     args = parse_args()
-    signal.signal(signal.SIGTERM, _interrupt)
+    sigterm_as_interrupt()
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(prefix="reelhouse-api-load-", dir=args.workdir))

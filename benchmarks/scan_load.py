@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -44,6 +43,7 @@ from typing import Any
 import httpx
 import trio
 from _http_probe import (
+    sigterm_as_interrupt,
     SAMPLE_TIMEOUT_S, BenchmarkError, LatencySamples, Server, SseEvent, Watch, cpu_seconds, running_server,
     sample_latency, stream_events, summarize_ms,
 )
@@ -450,16 +450,9 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM acts as Ctrl-C: the server is stopped and the tree removed."""
-    if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
-        raise KeyboardInterrupt
-    signal.raise_signal(signal.SIGINT)  # Trio's handler, inside trio.run, interrupts at a safe point
-
-
 def main() -> int:
     args = parse_args()
-    signal.signal(signal.SIGTERM, _interrupt)
+    sigterm_as_interrupt()
     if args.workdir:
         args.workdir.mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(prefix="reelhouse-bench-", dir=args.workdir))
