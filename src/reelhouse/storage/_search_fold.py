@@ -128,6 +128,23 @@ def sqlite_fold_steps(column: str) -> list[str]:
     return steps
 
 
+def sqlite_search_key(column: str) -> str:
+    """A SQLite expression equal to :func:`search_key` of ``column``.
+
+    Printable-ASCII text (nearly every name) is folded in SQL; anything
+    else calls ``reelhouse_fold``, the Python function the Store registers.
+    A scan writes from a worker thread while other threads run Python, and
+    each call of a Python function from SQL waits for the GIL: the SQL path
+    keeps a batch of inserts from trading the GIL back and forth per row.
+    """
+    ascii_keys = sorted(k for k in FOLD_TABLE if " " <= k <= "~" and not k.isupper())
+    folded = _sqlite_replaces(f"lower({column})", ascii_keys)
+    for _ in range(COLLAPSE_PASSES):
+        folded = f"replace({folded}, '  ', ' ')"
+    fast = f"rtrim(substr(trim({folded}, ' '), 1, {MAX_KEY_LENGTH}), ' ')"
+    return f"CASE WHEN {column} GLOB '*[^ -~]*' THEN reelhouse_fold({column})\n        ELSE {fast} END"
+
+
 def _sqlite_replaces(expression: str, keys: list[str]) -> str:
     for key in keys:
         expression = f"replace({expression}, char({ord(key)}), {_sqlite_literal(FOLD_TABLE[key])})"

@@ -27,6 +27,7 @@ import outcome
 import trio
 
 from ._search_fold import search_key
+from ._sqlite_bulk import BULK_MIN_ROWS, bulk_form, encode_rows
 from ._store import (
     Backend,
     IntegrityError,
@@ -245,12 +246,22 @@ def _run_in_savepoint(conn: sqlite3.Connection, statements: tuple[Statement, ...
 
 def _run_statement(conn: sqlite3.Connection, statement: Statement) -> WriteResult:
     if statement.many is not None:
-        conn.executemany(statement.sql, statement.many)
+        _run_many(conn, statement.sql, statement.many)
         return WriteResult(rowcount=len(statement.many), rows=[])
     cursor = conn.execute(statement.sql, statement.params)
     rows = cursor.fetchall()  # rowcount of a RETURNING statement is known only now
     rowcount = cursor.rowcount if cursor.rowcount >= 0 else len(rows)
     return WriteResult(rowcount=rowcount, rows=rows)
+
+
+def _run_many(conn: sqlite3.Connection, sql: str, rows: Sequence[Params]) -> None:
+    """Every row in one step where the statement has a JSON form (see _sqlite_bulk)."""
+    bulk = bulk_form(sql) if len(rows) >= BULK_MIN_ROWS else None
+    encoded = encode_rows(rows) if bulk is not None else None
+    if bulk is not None and encoded is not None:
+        conn.execute(bulk, (encoded,))
+    else:
+        conn.executemany(sql, rows)
 
 
 def _undo_savepoint(conn: sqlite3.Connection) -> None:

@@ -1,0 +1,111 @@
+"""Many-row statements (``Statement(many=...)``) on both backends.
+
+SQLite runs the shapes :mod:`reelhouse.storage._sqlite_bulk` knows as one
+statement over a JSON array; these tests hold that to what ``executemany``
+would have written, value types included, and check the fallbacks.
+"""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from reelhouse.storage import IntegrityError, Statement, Store
+from reelhouse.storage._sqlite_bulk import bulk_form, encode_rows
+
+LIMIT_S = 20
+CREATE = (
+    "CREATE TABLE things (id TEXT PRIMARY KEY, kind TEXT NOT NULL, n BIGINT, x DOUBLE PRECISION,"
+    " note TEXT, source TEXT NOT NULL DEFAULT 'local')"
+)
+UPSERT = (
+    "INSERT INTO things (id, kind, n, x, note) VALUES (?, ?, ?, ?, ?)"
+    " ON CONFLICT (id) DO UPDATE SET n = excluded.n, note = COALESCE(excluded.note, things.note)"
+)
+ROWS = [
+    ("a", "genre", 1, 1.5, "plain"),
+    ("b", "genre", None, None, None),
+    ("c", "studio", -7, 2.0, "ünïcödé, \"quotes\" and 'apostrophes' \\ and [brackets]"),
+    ("d", "studio", 2**53, 1e-9, "12"),
+    ("e", "tag", 0, 0.0, ""),
+]
+
+
+async def _things(store: Store) -> list[tuple[object, ...]]:
+    rows = await store.fetch_all("SELECT id, kind, n, x, note, source FROM things ORDER BY id")
+    return [tuple(row) for row in rows]
+
+
+async def test_many_rows_insert_every_value_with_its_type(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        await store.execute(CREATE)
+        await store.transaction([Statement(UPSERT, many=ROWS)])
+        assert await _things(store) == [(*row, "local") for row in ROWS]
+        assert await store.fetch_value("SELECT n FROM things WHERE id = 'd'") == 2**53
+        assert await store.fetch_value("SELECT note FROM things WHERE id = 'd'") == "12"
+
+
+async def test_many_rows_upsert_and_later_rows_see_earlier_ones(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        await store.execute(CREATE)
+        await store.transaction([Statement(UPSERT, many=ROWS[:2])])
+        again = [("a", "genre", 10, 1.5, None), ("z", "tag", 1, None, "new"), ("z", "tag", 2, None, None)]
+        await store.transaction([Statement(UPSERT, many=again)])
+        rows = {row[0]: row for row in await _things(store)}
+        assert rows["a"][2:5] == (10, 1.5, "plain")  # note kept by COALESCE
+        assert rows["z"][2:5] == (2, None, "new")  # the second z updated the first
+
+
+async def test_many_rows_delete_by_one_or_more_columns_and_a_fixed_term(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        await store.execute(CREATE)
+        await store.transaction([Statement(UPSERT, many=ROWS)])
+        await store.transaction([Statement("DELETE FROM things WHERE id = ?", many=[("a",), ("missing",)])])
+        await store.transaction(
+            [Statement("DELETE FROM things WHERE kind = ? AND source = 'local' AND n = ?", many=[("studio", -7), ("tag", 99)])]
+        )
+        assert [row[0] for row in await _things(store)] == ["b", "d", "e"]
+
+
+async def test_a_conflict_in_many_rows_fails_the_whole_transaction(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        await store.execute(CREATE)
+        plain = "INSERT INTO things (id, kind) VALUES (?, ?)"
+        with pytest.raises(IntegrityError):
+            await store.transaction([Statement(plain, many=[("a", "x"), ("b", "x")]), Statement(plain, many=[("c", "x"), ("a", "x")])])
+        assert await _things(store) == []
+
+
+def test_inserts_and_deletes_get_a_json_form_and_other_shapes_do_not() -> None:
+    assert bulk_form("INSERT INTO t (a, b, c) VALUES (?, 'x', ?)") == (
+        "INSERT INTO t (a, b, c) SELECT value ->> 0, 'x', value ->> 1 FROM json_each(?) WHERE true"
+    )
+    assert bulk_form("DELETE FROM t WHERE a = ? AND b = ?") == (
+        "DELETE FROM t WHERE (a, b) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))"
+    )
+    assert bulk_form("DELETE FROM t WHERE a = ? AND kind = 'local'") == (
+        "DELETE FROM t WHERE (a) IN (SELECT value ->> 0 FROM json_each(?)) AND kind = 'local'"
+    )
+    for other in (
+        "UPDATE t SET a = ? WHERE id = ?",
+        "INSERT INTO t (a, b) VALUES (?, lower(?))",
+        "DELETE FROM t WHERE a = ? OR b = ?",
+        "DELETE FROM t WHERE a < ?",
+        "DELETE FROM t WHERE a = 1",
+    ):
+        assert bulk_form(other) is None, other
+
+
+def test_values_without_a_json_form_are_left_to_executemany() -> None:
+    assert encode_rows([("a", 1, 2.5, None, True)]) == '[["a",1,2.5,null,true]]'
+    assert encode_rows([(b"\x00",)]) is None
+    assert encode_rows([(float("nan"),)]) is None
+
+
+async def test_bytes_and_single_rows_still_write(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        await store.execute("CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BYTEA)")
+        await store.transaction([Statement("INSERT INTO blobs (id, body) VALUES (?, ?)", many=[(1, b"\x00\x01"), (2, b"")])])
+        await store.transaction([Statement("INSERT INTO blobs (id, body) VALUES (?, ?)", many=[(3, None)])])
+        rows = await store.fetch_all("SELECT id, body FROM blobs ORDER BY id")
+        assert [(row[0], None if row[1] is None else bytes(row[1])) for row in rows] == [(1, b"\x00\x01"), (2, b""), (3, None)]
