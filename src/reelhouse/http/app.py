@@ -12,6 +12,7 @@ from quart_trio import QuartTrio
 from .auth import install_auth
 from .context import AppContext
 from .errors import register_error_handlers
+from .jsonbody import install_json_bodies
 from .schema import DUMP_OPTIONS
 from .events import blueprint as events_blueprint
 from .images import blueprint as images_blueprint
@@ -57,6 +58,7 @@ def create_app(context: AppContext) -> Quart:
         security_schemes={"apiKey": {"type": "http", "scheme": "bearer"}},
         security=[{"apiKey": []}],
     )
+    install_json_bodies(app)
     app.before_request(_assign_request_id)
     install_auth(app)
     app.after_request(_add_request_id)
