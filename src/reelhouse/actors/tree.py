@@ -8,6 +8,7 @@ then the bus, which persists what was published before it ends.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ IMAGE_CACHE_DIR = "cache/images"
 # Walk/parse worker threads shared by all scans: more than the cores only
 # adds GIL contention and delays the event loop.
 SCAN_PARSE_THREADS = 2
+SCAN_PARSE_PROCESSES = max(1, os.cpu_count() or 1)  # big scans parse in child processes, one per core
 
 
 @dataclass
@@ -79,6 +81,7 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
                 ffprobe_path=settings.ffprobe_path,
                 probe_timeout=settings.scan.probe_timeout_seconds,
                 thread_limiter=trio.CapacityLimiter(SCAN_PARSE_THREADS),
+                parse_processes=trio.CapacityLimiter(SCAN_PARSE_PROCESSES),
             ),
             slots=ScanSlots(settings.scan.max_concurrent_full_scans),
             progress_interval=settings.scan.progress_interval_seconds,

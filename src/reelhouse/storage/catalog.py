@@ -39,6 +39,7 @@ __all__ = [
     "ScanIndex",
     "StoredDir",
     "StoredImage",
+    "batch_statements",
     "count_probe_pending",
     "item_row",
     "load_local_images",

@@ -52,7 +52,8 @@ from reelhouse.storage.catalog import (
     write_batch,
 )
 
-from .parse import ParsedBatch, Parser, walk_error_rows
+from .parse import walk_error_rows
+from .parser_process import ParsedRows, ParserSetup, ScanParser, listed_files, open_parser
 from .probing import ScanDeps, probe_sources
 from .roots import RootState, check_roots
 from .walk import DirVisit, Walker, WalkError, WalkStart
@@ -137,18 +138,22 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
     progress.roots = list(roots)
     scope = _scope(plan, roots)
     timing = effective_media_info_timing(plan.options)
-    prepare = functools.partial(_prepare, plan, index, scope, rules, probe_changed=timing in ("scan", "background"))
-    walker, parser = await trio.to_thread.run_sync(prepare, limiter=limiter)
+    walker = await trio.to_thread.run_sync(_walker, plan, index, scope, limiter=limiter)
     visits, unreadable = await _walk(walker, store, plan.library_id, progress, limiter)
     if any(visit.listing is not None for visit in visits):
         index.images = await load_local_images(store, plan.library_id)
     scope = _Scope(scope.starts, scope.within, scope.protected + tuple(unreadable))
     progress.phase = "parse"
-    await _parse_and_write(parser, visits, store, plan.library_id, progress, limiter)
+    setup = ParserSetup(rules, index, plan.rewrite, probe_changed=timing in ("scan", "background"))
+    async with open_parser(
+        setup, listed_files=listed_files(visits), thread_limiter=limiter, process_slots=deps.parse_processes
+    ) as parser:
+        await _parse_and_write(parser, visits, store, progress)
+        seen = await parser.seen_ids()
     progress.phase = "write"
     if timing == "scan":
         await _probe(store, plan, deps)
-    await _finish(plan, store, index, parser, visits, scope, progress, limiter)
+    await _finish(plan, store, index, seen, visits, scope, progress, limiter)
     return ScanOutcome(
         added=progress.added,
         changed=progress.changed,
@@ -161,18 +166,15 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
     )
 
 
-def _prepare(
-    plan: ScanPlan, index: ScanIndex, scope: _Scope, rules: ScanRules, *, probe_changed: bool
-) -> tuple[Walker, Parser]:
-    """Worker thread: the walker and parser, from the stored index."""
-    walker = Walker(
+def _walker(plan: ScanPlan, index: ScanIndex, scope: _Scope) -> Walker:
+    """Worker thread: the walker, from the stored index."""
+    return Walker(
         scope.starts,
         quick=plan.mode == "quick" and not plan.rewrite,
         stored_mtimes={path: d.mtime_ns for path, d in index.dirs.items()},
         stored_children=index.children_of(),
         expand=frozenset(p for p, i in index.folders_by_path().items() if i.type == "Series"),
     )
-    return walker, Parser(rules, index, rewrite=plan.rewrite, probe_changed=probe_changed)
 
 
 def _has_items(index: ScanIndex, root: str) -> bool:
@@ -239,33 +241,29 @@ def _chunks(visits: list[DirVisit]) -> Iterator[list[DirVisit]]:
 
 
 async def _parse_and_write(
-    parser: Parser,
-    visits: list[DirVisit],
-    store: Store,
-    library_id: str,
-    progress: ScanProgress,
-    limiter: trio.CapacityLimiter,
+    parser: ScanParser, visits: list[DirVisit], store: Store, progress: ScanProgress
 ) -> None:
-    send, receive = trio.open_memory_channel[ParsedBatch](WRITE_QUEUE)
+    send, receive = trio.open_memory_channel[ParsedRows](WRITE_QUEUE)
 
     async def writer() -> None:
         async with receive:
-            async for batch in receive:
-                await write_batch(store, library_id, batch.records, batch.errors, cleared=batch.cleared, now_ms=now_ms())
-                progress.added += sum(1 for r in batch.records if r.is_new)
-                progress.changed += sum(1 for r in batch.records if not r.is_new)
-                progress.errors += len(batch.errors)
+            async for rows in receive:
+                if rows.statements:
+                    await store.transaction(rows.statements)
+                progress.added += rows.added
+                progress.changed += rows.changed
+                progress.errors += rows.errors
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(writer)
         async with send:
             for chunk in _chunks(visits):
-                batch = await trio.to_thread.run_sync(parser.parse, chunk, limiter=limiter)
-                progress.processed += batch.processed
-                progress.current_dir = batch.current_dir or progress.current_dir
-                progress.current_path = batch.current_path or progress.current_path
-                await send.send(batch)
-            await send.send(await trio.to_thread.run_sync(parser.finish, limiter=limiter))
+                rows = await parser.parse(chunk)
+                progress.processed += rows.processed
+                progress.current_dir = rows.current_dir or progress.current_dir
+                progress.current_path = rows.current_path or progress.current_path
+                await send.send(rows)
+            await send.send(await parser.finish())
 
 
 async def _probe(store: Store, plan: ScanPlan, deps: ScanDeps) -> None:
@@ -278,14 +276,14 @@ async def _finish(
     plan: ScanPlan,
     store: Store,
     index: ScanIndex,
-    parser: Parser,
+    seen: set[str],
     visits: list[DirVisit],
     scope: _Scope,
     progress: ScanProgress,
     limiter: trio.CapacityLimiter,
 ) -> None:
     """Missing marks (with the safeguard), directory times, purge."""
-    work = functools.partial(_conclusions, plan, index, parser.seen_ids(), visits, scope)
+    work = functools.partial(_conclusions, plan, index, seen, visits, scope)
     gone, present, (seen_dirs, gone_dirs) = await trio.to_thread.run_sync(work, limiter=limiter)
     progress.missing = len(gone)
     threshold = plan.options.mass_missing_threshold

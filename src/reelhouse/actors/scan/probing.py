@@ -47,13 +47,16 @@ class ScanDeps:
 
     ``probe_limiter`` is the server-wide probe limit (config
     ``scan.probe_concurrency``); ``thread_limiter`` bounds the worker
-    threads that walk and parse (None: each scan uses one thread).
+    threads that walk and parse (None: each scan uses one thread);
+    ``parse_processes`` the child processes big scans may parse in (see
+    ``parser_process``; None: every scan parses in threads).
     """
 
     probe_limiter: trio.CapacityLimiter
     ffprobe_path: str = "ffprobe"
     probe_timeout: float = 30.0
     thread_limiter: trio.CapacityLimiter | None = None
+    parse_processes: trio.CapacityLimiter | None = None
 
 
 @dataclass(frozen=True, slots=True)

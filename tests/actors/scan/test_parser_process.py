@@ -1,0 +1,129 @@
+"""Big scans parse in a child process: same catalogue, and the child never outlives its scan."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+import trio
+
+import reelhouse.actors.scan.parser_process as parser_process
+from reelhouse.actors.scan.parser_process import ParserProcessError, ParserSetup, open_parser
+from reelhouse.actors.scan.walk import Walker, WalkStart
+from reelhouse.media.assemble import ScanRules
+from reelhouse.media.library_options import LibraryOptions
+from reelhouse.storage.catalog import ScanIndex
+
+from .conftest import LIBRARY_ID, Library, Tree, create_library
+
+LIMIT_S = 30
+NFO = "<movie><title>Arrival</title><year>2016</year><genre>Drama</genre><actor><name>Amy Adams</name></actor></movie>"
+
+
+def _fill(tree: Tree) -> None:
+    tree.add("Arrival (2016)/Arrival (2016).mkv")
+    tree.add("Arrival (2016)/movie.nfo", NFO)
+    tree.add("Arrival (2016)/extras/Interview-interview.mkv")
+    tree.add("Show (2001)/Season 01/Show - S01E01.mkv")
+    tree.add("Show (2001)/Season 01/Show - S01E02.mkv")
+    tree.add("Loose.Movie.2010.1080p.mkv")
+
+
+def _setup(tree: Tree) -> ParserSetup:
+    rules = ScanRules.from_options(LIBRARY_ID, "mixed", LibraryOptions(media_info_timing="playback"))
+    return ParserSetup(rules, ScanIndex(), rewrite=False, probe_changed=False)
+
+
+def _visits(tree: Tree) -> list:
+    walker = Walker((WalkStart(tree.path()),), quick=False, stored_mtimes={}, stored_children={}, expand=frozenset())
+    return walker.step(max_dirs=1000, max_seconds=10).visits
+
+
+@pytest.fixture
+def every_scan_is_big(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parser_process, "PROCESS_MIN_FILES", 1)
+
+
+async def _catalogue(library: Library) -> list[tuple[object, ...]]:
+    rows = await library.store.fetch_all(
+        "SELECT id, type, name, parent_id, series_id, season_id, owner_id, extra_type, path FROM items ORDER BY id"
+    )
+    return [tuple(row) for row in rows]
+
+
+async def test_a_scan_parsed_in_a_child_writes_what_a_thread_would(
+    tree: Tree, library: Library, every_scan_is_big: None
+) -> None:
+    _fill(tree)
+    await library.scan()
+    in_thread = await _catalogue(library)
+    await library.store.execute("DELETE FROM items")
+    await library.store.execute("DELETE FROM scan_dirs")
+    library.deps = replace(library.deps, parse_processes=trio.CapacityLimiter(1))
+    outcome = await library.scan()
+    assert await _catalogue(library) == in_thread
+    assert outcome.added == len(in_thread) and outcome.errors == 0
+    assert library.deps.parse_processes.available_tokens == 1  # the slot was given back
+
+
+async def test_a_rescan_in_a_child_sees_unchanged_items_and_marks_removed_ones_missing(
+    tree: Tree, library: Library, every_scan_is_big: None
+) -> None:
+    _fill(tree)
+    library.deps = replace(library.deps, parse_processes=trio.CapacityLimiter(1))
+    await library.scan()
+    tree.remove("Loose.Movie.2010.1080p.mkv")
+    outcome = await library.scan()
+    assert (outcome.added, outcome.changed, outcome.missing) == (0, 0, 1)
+
+
+async def test_small_scans_and_scans_without_a_free_slot_parse_in_a_thread(tree: Tree) -> None:
+    _fill(tree)
+    slots = trio.CapacityLimiter(1)
+    with trio.fail_after(LIMIT_S):
+        async with open_parser(_setup(tree), listed_files=5, thread_limiter=trio.CapacityLimiter(1), process_slots=slots) as parser:
+            assert not isinstance(parser, parser_process._ProcessParser)
+        async with slots:
+            async with open_parser(_setup(tree), listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=slots) as parser:
+                assert not isinstance(parser, parser_process._ProcessParser)
+                assert (await parser.parse(_visits(tree))).added == 7
+
+
+async def test_a_child_that_dies_fails_the_call_with_a_clear_error(tree: Tree) -> None:
+    _fill(tree)
+    with trio.fail_after(LIMIT_S):
+        async with open_parser(_setup(tree), listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1)) as parser:
+            assert isinstance(parser, parser_process._ProcessParser)
+            parser._process.kill()
+            with pytest.raises(ParserProcessError, match="died"):
+                await parser.parse(_visits(tree))
+
+
+async def test_cancelling_the_scan_kills_the_child(tree: Tree) -> None:
+    _fill(tree)
+    with trio.fail_after(LIMIT_S):
+        with trio.CancelScope() as scope:
+            async with open_parser(_setup(tree), listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1)) as parser:
+                process = parser._process  # type: ignore[attr-defined]
+                scope.cancel()
+                await parser.parse(_visits(tree))
+        assert process.returncode is not None
+
+
+async def test_an_error_in_the_child_is_raised_again_in_the_server(tree: Tree) -> None:
+    broken = replace(_setup(tree), rules=None)  # type: ignore[arg-type]
+    with trio.fail_after(LIMIT_S), pytest.raises(AttributeError):
+        async with open_parser(broken, listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1)):
+            pass
+
+
+async def test_a_finished_child_exits_by_itself(tree: Tree) -> None:
+    _fill(tree)
+    with trio.fail_after(LIMIT_S):
+        async with open_parser(_setup(tree), listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1)) as parser:
+            rows = await parser.parse(_visits(tree))
+            final = await parser.finish()
+            seen = await parser.seen_ids()
+            process = parser._process  # type: ignore[attr-defined]
+        assert rows.added + final.added == len(seen) == 7  # the series and its season are items too
+        assert process.returncode == 0
