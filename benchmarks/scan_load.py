@@ -45,7 +45,7 @@ import trio
 from _http_probe import (
     sigterm_as_interrupt,
     SAMPLE_TIMEOUT_S, BenchmarkError, LatencySamples, Server, SseEvent, Watch, cpu_seconds, running_server,
-    sample_latency, stream_events, summarize_ms,
+    sample_latency, sample_tree_rss, stream_events, summarize_ms,
 )
 from _tree import KINDS, SEED, measure_floor, write_library
 
@@ -194,6 +194,7 @@ async def run_batch(server: Server, runs: list[ScanRun], mode: str) -> dict[str,
                 batch.stream_error = f"the stream did not open within {SAMPLE_TIMEOUT_S} s"
             nursery.start_soon(sample_latency, pollers, system, SAMPLE_INTERVAL_S)
             nursery.start_soon(sample_latency, pollers, scans, SAMPLE_INTERVAL_S, batch.on_statuses)
+            nursery.start_soon(sample_tree_rss, server, SAMPLE_INTERVAL_S)
             started, cpu_before = time.perf_counter(), cpu_seconds(server.process.pid)
             async with trio.open_nursery() as posts:
                 for run in runs:
