@@ -104,6 +104,15 @@ async def test_items_are_item_summaries_with_omitted_fields_absent(catalogue: Ap
     assert second["id"] == "m2" and second["hasPoster"] is False and "imageTag" not in second
 
 
+async def test_a_version_primary_carries_its_version_member_count(catalogue: Api) -> None:
+    store = catalogue.store
+    await add_item(store, "v1", "Heat", path="/m/Heat - 1080p.mkv")
+    await add_item(store, "v2", "Heat", path="/m/Heat - 4K.mkv", version_of="v1")
+    body = (await catalogue.get("/search", q="heat")).json()
+    counts = {item["id"]: (item.get("versionMemberCount"), item.get("versionOf")) for item in body["items"]}
+    assert counts == {"v1": (1, None), "v2": (None, "v1")}
+
+
 async def test_episode_fields_follow_the_item_list_rules(catalogue: Api) -> None:
     store = catalogue.store
     await add_item(store, "s1", "Dark", type="Series")

@@ -238,8 +238,8 @@ async def test_an_item_hit_carries_its_summary_and_poster_tag(catalogue: Store) 
         "INSERT INTO images (item_id, kind, idx, path, tag) VALUES (?, 'primary', 0, '/p.jpg', 'tag1')", (item,)
     )
     (hit,) = (await search(catalogue, "arrival", 5)).items
-    assert (hit.id, hit.library_id, hit.type, hit.poster_tag) == (item, "lib", "Movie", "tag1")
-    assert (hit.production_year, hit.original_title, hit.date_created) == (2001, "Story of Your Life", 1_700_000_000_000)
+    assert (hit.id, hit.library_id, hit.type, hit.image_tag, hit.has_poster) == (item, "lib", "Movie", "tag1", True)
+    assert (hit.production_year, hit.original_title, hit.date_created_ms) == (2001, "Story of Your Life", 1_700_000_000_000)
     assert hit.locked is False and hit.extra_type is None
 
 

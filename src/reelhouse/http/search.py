@@ -3,8 +3,8 @@
 The ranking, folding and scope are the storage layer's
 (:mod:`reelhouse.storage.search`); this module checks the query string and
 renders SearchResult ``{items: ItemSummary[], people: SearchPerson[]}``.
-Hits are rendered with the item lists' ItemSummary model;
-``versionMemberCount`` is not computed for search hits.
+Item hits are the storage layer's ItemSummary, rendered exactly as item
+lists render them (poster tag and versionMemberCount included).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from quart import Blueprint, request
 from quart_schema import document_querystring, document_response
 
 from reelhouse.errors import Invalid
-from reelhouse.storage.search import ItemHit, PersonHit, search
-from reelhouse.timefmt import rfc3339_ms
+from reelhouse.jsonfields import put_present
+from reelhouse.storage.search import PersonHit, search
 
 from .context import app_context
 from .items import ItemSummary
@@ -69,11 +69,7 @@ async def search_catalogue() -> dict[str, Any]:
         raise Invalid("q is required.", field="q", code="field_required")
     limit = _limit(request.args.get("limit"))
     hits = await search(app_context().store, q, limit)
-    result = SearchResult(
-        items=[_item_summary(hit) for hit in hits.items],
-        people=[_search_person(hit) for hit in hits.people],
-    )
-    return result.to_json()
+    return {"items": [item.to_json() for item in hits.items], "people": [_search_person(hit) for hit in hits.people]}
 
 
 def _limit(raw: str | None) -> int:
@@ -88,35 +84,7 @@ def _limit(raw: str | None) -> int:
     return value
 
 
-def _item_summary(hit: ItemHit) -> ItemSummary:
-    episode = hit.type == "Episode"
-    return ItemSummary(
-        id=hit.id,
-        name=hit.name,
-        sort_name=hit.sort_name,
-        library_id=hit.library_id,
-        type=hit.type,
-        date_created=rfc3339_ms(hit.date_created),
-        has_poster=hit.poster_tag is not None,
-        locked=hit.locked,
-        missing=False,  # missing items are never searched
-        scrape_state=hit.scrape_state,
-        image_tag=hit.poster_tag,
-        community_rating=hit.community_rating,
-        extra_type=hit.extra_type,
-        index_number=hit.index_number,
-        parent_index_number=hit.parent_index_number if episode else None,
-        merged_into=hit.merged_into,
-        original_language=hit.original_language or None,
-        original_title=hit.original_title or None,
-        product_code=hit.product_code or None,
-        production_year=hit.production_year,
-        runtime_ticks=hit.runtime_ticks,
-        season_id=hit.season_id if episode else None,
-        series_id=hit.series_id if hit.type in ("Episode", "Season") else None,
-        version_of=hit.version_of,
-    )
-
-
-def _search_person(hit: PersonHit) -> SearchPerson:
-    return SearchPerson(id=hit.id, name=hit.name, image_tag=hit.image_tag, role=hit.role)
+def _search_person(hit: PersonHit) -> dict[str, Any]:
+    person: dict[str, Any] = {"id": hit.id, "name": hit.name}
+    put_present(person, (('imageTag', hit.image_tag), ('role', hit.role)))
+    return person

@@ -39,6 +39,7 @@ from typing import Literal
 
 import trio
 
+from ._item_query_render import PAGE_EXTRAS, SUMMARY_COLUMNS, ItemSummary, summary_of
 from ._search_fold import search_key
 from ._store import Backend, Row, Store
 
@@ -54,38 +55,6 @@ _TierName = Literal["exact", "prefix", "word", "inside"]
 
 
 @dataclass(frozen=True, slots=True)
-class ItemHit:
-    """An item found by search: the columns of its ItemSummary.
-
-    ``date_created`` is epoch milliseconds; ``poster_tag`` the tag of its
-    primary image (index 0), None when it has none.
-    """
-
-    id: str
-    name: str
-    sort_name: str
-    library_id: str
-    type: str
-    date_created: int
-    poster_tag: str | None
-    community_rating: float | None
-    extra_type: str | None
-    index_number: int | None
-    parent_index_number: int | None
-    locked: bool
-    merged_into: str | None
-    original_language: str | None
-    original_title: str | None
-    product_code: str | None
-    production_year: int | None
-    runtime_ticks: int | None
-    scrape_state: str
-    season_id: str | None
-    series_id: str | None
-    version_of: str | None
-
-
-@dataclass(frozen=True, slots=True)
 class PersonHit:
     id: str
     name: str
@@ -95,7 +64,7 @@ class PersonHit:
 
 @dataclass(frozen=True, slots=True)
 class SearchHits:
-    items: list[ItemHit]
+    items: list[ItemSummary]  # rendered like item lists (storage.item_query)
     people: list[PersonHit]
 
 
@@ -146,7 +115,7 @@ async def search(store: Store, q: str, limit: int) -> SearchHits:
     async with trio.open_nursery() as nursery:  # two reader connections at once
         nursery.start_soon(run, "items")
         nursery.start_soon(run, "people")
-    return SearchHits([_item_hit(r) for r in found["items"]], [_person_hit(r) for r in found["people"]])
+    return SearchHits([summary_of(r) for r in found["items"]], [_person_hit(r) for r in found["people"]])
 
 
 async def _ranked(store: Store, entity: _Entity, folded: str, limit: int) -> list[Row]:
@@ -295,13 +264,8 @@ FROM ({arms}
       LIMIT ?) h
 {joins}
 ORDER BY h.rank, h.sort_key, h.id{c}"""
-_ITEM_COLUMNS = """i.id, i.name, i.sort_name, i.library_id, i.type, i.date_created,
-       img.tag AS poster_tag, i.community_rating, i.extra_type, i.index_number,
-       i.parent_index_number, i.lock_data, i.locked_fields, i.merged_into,
-       i.original_language, i.original_title, i.product_code, i.production_year,
-       i.runtime_ticks, i.scrape_state, i.season_id, i.series_id, i.version_of"""
-_ITEM_JOINS = """JOIN items i ON i.id = h.id
-LEFT JOIN images img ON img.item_id = i.id AND img.kind = 'primary' AND img.idx = 0"""
+_ITEM_COLUMNS = SUMMARY_COLUMNS + PAGE_EXTRAS
+_ITEM_JOINS = "JOIN items i ON i.id = h.id"
 _ROLE_ORDER = " ".join(f"WHEN '{kind}' THEN {n}" for n, kind in enumerate(PERSON_KIND_ORDER))
 _PERSON_COLUMNS = f"""p.id, p.name, p.image_tag,
        (SELECT cr.kind FROM credits cr WHERE cr.person_id = p.id GROUP BY cr.kind
@@ -332,33 +296,6 @@ def _statement(backend: Backend, entity: _Entity, tiers: tuple[_Tier, ...]) -> s
     ]
     columns, joins = _SHAPES[entity]
     return _HITS.format(columns=columns, arms="\n      UNION ALL ".join(arms), joins=joins, c=collate)
-
-
-def _item_hit(row: Row) -> ItemHit:
-    return ItemHit(
-        id=row["id"],
-        name=row["name"],
-        sort_name=row["sort_name"],
-        library_id=row["library_id"],
-        type=row["type"],
-        date_created=int(row["date_created"]),
-        poster_tag=row["poster_tag"],
-        community_rating=row["community_rating"],
-        extra_type=row["extra_type"],
-        index_number=row["index_number"],
-        parent_index_number=row["parent_index_number"],
-        locked=bool(row["lock_data"]) or row["locked_fields"] not in ("", "[]"),
-        merged_into=row["merged_into"],
-        original_language=row["original_language"],
-        original_title=row["original_title"],
-        product_code=row["product_code"],
-        production_year=row["production_year"],
-        runtime_ticks=row["runtime_ticks"],
-        scrape_state=row["scrape_state"],
-        season_id=row["season_id"],
-        series_id=row["series_id"],
-        version_of=row["version_of"],
-    )
 
 
 def _person_hit(row: Row) -> PersonHit:
