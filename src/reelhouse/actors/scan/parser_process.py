@@ -1,14 +1,14 @@
 """Where a scan's Parser runs: a worker thread, or a child process for big scans.
 
 Parsing is Python work (naming rules, NFO XML, image headers). In the
-server's process it holds the GIL against the event loop and the Store's
-writer, so a first scan of a large library ran at the speed of one core
-shared three ways. A scan that lists at least :data:`PROCESS_MIN_FILES`
+server's process every scan's parsing shares one GIL with the event loop
+and the Store's writer. A scan that lists at least :data:`PROCESS_MIN_FILES`
 files, when a process slot is free (``ScanDeps.parse_processes``, one per
 core by default), runs its :class:`~.parse.Parser` in a child process
 instead: the same calls, arguments and answers pickled over a pipe, while
-the server's process writes what the child parsed. Smaller scans, and scans
-finding every slot taken, parse in a worker thread as before.
+the server's process writes what the child parsed, and big scans running
+at once parse on different cores. Smaller scans (a child costs a Python
+start-up), and scans finding every slot taken, parse in a worker thread.
 
 :func:`open_parser` is the scope of either. Leaving it stops the child:
 politely after a finished scan, at once (SIGKILL) when the scan is
