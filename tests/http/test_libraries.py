@@ -157,3 +157,25 @@ async def test_creation_and_scans_are_recorded_for_the_activity_log(server, clie
             actions = [(a.action, a.category, a.actor_kind, a.target_id) for a in await list_activity(store, 50)]
     assert ("library.create", "settings", "apiKey", library["id"]) in actions
     assert ("library.scan", "content", "apiKey", library["id"]) in actions
+
+
+async def test_covers_come_from_an_image_found_at_the_root_else_a_collage_of_posters(
+    client: httpx.AsyncClient, tmp_path: Path, media: MediaFactory
+) -> None:
+    root = tmp_path / "films"
+    for n, color in enumerate(("red", "blue")):
+        media.video(root / f"Film {n} (200{n})" / f"Film {n} (200{n}).mkv")
+        media.image(root / f"Film {n} (200{n})" / "poster.jpg", color=color)
+    media.image(root / "fanart.jpg", size=(320, 180))
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [root])
+        await wait_for_state(client, library["id"])
+        covers: dict[str, object] = {}
+        while "primary" not in covers:  # chosen right after the scan completes
+            covers = (await client.get(f"/libraries/{library['id']}")).json()["covers"]
+            await trio.sleep(0.05)
+    assert covers["customPrimary"] is False and covers["customThumb"] is False
+    assert covers["primarySource"] == "auto" and covers["primaryFinal"] is False
+    assert isinstance(covers["primary"], str) and covers["primaryGeneratedAt"].endswith("Z")
+    assert covers["thumbSource"] == "scanned" and isinstance(covers["thumb"], str)
+    assert "thumbFinal" not in covers and "thumbGeneratedAt" not in covers

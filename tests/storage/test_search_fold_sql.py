@@ -47,6 +47,12 @@ def test_punctuation_runs_and_long_names_fold_in_sql() -> None:
     assert _sql_key(None) is None
 
 
+def test_text_with_a_nul_character_folds_through_python() -> None:
+    # Regression: GLOB stops at NUL, so "\x00" took the ASCII path and folded to "".
+    for text in ("\x00", "a\x00b"):
+        assert _sql_key(text) == search_key(text)
+
+
 def test_the_shipped_triggers_hold_the_expression_this_module_generates() -> None:
     folder = resources.files("reelhouse.storage") / "migrations"
     text = (folder / "0007_search_fold_in_sql.sqlite.sql").read_text(encoding="utf-8")

@@ -24,6 +24,7 @@ from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_
 from ._eventbus import EventBus
 from ._runtime import ActorRef
 from ._supervisor import ChildSpec, Supervisor
+from .covers import refresh_covers
 from .jobs import JobSnapshot, JobUpdate
 from .monitor import RootMonitor
 from .scan import ScanDeps, ScanPlan, probe_pending_sources
@@ -47,6 +48,7 @@ class LibraryServices:
     progress_interval: float
     monitor_debounce: float
     global_probe_limit: int
+    covers_dir: Path | None = None  # automatic collages (None: none are made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +205,7 @@ class LibraryActor(Supervisor):
         if report.status.state == COMPLETED:
             self._last_completed_ms = report.status.finished_at_ms
             await set_last_scanned_at(self._services.store, self.library_id, report.status.finished_at_ms or now_ms())
+            await self._refresh_covers()
         outcome = report.outcome
         timing = effective_media_info_timing(self._record.options)
         if outcome is not None and outcome.probe_pending and timing == "background":
@@ -210,6 +213,14 @@ class LibraryActor(Supervisor):
         if self._pending_dirs:
             dirs, self._pending_dirs = tuple(sorted(self._pending_dirs)), set()
             await self._start_scan(StartScan(mode="quick", only_dirs=dirs, trigger="monitor"))
+
+    async def _refresh_covers(self) -> None:
+        services = self._services
+        limiter = services.deps.thread_limiter or trio.CapacityLimiter(1)
+        try:
+            await refresh_covers(services.store, self._record, services.covers_dir, limiter)
+        except Exception:  # a cover is never worth failing the library for
+            log.exception("choosing the covers of library %s failed", self.library_id)
 
     async def _on_directories_changed(self, dirs: frozenset[str]) -> None:
         if self._status.active:

@@ -34,6 +34,7 @@ IMAGE_CACHE_DIR = "cache/images"
 # adds GIL contention and delays the event loop.
 SCAN_PARSE_THREADS = 2
 SCAN_PARSE_PROCESSES = max(1, os.cpu_count() or 1)  # big scans parse in child processes, one per core
+COVERS_DIR = "covers"  # under the data directory: automatic library collages
 
 
 @dataclass
@@ -87,6 +88,7 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
             progress_interval=settings.scan.progress_interval_seconds,
             monitor_debounce=settings.scan.monitor_debounce_seconds,
             global_probe_limit=settings.scan.probe_concurrency,
+            covers_dir=settings.data_dir / COVERS_DIR,
         )
         # Started last, so it stops first: running scans end before the
         # registries they report to.

@@ -11,7 +11,9 @@ from reelhouse import errors
 from reelhouse.actors.library import GetLibraryRuntime, LibraryRuntime, StartScan
 from reelhouse.actors.library_registry import CreateLibrary
 from reelhouse.media.library_options import effective
+from reelhouse.jsonfields import put_time
 from reelhouse.storage import StoreError
+from reelhouse.storage.covers import StoredCover
 from reelhouse.storage.libraries import LibraryRecord, get_library, library_counts, list_libraries, queue_rescrape
 from reelhouse.timefmt import rfc3339_ms
 
@@ -100,6 +102,18 @@ async def _require(library_id: str) -> LibraryRecord:
     return record
 
 
+def _covers_json(covers: dict[str, StoredCover]) -> dict[str, Any]:
+    """LibraryCovers: no upload exists, so never custom; a kind without a cover is omitted."""
+    data: dict[str, Any] = {"customPrimary": False, "customThumb": False}
+    for kind, cover in covers.items():
+        data[kind] = cover.tag
+        data[f"{kind}Source"] = cover.source
+        if cover.source == "auto":
+            data[f"{kind}Final"] = cover.final
+            put_time(data, f"{kind}GeneratedAt", cover.generated_at_ms)
+    return data
+
+
 async def _library_json(record: LibraryRecord, *, with_scrape_pending: bool) -> dict[str, Any]:
     ctx = app_context()
     data: dict[str, Any] = {
@@ -108,7 +122,7 @@ async def _library_json(record: LibraryRecord, *, with_scrape_pending: bool) -> 
         "paths": list(record.paths),
         "collectionType": record.collection_type,
         "options": effective(record.options, global_probe_limit=ctx.settings.scan.probe_concurrency),
-        "covers": {"customPrimary": False, "customThumb": False},
+        "covers": _covers_json(record.covers),
         "strmPluginEnabled": False,
     }
     try:

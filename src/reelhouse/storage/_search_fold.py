@@ -142,7 +142,9 @@ def sqlite_search_key(column: str) -> str:
     for _ in range(COLLAPSE_PASSES):
         folded = f"replace({folded}, '  ', ' ')"
     fast = f"rtrim(substr(trim({folded}, ' '), 1, {MAX_KEY_LENGTH}), ' ')"
-    return f"CASE WHEN {column} GLOB '*[^ -~]*' THEN reelhouse_fold({column})\n        ELSE {fast} END"
+    # GLOB stops at a NUL character; instr() sees the whole text.
+    other = f"{column} GLOB '*[^ -~]*' OR instr({column}, char(0)) > 0"
+    return f"CASE WHEN {other} THEN reelhouse_fold({column})\n        ELSE {fast} END"
 
 
 def _sqlite_replaces(expression: str, keys: list[str]) -> str:

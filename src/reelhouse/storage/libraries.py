@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from reelhouse.media.library_options import LibraryOptions
 
 from ._store import Row, Statement, Store, now_ms
+from .covers import StoredCover, parse_covers
 
 # Types that count as a work in itemCount: each movie and each series once.
 WORK_TYPES = ("Movie", "Series")
@@ -30,6 +31,7 @@ class LibraryRecord:
     created_at_ms: int
     updated_at_ms: int
     last_scanned_at_ms: int | None
+    covers: dict[str, StoredCover] = field(default_factory=dict)  # by kind: primary, thumb
 
 
 def new_library_id() -> str:
@@ -174,7 +176,7 @@ async def queue_rescrape(store: Store, library_id: str) -> tuple[int, int]:
 
 _SELECT = (
     "SELECT l.id, l.name, l.collection_type, l.options, l.created_at, l.updated_at,"
-    " l.last_scanned_at FROM libraries l"
+    " l.last_scanned_at, l.covers FROM libraries l"
 )
 
 
@@ -208,6 +210,7 @@ async def _records(store: Store, rows: list[Row]) -> list[LibraryRecord]:
             created_at_ms=row["created_at"],
             updated_at_ms=row["updated_at"],
             last_scanned_at_ms=row["last_scanned_at"],
+            covers=parse_covers(row["covers"]),
         )
         for row in rows
     ]

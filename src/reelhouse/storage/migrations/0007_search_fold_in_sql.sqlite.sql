@@ -17,11 +17,11 @@ WHEN NEW.missing = 0 AND NEW.owner_id IS NULL AND NEW.extra_type IS NULL
 BEGIN
     INSERT INTO search_items (item_id, name_f, title_f, sort_f)
     VALUES (NEW.id,
-        CASE WHEN NEW.name GLOB '*[^ -~]*' THEN reelhouse_fold(NEW.name)
+        CASE WHEN NEW.name GLOB '*[^ -~]*' OR instr(NEW.name, char(0)) > 0 THEN reelhouse_fold(NEW.name)
         ELSE rtrim(substr(trim(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(NEW.name), char(33), ' '), char(34), ' '), char(39), ' '), char(40), ' '), char(41), ' '), char(44), ' '), char(45), ' '), char(46), ' '), char(47), ' '), char(58), ' '), char(59), ' '), char(63), ' '), char(91), ' '), char(92), ' '), char(93), ' '), char(95), ' '), char(123), ' '), char(125), ' '), '  ', ' '), '  ', ' '), ' '), 1, 200), ' ') END,
-        CASE WHEN coalesce(NEW.original_title, '') GLOB '*[^ -~]*' THEN reelhouse_fold(coalesce(NEW.original_title, ''))
+        CASE WHEN coalesce(NEW.original_title, '') GLOB '*[^ -~]*' OR instr(coalesce(NEW.original_title, ''), char(0)) > 0 THEN reelhouse_fold(coalesce(NEW.original_title, ''))
         ELSE rtrim(substr(trim(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(coalesce(NEW.original_title, '')), char(33), ' '), char(34), ' '), char(39), ' '), char(40), ' '), char(41), ' '), char(44), ' '), char(45), ' '), char(46), ' '), char(47), ' '), char(58), ' '), char(59), ' '), char(63), ' '), char(91), ' '), char(92), ' '), char(93), ' '), char(95), ' '), char(123), ' '), char(125), ' '), '  ', ' '), '  ', ' '), ' '), 1, 200), ' ') END,
-        CASE WHEN NEW.sort_name GLOB '*[^ -~]*' THEN reelhouse_fold(NEW.sort_name)
+        CASE WHEN NEW.sort_name GLOB '*[^ -~]*' OR instr(NEW.sort_name, char(0)) > 0 THEN reelhouse_fold(NEW.sort_name)
         ELSE rtrim(substr(trim(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(NEW.sort_name), char(33), ' '), char(34), ' '), char(39), ' '), char(40), ' '), char(41), ' '), char(44), ' '), char(45), ' '), char(46), ' '), char(47), ' '), char(58), ' '), char(59), ' '), char(63), ' '), char(91), ' '), char(92), ' '), char(93), ' '), char(95), ' '), char(123), ' '), char(125), ' '), '  ', ' '), '  ', ' '), ' '), 1, 200), ' ') END);
 END;
 
@@ -33,11 +33,11 @@ BEGIN
     DELETE FROM search_items WHERE item_id = OLD.id;
     INSERT INTO search_items (item_id, name_f, title_f, sort_f)
     SELECT NEW.id,
-        CASE WHEN NEW.name GLOB '*[^ -~]*' THEN reelhouse_fold(NEW.name)
+        CASE WHEN NEW.name GLOB '*[^ -~]*' OR instr(NEW.name, char(0)) > 0 THEN reelhouse_fold(NEW.name)
         ELSE rtrim(substr(trim(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(NEW.name), char(33), ' '), char(34), ' '), char(39), ' '), char(40), ' '), char(41), ' '), char(44), ' '), char(45), ' '), char(46), ' '), char(47), ' '), char(58), ' '), char(59), ' '), char(63), ' '), char(91), ' '), char(92), ' '), char(93), ' '), char(95), ' '), char(123), ' '), char(125), ' '), '  ', ' '), '  ', ' '), ' '), 1, 200), ' ') END,
-        CASE WHEN coalesce(NEW.original_title, '') GLOB '*[^ -~]*' THEN reelhouse_fold(coalesce(NEW.original_title, ''))
+        CASE WHEN coalesce(NEW.original_title, '') GLOB '*[^ -~]*' OR instr(coalesce(NEW.original_title, ''), char(0)) > 0 THEN reelhouse_fold(coalesce(NEW.original_title, ''))
         ELSE rtrim(substr(trim(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(coalesce(NEW.original_title, '')), char(33), ' '), char(34), ' '), char(39), ' '), char(40), ' '), char(41), ' '), char(44), ' '), char(45), ' '), char(46), ' '), char(47), ' '), char(58), ' '), char(59), ' '), char(63), ' '), char(91), ' '), char(92), ' '), char(93), ' '), char(95), ' '), char(123), ' '), char(125), ' '), '  ', ' '), '  ', ' '), ' '), 1, 200), ' ') END,
-        CASE WHEN NEW.sort_name GLOB '*[^ -~]*' THEN reelhouse_fold(NEW.sort_name)
+        CASE WHEN NEW.sort_name GLOB '*[^ -~]*' OR instr(NEW.sort_name, char(0)) > 0 THEN reelhouse_fold(NEW.sort_name)
         ELSE rtrim(substr(trim(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(NEW.sort_name), char(33), ' '), char(34), ' '), char(39), ' '), char(40), ' '), char(41), ' '), char(44), ' '), char(45), ' '), char(46), ' '), char(47), ' '), char(58), ' '), char(59), ' '), char(63), ' '), char(91), ' '), char(92), ' '), char(93), ' '), char(95), ' '), char(123), ' '), char(125), ' '), '  ', ' '), '  ', ' '), ' '), 1, 200), ' ') END
     WHERE NEW.missing = 0 AND NEW.owner_id IS NULL AND NEW.extra_type IS NULL;
 END;
@@ -45,9 +45,9 @@ END;
 CREATE TRIGGER search_people_insert AFTER INSERT ON people BEGIN
     INSERT INTO search_people (person_id, name_f, sort_f)
     VALUES (NEW.id,
-        CASE WHEN NEW.name GLOB '*[^ -~]*' THEN reelhouse_fold(NEW.name)
+        CASE WHEN NEW.name GLOB '*[^ -~]*' OR instr(NEW.name, char(0)) > 0 THEN reelhouse_fold(NEW.name)
         ELSE rtrim(substr(trim(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(NEW.name), char(33), ' '), char(34), ' '), char(39), ' '), char(40), ' '), char(41), ' '), char(44), ' '), char(45), ' '), char(46), ' '), char(47), ' '), char(58), ' '), char(59), ' '), char(63), ' '), char(91), ' '), char(92), ' '), char(93), ' '), char(95), ' '), char(123), ' '), char(125), ' '), '  ', ' '), '  ', ' '), ' '), 1, 200), ' ') END,
-        CASE WHEN NEW.sort_name GLOB '*[^ -~]*' THEN reelhouse_fold(NEW.sort_name)
+        CASE WHEN NEW.sort_name GLOB '*[^ -~]*' OR instr(NEW.sort_name, char(0)) > 0 THEN reelhouse_fold(NEW.sort_name)
         ELSE rtrim(substr(trim(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(NEW.sort_name), char(33), ' '), char(34), ' '), char(39), ' '), char(40), ' '), char(41), ' '), char(44), ' '), char(45), ' '), char(46), ' '), char(47), ' '), char(58), ' '), char(59), ' '), char(63), ' '), char(91), ' '), char(92), ' '), char(93), ' '), char(95), ' '), char(123), ' '), char(125), ' '), '  ', ' '), '  ', ' '), ' '), 1, 200), ' ') END);
 END;
 
@@ -57,8 +57,8 @@ BEGIN
     DELETE FROM search_people WHERE person_id = OLD.id;
     INSERT INTO search_people (person_id, name_f, sort_f)
     VALUES (NEW.id,
-        CASE WHEN NEW.name GLOB '*[^ -~]*' THEN reelhouse_fold(NEW.name)
+        CASE WHEN NEW.name GLOB '*[^ -~]*' OR instr(NEW.name, char(0)) > 0 THEN reelhouse_fold(NEW.name)
         ELSE rtrim(substr(trim(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(NEW.name), char(33), ' '), char(34), ' '), char(39), ' '), char(40), ' '), char(41), ' '), char(44), ' '), char(45), ' '), char(46), ' '), char(47), ' '), char(58), ' '), char(59), ' '), char(63), ' '), char(91), ' '), char(92), ' '), char(93), ' '), char(95), ' '), char(123), ' '), char(125), ' '), '  ', ' '), '  ', ' '), ' '), 1, 200), ' ') END,
-        CASE WHEN NEW.sort_name GLOB '*[^ -~]*' THEN reelhouse_fold(NEW.sort_name)
+        CASE WHEN NEW.sort_name GLOB '*[^ -~]*' OR instr(NEW.sort_name, char(0)) > 0 THEN reelhouse_fold(NEW.sort_name)
         ELSE rtrim(substr(trim(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(lower(NEW.sort_name), char(33), ' '), char(34), ' '), char(39), ' '), char(40), ' '), char(41), ' '), char(44), ' '), char(45), ' '), char(46), ' '), char(47), ' '), char(58), ' '), char(59), ' '), char(63), ' '), char(91), ' '), char(92), ' '), char(93), ' '), char(95), ' '), char(123), ' '), char(125), ' '), '  ', ' '), '  ', ' '), ' '), 1, 200), ' ') END);
 END;

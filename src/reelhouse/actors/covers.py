@@ -1,0 +1,121 @@
+"""A library's covers, chosen again after each completed scan.
+
+For each kind (``primary`` 2:3, ``thumb`` 16:9) the cover is the image found
+at the top of one of the library's roots, else an automatic collage of the
+newest items' posters (rules: ``media/covers.py``), else none. A collage is
+written to ``<covers dir>/<library id>-<kind>.jpg`` and made again only
+when the posters it should use change; a found image is hashed again only
+when its size or mtime changes. File work runs in worker threads. A
+poster that cannot be read is left out; a cover that cannot be made is
+omitted, never an error for the scan.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import trio
+
+from reelhouse.media.covers import COLLAGE_POSTERS, CoverKind, collage, is_final, scanned_cover
+from reelhouse.media.local_images import image_tag
+from reelhouse.media.renditions import BrokenImage
+from reelhouse.storage import Store, now_ms
+from reelhouse.storage.covers import COVER_KINDS, Poster, StoredCover, load_covers, newest_posters, save_covers
+from reelhouse.storage.libraries import LibraryRecord
+
+MAX_COVER_BYTES = 50 * 1024 * 1024  # a found image larger than this is not hashed
+
+
+async def refresh_covers(
+    store: Store, record: LibraryRecord, covers_dir: Path | None, limiter: trio.CapacityLimiter
+) -> dict[str, StoredCover]:
+    """Choose the library's covers again and store them when they changed.
+
+    ``covers_dir`` None: no collage is made (only found images count).
+    Raises StoreError when the catalogue cannot be read or written.
+    """
+    stored = await load_covers(store, record.id)
+    posters = await newest_posters(store, record.id, COLLAGE_POSTERS)
+    chosen: dict[str, StoredCover] = {}
+    for kind in COVER_KINDS:
+        previous = stored.get(kind)
+        cover = await trio.to_thread.run_sync(_found, record.paths, kind, previous, limiter=limiter)
+        if cover is None and posters and covers_dir is not None:
+            target = covers_dir / f"{record.id}-{kind}.jpg"
+            cover = await _collage(kind, posters, previous, target, limiter)
+        if cover is not None:
+            chosen[kind] = cover
+    if chosen != stored:
+        await save_covers(store, record.id, chosen)
+    return chosen
+
+
+def _found(roots: tuple[str, ...], kind: CoverKind, previous: StoredCover | None) -> StoredCover | None:
+    """Worker thread: the first root's top-level image named for ``kind``."""
+    for root in roots:
+        try:
+            with os.scandir(root) as entries:
+                names = [entry.name for entry in entries if entry.is_file()]
+        except OSError:
+            continue
+        name = scanned_cover(names, kind)
+        if name is None:
+            continue
+        cover = _hashed(os.path.join(root, name), previous)
+        if cover is not None:
+            return cover
+    return None
+
+
+def _hashed(path: str, previous: StoredCover | None) -> StoredCover | None:
+    try:
+        stat = os.stat(path)
+        if stat.st_size > MAX_COVER_BYTES:
+            return None
+        mtime_ms = stat.st_mtime_ns // 1_000_000
+        unchanged = previous is not None and previous.source == "scanned" and previous.path == path
+        if unchanged and previous.size == stat.st_size and previous.mtime_ms == mtime_ms:
+            return previous
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_COVER_BYTES + 1)
+    except OSError:
+        return None
+    return StoredCover(image_tag(data), "scanned", path=path, size=stat.st_size, mtime_ms=mtime_ms)
+
+
+async def _collage(
+    kind: CoverKind, posters: list[Poster], previous: StoredCover | None, target: Path, limiter: trio.CapacityLimiter
+) -> StoredCover | None:
+    tags = tuple(poster.tag for poster in posters)
+    if previous is not None and previous.source == "auto" and previous.posters == tags and target.is_file():
+        return previous
+    data = await trio.to_thread.run_sync(_write_collage, kind, posters, target, limiter=limiter)
+    if data is None:
+        return None
+    return StoredCover(image_tag(data), "auto", posters=tags, final=is_final(len(tags)), generated_at_ms=now_ms())
+
+
+def _write_collage(kind: CoverKind, posters: list[Poster], target: Path) -> bytes | None:
+    """Worker thread: the collage's bytes, written to ``target`` (atomically); None when none can be made."""
+    images: list[bytes] = []
+    for poster in posters:
+        try:
+            with open(poster.path, "rb") as handle:
+                images.append(handle.read(MAX_COVER_BYTES))
+        except OSError:
+            continue
+    if not images:
+        return None
+    try:
+        data = collage(images, kind)
+    except BrokenImage:
+        return None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial")
+        partial.write_bytes(data)
+        os.replace(partial, target)
+    except OSError:
+        return None
+    return data
