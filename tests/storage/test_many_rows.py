@@ -89,6 +89,7 @@ def test_inserts_and_deletes_get_a_json_form_and_other_shapes_do_not() -> None:
     for other in (
         "UPDATE t SET a = ? WHERE id = ?",
         "INSERT INTO t (a, b) VALUES (?, lower(?))",
+        "INSERT INTO t (a) VALUES (?), (?)",
         "DELETE FROM t WHERE a = ? OR b = ?",
         "DELETE FROM t WHERE a < ?",
         "DELETE FROM t WHERE a = 1",

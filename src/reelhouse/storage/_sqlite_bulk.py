@@ -60,6 +60,8 @@ def encode_rows(rows: Sequence[Params]) -> str | None:
 
 
 def _bulk_insert(head: str, values: str, tail: str) -> str | None:
+    if tail.lstrip().startswith(","):
+        return None  # several VALUES rows per statement
     columns: list[str] = []
     placeholder = 0
     for value in values.split(","):

@@ -1,11 +1,11 @@
 """One scan of a library: check roots -> walk -> parse -> write -> probe -> finish.
 
 :func:`run_scan` is the body of a ScanActor. The file system work (walk,
-parse, reading NFOs and images) runs in worker threads, many directories
-per hop, so the event loop never blocks and cancellation is honoured
-between hops. Parsing of one batch overlaps the writing of the previous
-one; each batch is one transaction, so a cancelled scan leaves a
-consistent catalogue.
+parse, reading NFOs and images) runs in worker threads, or for a big scan
+in a child process (``parser_process``), many directories per hop, so the
+event loop never blocks and cancellation is honoured between hops. Parsing
+of one batch overlaps the writing of the previous one; each batch is one
+transaction, so a cancelled scan leaves a consistent catalogue.
 
 Only a scan that got to the end marks anything missing: items it did not
 see (files removed, or now excluded), except under an offline root, an
