@@ -37,10 +37,11 @@ async def refresh_covers(
     """
     stored = await load_covers(store, record.id)
     posters = await newest_posters(store, record.id, COLLAGE_POSTERS)
+    found = await trio.to_thread.run_sync(_found, record.paths, stored, limiter=limiter)
     chosen: dict[str, StoredCover] = {}
     for kind in COVER_KINDS:
         previous = stored.get(kind)
-        cover = await trio.to_thread.run_sync(_found, record.paths, kind, previous, limiter=limiter)
+        cover = found.get(kind)
         if cover is None and posters and covers_dir is not None:
             target = covers_dir / f"{record.id}-{kind}.jpg"
             cover = await _collage(kind, posters, previous, target, limiter)
@@ -51,21 +52,21 @@ async def refresh_covers(
     return chosen
 
 
-def _found(roots: tuple[str, ...], kind: CoverKind, previous: StoredCover | None) -> StoredCover | None:
-    """Worker thread: the first root's top-level image named for ``kind``."""
+def _found(roots: tuple[str, ...], stored: dict[str, StoredCover]) -> dict[str, StoredCover]:
+    """Worker thread: per kind, the first root's top-level image named for it."""
+    found: dict[str, StoredCover] = {}
     for root in roots:
         try:
             with os.scandir(root) as entries:
                 names = [entry.name for entry in entries if entry.is_file()]
         except OSError:
             continue
-        name = scanned_cover(names, kind)
-        if name is None:
-            continue
-        cover = _hashed(os.path.join(root, name), previous)
-        if cover is not None:
-            return cover
-    return None
+        for kind in COVER_KINDS:
+            name = scanned_cover(names, kind) if kind not in found else None
+            cover = _hashed(os.path.join(root, name), stored.get(kind)) if name is not None else None
+            if cover is not None:
+                found[kind] = cover
+    return found
 
 
 def _hashed(path: str, previous: StoredCover | None) -> StoredCover | None:

@@ -106,6 +106,7 @@ class LibraryActor(Supervisor):
         self._monitor: RootMonitor | None = None
         self._run_id: int | None = None
         self._trigger = "manual"
+        self._covers_lock = trio.Lock()
 
     @property
     def library_id(self) -> str:
@@ -205,7 +206,7 @@ class LibraryActor(Supervisor):
         if report.status.state == COMPLETED:
             self._last_completed_ms = report.status.finished_at_ms
             await set_last_scanned_at(self._services.store, self.library_id, report.status.finished_at_ms or now_ms())
-            await self._refresh_covers()
+            self.nursery.start_soon(self._refresh_covers)  # the next scan need not wait for a collage
         outcome = report.outcome
         timing = effective_media_info_timing(self._record.options)
         if outcome is not None and outcome.probe_pending and timing == "background":
@@ -217,10 +218,11 @@ class LibraryActor(Supervisor):
     async def _refresh_covers(self) -> None:
         services = self._services
         limiter = services.deps.thread_limiter or trio.CapacityLimiter(1)
-        try:
-            await refresh_covers(services.store, self._record, services.covers_dir, limiter)
-        except Exception:  # a cover is never worth failing the library for
-            log.exception("choosing the covers of library %s failed", self.library_id)
+        async with self._covers_lock:  # one choice at a time, in the order scans completed
+            try:
+                await refresh_covers(services.store, self._record, services.covers_dir, limiter)
+            except Exception:  # a cover is never worth failing the library for
+                log.exception("choosing the covers of library %s failed", self.library_id)
 
     async def _on_directories_changed(self, dirs: frozenset[str]) -> None:
         if self._status.active:
