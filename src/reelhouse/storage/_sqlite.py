@@ -28,6 +28,7 @@ import trio
 
 from ._search_fold import search_key
 from ._sqlite_bulk import BULK_MIN_ROWS, bulk_form, encode_rows
+from ._sqlite_checkpoint import Checkpointer, writer_pragmas
 from ._store import (
     Backend,
     IntegrityError,
@@ -81,22 +82,25 @@ def _fold(text: str | None) -> str | None:
     return None if text is None else search_key(text)
 
 
-def _open_connections(path: str) -> tuple[sqlite3.Connection, list[sqlite3.Connection]]:
+def _open_connections(path: str) -> tuple[sqlite3.Connection, sqlite3.Connection, list[sqlite3.Connection]]:
+    """The writer's, the checkpointer's and the readers' connections."""
     parent = os.path.dirname(path)
     if parent:
         os.makedirs(parent, exist_ok=True)
     writer = _connect(path, query_only=False)
-    readers: list[sqlite3.Connection] = []
+    others: list[sqlite3.Connection] = []
     try:
         mode = writer.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise StoreError(f"SQLite refused WAL mode for {path} (got {mode})")
-        readers.extend(_connect(path, query_only=True) for _ in range(READER_POOL_SIZE))
+        writer_pragmas(writer)
+        others.append(_connect(path, query_only=False))
+        others.extend(_connect(path, query_only=True) for _ in range(READER_POOL_SIZE))
     except BaseException:
-        for conn in [writer, *readers]:
+        for conn in [writer, *others]:
             conn.close()
         raise
-    return writer, readers
+    return writer, others[0], others[1:]
 
 
 class _ReaderPool:
@@ -143,8 +147,9 @@ class StoreWriter:
     meanwhile: cancellation only stops the caller waiting for the answer.
     """
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, after_commit: Callable[[], None] = lambda: None) -> None:
         self._conn = conn
+        self._after_commit = after_commit
         self._send, self._receive = trio.open_memory_channel[_WriteRequest](WRITE_QUEUE_SIZE)
         self._stopped = trio.Event()
 
@@ -172,6 +177,7 @@ class StoreWriter:
                 batch = self._take_batch(first)
                 await trio.to_thread.run_sync(_commit_batch, self._conn, batch)
                 _answer(batch)
+                self._after_commit()
                 batch = []
         finally:
             # Cancelled (close timed out) or crashed: fail what was not run,
@@ -341,13 +347,15 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     is closed.  Raises StoreError when the file cannot be opened.
     """
     try:
-        writer_conn, reader_conns = await trio.to_thread.run_sync(_open_connections, path)
+        writer_conn, checkpoint_conn, reader_conns = await trio.to_thread.run_sync(_open_connections, path)
     except sqlite3.Error as exc:
         raise translate_error(exc) from exc
     readers = _ReaderPool(reader_conns)
-    writer = StoreWriter(writer_conn)
+    checkpointer = Checkpointer(checkpoint_conn)
+    writer = StoreWriter(writer_conn, after_commit=checkpointer.request)
     try:
         async with trio.open_nursery() as nursery:
+            await nursery.start(checkpointer.run)
             await nursery.start(writer.run)
             try:
                 yield SqliteStore(path, readers, writer)
@@ -357,9 +365,10 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
                 nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(_close_all, writer_conn, readers)
+            await trio.to_thread.run_sync(_close_all, writer_conn, checkpoint_conn, readers)
 
 
-def _close_all(writer_conn: sqlite3.Connection, readers: _ReaderPool) -> None:
+def _close_all(writer_conn: sqlite3.Connection, checkpoint_conn: sqlite3.Connection, readers: _ReaderPool) -> None:
     readers.close()
-    writer_conn.close()
+    checkpoint_conn.close()
+    writer_conn.close()  # the last connection: SQLite checkpoints what is left
