@@ -23,12 +23,18 @@ from collections.abc import AsyncIterator, Iterator
 
 import asyncpg
 import pytest
+from hypothesis import HealthCheck, settings
 
 from reelhouse.storage import Store, migrate, open_store
 
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql://root@127.0.0.1:5432/test")
 POSTGRES_PROBE_TIMEOUT_S = 3.0
 BACKENDS = ("sqlite", "postgresql")
+
+# Properties are judged on behaviour, never on time: a loaded machine (CI, a
+# benchmark beside the suite) must not fail a test for being slow.
+settings.register_profile("reelhouse", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("reelhouse")
 
 
 async def _probe_postgres() -> None:

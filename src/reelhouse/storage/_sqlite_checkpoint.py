@@ -7,8 +7,8 @@ for it: measured, a 20,000-file first scan spent about 2 s of its writer's
 time in those commits. The Store's writer connection turns automatic
 checkpoints off and asks the :class:`Checkpointer` after each commit; it
 runs ``PRAGMA wal_checkpoint(PASSIVE)`` on a connection of its own in a
-worker thread, which never blocks the writer or the readers, and requests
-made while one runs are answered by the next.
+worker thread, which never blocks the writer or the readers, at most every
+:data:`MIN_INTERVAL_S`; requests made meanwhile are answered by the next.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import trio
 log = logging.getLogger(__name__)
 
 JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024  # a reset WAL is truncated to this
+MIN_INTERVAL_S = 0.5  # at most two checkpoints a second; requests meanwhile wait for the next
 
 
 class Checkpointer:
@@ -42,6 +43,9 @@ class Checkpointer:
             await self._wanted.wait()
             self._wanted = trio.Event()
             await trio.to_thread.run_sync(self._checkpoint)
+            # Each checkpoint ends with an fsync: many small commits (events,
+            # quick rescans) must not each pay one.
+            await trio.sleep(MIN_INTERVAL_S)
 
     def _checkpoint(self) -> None:
         try:
