@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from reelhouse.storage import Statement, Store
+from reelhouse.storage.catalog import name_key
 
 SEED = 20_240_601
 BATCH_ITEMS = 5_000
@@ -89,7 +90,7 @@ LAST_NAMES = ("Carter", "Okafor", "Tanaka", "Rossi", "Novak", "Larsen", "Moreau"
 
 ITEM_COLUMNS = (
     "id", "library_id", "type", "parent_id", "series_id", "season_id", "owner_id", "extra_type", "version_of",
-    "path", "dir_path", "name", "sort_name", "original_title", "original_language", "production_year",
+    "path", "dir_path", "name", "sort_name", "name_key", "original_title", "original_language", "production_year",
     "premiere_date", "index_number", "parent_index_number", "community_rating", "critic_rating",
     "official_rating", "overview", "tagline", "runtime_ticks", "date_created", "date_modified", "file_size",
     "file_mtime", "has_nfo", "provider_ids",
@@ -221,9 +222,10 @@ class _Generator:
         item_id = _new_id(f"bench-item:{self.serial}")
         created = START_MS + self.serial * 1_000
         year = columns.pop("year", None)
+        sort_name = _sort_name(name)
         row = {
             "id": item_id, "library_id": library, "type": item_type, "path": path,
-            "dir_path": path.rsplit("/", 1)[0], "name": name, "sort_name": _sort_name(name),
+            "dir_path": path.rsplit("/", 1)[0], "name": name, "sort_name": sort_name, "name_key": name_key(sort_name),
             "production_year": year, "premiere_date": self._date_ms(year) if year else None,
             "date_created": created, "date_modified": created, "has_nfo": 1, "provider_ids": "{}", **columns,
         }  # fmt: skip

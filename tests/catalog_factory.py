@@ -34,6 +34,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from reelhouse.storage import Statement, Store
+from reelhouse.storage.catalog import name_key
 
 START_MS = 1_700_000_000_000
 STEP_MS = 1_000
@@ -98,6 +99,7 @@ class CatalogFactory:
             "date_modified": at,
         }
         row.update(columns)
+        row.setdefault("name_key", name_key(row["sort_name"]))
         for column in _JSON_COLUMNS & row.keys():
             if not isinstance(row[column], str):
                 row[column] = json.dumps(row[column])

@@ -239,7 +239,10 @@ async def get_items() -> dict[str, Any]:
     card lists one attention state across the whole library (recursively).
 
     Sorting: missing dates and years last in both orders, other missing values
-    lowest; ties by sort name (case-insensitive) then id, in the same order.
+    lowest; ties by sort name then id, in the same order. Names compare
+    case- and accent-insensitively (Latin, Greek and Cyrillic letters as
+    their lower-case base letter: Émile sorts among the e's and initial=E
+    finds it); nameFrom, nameBefore and nameStartsWith compare the same way.
     index sorts episodes by season then episode number; childCount counts the
     children parentId would list; officialRating sorts by rating level;
     studio by the first studio; productCode by the code lower-cased without

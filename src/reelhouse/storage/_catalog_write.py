@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from reelhouse.media.assemble import ItemRecord, item_id
 
+from ._name_key import name_key
 from ._store import Params, Statement
 
 # Columns the scanner owns on every rewrite.
@@ -23,7 +24,7 @@ _STRUCTURE = (
 # Columns an NFO provides: replaced only when this write carries NFO data
 # (has_nfo = 1), else the stored values (maybe from a provider) are kept.
 _METADATA = (
-    "name", "sort_name", "original_title", "production_year", "premiere_date", "end_date",
+    "name", "sort_name", "name_key", "original_title", "production_year", "premiere_date", "end_date",
     "community_rating", "critic_rating", "official_rating", "overview", "tagline",
     "lock_data", "provider_ids", "extra", "has_nfo",
 )  # fmt: skip
@@ -214,14 +215,14 @@ def item_row(library_id: str, record: ItemRecord, now_ms: int) -> Params:
     )  # fmt: skip
     if meta is None:
         metadata: tuple[object, ...] = (
-            d.name, d.sort_name, None, d.production_year, d.premiere_date_ms, None,
+            d.name, d.sort_name, name_key(d.sort_name), None, d.production_year, d.premiere_date_ms, None,
             None, None, None, None, None, 0, "{}", "{}", 0,
         )  # fmt: skip
         numbers: tuple[object, ...] = (d.index_number, d.index_number_end, d.parent_index_number)
         runtime = None
     else:
         metadata = (
-            meta.name, meta.sort_name, meta.original_title, meta.production_year,
+            meta.name, meta.sort_name, name_key(meta.sort_name), meta.original_title, meta.production_year,
             meta.premiere_date_ms, meta.end_date_ms, meta.community_rating, meta.critic_rating,
             meta.official_rating, meta.overview, meta.tagline, int(meta.lock_data),
             meta.provider_ids, meta.extra, 1,

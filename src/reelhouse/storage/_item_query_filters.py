@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._item_query_model import ItemQuery
+from ._name_key import name_key
 
 # Widths (primary video stream) where the resolution classes start.
 HD_MIN_WIDTH = 1200
@@ -361,23 +362,25 @@ def _special_features(where: Where, query: ItemQuery) -> None:
 
 
 def _names(where: Where, query: ItemQuery) -> None:
+    # Each bound is keyed like the column (see ._name_key).
     if query.name_from is not None:
-        where.add(f"lower(i.sort_name) >= {TEXT}", query.name_from)
+        where.add("i.name_key >= ?", name_key(query.name_from))
     if query.name_before is not None:
-        where.add(f"lower(i.sort_name) < {TEXT}", query.name_before)
+        where.add("i.name_key < ?", name_key(query.name_before))
     if query.name_starts_with is not None:
-        # A string sorts at or after its prefix in any collation: the bound
-        # lets the name index seek, LIKE decides.
-        where.add(f"lower(i.sort_name) >= {TEXT}", query.name_starts_with)
-        where.add(f"lower(i.sort_name) LIKE {TEXT} ESCAPE '{LIKE_ESCAPE}'", like_escape(query.name_starts_with) + "%")
+        # A string sorts at or after its prefix: the bound lets the name
+        # index seek, LIKE decides.
+        prefix = name_key(query.name_starts_with)
+        where.add("i.name_key >= ?", prefix)
+        where.add(f"i.name_key LIKE ? ESCAPE '{LIKE_ESCAPE}'", like_escape(prefix) + "%")
     if query.initial == "#":
-        where.add(f"substr(lower(i.sort_name), 1, 1) NOT IN ({', '.join(repr(c) for c in LETTERS)})")
+        where.add(f"substr(i.name_key, 1, 1) NOT IN ({', '.join(repr(c) for c in LETTERS)})")
     elif query.initial is not None:
         # The range only lets an index seek; the first letter decides.
-        where.add("lower(i.sort_name) >= ?", query.initial)
+        where.add("i.name_key >= ?", query.initial)
         if query.initial != LETTERS[-1]:
-            where.add("lower(i.sort_name) < ?", chr(ord(query.initial) + 1))
-        where.add("substr(lower(i.sort_name), 1, 1) = ?", query.initial)
+            where.add("i.name_key < ?", chr(ord(query.initial) + 1))
+        where.add("substr(i.name_key, 1, 1) = ?", query.initial)
     if query.q is not None:
         pattern = f"%{like_escape(query.q)}%"
         # A subquery: one sequential scan for the (usually few) matches,

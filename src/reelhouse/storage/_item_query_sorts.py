@@ -1,11 +1,11 @@
 """ORDER BY and keyset predicates for every ItemSort.
 
 Private to :mod:`reelhouse.storage.item_query`. A listing orders by the key
-(sort value ``sv``, folded sort name ``sk``, id). The sort value is never
+(sort value ``sv``, sort name key ``sk``, id). The sort value is never
 NULL: a missing value is replaced by a sentinel, so that missing dates (and
 years) come last in both orders and other missing values count as the lowest
 (first ascending, last descending). Ties break by sort name
-(case-insensitive) then id, in the requested direction like the sort value
+(case- and accent-insensitive: :mod:`._name_key`) then id, in the requested direction like the sort value
 itself (so one index serves both orders); the name sort orders by (sort
 name, id).
 
@@ -75,8 +75,8 @@ _TEXTS = {
     ),
     "productCode": "replace(replace(replace(lower(i.product_code), '-', ''), ' ', ''), '_', '')",
     "seriesName": (
-        "CASE WHEN i.type = 'Series' THEN lower(i.sort_name)"
-        " ELSE (SELECT lower(s.sort_name) FROM items s WHERE s.id = i.series_id) END"
+        "CASE WHEN i.type = 'Series' THEN i.name_key"
+        " ELSE (SELECT s.name_key FROM items s WHERE s.id = i.series_id) END"
     ),
 }
 _VISIBLE_CHILD = "c.missing = 0 AND c.owner_id IS NULL"

@@ -162,23 +162,17 @@ def _sqlite_literal(text: str) -> str:
 def postgres_fold_function(name: str = "reelhouse_fold") -> str:
     """``CREATE FUNCTION name(text)``: the fold as an immutable SQL function.
 
-    One ``translate`` for the one-to-one and deleting entries, ``replace``
-    for the few that become two letters.  ``translate`` costs a scan of its
-    character list per input character, so printable-ASCII text (the common
-    case) takes a short list of its own.  Not STRICT: the planner inlines
+    The characters map as :func:`postgres_translate` maps them.
+    ``translate`` costs a scan of its character list per input character,
+    so printable-ASCII text (the common case) takes a short list of its own.  Not STRICT: the planner inlines
     only functions it can prove strict, and a CASE defeats the proof (NULL
     folds to NULL all the same).  Characters are written as
     ``U&'\\XXXX'`` escapes: the migration text then holds no ``?`` (the
     PostgreSQL store rewrites it as a placeholder), ``;`` or ``--``.
     """
-    singles = sorted(k for k, v in FOLD_TABLE.items() if len(v) == 1)
-    deleted = sorted(k for k, v in FOLD_TABLE.items() if not v)
-    doubles = sorted(k for k, v in FOLD_TABLE.items() if len(v) > 1)
-    printable = [k for k in singles if " " <= k <= "~"]
-    fast = _pg_translate(printable)
-    full = _pg_translate(singles + deleted)
-    for key in doubles:
-        full = f"replace({full}, {_pg_literal(key)}, {_pg_literal(FOLD_TABLE[key])})"
+    printable = sorted(k for k, v in FOLD_TABLE.items() if len(v) == 1 and " " <= k <= "~")
+    fast = _pg_translate(printable, FOLD_TABLE)
+    full = postgres_translate(FOLD_TABLE)
     expression = f"CASE WHEN t ~ '^[ -~]*$' THEN {fast}\n        ELSE {full} END"
     for _ in range(COLLAPSE_PASSES):
         expression = f"replace({expression}, '  ', ' ')"
@@ -189,10 +183,25 @@ def postgres_fold_function(name: str = "reelhouse_fold") -> str:
     )
 
 
-def _pg_translate(keys: list[str]) -> str:
-    """``translate(t, keys, their folds)``; keys folding to nothing come last."""
+def postgres_translate(table: Mapping[str, str]) -> str:
+    """SQL that maps each character of ``t`` as ``table`` does.
+
+    One ``translate`` for the one-to-one and deleting entries, ``replace``
+    for the few that become two letters.
+    """
+    singles = sorted(k for k, v in table.items() if len(v) == 1)
+    deleted = sorted(k for k, v in table.items() if not v)
+    doubles = sorted(k for k, v in table.items() if len(v) > 1)
+    expression = _pg_translate(singles + deleted, table)
+    for key in doubles:
+        expression = f"replace({expression}, {_pg_literal(key)}, {_pg_literal(table[key])})"
+    return expression
+
+
+def _pg_translate(keys: list[str], table: Mapping[str, str]) -> str:
+    """``translate(t, keys, their values)``; keys mapping to nothing come last."""
     source = _pg_literal("".join(keys))
-    target = _pg_literal("".join(FOLD_TABLE[k] for k in keys))
+    target = _pg_literal("".join(table[k] for k in keys))
     return f"translate(t,\n        {source},\n        {target})"
 
 

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import outcome
 import trio
 
+from ._name_key import name_key
 from ._search_fold import search_key
 from ._sqlite_bulk import BULK_MIN_ROWS, bulk_form, encode_rows
 from ._sqlite_checkpoint import Checkpointer, writer_pragmas
@@ -70,6 +71,8 @@ def _connect(path: str, *, query_only: bool) -> sqlite3.Connection:
     conn.row_factory = sqlite3.Row
     # The search triggers (migration 0005) fold names with this function.
     conn.create_function("reelhouse_fold", 1, _fold, deterministic=True)
+    # Migration 0010 keys the names of items written before it.
+    conn.create_function("reelhouse_name_key", 1, _name_key, deterministic=True)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA synchronous=NORMAL")
@@ -80,6 +83,10 @@ def _connect(path: str, *, query_only: bool) -> sqlite3.Connection:
 
 def _fold(text: str | None) -> str | None:
     return None if text is None else search_key(text)
+
+
+def _name_key(text: str | None) -> str | None:
+    return None if text is None else name_key(text)
 
 
 def _open_connections(path: str) -> tuple[sqlite3.Connection, sqlite3.Connection, list[sqlite3.Connection]]:

@@ -25,6 +25,7 @@ from reelhouse.media.assemble import ItemRecord
 from reelhouse.media.probe import ProbeFailure, ProbeResult
 
 from ._catalog_write import ITEM_COLUMNS, ScanErrorRow, batch_statements, item_row, source_id
+from ._name_key import name_key
 from ._store import Row, Statement, Store
 
 CHUNK_ROWS = 500  # rows per executemany in the bulk updates below
@@ -45,6 +46,7 @@ __all__ = [
     "load_local_images",
     "load_scan_index",
     "mark_missing",
+    "name_key",
     "pending_probe_sources",
     "purge_missing",
     "relist_directories",

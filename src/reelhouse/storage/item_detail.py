@@ -52,7 +52,7 @@ _ITEM_AND_OWNED = (
     " WHERE i.id = ? OR (i.owner_id = ? AND i.missing = 0)"
     " ORDER BY CASE WHEN i.id = ? THEN 0 ELSE 1 END,"
     " CASE WHEN COALESCE(i.part_number, i.index_number) IS NULL THEN 1 ELSE 0 END,"
-    " COALESCE(i.part_number, i.index_number), lower(i.sort_name), i.id"
+    " COALESCE(i.part_number, i.index_number), i.name_key, i.id"
 )
 """The item first, then its non-missing extras and parts in index order."""
 # Images, values and credits in one statement (a round trip less on

@@ -6,7 +6,7 @@ rules the reference leaves open are stated in the private modules'
 docstrings (scope, visibility, attention states: ``_item_query_filters``;
 sort values: ``_item_query_sorts``) and on the HTTP route.
 
-Paging is by keyset: rows are ordered by (sort value, folded sort name, id)
+Paging is by keyset: rows are ordered by (sort value, sort name key, id)
 and a cursor carries that key of a page's last row, signed by a
 :class:`~reelhouse.storage.cursor.CursorCodec` and bound to the query's
 fingerprint (every filter, the sort and the order). The next page starts
@@ -169,7 +169,7 @@ async def _page_rows(
 ) -> list[Any]:
     after_sql, after_params = plan.after(key) if key is not None else ("1 = 1", [])
     offset = 0 if key is not None else query.offset
-    scoped = f"SELECT i.id, {plan.value_sql} AS sv, lower(i.sort_name) AS sk FROM items i WHERE {where.sql}"
+    scoped = f"SELECT i.id, {plan.value_sql} AS sv, i.name_key AS sk FROM items i WHERE {where.sql}"
     if plan.computed:
         # Computed once per row (the keyset predicate and ORDER BY would
         # each evaluate the expression again).

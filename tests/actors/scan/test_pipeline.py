@@ -446,3 +446,13 @@ async def test_a_cancelled_scan_marks_nothing_missing_and_keeps_what_it_wrote(
     assert "M00 (2000)/M00 (2000) - 4K.mkv" in items  # its batch was written whole
     assert not any(i["missing"] for i in items.values())
     assert (await library.scan()).missing == 1
+
+
+async def test_scanned_items_carry_the_key_of_their_sort_name(tree: Tree, library: Library) -> None:
+    tree.add("Émile (2001)/Émile (2001).mkv")
+    tree.add("Arrival (2016)/Arrival (2016).mkv")
+    tree.add("Arrival (2016)/movie.nfo", MOVIE_NFO)
+    await library.scan()
+    items = await library.items()
+    assert items["Émile (2001)/Émile (2001).mkv"]["name_key"] == "emile"
+    assert items["Arrival (2016)/Arrival (2016).mkv"]["name_key"] == "arrival, the"  # the NFO's sorttitle

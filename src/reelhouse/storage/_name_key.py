@@ -1,0 +1,43 @@
+"""The name key: how item listings order and compare sort names.
+
+Listings order by name (and break every other sort's ties by it),
+case-insensitively.  SQLite's ``lower()`` folds ASCII only, so ``Émile``
+sorted after ``Zorro`` there, and PostgreSQL's order followed the
+database's collation: the two backends disagreed, and neither put an
+accented name among its letter.  Each item therefore stores
+``items.name_key``, written with the row (:func:`name_key` of its sort
+name), and every name comparison (sort, cursor, ``nameFrom``,
+``nameBefore``, ``nameStartsWith``, ``initial``) meets that column with a
+parameter keyed the same way.  Both backends compare it byte-wise
+(PostgreSQL declares the column ``COLLATE "C"``), so the order is the same.
+
+The key folds letters exactly as search does (:mod:`._search_fold`): ASCII
+and the Latin, Greek and Cyrillic letters to their lower-case base letter
+(``É`` -> ``e``, ``ß`` -> ``ss``), combining marks deleted; unlike search,
+punctuation and spaces are kept, so the key of printable ASCII is its
+``lower()``.  Migration 0010 filled the column for existing rows with the
+same table, generated as SQL by :func:`postgres_name_key_function`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ._search_fold import FOLD_TABLE, SPACE_CHARACTERS, postgres_translate
+
+NAME_KEY_TABLE: Mapping[str, str] = {k: v for k, v in FOLD_TABLE.items() if k not in SPACE_CHARACTERS}
+_TRANSLATION = str.maketrans(dict(NAME_KEY_TABLE))
+
+
+def name_key(text: str) -> str:
+    """The key of a sort name (see the module doc); pure and total."""
+    return text.translate(_TRANSLATION)
+
+
+def postgres_name_key_function(name: str = "reelhouse_name_key") -> str:
+    """``CREATE FUNCTION name(text)``: :func:`name_key` as an immutable SQL function."""
+    return (
+        f"CREATE FUNCTION {name}(t text) RETURNS text\n"
+        "LANGUAGE sql IMMUTABLE PARALLEL SAFE\n"
+        f"AS $$ SELECT {postgres_translate(NAME_KEY_TABLE)} $$"
+    )
