@@ -36,7 +36,7 @@ def test_the_key_of_printable_ascii_is_its_lower_case(text: str) -> None:
     assert name_key(text) == text.lower()
 
 
-def test_the_shipped_migrations_key_old_rows_with_this_module() -> None:
+def test_the_shipped_postgresql_migration_holds_the_key_function_of_this_module() -> None:
     folder = resources.files("reelhouse.storage") / "migrations"
     postgres = (folder / "0010_items_name_key.postgresql.sql").read_text(encoding="utf-8")
     assert postgres_name_key_function() in postgres
@@ -109,3 +109,19 @@ async def test_items_written_before_the_migration_get_their_keys(database_url: s
             await migrate(store)
             rows = await store.fetch_all("SELECT sort_name, name_key FROM items")
     assert {row["sort_name"]: row["name_key"] for row in rows} == {s: name_key(s) for s in sort_names}
+
+
+async def test_q_matches_names_and_original_titles_case_and_accent_insensitively(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        async with catalog(store) as cat:
+            library = cat.library("Films", "movies")
+            ids = {name: cat.movie(library, name) for name in NAMES}
+            ids["Amélie"] = cat.movie(library, "Amélie", original_title="Le Fabuleux Destin d'Amélie Poulain")
+            ids["Spider-Man"] = cat.movie(library, "Spider-Man")
+        assert await _names(store, ids, q="EMIL") == ["Émile"]
+        assert await _names(store, ids, q="émile") == ["Émile"]
+        assert await _names(store, ids, q="strasse") == ["Straße"]
+        assert await _names(store, ids, q="ГЕЛ") == ["Ангел"]
+        assert await _names(store, ids, q="destin d'amelie") == ["Amélie"]
+        assert await _names(store, ids, q="r-m") == ["Spider-Man"]
+        assert await _names(store, ids, q="100%") == []

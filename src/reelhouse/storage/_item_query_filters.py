@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._item_query_model import ItemQuery
-from ._name_key import name_key
+from ._name_key import name_key, sql_name_key
 
 # Widths (primary video stream) where the resolution classes start.
 HD_MIN_WIDTH = 1200
@@ -382,12 +382,14 @@ def _names(where: Where, query: ItemQuery) -> None:
             where.add("i.name_key < ?", chr(ord(query.initial) + 1))
         where.add("substr(i.name_key, 1, 1) = ?", query.initial)
     if query.q is not None:
-        pattern = f"%{like_escape(query.q)}%"
+        pattern = f"%{like_escape(name_key(query.q))}%"
+        name = sql_name_key("n.name", where.backend)
+        title = sql_name_key("COALESCE(n.original_title, '')", where.backend)
         # A subquery: one sequential scan for the (usually few) matches,
         # instead of testing every row along the listing's index.
         where.add(
-            f"i.id IN (SELECT n.id FROM items n WHERE lower(n.name) LIKE {TEXT} ESCAPE '{LIKE_ESCAPE}'"
-            f" OR lower(COALESCE(n.original_title, '')) LIKE {TEXT} ESCAPE '{LIKE_ESCAPE}')",
+            f"i.id IN (SELECT n.id FROM items n WHERE {name} LIKE ? ESCAPE '{LIKE_ESCAPE}'"
+            f" OR {title} LIKE ? ESCAPE '{LIKE_ESCAPE}')",
             pattern, pattern,
         )  # fmt: skip
 

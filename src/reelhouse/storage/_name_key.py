@@ -16,7 +16,10 @@ and the Latin, Greek and Cyrillic letters to their lower-case base letter
 (``É`` -> ``e``, ``ß`` -> ``ss``), combining marks deleted; unlike search,
 punctuation and spaces are kept, so the key of printable ASCII is its
 ``lower()``.  Migration 0010 filled the column for existing rows with the
-same table, generated as SQL by :func:`postgres_name_key_function`.
+same table, generated as SQL by :func:`postgres_name_key_function`, which
+PostgreSQL keeps; SQLite's connections register :func:`name_key` under the
+same name.  :func:`sql_name_key` keys other text columns in a query (the
+``q`` filter's names and original titles).
 """
 
 from __future__ import annotations
@@ -32,6 +35,16 @@ _TRANSLATION = str.maketrans(dict(NAME_KEY_TABLE))
 def name_key(text: str) -> str:
     """The key of a sort name (see the module doc); pure and total."""
     return text.translate(_TRANSLATION)
+
+
+def sql_name_key(expression: str, backend: str) -> str:
+    """SQL for the key of a text ``expression``: ``lower()`` where it is
+    printable ASCII (the key is the same there), the key function only for
+    the rest, on either backend."""
+    keyed, lowered = f"reelhouse_name_key({expression})", f"lower({expression})"
+    if backend == "sqlite":
+        return f"CASE WHEN {expression} GLOB '*[^ -~]*' THEN {keyed} ELSE {lowered} END"
+    return f"CASE WHEN {expression} ~ '^[ -~]*$' THEN {lowered} ELSE {keyed} END"
 
 
 def postgres_name_key_function(name: str = "reelhouse_name_key") -> str:

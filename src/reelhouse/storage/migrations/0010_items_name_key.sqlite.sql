@@ -6,7 +6,8 @@
 -- the rest kept); here existing rows get theirs, and the name indexes of
 -- 0004 move from lower(sort_name) to the column, under the same names.
 -- A writer that leaves the column out gets '' (sorts first): every writer
--- of items must set it.
+-- of items must set it.  The function stays: the q filter keys names with
+-- it (SQLite's connections register a Python function of the same name).
 
 ALTER TABLE items ADD COLUMN name_key TEXT NOT NULL DEFAULT '';
 UPDATE items SET name_key = reelhouse_name_key(sort_name);
