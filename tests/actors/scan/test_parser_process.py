@@ -127,3 +127,47 @@ async def test_a_finished_child_exits_by_itself(tree: Tree) -> None:
             process = parser._process  # type: ignore[attr-defined]
         assert rows.added + final.added == len(seen) == 7  # the series and its season are items too
         assert process.returncode == 0
+
+
+def _one_dir_chunks(tree: Tree) -> list[list]:
+    return [[visit] for visit in _visits(tree)]
+
+
+async def _parse_all(parser: parser_process.ScanParser, chunks: list[list]) -> list[parser_process.ParsedRows]:
+    """Every answer of parse_all, read one at a time through an unbuffered channel."""
+    send, receive = trio.open_memory_channel[parser_process.ParsedRows](0)
+    answers: list[parser_process.ParsedRows] = []
+    async with trio.open_nursery() as nursery:
+        async def read() -> None:
+            async for rows in receive:
+                answers.append(rows)
+                await trio.sleep(0.01)  # a slow writer: the child must wait, not pile up answers
+        nursery.start_soon(read)
+        async with send:
+            await parser.parse_all(chunks, send)
+    return answers
+
+
+async def test_parse_all_in_a_child_answers_each_chunk_in_order_like_a_thread(tree: Tree) -> None:
+    _fill(tree)
+    chunks = _one_dir_chunks(tree)
+    with trio.fail_after(LIMIT_S):
+        async with open_parser(_setup(tree), listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1)) as parser:
+            assert isinstance(parser, parser_process._ProcessParser)
+            in_child = await _parse_all(parser, chunks)
+        async with open_parser(_setup(tree), listed_files=5, thread_limiter=trio.CapacityLimiter(1), process_slots=None) as parser:
+            in_thread = await _parse_all(parser, chunks)
+    assert len(in_child) == len(chunks) + 1  # and finish's
+    assert [(r.current_dir, r.added, r.processed) for r in in_child] == [(r.current_dir, r.added, r.processed) for r in in_thread]
+    assert sum(r.added for r in in_child) == 7
+
+
+async def test_a_child_that_dies_fails_parse_all_with_a_clear_error(tree: Tree) -> None:
+    _fill(tree)
+    with trio.fail_after(LIMIT_S):
+        async with open_parser(_setup(tree), listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1)) as parser:
+            assert isinstance(parser, parser_process._ProcessParser)
+            parser._process.kill()
+            send, _receive = trio.open_memory_channel[parser_process.ParsedRows](10)
+            with pytest.raises(ParserProcessError, match="died"):
+                await parser.parse_all(_one_dir_chunks(tree), send)

@@ -103,6 +103,12 @@ class ScanParser(Protocol):
 
     async def finish(self) -> ParsedRows: ...
 
+    async def parse_all(self, chunks: Iterable[list[DirVisit]], results: trio.MemorySendChannel[ParsedRows]) -> None:
+        """Parse each chunk, then finish, sending each answer to ``results`` in order.
+
+        Waits while ``results`` is full; does not close it.
+        """
+
     async def seen_ids(self) -> set[str]: ...
 
 
@@ -171,6 +177,11 @@ class _ThreadParser:
     async def finish(self) -> ParsedRows:
         return await trio.to_thread.run_sync(self._parser.finish, limiter=self._limiter)
 
+    async def parse_all(self, chunks: Iterable[list[DirVisit]], results: trio.MemorySendChannel[ParsedRows]) -> None:
+        for chunk in chunks:
+            await results.send(await self.parse(chunk))
+        await results.send(await self.finish())
+
     async def seen_ids(self) -> set[str]:
         return self._parser.seen_ids()
 
@@ -180,7 +191,10 @@ class _ProcessParser:
 
     Requests and answers are length-prefixed pickles on the child's stdin
     and stdout; pickling and unpickling run in worker threads, never on the
-    event loop.
+    event loop.  :meth:`parse_all` queues the next requests while the
+    child works, so the child never waits for the parent between batches;
+    the pipes bound how far it runs ahead (a child whose answers are not
+    read blocks writing them).
     """
 
     def __init__(self, process: trio.Process) -> None:
@@ -218,17 +232,47 @@ class _ProcessParser:
     async def seen_ids(self) -> set[str]:
         return await self._call("seen_ids")  # type: ignore[no-any-return]
 
+    async def parse_all(self, chunks: Iterable[list[DirVisit]], results: trio.MemorySendChannel[ParsedRows]) -> None:
+        requests: list[tuple[str, tuple[Any, ...]]] = [("parse", (chunk,)) for chunk in chunks]
+        requests.append(("finish", ()))
+        async with self._lock:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._send_requests, requests)
+                failure = await self._forward_answers(len(requests), results)
+                nursery.cancel_scope.cancel()  # stop sending after a failure
+        if failure is not None:
+            raise failure  # as itself, not wrapped in the nursery's group
+
+    async def _forward_answers(self, count: int, results: trio.MemorySendChannel[ParsedRows]) -> Exception | None:
+        try:
+            for _ in range(count):
+                await results.send(await self._answer())
+        except Exception as exc:
+            return exc
+        return None
+
     async def _call(self, method: str, *args: Any) -> Any:
         async with self._lock:
-            frame = await trio.to_thread.run_sync(_frame, (method, args))
+            await self._send_requests([(method, args)])
+            return await self._answer()
+
+    async def _send_requests(self, requests: list[tuple[str, tuple[Any, ...]]]) -> None:
+        for request in requests:
+            frame = await trio.to_thread.run_sync(_frame, request)
             try:
                 await self._send_stream.send_all(frame)
-                body = await _receive_frame(self._receive_stream)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, EOFError):
-                body = None
-            if body is None:
-                raise ParserProcessError(f"the parser process died (exit code {self._process.poll()})")
-            status, value = await trio.to_thread.run_sync(pickle.loads, body)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return  # the child is gone: reading its answer reports it
+
+    async def _answer(self) -> Any:
+        """The next answer's value; raises what the child raised, or ParserProcessError."""
+        try:
+            body = await _receive_frame(self._receive_stream)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            body = None
+        if body is None:
+            raise ParserProcessError(f"the parser process died (exit code {self._process.poll()})")
+        status, value = await trio.to_thread.run_sync(pickle.loads, body)
         if status == "error":
             raise value
         return value

@@ -4,8 +4,9 @@
 parse, reading NFOs and images) runs in worker threads, or for a big scan
 in a child process (``parser_process``), many directories per hop, so the
 event loop never blocks and cancellation is honoured between hops. Parsing
-of one batch overlaps the writing of the previous one; each batch is one
-transaction, so a cancelled scan leaves a consistent catalogue.
+runs ahead of the writing by a batch (in a child, by what its pipes hold);
+each batch is one transaction, so a cancelled scan leaves a consistent
+catalogue.
 
 Only a scan that got to the end marks anything missing: items it did not
 see (files removed, or now excluded), except under an offline root, an
@@ -248,6 +249,9 @@ async def _parse_and_write(
     async def writer() -> None:
         async with receive:
             async for rows in receive:
+                progress.processed += rows.processed
+                progress.current_dir = rows.current_dir or progress.current_dir
+                progress.current_path = rows.current_path or progress.current_path
                 if rows.statements:
                     await store.transaction(rows.statements)
                 progress.added += rows.added
@@ -257,13 +261,7 @@ async def _parse_and_write(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(writer)
         async with send:
-            for chunk in _chunks(visits):
-                rows = await parser.parse(chunk)
-                progress.processed += rows.processed
-                progress.current_dir = rows.current_dir or progress.current_dir
-                progress.current_path = rows.current_path or progress.current_path
-                await send.send(rows)
-            await send.send(await parser.finish())
+            await parser.parse_all(_chunks(visits), send)
 
 
 async def _probe(store: Store, plan: ScanPlan, deps: ScanDeps) -> None:
