@@ -80,3 +80,12 @@ async def test_the_initial_schema_enforces_its_keys(store) -> None:
             await store.execute(item, ("e2", "lib1", "Episode", "s1", "/tv/Show/e1.mkv", "E2", "e2", 1, 1))
         await store.execute("DELETE FROM libraries WHERE id = ?", ("lib1",))
         assert await store.fetch_value("SELECT count(*) FROM items") == 0
+
+
+async def test_migrate_up_to_a_version_stops_there_and_resumes_later(database_url) -> None:
+    with trio.fail_after(LIMIT_S):
+        async with open_store(database_url) as store:
+            assert await migrate(store, up_to=2) == [1, 2]
+            assert await applied_versions(store) == {1, 2}
+            rest = await migrate(store)
+    assert rest == [m.version for m in load_migrations()][2:]

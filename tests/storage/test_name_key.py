@@ -11,7 +11,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reelhouse.storage import Store, migrate, open_store
-from reelhouse.storage._migrations import _apply, applied_versions, load_migrations
 from reelhouse.storage._name_key import NAME_KEY_TABLE, name_key, postgres_name_key_function
 from reelhouse.storage.cursor import CursorCodec
 from reelhouse.storage.item_query import list_items, parse_item_query
@@ -94,10 +93,7 @@ async def test_items_written_before_the_migration_get_their_keys(database_url: s
     sort_names = [changed[i : i + 7] for i in range(0, len(changed), 7)] + ["Plain ASCII", "Émile"]
     with trio.fail_after(LIMIT_S):
         async with open_store(database_url) as store:
-            await applied_versions(store)
-            for migration in load_migrations():
-                if migration.version < NAME_KEY_MIGRATION:
-                    await _apply(store, migration)
+            await migrate(store, up_to=NAME_KEY_MIGRATION - 1)
             async with catalog(store) as cat:
                 library = cat.library("Films", "movies")
             for number, sort_name in enumerate(sort_names):  # raw rows: no name_key column yet

@@ -4,10 +4,10 @@ Private to :mod:`reelhouse.storage.item_query`. A listing orders by the key
 (sort value ``sv``, sort name key ``sk``, id). The sort value is never
 NULL: a missing value is replaced by a sentinel, so that missing dates (and
 years) come last in both orders and other missing values count as the lowest
-(first ascending, last descending). Ties break by sort name
-(case- and accent-insensitive: :mod:`._name_key`) then id, in the requested direction like the sort value
-itself (so one index serves both orders); the name sort orders by (sort
-name, id).
+(first ascending, last descending). Ties break by sort name (case- and
+accent-insensitive: :mod:`._name_key`) then id, in the requested direction
+like the sort value itself (so one index serves both orders); the name sort
+orders by (sort name, id).
 
 Sort values (documented on GET /items):
 

@@ -134,8 +134,9 @@ async def applied_versions(store: Store) -> set[int]:
     return await _recorded(store)
 
 
-async def migrate(store: Store) -> list[int]:
-    """Apply every pending migration, each in one transaction, in order.
+async def migrate(store: Store, *, up_to: int | None = None) -> list[int]:
+    """Apply every pending migration (with ``up_to``, those of that version
+    and below), each in one transaction, in order.
 
     Returns the versions this call applied (empty when up to date; a version
     another process applied meanwhile is not listed).  Raises StoreError when
@@ -144,7 +145,7 @@ async def migrate(store: Store) -> list[int]:
     done = await applied_versions(store)
     applied: list[int] = []
     for migration in load_migrations():
-        if migration.version in done:
+        if migration.version in done or (up_to is not None and migration.version > up_to):
             continue
         if await _apply(store, migration):
             applied.append(migration.version)

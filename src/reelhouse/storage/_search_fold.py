@@ -164,9 +164,9 @@ def postgres_fold_function(name: str = "reelhouse_fold") -> str:
 
     The characters map as :func:`postgres_translate` maps them.
     ``translate`` costs a scan of its character list per input character,
-    so printable-ASCII text (the common case) takes a short list of its own.  Not STRICT: the planner inlines
-    only functions it can prove strict, and a CASE defeats the proof (NULL
-    folds to NULL all the same).  Characters are written as
+    so printable-ASCII text (the common case) takes a short list of its
+    own.  Not STRICT: the planner inlines only functions it can prove
+    strict, and a CASE defeats the proof (NULL folds to NULL all the same).  Characters are written as
     ``U&'\\XXXX'`` escapes: the migration text then holds no ``?`` (the
     PostgreSQL store rewrites it as a placeholder), ``;`` or ``--``.
     """

@@ -71,7 +71,7 @@ def _connect(path: str, *, query_only: bool) -> sqlite3.Connection:
     conn.row_factory = sqlite3.Row
     # The search triggers (migration 0005) fold names with this function.
     conn.create_function("reelhouse_fold", 1, _fold, deterministic=True)
-    # Migration 0010 keys the names of items written before it.
+    # Migration 0010 and the q filter key names with this one (storage/_name_key).
     conn.create_function("reelhouse_name_key", 1, _name_key, deterministic=True)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys=ON")
