@@ -78,7 +78,8 @@ async def test_a_conflict_in_many_rows_fails_the_whole_transaction(store: Store)
 
 def test_inserts_and_deletes_get_a_json_form_and_other_shapes_do_not() -> None:
     assert bulk_form("INSERT INTO t (a, b, c) VALUES (?, 'x', ?)") == (
-        "INSERT INTO t (a, b, c) SELECT value ->> 0, 'x', value ->> 1 FROM json_each(?) WHERE true"
+        "WITH bulk_rows (bulk_row) AS MATERIALIZED (SELECT value FROM json_each(?))"
+        " INSERT INTO t (a, b, c) SELECT bulk_row ->> 0, 'x', bulk_row ->> 1 FROM bulk_rows WHERE true"
     )
     assert bulk_form("DELETE FROM t WHERE a = ? AND b = ?") == (
         "DELETE FROM t WHERE (a, b) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))"

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from ._store import Params
 
 BULK_MIN_ROWS = 2  # a single row gains nothing
+_ROWS, _ROW = "bulk_rows", "bulk_row"  # the materialized rows of a bulk insert
 
 _INSERT = re.compile(
     r"\s*(INSERT\s+INTO\s+\w+\s*\([^()]*\))\s*VALUES\s*\(([^()]*)\)(.*)", re.IGNORECASE | re.DOTALL
@@ -66,14 +67,19 @@ def _bulk_insert(head: str, values: str, tail: str) -> str | None:
     placeholder = 0
     for value in values.split(","):
         if value.strip() == "?":
-            columns.append(f"value ->> {placeholder}")
+            columns.append(f"{_ROW} ->> {placeholder}")
             placeholder += 1
         elif _LITERAL.fullmatch(value):
             columns.append(value.strip())
         else:
             return None
-    # "WHERE true" keeps SQLite from reading an ON CONFLICT tail as a join.
-    return f"{head} SELECT {', '.join(columns)} FROM json_each(?) WHERE true{tail}"
+    # json_each renders an array element's text anew each time its value is
+    # read, so a row read column by column costs rows x columns renderings
+    # (measured: 35 us a row of 41 columns); materialized, it is rendered
+    # once (13 us).  "WHERE true" keeps SQLite from reading an ON CONFLICT
+    # tail as a join.
+    rows = f"WITH {_ROWS} ({_ROW}) AS MATERIALIZED (SELECT value FROM json_each(?))"
+    return f"{rows} {head} SELECT {', '.join(columns)} FROM {_ROWS} WHERE true{tail}"
 
 
 def _bulk_delete(head: str, condition: str) -> str | None:
