@@ -11,6 +11,7 @@ import pytest
 import trio
 
 from reelhouse.storage import IntegrityError, Statement, Store
+from reelhouse.storage import _sqlite_bulk
 from reelhouse.storage._sqlite_bulk import bulk_form, encode_rows
 
 LIMIT_S = 20
@@ -79,13 +80,14 @@ async def test_a_conflict_in_many_rows_fails_the_whole_transaction(store: Store)
 def test_inserts_and_deletes_get_a_json_form_and_other_shapes_do_not() -> None:
     assert bulk_form("INSERT INTO t (a, b, c) VALUES (?, 'x', ?)") == (
         "WITH bulk_rows (bulk_row) AS MATERIALIZED (SELECT value FROM json_each(?))"
-        " INSERT INTO t (a, b, c) SELECT bulk_row ->> 0, 'x', bulk_row ->> 1 FROM bulk_rows WHERE true"
+        " INSERT INTO t (a, b, c) SELECT json_extract(bulk_row, '$[0]'), 'x', json_extract(bulk_row, '$[1]')"
+        " FROM bulk_rows WHERE true"
     )
     assert bulk_form("DELETE FROM t WHERE a = ? AND b = ?") == (
-        "DELETE FROM t WHERE (a, b) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))"
+        "DELETE FROM t WHERE (a, b) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))"
     )
     assert bulk_form("DELETE FROM t WHERE a = ? AND kind = 'local'") == (
-        "DELETE FROM t WHERE (a) IN (SELECT value ->> 0 FROM json_each(?)) AND kind = 'local'"
+        "DELETE FROM t WHERE (a) IN (SELECT json_extract(value, '$[0]') FROM json_each(?)) AND kind = 'local'"
     )
     for other in (
         "UPDATE t SET a = ? WHERE id = ?",
@@ -111,3 +113,13 @@ async def test_bytes_and_single_rows_still_write(store: Store) -> None:
         await store.transaction([Statement("INSERT INTO blobs (id, body) VALUES (?, ?)", many=[(3, None)])])
         rows = await store.fetch_all("SELECT id, body FROM blobs ORDER BY id")
         assert [(row[0], None if row[1] is None else bytes(row[1])) for row in rows] == [(1, b"\x00\x01"), (2, b""), (3, None)]
+
+
+def test_without_the_json_functions_every_statement_is_left_to_executemany(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_sqlite_bulk, "_JSON", False)  # as on a SQLite built without them
+    bulk_form.cache_clear()
+    try:
+        assert bulk_form("INSERT INTO t (a, b) VALUES (?, ?)") is None
+        assert bulk_form("DELETE FROM t WHERE a = ?") is None
+    finally:
+        bulk_form.cache_clear()

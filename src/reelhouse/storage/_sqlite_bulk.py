@@ -12,7 +12,8 @@ step with the GIL released throughout.
 :func:`bulk_form` rewrites the two shapes the Store's callers use for many
 rows, ``INSERT INTO t (...) VALUES (...) [tail]`` and ``DELETE FROM t
 WHERE a = ? [AND b = ? ...]``; anything else (and rows holding values JSON
-cannot carry: bytes, NaN) runs through ``executemany`` as before.
+cannot carry: bytes, NaN) runs through ``executemany`` as before, as does
+everything on a SQLite built without the JSON functions.
 """
 
 from __future__ import annotations
@@ -20,12 +21,32 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sqlite3
 from collections.abc import Sequence
 
 from ._store import Params
 
 BULK_MIN_ROWS = 2  # a single row gains nothing
 _ROWS, _ROW = "bulk_rows", "bulk_row"  # the materialized rows of a bulk insert
+# json_extract rather than ->> (SQLite 3.38): the system SQLite under a
+# server's Python may be older (Ubuntu 22.04 ships 3.37).  MATERIALIZED came
+# in 3.35; without it the CTE still works, only slower.
+_MATERIALIZED = "MATERIALIZED " if sqlite3.sqlite_version_info >= (3, 35, 0) else ""
+
+
+def _has_json() -> bool:
+    """Whether this SQLite has the JSON functions (built in only since 3.38)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute("SELECT json_extract(value, '$[0]') FROM json_each('[[1]]')").fetchall()
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+    return True
+
+
+_JSON = _has_json()  # without it every statement runs through executemany
 
 _INSERT = re.compile(
     r"\s*(INSERT\s+INTO\s+\w+\s*\([^()]*\))\s*VALUES\s*\(([^()]*)\)(.*)", re.IGNORECASE | re.DOTALL
@@ -43,6 +64,8 @@ def bulk_form(sql: str) -> str | None:
     The parameter is a JSON array of rows, each an array of the values the
     ``?`` placeholders of ``sql`` took, in order.
     """
+    if not _JSON:
+        return None
     insert = _INSERT.fullmatch(sql)
     if insert is not None:
         return _bulk_insert(insert.group(1), insert.group(2), insert.group(3))
@@ -67,7 +90,7 @@ def _bulk_insert(head: str, values: str, tail: str) -> str | None:
     placeholder = 0
     for value in values.split(","):
         if value.strip() == "?":
-            columns.append(f"{_ROW} ->> {placeholder}")
+            columns.append(_element(_ROW, placeholder))
             placeholder += 1
         elif _LITERAL.fullmatch(value):
             columns.append(value.strip())
@@ -78,8 +101,12 @@ def _bulk_insert(head: str, values: str, tail: str) -> str | None:
     # (measured: 35 us a row of 41 columns); materialized, it is rendered
     # once (13 us).  "WHERE true" keeps SQLite from reading an ON CONFLICT
     # tail as a join.
-    rows = f"WITH {_ROWS} ({_ROW}) AS MATERIALIZED (SELECT value FROM json_each(?))"
+    rows = f"WITH {_ROWS} ({_ROW}) AS {_MATERIALIZED}(SELECT value FROM json_each(?))"
     return f"{rows} {head} SELECT {', '.join(columns)} FROM {_ROWS} WHERE true{tail}"
+
+
+def _element(row: str, index: int) -> str:
+    return f"json_extract({row}, '$[{index}]')"
 
 
 def _bulk_delete(head: str, condition: str) -> str | None:
@@ -96,6 +123,6 @@ def _bulk_delete(head: str, condition: str) -> str | None:
             return None
     if not names:
         return None
-    picked = ", ".join(f"value ->> {i}" for i in range(len(names)))
+    picked = ", ".join(_element("value", i) for i in range(len(names)))
     matched = f"({', '.join(names)}) IN (SELECT {picked} FROM json_each(?))"
     return f"{head} WHERE {' AND '.join([matched, *literals])}"
