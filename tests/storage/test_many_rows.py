@@ -79,7 +79,7 @@ async def test_a_conflict_in_many_rows_fails_the_whole_transaction(store: Store)
 
 def test_inserts_and_deletes_get_a_json_form_and_other_shapes_do_not() -> None:
     assert bulk_form("INSERT INTO t (a, b, c) VALUES (?, 'x', ?)") == (
-        "WITH bulk_rows (bulk_row) AS MATERIALIZED (SELECT value FROM json_each(?))"
+        f"WITH bulk_rows (bulk_row) AS {_sqlite_bulk._MATERIALIZED}(SELECT value FROM json_each(?))"
         " INSERT INTO t (a, b, c) SELECT json_extract(bulk_row, '$[0]'), 'x', json_extract(bulk_row, '$[1]')"
         " FROM bulk_rows WHERE true"
     )

@@ -141,7 +141,7 @@ async def _parse_all(parser: parser_process.ScanParser, chunks: list[list]) -> l
         async def read() -> None:
             async for rows in receive:
                 answers.append(rows)
-                await trio.sleep(0.01)  # a slow writer: the child must wait, not pile up answers
+                await trio.sleep(0.01)  # a slow writer: answers still come whole and in order
         nursery.start_soon(read)
         async with send:
             await parser.parse_all(chunks, send)
