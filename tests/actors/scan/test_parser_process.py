@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 
 import pytest
@@ -37,6 +39,11 @@ def _setup(tree: Tree) -> ParserSetup:
 def _visits(tree: Tree) -> list:
     walker = Walker((WalkStart(tree.path()),), quick=False, stored_mtimes={}, stored_children={}, expand=frozenset())
     return walker.step(max_dirs=1000, max_seconds=10).visits
+
+
+def _in_child(setup: ParserSetup) -> AbstractAsyncContextManager[parser_process.ScanParser]:
+    """The parser of a big scan that finds a process slot free: in a child."""
+    return open_parser(setup, listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1))
 
 
 @pytest.fixture
@@ -89,21 +96,33 @@ async def test_small_scans_and_scans_without_a_free_slot_parse_in_a_thread(tree:
                 assert (await parser.parse(_visits(tree))).added == 7
 
 
-async def test_a_child_that_dies_fails_the_call_with_a_clear_error(tree: Tree) -> None:
+async def _parse(parser: parser_process.ScanParser, tree: Tree) -> None:
+    await parser.parse(_visits(tree))
+
+
+async def _parse_everything(parser: parser_process.ScanParser, tree: Tree) -> None:
+    send, _receive = trio.open_memory_channel[parser_process.ParsedRows](10)
+    await parser.parse_all(_one_dir_chunks(tree), send)
+
+
+@pytest.mark.parametrize("call", [_parse, _parse_everything], ids=["parse", "parse_all"])
+async def test_a_child_that_dies_fails_the_call_with_a_clear_error(
+    tree: Tree, call: Callable[[parser_process.ScanParser, Tree], Awaitable[None]]
+) -> None:
     _fill(tree)
     with trio.fail_after(LIMIT_S):
-        async with open_parser(_setup(tree), listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1)) as parser:
+        async with _in_child(_setup(tree)) as parser:
             assert isinstance(parser, parser_process._ProcessParser)
             parser._process.kill()
             with pytest.raises(ParserProcessError, match="died"):
-                await parser.parse(_visits(tree))
+                await call(parser, tree)
 
 
 async def test_cancelling_the_scan_kills_the_child(tree: Tree) -> None:
     _fill(tree)
     with trio.fail_after(LIMIT_S):
         with trio.CancelScope() as scope:
-            async with open_parser(_setup(tree), listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1)) as parser:
+            async with _in_child(_setup(tree)) as parser:
                 process = parser._process  # type: ignore[attr-defined]
                 scope.cancel()
                 await parser.parse(_visits(tree))
@@ -113,14 +132,14 @@ async def test_cancelling_the_scan_kills_the_child(tree: Tree) -> None:
 async def test_an_error_in_the_child_is_raised_again_in_the_server(tree: Tree) -> None:
     broken = replace(_setup(tree), rules=None)  # type: ignore[arg-type]
     with trio.fail_after(LIMIT_S), pytest.raises(AttributeError):
-        async with open_parser(broken, listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1)):
+        async with _in_child(broken):
             pass
 
 
 async def test_a_finished_child_exits_by_itself(tree: Tree) -> None:
     _fill(tree)
     with trio.fail_after(LIMIT_S):
-        async with open_parser(_setup(tree), listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1)) as parser:
+        async with _in_child(_setup(tree)) as parser:
             rows = await parser.parse(_visits(tree))
             final = await parser.finish()
             seen = await parser.seen_ids()
@@ -152,7 +171,7 @@ async def test_parse_all_in_a_child_answers_each_chunk_in_order_like_a_thread(tr
     _fill(tree)
     chunks = _one_dir_chunks(tree)
     with trio.fail_after(LIMIT_S):
-        async with open_parser(_setup(tree), listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1)) as parser:
+        async with _in_child(_setup(tree)) as parser:
             assert isinstance(parser, parser_process._ProcessParser)
             in_child = await _parse_all(parser, chunks)
         async with open_parser(_setup(tree), listed_files=5, thread_limiter=trio.CapacityLimiter(1), process_slots=None) as parser:
@@ -161,13 +180,3 @@ async def test_parse_all_in_a_child_answers_each_chunk_in_order_like_a_thread(tr
     assert [(r.current_dir, r.added, r.processed) for r in in_child] == [(r.current_dir, r.added, r.processed) for r in in_thread]
     assert sum(r.added for r in in_child) == 7
 
-
-async def test_a_child_that_dies_fails_parse_all_with_a_clear_error(tree: Tree) -> None:
-    _fill(tree)
-    with trio.fail_after(LIMIT_S):
-        async with open_parser(_setup(tree), listed_files=10**6, thread_limiter=trio.CapacityLimiter(1), process_slots=trio.CapacityLimiter(1)) as parser:
-            assert isinstance(parser, parser_process._ProcessParser)
-            parser._process.kill()
-            send, _receive = trio.open_memory_channel[parser_process.ParsedRows](10)
-            with pytest.raises(ParserProcessError, match="died"):
-                await parser.parse_all(_one_dir_chunks(tree), send)
