@@ -1,6 +1,7 @@
 """The SQLite backend: stdlib sqlite3 in WAL mode, one writer, pooled readers.
 
-Reads run on a small pool of reader connections in worker threads; WAL lets
+Reads run on a small pool of reader connections, each in its own long-lived
+thread (:class:`reelhouse.thread_pool.ThreadPool`); WAL lets
 them read a consistent snapshot while a write is in progress, so reads never
 queue behind writes.  Every write goes through the :class:`StoreWriter`, the
 one task that owns the write connection: it takes the transactions callers
@@ -25,6 +26,8 @@ from typing import Any, TypeVar
 
 import outcome
 import trio
+
+from reelhouse.thread_pool import PoolClosed, ThreadPool
 
 from ._name_key import name_key
 from ._search_fold import search_key
@@ -60,8 +63,9 @@ def translate_error(exc: BaseException) -> StoreError:
 
 def _connect(path: str, *, query_only: bool) -> sqlite3.Connection:
     # isolation_level=None: the writer issues BEGIN/COMMIT itself.
-    # check_same_thread=False: a connection moves between worker threads, but
-    # the pool and the writer hand it to one thread at a time.
+    # check_same_thread=False: a connection is opened in one thread and used
+    # in another (a reader's own thread, the writer's worker threads), one
+    # thread at a time.
     conn = sqlite3.connect(
         path,
         timeout=BUSY_TIMEOUT_MS / 1000,
@@ -108,34 +112,6 @@ def _open_connections(path: str) -> tuple[sqlite3.Connection, sqlite3.Connection
             conn.close()
         raise
     return writer, others[0], others[1:]
-
-
-class _ReaderPool:
-    """Reader connections, each used by one worker thread at a time."""
-
-    def __init__(self, connections: list[sqlite3.Connection]) -> None:
-        self._idle = list(connections)
-        self._all = list(connections)
-        self._limiter = trio.CapacityLimiter(len(connections))
-
-    async def run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``fn(conn)`` in a worker thread on an idle reader connection.
-
-        Cancellation waits for the query to finish (a thread cannot be
-        interrupted safely), then raises Cancelled.
-        """
-        async with self._limiter:
-            conn = self._idle.pop()
-            try:
-                return await trio.to_thread.run_sync(fn, conn)
-            except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
-                raise translate_error(exc) from exc
-            finally:
-                self._idle.append(conn)
-
-    def close(self) -> None:
-        for conn in self._all:
-            conn.close()
 
 
 @dataclass(eq=False, slots=True)
@@ -318,16 +294,29 @@ class SqliteStore(StoreShorthands):
 
     backend: Backend = "sqlite"
 
-    def __init__(self, path: str, readers: _ReaderPool, writer: StoreWriter) -> None:
+    def __init__(self, path: str, readers: ThreadPool[sqlite3.Connection], writer: StoreWriter) -> None:
         self.path = path
         self._readers = readers
         self._writer = writer
 
     async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
-        return await self._readers.run(_fetch_all(sql, params))
+        return await self._read(_fetch_all(sql, params))
 
     async def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
-        return await self._readers.run(_fetch_one(sql, params))
+        return await self._read(_fetch_one(sql, params))
+
+    async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """``fn(conn)`` on an idle reader connection, in its thread.
+
+        Cancellation waits for the query to finish (a thread cannot be
+        interrupted safely), then raises Cancelled.
+        """
+        try:
+            return await self._readers.run(fn)
+        except PoolClosed:
+            raise StoreError("the store is closed") from None
+        except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
+            raise translate_error(exc) from exc
 
     async def fetch_value(self, sql: str, params: Params = ()) -> Any:
         row = await self.fetch_one(sql, params)
@@ -357,7 +346,7 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
         writer_conn, checkpoint_conn, reader_conns = await trio.to_thread.run_sync(_open_connections, path)
     except sqlite3.Error as exc:
         raise translate_error(exc) from exc
-    readers = _ReaderPool(reader_conns)
+    readers = ThreadPool(reader_conns, name="sqlite-reader")
     checkpointer = Checkpointer(checkpoint_conn)
     writer = StoreWriter(writer_conn, after_commit=checkpointer.request)
     try:
@@ -372,10 +361,17 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
                 nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(_close_all, writer_conn, checkpoint_conn, readers)
+            await trio.to_thread.run_sync(_close_all, writer_conn, checkpoint_conn, readers, reader_conns)
 
 
-def _close_all(writer_conn: sqlite3.Connection, checkpoint_conn: sqlite3.Connection, readers: _ReaderPool) -> None:
-    readers.close()
+def _close_all(
+    writer_conn: sqlite3.Connection,
+    checkpoint_conn: sqlite3.Connection,
+    readers: ThreadPool[sqlite3.Connection],
+    reader_conns: list[sqlite3.Connection],
+) -> None:
+    readers.close()  # joins the reader threads (reads are bounded by the busy timeout)
+    for conn in reader_conns:
+        conn.close()
     checkpoint_conn.close()
     writer_conn.close()  # the last connection: SQLite checkpoints what is left
