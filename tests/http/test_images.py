@@ -302,6 +302,21 @@ async def test_a_single_range_gives_206_with_content_range(api: Api, params: dic
     assert tail.content == whole[-5:]
 
 
+async def test_a_stored_file_of_many_chunks_is_served_whole_and_in_ranges_across_them(api: Api) -> None:
+    chunk = images_module.READ_CHUNK_BYTES
+    stored = b"\xff\xd8\xff" + random.Random(7).randbytes(3 * chunk)  # JPEG magic, then noise
+    path = api.media / "big-thumb.jpg"
+    path.write_bytes(stored)
+    await api.add_image("thumb", 0, path, "bigthumb")
+    whole = await api.get(kind="thumb")
+    assert whole.status_code == 200 and whole.content == stored
+    assert whole.headers["content-type"] == "image/jpeg"
+    first, last = chunk - 10, 2 * chunk + 10  # starts in the first chunk, ends in the third
+    part = await api.get(kind="thumb", headers={"Range": f"bytes={first}-{last}"})
+    assert part.status_code == 206 and part.content == stored[first : last + 1]
+    assert part.headers["content-type"] == "image/jpeg"  # sniffed from the file's head, not the range's
+
+
 async def test_an_unsatisfiable_range_gives_416_with_the_length(api: Api) -> None:
     size = (api.media / "poster.jpg").stat().st_size
     response = await api.get(headers={"Range": f"bytes={size}-"})

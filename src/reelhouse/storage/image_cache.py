@@ -14,8 +14,8 @@ store it deletes the least recently used files until the total is within
 larger than the budget is not stored.  Files deleted behind its back are
 simply misses.
 
-Every file operation runs in a worker thread bounded by the given
-CapacityLimiter.  The index is only touched from the Trio thread, between
+Every file operation runs on one of the given file threads
+(:class:`reelhouse.thread_pool.ThreadPool`).  The index is only touched from the Trio thread, between
 awaits, so concurrent requests need no lock; a file evicted while another
 request reads it is a miss for that request, never a partial read (files
 appear by an atomic rename).  Cancellation: a cancelled ``get`` or ``put``
@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import trio
+
+from reelhouse.thread_pool import ThreadPool
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -74,10 +76,10 @@ class _Entry:
 class ImageCache:
     """Renditions on disk under ``root`` within ``max_bytes`` (see the module doc)."""
 
-    def __init__(self, root: Path, max_bytes: int, limiter: trio.CapacityLimiter) -> None:
+    def __init__(self, root: Path, max_bytes: int, files: ThreadPool[None]) -> None:
         self.root = root
         self.max_bytes = max_bytes
-        self._limiter = limiter
+        self._files = files
         self._index: OrderedDict[str, int] = OrderedDict()  # name -> size, oldest first
         self._total = 0
         self._loaded = False
@@ -158,7 +160,7 @@ class ImageCache:
                 await self._evict(keep="")
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await trio.to_thread.run_sync(fn, *args, limiter=self._limiter)
+        return await self._files.run(lambda _state: fn(*args))
 
 
 def _read_and_touch(path: Path) -> bytes:
