@@ -30,6 +30,55 @@ async def test_reads_return_rows_by_name_and_position(store) -> None:
         assert await store.fetch_value("SELECT n FROM notes WHERE id = ?", (2,)) is None
 
 
+async def test_fetch_each_answers_each_query_in_order(store) -> None:
+    with trio.fail_after(LIMIT_S):
+        await store.execute(CREATE_NOTES)
+        await store.execute_many("INSERT INTO notes (id, body, n) VALUES (?, ?, ?)", [(1, "a", 1), (2, "b", 2)])
+        bodies, none, count = await store.fetch_each([
+            ("SELECT body FROM notes ORDER BY id", ()),
+            ("SELECT body FROM notes WHERE n > ?", (5,)),
+            ("SELECT count(*) AS c FROM notes WHERE n >= ?", (2,)),
+        ])  # fmt: skip
+        assert [row["body"] for row in bodies] == ["a", "b"]
+        assert none == [] and count[0]["c"] == 1
+        assert await store.fetch_each([]) == []
+
+
+async def test_fetch_each_reads_one_snapshot_while_a_write_commits_between_its_queries(store) -> None:
+    # The middle query runs for about a second; a write commits meanwhile.
+    slow = {
+        "sqlite": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000)"
+                  " SELECT count(*) FROM c",
+        "postgresql": "SELECT pg_sleep(1.5)",
+    }[store.backend]  # fmt: skip
+    count = "SELECT count(*) AS c FROM notes"
+    with trio.fail_after(LIMIT_S):
+        await store.execute(CREATE_NOTES)
+        answers: list[list] = []
+        async with trio.open_nursery() as nursery:
+
+            async def read() -> None:
+                answers.extend(await store.fetch_each([(count, ()), (slow, ()), (count, ())]))
+
+            nursery.start_soon(read)
+            await trio.sleep(0.1)
+            await store.execute("INSERT INTO notes (id, body) VALUES (1, 'meanwhile')")
+            committed_while_reading = bool(nursery.child_tasks)
+        assert committed_while_reading, "the slow query ended before the write: the test proved nothing"
+        assert answers[0][0]["c"] == answers[2][0]["c"] == 0
+        assert await store.fetch_value(count) == 1
+
+
+async def test_a_failing_query_in_fetch_each_raises_and_leaves_the_store_working(store) -> None:
+    with trio.fail_after(LIMIT_S):
+        await store.execute(CREATE_NOTES)
+        with pytest.raises(StoreError):
+            await store.fetch_each([("SELECT 1", ()), ("SELECT nothing FROM nowhere", ())])
+        for i in range(1, 9):  # every reader connection is out of its read transaction
+            await store.execute("INSERT INTO notes (id, body) VALUES (?, ?)", (i, f"n{i}"))
+            assert (await store.fetch_each([("SELECT count(*) AS c FROM notes", ())]))[0][0]["c"] == i
+
+
 async def test_write_results_carry_rowcounts_and_returning_rows(store) -> None:
     with trio.fail_after(LIMIT_S):
         await store.execute(CREATE_NOTES)

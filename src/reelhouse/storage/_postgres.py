@@ -90,6 +90,11 @@ async def _aio_fetchrow(pool: asyncpg.Pool, sql: str, params: Params) -> Row | N
     return await pool.fetchrow(translate_sql(sql)[0], *params)
 
 
+async def _aio_fetch_each(pool: asyncpg.Pool, queries: Sequence[tuple[str, Params]]) -> list[list[Row]]:
+    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+        return [list(await conn.fetch(translate_sql(sql)[0], *params)) for sql, params in queries]
+
+
 async def _aio_transaction(pool: asyncpg.Pool, statements: Sequence[Statement]) -> list[WriteResult]:
     async with pool.acquire() as conn, conn.transaction():
         return [await _aio_statement(conn, statement) for statement in statements]
@@ -167,6 +172,9 @@ class PostgresStore(StoreShorthands):
 
     async def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
         return await self._run(_aio_fetchrow, self._pool, sql, params)
+
+    async def fetch_each(self, queries: Sequence[tuple[str, Params]]) -> list[list[Row]]:
+        return await self._run(_aio_fetch_each, self._pool, queries)
 
     async def fetch_value(self, sql: str, params: Params = ()) -> Any:
         row = await self.fetch_one(sql, params)

@@ -289,6 +289,18 @@ def _fetch_one(sql: str, params: Params) -> Callable[[sqlite3.Connection], Row |
     return lambda conn: conn.execute(sql, params).fetchone()
 
 
+def _fetch_each(queries: Sequence[tuple[str, Params]]) -> Callable[[sqlite3.Connection], list[list[Row]]]:
+    def run(conn: sqlite3.Connection) -> list[list[Row]]:
+        # One read transaction: WAL keeps its snapshot from the first SELECT to the end.
+        conn.execute("BEGIN")
+        try:
+            return [conn.execute(sql, params).fetchall() for sql, params in queries]
+        finally:
+            conn.execute("ROLLBACK")  # nothing was written: ending the read is all it does
+
+    return run
+
+
 class SqliteStore(StoreShorthands):
     """The Store on one SQLite file.  Open it with :func:`open_sqlite_store`."""
 
@@ -304,6 +316,9 @@ class SqliteStore(StoreShorthands):
 
     async def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
         return await self._read(_fetch_one(sql, params))
+
+    async def fetch_each(self, queries: Sequence[tuple[str, Params]]) -> list[list[Row]]:
+        return await self._read(_fetch_each(queries))
 
     async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """``fn(conn)`` on an idle reader connection, in its thread.

@@ -84,6 +84,15 @@ class Store(Protocol):
 
     async def fetch_value(self, sql: str, params: Params = ()) -> Any: ...
 
+    async def fetch_each(self, queries: Sequence[tuple[str, Params]]) -> list[list[Row]]:
+        """Each query's rows, in order, read from one snapshot in one trip to the database.
+
+        For reads that belong together (an item and everything it owns):
+        no write lands between them, and they cost one hand-over to the
+        database instead of one per query.  Raises StoreError.
+        """
+        ...
+
     async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
         """Run ``statements`` all-or-nothing; raise IntegrityError/StoreError.
 

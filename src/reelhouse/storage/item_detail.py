@@ -78,18 +78,20 @@ _SOURCES = (
 
 async def item_detail(store: Store, item_id: str) -> dict[str, Any]:
     """The ItemDetail JSON of ``item_id``; NotFound when there is no such item."""
-    rows = await store.fetch_all(_ITEM_AND_OWNED, (item_id, item_id, item_id))
+    rows, related, sources = await store.fetch_each(
+        [(_ITEM_AND_OWNED, (item_id, item_id, item_id)), (_RELATED, (item_id, item_id, item_id)), (_SOURCES, (item_id,))]
+    )
     if not rows or rows[0]["id"] != item_id:
         raise NotFound(f"No item {item_id}.", params={"itemId": item_id})
     item, owned = rows[0], rows[1:]
-    images, values, credits = _split_related(await store.fetch_all(_RELATED, (item_id, item_id, item_id)))
+    images, values, credits = _split_related(related)
     data = summary_of(item).to_json()
     data["extras"] = [summary_of(r).to_json() for r in owned if r["extra_type"] != "AdditionalPart"]
     data["parts"] = [summary_of(r).to_json() for r in owned if r["extra_type"] == "AdditionalPart"]
     data.update(_images_json(images))
     data.update(_values_json(values, _json_object(item["extra"])))
     data["people"] = [_credit_json(credit) for credit in credits]
-    data["mediaSources"] = _sources_json(item_id, await store.fetch_all(_SOURCES, (item_id,)))
+    data["mediaSources"] = _sources_json(item_id, sources)
     data.update(_fields_json(item))
     return data
 
