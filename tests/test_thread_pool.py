@@ -20,7 +20,7 @@ async def open_pool(states: list[str]) -> AsyncIterator[ThreadPool[str]]:
     try:
         yield pool
     finally:
-        assert await trio.to_thread.run_sync(pool.close, CAP_S)
+        assert await pool.aclose(CAP_S)
 
 
 @contextmanager
@@ -136,10 +136,24 @@ async def test_close_finishes_queued_jobs_then_refuses_new_ones() -> None:
     with trio.fail_after(CAP_S):
         pool = ThreadPool(["a", "b"], name="test")
         assert await pool.run(lambda s: s) in {"a", "b"}
-        assert await trio.to_thread.run_sync(pool.close, CAP_S)
-        assert await trio.to_thread.run_sync(pool.close, CAP_S)  # idempotent
+        assert await pool.aclose(CAP_S)
+        assert await pool.aclose(CAP_S)  # idempotent
         with pytest.raises(PoolClosed):
             await pool.run(lambda s: s)
+
+
+async def test_a_job_submitted_while_the_pool_closes_is_refused_never_stranded() -> None:
+    gate = threading.Event()
+    with trio.fail_after(CAP_S), held(gate):
+        pool = ThreadPool(["a"], name="test")
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(pool.run, lambda _s: gate.wait(CAP_S))  # keeps aclose waiting
+            await trio.sleep(0.02)
+            nursery.start_soon(pool.aclose, CAP_S)
+            await trio.sleep(0.02)
+            with pytest.raises(PoolClosed):  # queued behind the stop signal it would wait forever
+                await pool.run(lambda s: s)
+            gate.set()
 
 
 async def test_close_gives_up_on_a_stuck_thread_after_its_timeout() -> None:
@@ -148,9 +162,9 @@ async def test_close_gives_up_on_a_stuck_thread_after_its_timeout() -> None:
         pool = ThreadPool(["a"], name="test")
         with trio.move_on_after(0.02):
             await pool.run(lambda _s: gate.wait(CAP_S), abandon_on_cancel=True)
-        assert not await trio.to_thread.run_sync(pool.close, 0.05)
+        assert not await pool.aclose(0.05)
         gate.set()
-        assert await trio.to_thread.run_sync(pool.close, CAP_S)
+        assert await pool.aclose(CAP_S)
 
 
 def test_a_pool_without_threads_is_refused() -> None:

@@ -20,7 +20,7 @@ Contract of :meth:`ThreadPool.run`:
   the job's result is dropped (a queued job is then skipped);
 - whatever ``fn`` raises is raised in the caller.
 
-The pool is created inside ``trio.run`` and closed by :meth:`close`, which
+The pool is created inside ``trio.run`` and closed by :meth:`aclose`, which
 stops and joins its threads (after the jobs queued before it); a job
 submitted after that raises :class:`PoolClosed`.
 """
@@ -89,19 +89,23 @@ class ThreadPool(Generic[S]):
         self._jobs.put(job)
         return await trio.lowlevel.wait_task_rescheduled(abort)  # type: ignore[no-any-return]
 
-    def close(self, timeout: float | None = None) -> bool:
-        """Stop every thread once the jobs queued so far are done, and join them.
+    async def aclose(self, timeout: float | None = None) -> bool:
+        """Refuse new jobs, let the queued ones finish, then stop and join the threads.
 
         Waits at most ``timeout`` seconds in all (None: as long as it takes);
         True when every thread has stopped.  A thread still stuck in a job
         (a read from a hung network mount) is left behind: the threads are
-        daemons, so it does not keep the process alive.  Blocking: call it
-        from a worker thread, or where blocking is fine.  Idempotent.
+        daemons, so it does not keep the process alive.  Idempotent.  The
+        pool is marked closed on the loop thread, where ``run`` checks it,
+        so no job can be queued behind the threads' stop signals.
         """
         if not self._closed:
             self._closed = True
             for _ in self._threads:
                 self._jobs.put(_STOP)
+        return await trio.to_thread.run_sync(self._join, timeout)
+
+    def _join(self, timeout: float | None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
         for thread in self._threads:
             thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))

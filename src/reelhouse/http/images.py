@@ -450,7 +450,7 @@ async def _start_service() -> None:
 @blueprint.after_app_serving
 async def _stop_service() -> None:
     service = current_app.extensions.pop(_EXTENSION_KEY, None)
-    if service is not None and not await trio.to_thread.run_sync(service.files.close, FILES_CLOSE_TIMEOUT_SECONDS):
+    if service is not None and not await service.files.aclose(FILES_CLOSE_TIMEOUT_SECONDS):
         log.warning("image file threads still busy after %.0f s (a hung mount?); left behind", FILES_CLOSE_TIMEOUT_SECONDS)
 
 

@@ -376,17 +376,14 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
                 nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(_close_all, writer_conn, checkpoint_conn, readers, reader_conns)
+            await readers.aclose()  # reads are bounded by the busy timeout
+            await trio.to_thread.run_sync(_close_all, writer_conn, checkpoint_conn, reader_conns)
 
 
 def _close_all(
-    writer_conn: sqlite3.Connection,
-    checkpoint_conn: sqlite3.Connection,
-    readers: ThreadPool[sqlite3.Connection],
-    reader_conns: list[sqlite3.Connection],
+    writer_conn: sqlite3.Connection, checkpoint_conn: sqlite3.Connection, reader_conns: list[sqlite3.Connection]
 ) -> None:
-    readers.close()  # joins the reader threads (reads are bounded by the busy timeout)
-    for conn in reader_conns:
+    for conn in reader_conns:  # their threads have stopped
         conn.close()
     checkpoint_conn.close()
     writer_conn.close()  # the last connection: SQLite checkpoints what is left
