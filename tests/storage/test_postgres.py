@@ -1,4 +1,4 @@
-"""The PostgreSQL dialect bridge: placeholders and which statements return rows."""
+"""The PostgreSQL backend's own parts: placeholders, statement kinds, queueing, the reader threads."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import pytest
 import trio
 
 import reelhouse.storage._postgres as postgres_backend
-from reelhouse.storage import open_store
+import reelhouse.storage._postgres_reads as postgres_reads
+from reelhouse.storage import StoreError, open_store
 from reelhouse.storage._postgres import translate_sql
 
 
@@ -26,7 +27,7 @@ def test_queries_and_returning_statements_return_rows() -> None:
 
 
 @pytest.mark.parametrize("backend", ["postgresql"])
-async def test_callers_waiting_for_a_connection_are_served_first_come_first_served(
+async def test_transactions_waiting_for_a_connection_are_served_first_come_first_served(
     database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(postgres_backend, "POOL_MAX_SIZE", 1)
@@ -36,7 +37,7 @@ async def test_callers_waiting_for_a_connection_are_served_first_come_first_serv
             slots = store._slots  # type: ignore[attr-defined]
 
             async def caller(number: int) -> None:
-                await store.fetch_value("SELECT pg_sleep(0.05)")
+                await store.execute("SELECT pg_sleep(0.05)")  # a transaction: asyncpg's connections
                 finished.append(number)
 
             async with trio.open_nursery() as nursery:
@@ -45,3 +46,55 @@ async def test_callers_waiting_for_a_connection_are_served_first_come_first_serv
                     while slots.statistics().tasks_waiting + slots.borrowed_tokens < number + 1:
                         await trio.sleep(0.001)  # this caller is queued before the next arrives
     assert finished == list(range(6))
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+async def test_reads_waiting_for_a_reader_are_served_first_come_first_served(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postgres_reads, "READER_COUNT", 1)
+    finished: list[int] = []
+    with trio.fail_after(30):
+        async with open_store(database_url) as store:
+
+            async def caller(number: int) -> None:
+                await store.fetch_value("SELECT pg_sleep(0.05)")
+                finished.append(number)
+
+            async with trio.open_nursery() as nursery:
+                for number in range(6):
+                    nursery.start_soon(caller, number)
+                    await trio.sleep(0.005)  # queued (run() queues before its first wait) before the next starts
+    assert finished == list(range(6))
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+async def test_a_reader_whose_connection_was_cut_reconnects_for_the_next_read(database_url: str) -> None:
+    terminate = "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?"
+    with trio.fail_after(30):
+        async with open_store(database_url) as store:
+            assert await store.fetch_value("SELECT 1") == 1
+            cut = await store.execute(terminate, (postgres_reads.APPLICATION_NAME,))
+            assert cut.rows[0][0] >= postgres_reads.READER_COUNT  # this store's readers (and any other's)
+            failures = 0
+            for _ in range(3 * postgres_reads.READER_COUNT):
+                try:
+                    assert await store.fetch_value("SELECT 2") == 2
+                except StoreError:
+                    failures += 1  # the read that found its connection cut
+            assert failures <= postgres_reads.READER_COUNT
+            for _ in range(2 * postgres_reads.READER_COUNT):
+                assert await store.fetch_value("SELECT 3") == 3  # every reader is connected again
+
+
+def test_reader_sql_takes_percent_s_placeholders_and_literal_percent_signs() -> None:
+    assert postgres_reads.psycopg_sql("SELECT ? WHERE name LIKE '%a' || ?") == "SELECT %s WHERE name LIKE '%%a' || %s"
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+async def test_reader_rows_index_by_name_and_position_and_make_dicts(store) -> None:
+    with trio.fail_after(30):
+        row = await store.fetch_one("SELECT 1 AS a, 'x' AS b, 2 AS a")
+        assert (row["a"], row["b"], row[2], tuple(row), len(row)) == (1, "x", 2, (1, "x", 2), 3)
+        assert dict(await store.fetch_one("SELECT 1 AS a, 'x' AS b")) == {"a": 1, "b": "x"}
+        assert list(row.keys()) == ["a", "b", "a"]

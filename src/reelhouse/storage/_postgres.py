@@ -1,6 +1,8 @@
-"""The PostgreSQL backend: asyncpg through trio-asyncio.
+"""The PostgreSQL backend: writes through asyncpg and trio-asyncio, reads on threads.
 
-Every unit of work (one read, one transaction) is ONE asyncio coroutine,
+Reads go to psycopg connections on dedicated threads
+(:mod:`reelhouse.storage._postgres_reads`: about a third of the CPU per
+read).  Every transaction is ONE asyncio coroutine,
 called from Trio as ``await aio_as_trio(unit, loop=...)(...)``: a
 transaction spread over several ``aio_as_trio`` calls would run in several
 asyncio tasks and silently not be a transaction.  The coroutines below are
@@ -24,6 +26,7 @@ import asyncpg
 import trio
 import trio_asyncio
 
+from ._postgres_reads import PostgresReaders, open_readers
 from ._store import (
     Backend,
     IntegrityError,
@@ -82,19 +85,6 @@ def _status_count(status: str) -> int:
 # -- asyncio side: each function is one unit of work --------------------------
 
 
-async def _aio_fetch(pool: asyncpg.Pool, sql: str, params: Params) -> list[Row]:
-    return list(await pool.fetch(translate_sql(sql)[0], *params))
-
-
-async def _aio_fetchrow(pool: asyncpg.Pool, sql: str, params: Params) -> Row | None:
-    return await pool.fetchrow(translate_sql(sql)[0], *params)
-
-
-async def _aio_fetch_each(pool: asyncpg.Pool, queries: Sequence[tuple[str, Params]]) -> list[list[Row]]:
-    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
-        return [list(await conn.fetch(translate_sql(sql)[0], *params)) for sql, params in queries]
-
-
 async def _aio_transaction(pool: asyncpg.Pool, statements: Sequence[Statement]) -> list[WriteResult]:
     async with pool.acquire() as conn, conn.transaction():
         return [await _aio_statement(conn, statement) for statement in statements]
@@ -147,9 +137,10 @@ class PostgresStore(StoreShorthands):
 
     backend: Backend = "postgresql"
 
-    def __init__(self, loop: trio_asyncio.TrioEventLoop, pool: asyncpg.Pool) -> None:
+    def __init__(self, loop: trio_asyncio.TrioEventLoop, pool: asyncpg.Pool, readers: PostgresReaders) -> None:
         self._loop = loop
         self._pool = pool
+        self._readers = readers
         # Callers queue here, first come first served, never in asyncpg's
         # pool: there a released connection goes to whichever acquirer runs
         # first, and under load some requests waited seconds while others
@@ -168,13 +159,20 @@ class PostgresStore(StoreShorthands):
                 raise translate_error(exc) from exc
 
     async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
-        return await self._run(_aio_fetch, self._pool, sql, params)
+        self._check_open()
+        return await self._readers.fetch_all(sql, params)
 
     async def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
-        return await self._run(_aio_fetchrow, self._pool, sql, params)
+        self._check_open()
+        return await self._readers.fetch_one(sql, params)
 
     async def fetch_each(self, queries: Sequence[tuple[str, Params]]) -> list[list[Row]]:
-        return await self._run(_aio_fetch_each, self._pool, queries)
+        self._check_open()
+        return await self._readers.fetch_each(queries)
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise StoreError("the store is closed")
 
     async def fetch_value(self, sql: str, params: Params = ()) -> Any:
         row = await self.fetch_one(sql, params)
@@ -192,8 +190,10 @@ class PostgresStore(StoreShorthands):
         return await self._run(_aio_transaction, self._pool, list(statements))
 
     async def close(self) -> None:
-        """Refuse new work, let running work finish (shielded, bounded), close the pool."""
+        """Refuse new work, let running work finish (shielded, bounded), close the pool and the readers."""
         self.closed = True
+        with trio.CancelScope(shield=True):
+            await self._readers.aclose()
         with trio.move_on_after(CLOSE_TIMEOUT_S, shield=True) as scope:
             await trio_asyncio.aio_as_trio(self._pool.close, loop=self._loop)()
         if scope.cancelled_caught:
@@ -213,7 +213,12 @@ async def open_postgres_store(dsn: str, *, schema: str | None = None) -> AsyncIt
         if loop is None:
             loop = await stack.enter_async_context(trio_asyncio.open_loop())
         pool = await _open_pool(loop, dsn, schema)
-        store = PostgresStore(loop, pool)
+        try:
+            readers = await open_readers(dsn, schema)  # after the pool: it creates the schema
+        except BaseException:
+            pool.terminate()
+            raise
+        store = PostgresStore(loop, pool, readers)
         stack.push_async_callback(store.close)
         yield store
 

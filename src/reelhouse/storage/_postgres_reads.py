@@ -1,0 +1,172 @@
+"""PostgreSQL reads: psycopg connections on dedicated threads.
+
+Why not asyncpg through trio-asyncio, as the writes: trio-asyncio runs each
+asyncio callback as one step of its own Trio task, and a query takes about a
+dozen such steps, each with cancel scopes and a channel hand-over.  Measured
+on this machine with the event loop busy: about 700 us of the server's CPU
+per point read through asyncpg and trio-asyncio, about 150-270 us through
+psycopg on a :class:`~reelhouse.thread_pool.ThreadPool` (one blocking call
+on a dedicated thread, the GIL released while PostgreSQL works).  Requests
+are mostly reads, so reads take this path; transactions stay on asyncpg,
+where a cancelled caller's transaction is rolled back.
+
+Each thread owns one connection (autocommit: a read is its own snapshot,
+``fetch_each`` opens a repeatable-read, read-only transaction).  A connection
+found broken (the server restarted, the network dropped it) is replaced
+before the next read on that thread; the read that found it broken fails
+with StoreError.  Rows index by name and by position, like asyncpg's and
+sqlite3's.  SQL arrives with ``?`` placeholders; they become ``%s`` and a
+literal ``%`` is doubled (cached).  A caller cancelled while its read runs
+leaves at once: the read finishes on its thread and its rows are dropped.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import psycopg
+import trio
+from psycopg.rows import RowMaker
+
+from reelhouse.thread_pool import PoolClosed, ThreadPool
+
+from ._store import IntegrityError, Params, Row, StoreError
+
+READER_COUNT = 4  # connections, and so reads at once
+CONNECT_TIMEOUT_S = 15
+APPLICATION_NAME = "reelhouse-reader"  # how the reader connections show in pg_stat_activity
+SQL_CACHE_SIZE = 2048
+CLOSE_TIMEOUT_S = 10.0
+
+T = TypeVar("T")
+
+
+class PgRow(tuple[Any, ...]):
+    """A row: ``row[0]``, ``row["name"]``, ``keys()``, ``dict(row)``."""
+
+    __slots__ = ()
+    _names: tuple[str, ...] = ()
+    _index: dict[str, int] = {}
+
+    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+        if isinstance(key, str):
+            return tuple.__getitem__(self, self._index[key])
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+
+def _row_factory(cursor: psycopg.Cursor[Any]) -> RowMaker[PgRow]:
+    return _row_class(tuple(column.name for column in cursor.description or ()))
+
+
+@functools.lru_cache(maxsize=SQL_CACHE_SIZE)
+def _row_class(names: tuple[str, ...]) -> type[PgRow]:
+    """A PgRow subclass for one result shape; a repeated name means its first column."""
+    index = {name: i for i, name in reversed(list(enumerate(names)))}
+    return type("PgRow", (PgRow,), {"__slots__": (), "_names": names, "_index": index})
+
+
+@functools.lru_cache(maxsize=SQL_CACHE_SIZE)
+def psycopg_sql(sql: str) -> str:
+    """``sql`` with ``%s`` placeholders and literal ``%`` doubled."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+def translate_error(exc: BaseException) -> StoreError:
+    cls = IntegrityError if isinstance(exc, psycopg.errors.IntegrityError) else StoreError
+    error = cls(f"{type(exc).__name__}: {exc}")
+    error.__cause__ = exc
+    return error
+
+
+class _Connection:
+    """One thread's connection, opened again when found broken."""
+
+    def __init__(self, connect: Callable[[], psycopg.Connection[PgRow]]) -> None:
+        self._connect = connect
+        self._conn: psycopg.Connection[PgRow] | None = None
+
+    def get(self) -> psycopg.Connection[PgRow]:
+        if self._conn is None or self._conn.broken or self._conn.closed:
+            self.close()
+            self._conn = self._connect()
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+class PostgresReaders:
+    """Reads on ``READER_COUNT`` dedicated threads, each with its own connection."""
+
+    def __init__(self, connections: list[_Connection]) -> None:
+        self._connections = connections
+        self._pool = ThreadPool(connections, name="postgres-reader")
+
+    async def fetch_all(self, sql: str, params: Params) -> list[Row]:
+        return await self._run(lambda conn: conn.execute(psycopg_sql(sql), params).fetchall())
+
+    async def fetch_one(self, sql: str, params: Params) -> Row | None:
+        return await self._run(lambda conn: conn.execute(psycopg_sql(sql), params).fetchone())
+
+    async def fetch_each(self, queries: Sequence[tuple[str, Params]]) -> list[list[Row]]:
+        def read(conn: psycopg.Connection[PgRow]) -> list[list[Row]]:
+            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try:
+                return [conn.execute(psycopg_sql(sql), params).fetchall() for sql, params in queries]
+            finally:
+                if not conn.broken:
+                    conn.execute("ROLLBACK")  # nothing was written: ending the snapshot is all it does
+
+        return await self._run(read)
+
+    async def _run(self, read: Callable[[psycopg.Connection[PgRow]], T]) -> T:
+        try:
+            return await self._pool.run(lambda holder: read(holder.get()), abandon_on_cancel=True)
+        except PoolClosed:
+            raise StoreError("the store is closed") from None
+        except (psycopg.Error, OSError) as exc:
+            raise translate_error(exc) from exc
+
+    async def aclose(self) -> None:
+        """Stop the threads (bounded), then close their connections."""
+        if await self._pool.aclose(CLOSE_TIMEOUT_S):
+            await trio.to_thread.run_sync(_close_all, self._connections)
+
+
+def _close_all(connections: list[_Connection]) -> None:
+    for connection in connections:
+        connection.close()
+
+
+async def open_readers(dsn: str, schema: str | None) -> PostgresReaders:
+    """Connect ``READER_COUNT`` reader connections (in a worker thread); StoreError when that fails."""
+    # Custom plans: see _postgres._aio_open_pool.  No prepared statements: a
+    # statement prepared before a table changes shape fails afterwards
+    # ("cached plan must not change result type"), and with custom plans
+    # preparing saves only the parse.
+    options = "-c plan_cache_mode=force_custom_plan"
+    if schema:
+        options += f' -c search_path="{schema}"'
+
+    def connect() -> psycopg.Connection[PgRow]:
+        conn = psycopg.connect(
+            dsn, autocommit=True, options=options, row_factory=_row_factory,
+            application_name=APPLICATION_NAME, connect_timeout=CONNECT_TIMEOUT_S,
+        )  # fmt: skip
+        conn.prepare_threshold = None
+        return conn
+
+    connections = [_Connection(connect) for _ in range(READER_COUNT)]
+    try:
+        await trio.to_thread.run_sync(lambda: [c.get() for c in connections])
+    except (psycopg.Error, OSError) as exc:
+        await trio.to_thread.run_sync(_close_all, connections)
+        raise translate_error(exc) from exc
+    return PostgresReaders(connections)
