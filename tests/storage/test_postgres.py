@@ -98,3 +98,11 @@ async def test_reader_rows_index_by_name_and_position_and_make_dicts(store) -> N
         assert (row["a"], row["b"], row[2], tuple(row), len(row)) == (1, "x", 2, (1, "x", 2), 3)
         assert dict(await store.fetch_one("SELECT 1 AS a, 'x' AS b")) == {"a": 1, "b": "x"}
         assert list(row.keys()) == ["a", "b", "a"]
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+async def test_a_read_of_a_statement_without_rows_answers_no_rows(store) -> None:
+    with trio.fail_after(30):
+        await store.execute("CREATE TABLE vacuumed (id INTEGER)")
+        assert await store.fetch_all("VACUUM (ANALYZE) vacuumed") == []  # outside a transaction, as VACUUM must be
+        assert await store.fetch_one("SET LOCAL work_mem = '8MB'") is None

@@ -110,16 +110,16 @@ class PostgresReaders:
         self._pool = ThreadPool(connections, name="postgres-reader")
 
     async def fetch_all(self, sql: str, params: Params) -> list[Row]:
-        return await self._run(lambda conn: conn.execute(psycopg_sql(sql), params).fetchall())
+        return await self._run(lambda conn: _rows(conn.execute(psycopg_sql(sql), params)))
 
     async def fetch_one(self, sql: str, params: Params) -> Row | None:
-        return await self._run(lambda conn: conn.execute(psycopg_sql(sql), params).fetchone())
+        return await self._run(lambda conn: next(iter(_rows(conn.execute(psycopg_sql(sql), params))), None))
 
     async def fetch_each(self, queries: Sequence[tuple[str, Params]]) -> list[list[Row]]:
         def read(conn: psycopg.Connection[PgRow]) -> list[list[Row]]:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             try:
-                return [conn.execute(psycopg_sql(sql), params).fetchall() for sql, params in queries]
+                return [_rows(conn.execute(psycopg_sql(sql), params)) for sql, params in queries]
             finally:
                 if not conn.broken:
                     conn.execute("ROLLBACK")  # nothing was written: ending the snapshot is all it does
@@ -138,6 +138,11 @@ class PostgresReaders:
         """Stop the threads (bounded), then close their connections."""
         if await self._pool.aclose(CLOSE_TIMEOUT_S):
             await trio.to_thread.run_sync(_close_all, self._connections)
+
+
+def _rows(cursor: psycopg.Cursor[PgRow]) -> list[Row]:
+    """The cursor's rows; none for a statement that returns none (VACUUM, SET), as asyncpg answers."""
+    return cursor.fetchall() if cursor.description is not None else []
 
 
 def _close_all(connections: list[_Connection]) -> None:
