@@ -113,7 +113,7 @@ class PostgresReaders:
         return await self._run(lambda conn: _rows(conn.execute(psycopg_sql(sql), params)))
 
     async def fetch_one(self, sql: str, params: Params) -> Row | None:
-        return await self._run(lambda conn: next(iter(_rows(conn.execute(psycopg_sql(sql), params))), None))
+        return await self._run(lambda conn: _first(conn.execute(psycopg_sql(sql), params)))
 
     async def fetch_each(self, queries: Sequence[tuple[str, Params]]) -> list[list[Row]]:
         def read(conn: psycopg.Connection[PgRow]) -> list[list[Row]]:
@@ -143,6 +143,10 @@ class PostgresReaders:
 def _rows(cursor: psycopg.Cursor[PgRow]) -> list[Row]:
     """The cursor's rows; none for a statement that returns none (VACUUM, SET), as asyncpg answers."""
     return cursor.fetchall() if cursor.description is not None else []
+
+
+def _first(cursor: psycopg.Cursor[PgRow]) -> Row | None:
+    return cursor.fetchone() if cursor.description is not None else None
 
 
 def _close_all(connections: list[_Connection]) -> None:
