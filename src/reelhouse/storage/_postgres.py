@@ -150,8 +150,7 @@ class PostgresStore(StoreShorthands):
         self.closed = False
 
     async def _run(self, unit: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
-        if self.closed:
-            raise StoreError("the store is closed")
+        self._check_open()
         async with self._slots:
             try:
                 return await trio_asyncio.aio_as_trio(unit, loop=self._loop)(*args)  # type: ignore[no-any-return]

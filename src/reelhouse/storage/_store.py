@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-Row = Any  # sqlite3.Row or asyncpg.Record: both index by name and position
+Row = Any  # sqlite3.Row, asyncpg.Record (PostgreSQL writes) or PgRow (its reads): all index by name and position
 Params = Sequence[Any]
 Backend = Literal["sqlite", "postgresql"]
 
