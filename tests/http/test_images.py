@@ -394,3 +394,12 @@ async def test_head_gives_the_headers_without_the_body(api: Api) -> None:
         response = await api.client.head(URL, params={"maxWidth": "90"})
     assert response.status_code == 200 and response.content == b""
     assert int(response.headers["content-length"]) > 0 and response.headers["etag"]
+
+
+async def test_head_of_a_stored_image_gives_its_type_and_length_without_the_body(api: Api) -> None:
+    size = (api.media / "fanart.png").stat().st_size
+    with trio.fail_after(LIMIT_S):
+        response = await api.client.head(URL, params={"kind": "backdrop"})
+    assert response.status_code == 200 and response.content == b""
+    assert response.headers["content-type"] == "image/png"
+    assert int(response.headers["content-length"]) == size

@@ -296,8 +296,9 @@ async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
         headers["Content-Range"] = decision.content_range
     reader = _FileRange(source.path, start, length)
     files = _service().files
+    with_body = request.method != "HEAD"
     try:
-        content_type, first = await files.run(lambda _state: reader.open())
+        content_type, first = await files.run(lambda _state: reader.open(with_body=with_body))
     except (FileNotFoundError, NotADirectoryError):
         raise NotFound("The image file is missing from disk.") from None
     response = Response(_chunks(reader, first, files), status=decision.status, headers=headers)
@@ -334,11 +335,17 @@ class _FileRange:
     def is_open(self) -> bool:
         return self._file is not None
 
-    def open(self) -> tuple[str, bytes]:
-        """The file's content type (from its first bytes) and the first chunk of the range."""
+    def open(self, *, with_body: bool = True) -> tuple[str, bytes]:
+        """The file's content type (from its first bytes) and the first chunk of the range.
+
+        Without the body (a HEAD request) the file is closed once sniffed.
+        """
         self._file = self._path.open("rb")
         try:
             content_type = _sniff(self._file.read(SNIFF_BYTES))
+            if not with_body:
+                self.close()
+                return content_type, b""
             self._file.seek(self._start)
             return content_type, self.read()
         except BaseException:
