@@ -40,6 +40,12 @@ async def test_a_job_runs_on_a_pool_thread_with_that_threads_state() -> None:
     assert thread == "test-0" and thread != threading.current_thread().name
 
 
+async def test_call_runs_a_plain_function_with_its_arguments_on_a_pool_thread() -> None:
+    with trio.fail_after(CAP_S):
+        async with open_pool(["unused"]) as pool:
+            assert await pool.call(lambda a, b: (a + b, threading.current_thread().name), 2, 3) == (5, "test-0")
+
+
 async def test_what_a_job_raises_is_raised_in_the_caller() -> None:
     def fail(_state: str) -> None:
         raise KeyError("boom")

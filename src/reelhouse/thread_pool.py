@@ -89,6 +89,10 @@ class ThreadPool(Generic[S]):
         self._jobs.put(job)
         return await trio.lowlevel.wait_task_rescheduled(abort)  # type: ignore[no-any-return]
 
+    async def call(self, fn: Callable[..., T], *args: Any, abandon_on_cancel: bool = False) -> T:
+        """``fn(*args)`` on a pool thread, ignoring its state: for pools of plain threads."""
+        return await self.run(lambda _state: fn(*args), abandon_on_cancel=abandon_on_cancel)
+
     async def aclose(self, timeout: float | None = None) -> bool:
         """Refuse new jobs, let the queued ones finish, then stop and join the threads.
 

@@ -298,7 +298,7 @@ async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
     files = _service().files
     with_body = request.method != "HEAD"
     try:
-        content_type, first = await files.run(lambda _state: reader.open(with_body=with_body))
+        content_type, first = await files.call(functools.partial(reader.open, with_body=with_body))
     except (FileNotFoundError, NotADirectoryError):
         raise NotFound("The image file is missing from disk.") from None
     response = Response(_chunks(reader, first, files), status=decision.status, headers=headers)
@@ -380,11 +380,11 @@ async def _chunks(reader: _FileRange, first: bytes, files: ThreadPool[None]) -> 
             yield chunk
             if not reader.is_open:
                 return  # the whole range was read
-            chunk = await files.run(lambda _state: reader.read())
+            chunk = await files.call(reader.read)
     finally:
         if reader.is_open:
             with trio.CancelScope(shield=True):
-                await files.run(lambda _state: reader.close())
+                await files.call(reader.close)
 
 
 async def _rendition(source: SourceImage, wanted: ImageRequest) -> Response:
@@ -466,4 +466,4 @@ def _service() -> _Service:
 
 
 async def _in_file_thread(fn: Callable[..., T], *args: Any, abandon: bool = False) -> T:
-    return await _service().files.run(lambda _state: fn(*args), abandon_on_cancel=abandon)
+    return await _service().files.call(fn, *args, abandon_on_cancel=abandon)

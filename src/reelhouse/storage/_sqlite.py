@@ -296,7 +296,8 @@ def _fetch_each(queries: Sequence[tuple[str, Params]]) -> Callable[[sqlite3.Conn
         try:
             return [conn.execute(sql, params).fetchall() for sql, params in queries]
         finally:
-            conn.execute("ROLLBACK")  # nothing was written: ending the read is all it does
+            if conn.in_transaction:  # nothing was written: ending the read is all this does
+                conn.execute("ROLLBACK")
 
     return run
 

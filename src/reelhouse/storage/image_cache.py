@@ -30,17 +30,14 @@ import logging
 import os
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
 
 import trio
 
 from reelhouse.thread_pool import ThreadPool
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 KEY_VERSION = "1"
 """Bump when renditions of the same parameters would change (encoder settings)."""
@@ -98,7 +95,7 @@ class ImageCache:
         if name not in self._index:
             return None
         try:
-            data = await self._run(_read_and_touch, self._path(name))
+            data = await self._files.call(_read_and_touch, self._path(name))
         except OSError:
             self._forget(name)
             return None
@@ -117,7 +114,7 @@ class ImageCache:
         await self._load()
         name = key.file_name()
         try:
-            await self._run(_write_atomically, self._path(name), data)
+            await self._files.call(_write_atomically, self._path(name), data)
         except OSError as exc:
             log.warning("image cache: cannot write %s: %s", name, exc)
             return
@@ -143,7 +140,7 @@ class ImageCache:
                 victims.append(self._path(name))
                 self._forget(name)
         if victims:
-            await self._run(_unlink_all, victims)
+            await self._files.call(_unlink_all, victims)
 
     async def _load(self) -> None:
         if self._loaded:
@@ -151,16 +148,13 @@ class ImageCache:
         async with self._loading:
             if self._loaded:
                 return
-            entries = await self._run(_scan, self.root)
+            entries = await self._files.call(_scan, self.root)
             for entry in sorted(entries, key=lambda e: e.mtime_ns):
                 self._index[entry.path.name] = entry.size
                 self._total += entry.size
             self._loaded = True
             if self._index:
                 await self._evict(keep="")
-
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await self._files.run(lambda _state: fn(*args))
 
 
 def _read_and_touch(path: Path) -> bytes:
