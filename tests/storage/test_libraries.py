@@ -16,6 +16,7 @@ from reelhouse.storage.libraries import (
     record_scan_error,
 )
 from reelhouse.storage.users import add_user
+from tests.catalog_factory import CatalogFactory
 
 
 async def test_create_and_read_back_with_paths_in_order_and_access(store: Store) -> None:
@@ -58,3 +59,20 @@ async def test_scan_errors_newest_first_and_per_library(store: Store) -> None:
     await record_scan_error(store, "l2", "/l2/c.mkv", "unreadable")
     assert [e.path for e in await list_scan_errors(store, "l1", 10)] == ["/l1/b.nfo", "/l1/a.nfo"]
     assert len(await list_scan_errors(store, None, 10)) == 3
+
+
+async def test_counts_take_works_and_remote_sources_of_that_library_only(store: Store) -> None:
+    cat = CatalogFactory(store)
+    films, shows = cat.library("Films", "movies"), cat.library("Shows", "tvshows")
+    film = cat.movie(films, "Film")
+    cat.extra(film, "Trailer")  # owned: not a work
+    cat.part(film, 2)
+    cat.movie(films, "Gone", missing=True)
+    cat.movie(films, "Waiting", scrape_state="pending")
+    series = cat.series(shows, "Show")
+    cat.episode(cat.season(series, 1), 1)
+    cat.source(cat.movie(shows, "Remote"), remote=True)  # another library's .strm
+    cat.source(cat.movie(films, "Remote gone", missing=True), remote=True)
+    await cat.flush()
+    assert await library_counts(store, films) == (2, False, 1)
+    assert await library_counts(store, shows) == (2, True, 0)

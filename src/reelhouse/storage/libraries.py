@@ -116,22 +116,29 @@ async def existing_user_ids(store: Store, user_ids: Sequence[str]) -> dict[str, 
 
 
 async def library_counts(store: Store, library_id: str) -> tuple[int, bool, int]:
-    """(works, has non-missing .strm sources, items waiting to be scraped)."""
-    works = await store.fetch_value(
-        "SELECT count(*) FROM items WHERE library_id = ? AND missing = 0 AND owner_id IS NULL"
-        " AND type IN (?, ?)",
-        (library_id, *WORK_TYPES),
-    )
-    strm = await store.fetch_value(
-        "SELECT count(*) FROM media_sources s JOIN items i ON i.id = s.item_id"
-        " WHERE i.library_id = ? AND s.remote = 1 AND s.missing = 0 AND i.missing = 0",
-        (library_id,),
-    )
-    pending = await store.fetch_value(
-        "SELECT count(*) FROM items WHERE library_id = ? AND scrape_state = 'pending' AND missing = 0",
-        (library_id,),
-    )
-    return int(works or 0), bool(strm), int(pending or 0)
+    """(works, has non-missing .strm sources, items waiting to be scraped), from one snapshot.
+
+    Each reads an index alone (migration 0011). The remote-source check
+    starts from the few remote sources (CROSS JOIN fixes SQLite's join
+    order), not from every item of the library.
+    """
+    works, strm, pending = await store.fetch_each([
+        (
+            "SELECT count(*) AS n FROM items WHERE library_id = ? AND missing = 0 AND owner_id IS NULL"
+            " AND type IN (?, ?)",
+            (library_id, *WORK_TYPES),
+        ),
+        (
+            "SELECT 1 AS n FROM media_sources s CROSS JOIN items i WHERE i.id = s.item_id"
+            " AND s.remote = 1 AND s.missing = 0 AND i.library_id = ? AND i.missing = 0 LIMIT 1",
+            (library_id,),
+        ),
+        (
+            "SELECT count(*) AS n FROM items WHERE library_id = ? AND scrape_state = 'pending' AND missing = 0",
+            (library_id,),
+        ),
+    ])  # fmt: skip
+    return int(works[0]["n"]), bool(strm), int(pending[0]["n"])
 
 
 async def record_scan_error(store: Store, library_id: str, path: str, error: str) -> None:
