@@ -7,9 +7,11 @@ them.  Every rule runs on SQLite; the selection smoke test on both backends.
 from __future__ import annotations
 
 import io
+import itertools
 import random
+import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -315,6 +317,64 @@ async def test_a_stored_file_of_many_chunks_is_served_whole_and_in_ranges_across
     part = await api.get(kind="thumb", headers={"Range": f"bytes={first}-{last}"})
     assert part.status_code == 206 and part.content == stored[first : last + 1]
     assert part.headers["content-type"] == "image/jpeg"  # sniffed from the file's head, not the range's
+
+
+class HungMount:
+    """Stands in for a network mount that stopped answering: calls block until released."""
+
+    def __init__(self) -> None:
+        self._answer = threading.Event()
+
+    def hang(self, real: Callable[..., Any], *, after: int = 0) -> Callable[..., Any]:
+        """``real``, answering its first ``after`` calls at once."""
+        calls = itertools.count()
+
+        def hung(*args: Any, **kwargs: Any) -> Any:
+            if next(calls) >= after:
+                self._answer.wait()
+            return real(*args, **kwargs)
+
+        return hung
+
+    def release(self) -> None:
+        self._answer.set()
+
+
+@pytest.fixture
+def hung_mount(monkeypatch: pytest.MonkeyPatch) -> Iterator[HungMount]:
+    monkeypatch.setattr(images_module, "SOURCE_TIMEOUT_SECONDS", 0.2)
+    mount = HungMount()
+    yield mount
+    mount.release()  # the abandoned threads finish before the server closes its pool
+
+
+@pytest.mark.parametrize("hung", ["_stat", "open"])
+async def test_a_stored_image_on_a_hung_mount_is_503_not_a_hung_request(
+    api: Api, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch, hung: str
+) -> None:
+    if hung == "_stat":
+        monkeypatch.setattr(images_module, "_stat", hung_mount.hang(images_module._stat))
+    else:
+        monkeypatch.setattr(images_module._FileRange, "open", hung_mount.hang(images_module._FileRange.open))
+    response = await api.get()
+    assert_error(response, 503, "service_unavailable")
+    assert response.headers["retry-after"] == str(images_module.RETRY_AFTER_SECONDS)
+    if hung == "_stat":  # every image request starts with it, renditions too
+        assert_error(await api.get(maxWidth="50"), 503, "service_unavailable")
+
+
+async def test_a_mount_hanging_mid_file_cuts_the_response_short(
+    api: Api, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stored = b"\xff\xd8\xff" + random.Random(7).randbytes(3 * images_module.READ_CHUNK_BYTES)
+    path = api.media / "big-thumb.jpg"
+    path.write_bytes(stored)
+    await api.add_image("thumb", 0, path, "bigthumb")
+    monkeypatch.setattr(images_module._FileRange, "read", hung_mount.hang(images_module._FileRange.read, after=1))
+    with pytest.raises(httpx.RemoteProtocolError):  # fewer bytes than Content-Length, then the end
+        await api.get(kind="thumb")
+    hung_mount.release()
+    assert (await api.get(kind="thumb")).content == stored  # the file threads still serve
 
 
 async def test_an_unsatisfiable_range_gives_416_with_the_length(api: Api) -> None:

@@ -98,6 +98,9 @@ FILES_CLOSE_TIMEOUT_SECONDS = 5.0
 RENDER_TIMEOUT_SECONDS = 30.0
 """Reading plus rendering one image; beyond it the request gets 503."""
 RETRY_AFTER_SECONDS = 5
+SOURCE_TIMEOUT_SECONDS = 10.0
+"""One stat or read of a stored image (a hung network mount); beyond it the
+request gets 503, or a body already under way is cut short."""
 MAX_SOURCE_BYTES = 128 * 1024 * 1024
 """Larger stored files are not loaded to be rendered (served as is, they stream)."""
 READ_CHUNK_BYTES = 256 * 1024
@@ -238,7 +241,7 @@ async def _find_source(item_id: str, wanted: ImageRequest) -> SourceImage:
         raise NotFound(f"The item has no {wanted.kind} image at index {wanted.index}.")
     path = Path(row["path"])
     try:
-        size, mtime = await _in_file_thread(_stat, path)
+        size, mtime = await _source_file_call(_service().files, _stat, path)
     except (FileNotFoundError, NotADirectoryError):
         raise NotFound("The image file is missing from disk.") from None
     return SourceImage(path, row["tag"], size, datetime.fromtimestamp(mtime, UTC))
@@ -298,7 +301,7 @@ async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
     files = _service().files
     with_body = request.method != "HEAD"
     try:
-        content_type, first = await files.call(functools.partial(reader.open, with_body=with_body))
+        content_type, first = await _source_file_call(files, functools.partial(reader.open, with_body=with_body))
     except (FileNotFoundError, NotADirectoryError):
         raise NotFound("The image file is missing from disk.") from None
     response = Response(_chunks(reader, first, files), status=decision.status, headers=headers)
@@ -326,7 +329,7 @@ class _FileRange:
     """
 
     def __init__(self, path: Path, start: int, length: int) -> None:
-        self._path = path
+        self.path = path
         self._start = start
         self._remaining = length
         self._file: BinaryIO | None = None
@@ -340,7 +343,7 @@ class _FileRange:
 
         Without the body (a HEAD request) the file is closed once sniffed.
         """
-        self._file = self._path.open("rb")
+        self._file = self.path.open("rb")
         try:
             content_type = _sniff(self._file.read(SNIFF_BYTES))
             if not with_body:
@@ -372,17 +375,25 @@ async def _chunks(reader: _FileRange, first: bytes, files: ThreadPool[None]) -> 
     """``first``, then the rest of the range from the file threads.
 
     Iterated after the handler returned (outside the app context), so it is
-    given the threads.  The file is closed however the iteration ends.
+    given the threads.  The file is closed however the iteration ends, except
+    while a read is abandoned (timed out, or the client left): that read
+    still holds the file, which closes when the read returns and drops it.
     """
+    reading = False
     try:
         chunk = first
         while chunk:
             yield chunk
             if not reader.is_open:
                 return  # the whole range was read
-            chunk = await files.call(reader.read)
+            reading = True
+            chunk = await _source_file_call(files, reader.read)
+            reading = False
+    except Unavailable:
+        log.warning("a read of %s took over %.0f s (a hung mount?): response cut short", reader.path, SOURCE_TIMEOUT_SECONDS)
+        raise
     finally:
-        if reader.is_open:
+        if reader.is_open and not reading:
             with trio.CancelScope(shield=True):
                 await files.call(reader.close)
 
@@ -467,3 +478,19 @@ def _service() -> _Service:
 
 async def _in_file_thread(fn: Callable[..., T], *args: Any, abandon: bool = False) -> T:
     return await _service().files.call(fn, *args, abandon_on_cancel=abandon)
+
+
+async def _source_file_call(files: ThreadPool[None], fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on the file threads within :data:`SOURCE_TIMEOUT_SECONDS`.
+
+    A stored image may sit on a network mount that hangs: past the deadline
+    the call is abandoned (its thread stays blocked until the mount answers)
+    and Unavailable is raised, so the request ends instead of waiting.
+    """
+    try:
+        with trio.fail_after(SOURCE_TIMEOUT_SECONDS):
+            return await files.call(fn, *args, abandon_on_cancel=True)
+    except trio.TooSlowError:
+        raise Unavailable(
+            "The image file did not answer in time.", params={"retryAfterSeconds": RETRY_AFTER_SECONDS}
+        ) from None
