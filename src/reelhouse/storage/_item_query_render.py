@@ -38,7 +38,9 @@ PAGE_EXTRAS = (
 they are subqueries): the primary image tag and the version-member count."""
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a page builds one per row, and a frozen dataclass sets each of
+# its 25 fields through object.__setattr__ (4.4 µs an instance against 0.7).
+@dataclass(slots=True)
 class ItemSummary:
     """One item as lists show it. Optional fields are None when omitted."""
 
