@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import httpx
 import pytest
 import trio
 
+from reelhouse.actors import library as library_actor
+from reelhouse.storage import Store
+
 from ..media_factory import MediaFactory
+from .conftest import start_server
 from .scanning import create_library, wait_for_state
+
+
+def epoch_ms(rfc3339: str) -> int:
+    return round(datetime.fromisoformat(rfc3339.replace("Z", "+00:00")).timestamp() * 1000)
 
 
 @pytest.fixture
@@ -37,6 +46,47 @@ async def test_create_returns_201_with_effective_options_and_scans(client: httpx
     assert fetched["itemCount"] == 2
     assert fetched["lastScannedAt"].endswith("Z")
     assert fetched["scrapePending"] == 0
+
+
+async def test_last_scanned_at_survives_a_restart(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, movies_root: Path
+) -> None:
+    first = await start_server(nursery, database_url, tmp_path / "data")
+    async with first.client() as client:
+        with trio.fail_after(60):
+            library = await create_library(client, "Films", [movies_root])
+            await wait_for_state(client, library["id"])
+            scanned = (await client.get(f"/libraries/{library['id']}")).json()["lastScannedAt"]
+    first.shutdown.set()
+    second = await start_server(nursery, database_url, tmp_path / "data")
+    async with second.client() as client:
+        with trio.fail_after(30):
+            fetched = (await client.get(f"/libraries/{library['id']}")).json()
+    second.shutdown.set()
+    assert fetched["lastScannedAt"] == scanned
+
+
+async def test_scan_status_answers_while_recording_the_scan_waits_for_the_writer(
+    client: httpx.AsyncClient, movies_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer_free = trio.Event()
+    recorded: list[int] = []
+
+    async def busy_writer(store: Store, library_id: str, at_ms: int) -> None:
+        await writer_free.wait()  # as behind other scans' batches
+        recorded.append(at_ms)
+
+    monkeypatch.setattr(library_actor, "set_last_scanned_at", busy_writer)
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [movies_root])
+        assert (await wait_for_state(client, library["id"]))["state"] == "completed"
+        again = await wait_for_state(client, library["id"])  # asks the library again
+        fetched = (await client.get(f"/libraries/{library['id']}")).json()
+        writer_free.set()
+        while not recorded:
+            await trio.sleep(0.01)
+    assert again["state"] == "completed" and "lastScannedAt" in fetched
+    assert recorded == [epoch_ms(fetched["lastScannedAt"])]
 
 
 async def test_scans_suspended_means_no_first_scan(client: httpx.AsyncClient, movies_root: Path) -> None:
