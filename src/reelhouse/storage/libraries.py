@@ -118,9 +118,10 @@ async def existing_user_ids(store: Store, user_ids: Sequence[str]) -> dict[str, 
 async def library_counts(store: Store, library_id: str) -> tuple[int, bool, int]:
     """(works, has non-missing .strm sources, items waiting to be scraped), from one snapshot.
 
-    Each reads an index alone (migration 0011). The remote-source check
-    starts from the few remote sources (CROSS JOIN fixes SQLite's join
-    order), not from every item of the library.
+    None reads a table row per item of the library: the work count reads
+    an index alone (migration 0011), the remote-source check starts from
+    the few remote sources (CROSS JOIN fixes SQLite's join order) and stops
+    at the first, and the pending count reads only pending items.
     """
     works, strm, pending = await store.fetch_each([
         (
