@@ -11,6 +11,7 @@ import trio
 
 from reelhouse.actors import library as library_actor
 from reelhouse.storage import Store
+from reelhouse.storage.libraries import set_last_scanned_at
 
 from ..media_factory import MediaFactory
 from .conftest import start_server
@@ -48,21 +49,29 @@ async def test_create_returns_201_with_effective_options_and_scans(client: httpx
     assert fetched["scrapePending"] == 0
 
 
-async def test_last_scanned_at_survives_a_restart(
-    nursery: trio.Nursery, database_url: str, tmp_path: Path, movies_root: Path
+async def test_last_scanned_at_survives_a_restart_right_after_the_scan(
+    database_url: str, tmp_path: Path, movies_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = await start_server(nursery, database_url, tmp_path / "data")
-    async with first.client() as client:
-        with trio.fail_after(60):
-            library = await create_library(client, "Films", [movies_root])
-            await wait_for_state(client, library["id"])
-            scanned = (await client.get(f"/libraries/{library['id']}")).json()["lastScannedAt"]
-    first.shutdown.set()
-    second = await start_server(nursery, database_url, tmp_path / "data")
-    async with second.client() as client:
-        with trio.fail_after(30):
-            fetched = (await client.get(f"/libraries/{library['id']}")).json()
-    second.shutdown.set()
+    slow_write_s = 0.5  # the server stops while the write still waits for the writer
+
+    async def slow_writer(store: Store, library_id: str, at_ms: int) -> None:
+        await trio.sleep(slow_write_s)
+        await set_last_scanned_at(store, library_id, at_ms)
+
+    monkeypatch.setattr(library_actor, "set_last_scanned_at", slow_writer)
+    with trio.fail_after(60):
+        async with trio.open_nursery() as first_nursery:  # left once the first server has stopped
+            first = await start_server(first_nursery, database_url, tmp_path / "data")
+            async with first.client() as client:
+                library = await create_library(client, "Films", [movies_root])
+                await wait_for_state(client, library["id"])
+                scanned = (await client.get(f"/libraries/{library['id']}")).json()["lastScannedAt"]
+            first.shutdown.set()
+        async with trio.open_nursery() as second_nursery:
+            second = await start_server(second_nursery, database_url, tmp_path / "data")
+            async with second.client() as client:
+                fetched = (await client.get(f"/libraries/{library['id']}")).json()
+            second.shutdown.set()
     assert fetched["lastScannedAt"] == scanned
 
 

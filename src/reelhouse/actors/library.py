@@ -34,6 +34,8 @@ from .scan_status import CANCELLING, COMPLETED, FINAL_STATES, IDLE, RUNNING, Roo
 log = logging.getLogger(__name__)
 
 ASK_SCAN_TIMEOUT_SECONDS = 5.0
+SAVE_SCANNED_AT_TIMEOUT_SECONDS = 10.0
+"""How long a stop waits for the record of a just-completed scan to be written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,11 +221,17 @@ class LibraryActor(Supervisor):
             await self._start_scan(StartScan(mode="quick", only_dirs=dirs, trigger="monitor"))
 
     async def _save_last_scanned_at(self, at_ms: int) -> None:
-        async with self._scanned_at_lock:  # in the order scans completed
-            try:
-                await set_last_scanned_at(self._services.store, self.library_id, at_ms)
-            except StoreError:  # the next completed scan writes it again
-                log.exception("recording when library %s was scanned failed", self.library_id)
+        # Shielded, within a bound: a server stopped just after a scan still records it.
+        deadline = trio.current_time() + SAVE_SCANNED_AT_TIMEOUT_SECONDS
+        with trio.CancelScope(shield=True, deadline=deadline) as scope:
+            async with self._scanned_at_lock:  # in the order scans completed
+                try:
+                    await set_last_scanned_at(self._services.store, self.library_id, at_ms)
+                except StoreError:  # the next completed scan writes it again
+                    log.exception("recording when library %s was scanned failed", self.library_id)
+        if scope.cancelled_caught:
+            log.warning("recording when library %s was scanned took over %.0f s; given up",
+                        self.library_id, SAVE_SCANNED_AT_TIMEOUT_SECONDS)  # fmt: skip
 
     async def _refresh_covers(self) -> None:
         services = self._services
