@@ -27,6 +27,7 @@ from PIL import Image
 
 from reelhouse.config import load_settings
 from reelhouse.http import AppContext, create_app
+from reelhouse.http import image_sources as image_sources_module
 from reelhouse.http import images as images_module
 from reelhouse.http.conditional import http_date
 from reelhouse.http.images import blueprint
@@ -191,6 +192,19 @@ async def test_every_image_response_has_etag_last_modified_and_accept_ranges(api
     assert original == f'"{POSTER_TAG}"' and rendition != original
 
 
+async def test_an_image_replaced_in_the_catalogue_is_served_new_on_the_next_request(api: Api) -> None:
+    """Regression guard for the remembered sources: a catalogue write is seen at once."""
+    assert (await api.get(maxWidth="50")).status_code == 200
+    first = await api.get()
+    assert first.content == (api.media / "poster.jpg").read_bytes()
+    replacement = write_image(api.media / "replacement.png", (60, 90), "PNG", color=(10, 200, 10))
+    await api.add_image("primary", 0, replacement, "replacementtag")
+    second = await api.get()
+    assert (second.content, second.headers["etag"]) == (replacement.read_bytes(), '"replacementtag"')
+    rendition = await api.get(maxWidth="50")
+    assert rendition.headers["etag"].startswith('"replacementtag-') and decode(rendition).getpixel((5, 5))[1] > 150
+
+
 # -- renditions ------------------------------------------------------------------------
 
 
@@ -342,7 +356,7 @@ class HungMount:
 
 @pytest.fixture
 def hung_mount(monkeypatch: pytest.MonkeyPatch) -> Iterator[HungMount]:
-    monkeypatch.setattr(images_module, "SOURCE_TIMEOUT_SECONDS", 0.2)
+    monkeypatch.setattr(image_sources_module, "SOURCE_TIMEOUT_SECONDS", 0.2)
     mount = HungMount()
     yield mount
     mount.release()  # the abandoned threads finish before the server closes its pool
@@ -353,7 +367,7 @@ async def test_a_stored_image_on_a_hung_mount_is_503_not_a_hung_request(
     api: Api, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch, hung: str
 ) -> None:
     if hung == "_stat":
-        monkeypatch.setattr(images_module, "_stat", hung_mount.hang(images_module._stat))
+        monkeypatch.setattr(image_sources_module, "_stat", hung_mount.hang(image_sources_module._stat))
     else:
         monkeypatch.setattr(images_module._FileRange, "open", hung_mount.hang(images_module._FileRange.open))
     response = await api.get()
@@ -409,13 +423,19 @@ async def test_unknown_item_missing_image_and_vanished_file_are_404(api: Api) ->
 # -- the rendition cache ----------------------------------------------------------------------
 
 
-async def test_a_cached_rendition_is_served_from_disk_without_rendering_again(api: Api) -> None:
+async def test_a_cached_rendition_is_stored_on_disk_and_served_without_rendering_again(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
     first = await api.get(maxWidth="120")
     (cached,) = api.cached_files()
     assert cached.read_bytes() == first.content
-    sentinel = b"served from the cache"
-    cached.write_bytes(sentinel)
-    assert (await api.get(maxWidth="120")).content == sentinel
+
+    def no_render(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("rendered again")
+
+    monkeypatch.setattr(images_module, "render", no_render)
+    assert (await api.get(maxWidth="120")).content == first.content
+    monkeypatch.undo()
     await api.get(maxWidth="120", headers={"Accept": "image/webp"})
     assert len(api.cached_files()) == 2  # another format, another rendition
 

@@ -255,3 +255,23 @@ async def test_the_portable_dialect_forms_agree_on_both_backends(store) -> None:
             (1, "Avocado"),
         )
         assert [row["body"] for row in upserted.rows] == ["Avocado"]
+
+
+async def test_the_generation_grows_only_once_a_write_has_ended(store, write_gate) -> None:
+    """A cache that saw the same generation before and after a read knows no write ended meanwhile."""
+    with trio.fail_after(LIMIT_S):
+        await store.execute(CREATE_NOTES)
+        before = store.generation
+        async with write_gate(store) as gate, trio.open_nursery() as nursery:
+            nursery.start_soon(store.transaction, [gate.statement, Statement("INSERT INTO notes (id, body) VALUES (1, 'a')")])
+            await gate.wait_blocked()
+            assert store.generation == before  # running, not ended
+            await gate.open()
+        assert store.generation > before
+        failed_from = store.generation
+        with pytest.raises(IntegrityError):
+            await store.execute("INSERT INTO notes (id, body) VALUES (2, 'a')")
+        assert store.generation > failed_from  # a failed write ends too
+        read_from = store.generation
+        await _notes(store)
+        assert store.generation == read_from  # reads leave it

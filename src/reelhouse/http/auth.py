@@ -1,27 +1,34 @@
 """API-key authentication: ``Authorization: Bearer rhk_...`` on every request.
 
 Only a hash of each key is stored; the lookup is by hash and the final
-comparison constant-time (in the storage layer). Keys are checked against
-the store on every request, so a key revoked from the command line fails on
-its very next request.
+comparison constant-time (in the storage layer). Keys found active are
+remembered (:class:`reelhouse.storage.verified_keys.VerifiedKeys`) only
+while no revocation has been announced since, so a key revoked from the
+command line still fails on its very next request.
 """
 
 from __future__ import annotations
 
-from quart import Quart, g, request
+from quart import Quart, current_app, g, request
 
 from reelhouse import errors
-from reelhouse.storage.apikeys import find_active_key
+from reelhouse.storage.verified_keys import VerifiedKeys
 
 from .context import app_context
 
 # Paths answered without a key: the machine-readable API description.
 PUBLIC_PATHS = frozenset({"/api/v1/openapi.json"})
 KEY_PREFIX = "rhk_"
+_EXTENSION_KEY = "reelhouse.verified_keys"
 
 
 def install_auth(app: Quart) -> None:
+    app.before_serving(_start_verifying)
     app.before_request(_authenticate)
+
+
+async def _start_verifying() -> None:
+    current_app.extensions[_EXTENSION_KEY] = VerifiedKeys(app_context().store)
 
 
 async def _authenticate() -> None:
@@ -30,7 +37,7 @@ async def _authenticate() -> None:
     token = _bearer_token(request.headers.get("Authorization", ""))
     if token is None or not token.startswith(KEY_PREFIX):
         raise errors.Unauthorized("A valid API key is required: send Authorization: Bearer <key>.")
-    key = await find_active_key(app_context().store, token)
+    key = await current_app.extensions[_EXTENSION_KEY].find(token)
     if key is None:
         raise errors.Unauthorized("The API key is invalid or has been revoked.")
     g.api_key_id = key.id

@@ -41,6 +41,7 @@ RANGE_NOT_SATISFIABLE = 416
 
 _MAX_DIGITS = 18
 _SAFE_FOR_304 = frozenset({"GET", "HEAD"})
+_ASKING = frozenset({"if-match", "if-none-match", "if-modified-since", "if-unmodified-since", "if-range", "range"})
 _ETAG = re.compile(r'(W/)?"([^"]*)"')
 _BYTE_RANGE = re.compile(r"^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$", re.IGNORECASE)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -74,6 +75,9 @@ class Decision:
         return self.end - self.start + 1
 
 
+_OK = Decision(OK)
+
+
 def evaluate(
     headers: Mapping[str, str],
     etag: str,
@@ -92,14 +96,30 @@ def evaluate(
     own_tag = _own_tag(etag)
     if length < 0:
         raise ValueError("length must not be negative")
+    asked = _asking(headers)
+    if not asked:
+        return _OK
     modified = _seconds(last_modified) if last_modified is not None else None
     method = method.upper()
-    precondition = _preconditions(headers, own_tag, modified, method)
+    precondition = _preconditions(asked, own_tag, modified, method)
     if precondition is not None:
         return Decision(precondition)
-    if method != "GET" or not _if_range_holds(headers, own_tag, modified):
-        return Decision(OK)
-    return _range(_header(headers, "Range"), length)
+    if method != "GET" or not _if_range_holds(asked, own_tag, modified):
+        return _OK
+    return _range(asked.get("range"), length)
+
+
+def _asking(headers: Mapping[str, str]) -> dict[str, str]:
+    """The conditional and range headers, by lower-case name (the first of a repeated one).
+
+    One pass over the headers: most requests carry none of them.
+    """
+    asked: dict[str, str] = {}
+    for key, value in headers.items():
+        name = key.lower()
+        if name in _ASKING and name not in asked:
+            asked[name] = value
+    return asked
 
 
 def http_date(value: datetime) -> str:
@@ -131,30 +151,28 @@ def parse_http_date(text: str) -> datetime | None:
     return None
 
 
-def _preconditions(
-    headers: Mapping[str, str], own_tag: str, modified: datetime | None, method: str
-) -> int | None:
-    if_match = _header(headers, "If-Match")
+def _preconditions(asked: dict[str, str], own_tag: str, modified: datetime | None, method: str) -> int | None:
+    if_match = asked.get("if-match")
     if if_match is not None:
         if not _list_matches(if_match, own_tag, weak=False):
             return PRECONDITION_FAILED
     else:
-        since = _header_date(headers, "If-Unmodified-Since")
+        since = _header_date(asked, "if-unmodified-since")
         if since is not None and modified is not None and modified > since:
             return PRECONDITION_FAILED
-    if_none_match = _header(headers, "If-None-Match")
+    if_none_match = asked.get("if-none-match")
     if if_none_match is not None:
         if _list_matches(if_none_match, own_tag, weak=True):
             return NOT_MODIFIED if method in _SAFE_FOR_304 else PRECONDITION_FAILED
     elif method in _SAFE_FOR_304:
-        since = _header_date(headers, "If-Modified-Since")
+        since = _header_date(asked, "if-modified-since")
         if since is not None and modified is not None and modified <= since:
             return NOT_MODIFIED
     return None
 
 
-def _if_range_holds(headers: Mapping[str, str], own_tag: str, modified: datetime | None) -> bool:
-    value = _header(headers, "If-Range")
+def _if_range_holds(asked: dict[str, str], own_tag: str, modified: datetime | None) -> bool:
+    value = asked.get("if-range")
     if value is None:
         return True
     value = value.strip()
@@ -167,7 +185,7 @@ def _if_range_holds(headers: Mapping[str, str], own_tag: str, modified: datetime
 
 def _range(value: str | None, length: int) -> Decision:
     if value is None or length == 0:
-        return Decision(OK)
+        return _OK
     match = _BYTE_RANGE.match(value)
     if match is None:  # malformed, another unit, or several ranges
         return Decision(OK)
@@ -231,19 +249,8 @@ def _own_tag(etag: str) -> str:
     return match.group(2)
 
 
-def _header(headers: Mapping[str, str], name: str) -> str | None:
-    value = headers.get(name)
-    if value is not None:
-        return value
-    lowered = name.lower()
-    for key, candidate in headers.items():
-        if key.lower() == lowered:
-            return candidate
-    return None
-
-
-def _header_date(headers: Mapping[str, str], name: str) -> datetime | None:
-    value = _header(headers, name)
+def _header_date(asked: dict[str, str], name: str) -> datetime | None:
+    value = asked.get(name)
     return parse_http_date(value) if value is not None else None
 
 

@@ -27,8 +27,13 @@ Choices the reference leaves open:
   exist).  503 ``service_unavailable`` with ``Retry-After`` when rendering
   exceeds :data:`RENDER_TIMEOUT_SECONDS`.
 
+The stored file a request names is found by
+:class:`reelhouse.http.image_sources.ImageSources`, which remembers it
+briefly (until the next write of the catalogue, at most a few seconds).
 Renditions are cached on disk (:mod:`reelhouse.storage.image_cache`) under
-``<data_dir>/cache/images`` within ``settings.image_cache_max_bytes``.
+``<data_dir>/cache/images`` within ``settings.image_cache_max_bytes``, the
+most used of them in memory too: a repeated request for a rendition needs
+no thread at all.
 Decoding and encoding run in worker threads, at most
 :data:`RENDER_CONCURRENCY` at once.  Stats and file reads run on
 :data:`FILE_CONCURRENCY` dedicated file threads
@@ -48,7 +53,6 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -79,10 +83,16 @@ from .conditional import (
     RANGE_NOT_SATISFIABLE,
     Decision,
     evaluate,
-    http_date,
 )
 from .context import app_context
 from .errors import error_response
+from .image_sources import (
+    RETRY_AFTER_SECONDS,
+    SOURCE_TIMEOUT_SECONDS,
+    ImageSources,
+    SourceImage,
+    source_file_call,
+)
 from .schema import ApiModel
 
 log = logging.getLogger(__name__)
@@ -97,10 +107,6 @@ FILE_CONCURRENCY = 8
 FILES_CLOSE_TIMEOUT_SECONDS = 5.0
 RENDER_TIMEOUT_SECONDS = 30.0
 """Reading plus rendering one image; beyond it the request gets 503."""
-RETRY_AFTER_SECONDS = 5
-SOURCE_TIMEOUT_SECONDS = 10.0
-"""One stat or read of a stored image (a hung network mount); beyond it the
-request gets 503, or a body already under way is cut short."""
 MAX_SOURCE_BYTES = 128 * 1024 * 1024
 """Larger stored files are not loaded to be rendered (served as is, they stream)."""
 READ_CHUNK_BYTES = 256 * 1024
@@ -146,17 +152,8 @@ class ImageRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class SourceImage:
-    """The stored image a request resolved to, as found on disk."""
-
-    path: Path
-    tag: str
-    size: int
-    modified: datetime
-
-
-@dataclass(frozen=True, slots=True)
 class _Service:
+    sources: ImageSources
     cache: ImageCache
     render_limiter: trio.CapacityLimiter
     files: ThreadPool[None]
@@ -194,7 +191,7 @@ async def item_image(item_id: str) -> Response:
     internal_error: the file cannot be decoded. 503: rendering timed out.
     """
     wanted = parse_image_request(request.args)
-    source = await _find_source(item_id, wanted)
+    source = await _service().sources.find(item_id, wanted.kind, wanted.index)
     if not wanted.sized:
         return await _original(source, wanted)
     try:
@@ -226,41 +223,13 @@ def _integer(args: Mapping[str, str], name: str, *, default: int | None) -> int 
         raise Invalid(f"{name} must be an integer.", field=name) from None
 
 
-# -- finding the image ----------------------------------------------------------
-
-
-async def _find_source(item_id: str, wanted: ImageRequest) -> SourceImage:
-    store = app_context().store
-    row = await store.fetch_one(
-        "SELECT path, tag FROM images WHERE item_id = ? AND kind = ? AND idx = ?",
-        (item_id, wanted.kind, wanted.index),
-    )
-    if row is None:
-        if await store.fetch_one("SELECT 1 FROM items WHERE id = ?", (item_id,)) is None:
-            raise NotFound("No such item.")
-        raise NotFound(f"The item has no {wanted.kind} image at index {wanted.index}.")
-    path = Path(row["path"])
-    try:
-        size, mtime = await _source_file_call(_service().files, _stat, path)
-    except (FileNotFoundError, NotADirectoryError):
-        raise NotFound("The image file is missing from disk.") from None
-    return SourceImage(path, row["tag"], size, datetime.fromtimestamp(mtime, UTC))
-
-
-def _stat(path: Path) -> tuple[int, float]:
-    stat = path.stat()
-    if not path.is_file():
-        raise FileNotFoundError(str(path))
-    return stat.st_size, stat.st_mtime
-
-
 # -- answers ----------------------------------------------------------------------
 
 
 def _headers(source: SourceImage, etag: str, wanted: ImageRequest) -> dict[str, str]:
     return {
         "ETag": etag,
-        "Last-Modified": http_date(source.modified),
+        "Last-Modified": source.last_modified,
         "Accept-Ranges": "bytes",
         "Cache-Control": IMMUTABLE if wanted.tag is not None and wanted.tag == source.tag else REVALIDATE,
     }
@@ -301,7 +270,7 @@ async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
     files = _service().files
     with_body = request.method != "HEAD"
     try:
-        content_type, first = await _source_file_call(files, functools.partial(reader.open, with_body=with_body))
+        content_type, first = await source_file_call(files, functools.partial(reader.open, with_body=with_body))
     except (FileNotFoundError, NotADirectoryError):
         raise NotFound("The image file is missing from disk.") from None
     response = Response(_chunks(reader, first, files), status=decision.status, headers=headers)
@@ -387,7 +356,7 @@ async def _chunks(reader: _FileRange, first: bytes, files: ThreadPool[None]) -> 
             if not reader.is_open:
                 return  # the whole range was read
             reading = True
-            chunk = await _source_file_call(files, reader.read)
+            chunk = await source_file_call(files, reader.read)
             reading = False
     except Unavailable:
         log.warning("a read of %s took over %.0f s (a hung mount?): response cut short", reader.path, SOURCE_TIMEOUT_SECONDS)
@@ -462,7 +431,8 @@ async def _start_service() -> None:
     settings = app_context().settings
     files: ThreadPool[None] = ThreadPool([None] * FILE_CONCURRENCY, name="image-files")
     cache = ImageCache(settings.data_dir / IMAGE_CACHE_DIR, settings.image_cache_max_bytes, files)
-    current_app.extensions[_EXTENSION_KEY] = _Service(cache, trio.CapacityLimiter(RENDER_CONCURRENCY), files)
+    sources = ImageSources(app_context().store, files)
+    current_app.extensions[_EXTENSION_KEY] = _Service(sources, cache, trio.CapacityLimiter(RENDER_CONCURRENCY), files)
 
 
 @blueprint.after_app_serving
@@ -478,19 +448,3 @@ def _service() -> _Service:
 
 async def _in_file_thread(fn: Callable[..., T], *args: Any, abandon: bool = False) -> T:
     return await _service().files.call(fn, *args, abandon_on_cancel=abandon)
-
-
-async def _source_file_call(files: ThreadPool[None], fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` on the file threads within :data:`SOURCE_TIMEOUT_SECONDS`.
-
-    A stored image may sit on a network mount that hangs: past the deadline
-    the call is abandoned (its thread stays blocked until the mount answers)
-    and Unavailable is raised, so the request ends instead of waiting.
-    """
-    try:
-        with trio.fail_after(SOURCE_TIMEOUT_SECONDS):
-            return await files.call(fn, *args, abandon_on_cancel=True)
-    except trio.TooSlowError:
-        raise Unavailable(
-            "The image file did not answer in time.", params={"retryAfterSeconds": RETRY_AFTER_SECONDS}
-        ) from None

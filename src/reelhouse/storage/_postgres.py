@@ -26,6 +26,7 @@ import asyncpg
 import trio
 import trio_asyncio
 
+from ._key_revision import KeyRevision
 from ._postgres_reads import PostgresReaders, open_readers
 from ._store import (
     Backend,
@@ -136,6 +137,9 @@ class PostgresStore(StoreShorthands):
     """The Store on a PostgreSQL database.  Open it with :func:`open_postgres_store`."""
 
     backend: Backend = "postgresql"
+    # Revocations come from other processes, possibly on other machines: no
+    # shared file can announce them, so every request asks the database.
+    key_revision: KeyRevision | None = None
 
     def __init__(self, loop: trio_asyncio.TrioEventLoop, pool: asyncpg.Pool, readers: PostgresReaders) -> None:
         self._loop = loop
@@ -148,6 +152,7 @@ class PostgresStore(StoreShorthands):
         # 1.9 s).  Trio's limiter hands each freed slot to the longest waiter.
         self._slots = trio.CapacityLimiter(POOL_MAX_SIZE)
         self.closed = False
+        self.generation = 0  # see Store.generation
 
     async def _run(self, unit: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
         self._check_open()
@@ -186,7 +191,10 @@ class PostgresStore(StoreShorthands):
         """
         if not statements:
             return []
-        return await self._run(_aio_transaction, self._pool, list(statements))
+        try:
+            return await self._run(_aio_transaction, self._pool, list(statements))
+        finally:
+            self.generation += 1
 
     async def close(self) -> None:
         """Refuse new work, let running work finish (shielded, bounded), close the pool and the readers."""

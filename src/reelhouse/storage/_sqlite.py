@@ -17,6 +17,7 @@ for each other instead of failing.
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -29,6 +30,7 @@ import trio
 
 from reelhouse.thread_pool import PoolClosed, ThreadPool
 
+from ._key_revision import KeyRevision
 from ._name_key import name_key
 from ._search_fold import search_key
 from ._sqlite_bulk import BULK_MIN_ROWS, bulk_form, encode_rows
@@ -51,6 +53,7 @@ BUSY_TIMEOUT_MS = 5_000  # how long to wait for another process's write lock
 CLOSE_TIMEOUT_S = 30.0  # how long closing waits for queued writes to commit
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 def translate_error(exc: BaseException) -> StoreError:
@@ -135,6 +138,7 @@ class StoreWriter:
         self._after_commit = after_commit
         self._send, self._receive = trio.open_memory_channel[_WriteRequest](WRITE_QUEUE_SIZE)
         self._stopped = trio.Event()
+        self.batches_ended = 0  # the store's generation (see Store.generation)
 
     async def submit(self, statements: Sequence[Statement]) -> list[WriteResult]:
         """Queue one transaction and wait for its results.
@@ -158,7 +162,10 @@ class StoreWriter:
         try:
             async for first in self._receive:
                 batch = self._take_batch(first)
-                await trio.to_thread.run_sync(_commit_batch, self._conn, batch)
+                try:
+                    await trio.to_thread.run_sync(_commit_batch, self._conn, batch)
+                finally:
+                    self.batches_ended += 1
                 _answer(batch)
                 self._after_commit()
                 batch = []
@@ -307,10 +314,21 @@ class SqliteStore(StoreShorthands):
 
     backend: Backend = "sqlite"
 
-    def __init__(self, path: str, readers: ThreadPool[sqlite3.Connection], writer: StoreWriter) -> None:
+    def __init__(
+        self,
+        path: str,
+        readers: ThreadPool[sqlite3.Connection],
+        writer: StoreWriter,
+        key_revision: KeyRevision | None = None,
+    ) -> None:
         self.path = path
         self._readers = readers
         self._writer = writer
+        self.key_revision = key_revision
+
+    @property
+    def generation(self) -> int:
+        return self._writer.batches_ended
 
     async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
         return await self._read(_fetch_all(sql, params))
@@ -365,12 +383,13 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     readers = ThreadPool(reader_conns, name="sqlite-reader")
     checkpointer = Checkpointer(checkpoint_conn)
     writer = StoreWriter(writer_conn, after_commit=checkpointer.request)
+    key_revision = await trio.to_thread.run_sync(_open_key_revision, path)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(checkpointer.run)
             await nursery.start(writer.run)
             try:
-                yield SqliteStore(path, readers, writer)
+                yield SqliteStore(path, readers, writer, key_revision)
             finally:
                 with trio.move_on_after(CLOSE_TIMEOUT_S, shield=True):
                     await writer.close()
@@ -379,6 +398,17 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
         with trio.CancelScope(shield=True):
             await readers.aclose()  # reads are bounded by the busy timeout
             await trio.to_thread.run_sync(_close_all, writer_conn, checkpoint_conn, reader_conns)
+            if key_revision is not None:
+                key_revision.close()
+
+
+def _open_key_revision(path: str) -> KeyRevision | None:
+    """The database's key revision file; None (logged) when it cannot be opened."""
+    try:
+        return KeyRevision.beside(path)
+    except OSError as exc:
+        log.warning("cannot open the API key revision file beside %s (%s): keys are checked on every request", path, exc)
+        return None
 
 
 def _close_all(

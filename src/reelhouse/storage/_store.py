@@ -37,6 +37,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from ._key_revision import KeyRevision
+
 Row = Any  # sqlite3.Row, asyncpg.Record (PostgreSQL writes) or PgRow (its reads): all index by name and position
 Params = Sequence[Any]
 Backend = Literal["sqlite", "postgresql"]
@@ -77,6 +79,20 @@ class Store(Protocol):
     """The storage contract every backend fulfils."""
 
     backend: Backend
+    key_revision: KeyRevision | None
+    """Where revocations of API keys are announced to other processes
+    (:mod:`._key_revision`): SQLite only; None on PostgreSQL, or when the
+    file cannot be opened."""
+
+    @property
+    def generation(self) -> int:
+        """How many write transactions of this process have ended (committed or not).
+
+        It grows after a write's outcome is visible to readers, never before:
+        a value read before a query and unchanged after proves that no write
+        of this process ended meanwhile, so a cache may keep what it read.
+        """
+        ...
 
     async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]: ...
 

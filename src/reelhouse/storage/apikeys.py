@@ -11,8 +11,10 @@ import secrets
 import uuid
 from dataclasses import dataclass
 
+import trio
+
 from ..errors import Invalid
-from ._store import Row, Store, now_ms
+from ._store import Row, Store, StoreError, now_ms
 
 KEY_PREFIX = "rhk_"
 KEY_RANDOM_BYTES = 32  # token_urlsafe(32): 43 characters
@@ -62,10 +64,21 @@ async def list_api_keys(store: Store) -> list[ApiKeyRecord]:
 
 
 async def revoke_api_key(store: Store, key_id: str) -> bool:
-    """Revoke a key; False when no active key has that id (unknown or already revoked)."""
+    """Revoke a key; False when no active key has that id (unknown or already revoked).
+
+    On SQLite the revocation is then announced through the key revision
+    file (:mod:`._key_revision`), so a running server stops accepting the
+    key at once; when that file cannot be opened nothing is revoked and
+    StoreError says why (a server could otherwise go on trusting the key).
+    """
+    if store.backend == "sqlite" and store.key_revision is None:
+        raise StoreError("cannot revoke: the API key revision file beside the database cannot be opened")
     result = await store.execute(
         "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (now_ms(), key_id)
     )
+    if store.key_revision is not None:
+        with trio.CancelScope(shield=True):  # committed: the announcement must follow
+            await trio.to_thread.run_sync(store.key_revision.bump)
     return result.rowcount > 0
 
 
@@ -73,7 +86,11 @@ async def find_active_key(store: Store, plaintext: str) -> ApiKeyRecord | None:
     """The unrevoked key whose plaintext this is, else None."""
     if not plaintext.startswith(KEY_PREFIX):
         return None
-    wanted = hash_key(plaintext)
+    return await find_active_key_by_hash(store, hash_key(plaintext))
+
+
+async def find_active_key_by_hash(store: Store, wanted: str) -> ApiKeyRecord | None:
+    """The unrevoked key whose hash (:func:`hash_key`) is ``wanted``, else None."""
     row = await store.fetch_one(
         f"SELECT {_COLUMNS}, key_hash FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL", (wanted,)
     )

@@ -14,6 +14,13 @@ store it deletes the least recently used files until the total is within
 larger than the budget is not stored.  Files deleted behind its back are
 simply misses.
 
+The most recently used renditions are also kept in memory, up to
+``memory_max_bytes`` (:data:`MEMORY_MAX_BYTES` by default) and each at
+most :data:`MEMORY_ITEM_MAX_BYTES`: a hit there needs no file thread (a
+hand-over to a thread costs more than answering the request otherwise).
+Renditions are named by their content, so a remembered one is never stale;
+a memory hit counts as a use for the disk order of this process too.
+
 Every file operation runs on one of the given file threads
 (:class:`reelhouse.thread_pool.ThreadPool`).  The index is only touched from the Trio thread, between
 awaits, so concurrent requests need no lock; a file evicted while another
@@ -42,6 +49,8 @@ log = logging.getLogger(__name__)
 KEY_VERSION = "1"
 """Bump when renditions of the same parameters would change (encoder settings)."""
 TEMP_SUFFIX = ".tmp"
+MEMORY_MAX_BYTES = 32 * 1024 * 1024
+MEMORY_ITEM_MAX_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +82,13 @@ class _Entry:
 class ImageCache:
     """Renditions on disk under ``root`` within ``max_bytes`` (see the module doc)."""
 
-    def __init__(self, root: Path, max_bytes: int, files: ThreadPool[None]) -> None:
+    def __init__(
+        self, root: Path, max_bytes: int, files: ThreadPool[None], *, memory_max_bytes: int = MEMORY_MAX_BYTES
+    ) -> None:
         self.root = root
         self.max_bytes = max_bytes
         self._files = files
+        self._memory = _Memory(min(memory_max_bytes, max_bytes))
         self._index: OrderedDict[str, int] = OrderedDict()  # name -> size, oldest first
         self._total = 0
         self._loaded = False
@@ -92,13 +104,16 @@ class ImageCache:
             return None
         await self._load()
         name = key.file_name()
-        if name not in self._index:
-            return None
-        try:
-            data = await self._files.call(_read_and_touch, self._path(name))
-        except OSError:
-            self._forget(name)
-            return None
+        data = self._memory.get(name)
+        if data is None:
+            if name not in self._index:
+                return None
+            try:
+                data = await self._files.call(_read_and_touch, self._path(name))
+            except OSError:
+                self._forget(name)
+                return None
+            self._memory.put(name, data)
         if name in self._index:
             self._index.move_to_end(name)
         return data
@@ -121,6 +136,7 @@ class ImageCache:
         self._forget(name)
         self._index[name] = len(data)
         self._total += len(data)
+        self._memory.put(name, data)
         await self._evict(keep=name)
 
     def _path(self, name: str) -> Path:
@@ -155,6 +171,30 @@ class ImageCache:
             self._loaded = True
             if self._index:
                 await self._evict(keep="")
+
+
+class _Memory:
+    """Renditions by name within ``max_bytes``, least recently used out."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._data: OrderedDict[str, bytes] = OrderedDict()
+        self._total = 0
+
+    def get(self, name: str) -> bytes | None:
+        data = self._data.get(name)
+        if data is not None:
+            self._data.move_to_end(name)
+        return data
+
+    def put(self, name: str, data: bytes) -> None:
+        if len(data) > min(MEMORY_ITEM_MAX_BYTES, self.max_bytes) or name in self._data:
+            return
+        self._data[name] = data
+        self._total += len(data)
+        while self._total > self.max_bytes:
+            _, dropped = self._data.popitem(last=False)
+            self._total -= len(dropped)
 
 
 def _read_and_touch(path: Path) -> bytes:

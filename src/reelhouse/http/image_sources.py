@@ -1,0 +1,133 @@
+"""The stored file behind an image request, found in the catalogue and on disk, remembered briefly.
+
+Finding it costs two hand-overs to threads: the ``images`` row, then a
+stat of the file (its size and modification time make the ``ETag``,
+``Last-Modified`` and ranges).  A source found is remembered by item, kind
+and index while both hold:
+
+- the store's :attr:`~reelhouse.storage.Store.generation` has not moved
+  since it was read: a scan or refresh that changes an item's images ends a
+  write of this server, so the next request reads the catalogue again;
+- it was found less than :data:`RECHECK_SECONDS` ago: a file replaced or
+  deleted on disk behind the catalogue's back shows (new ``Last-Modified``,
+  or 404) within that.
+
+What is not found is not remembered.  At most :data:`MAX_SOURCES` are kept,
+the oldest going first.  Stats run on the image file threads within
+:data:`SOURCE_TIMEOUT_SECONDS` (a stored image may sit on a network mount
+that hangs); past it the request gets 503 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import trio
+
+from reelhouse.errors import NotFound, Unavailable
+from reelhouse.storage import Store
+from reelhouse.thread_pool import ThreadPool
+
+from .conditional import http_date
+
+T = TypeVar("T")
+
+RECHECK_SECONDS = 2.0
+MAX_SOURCES = 10_000
+SOURCE_TIMEOUT_SECONDS = 10.0
+"""One stat or read of a stored image (a hung network mount); beyond it the
+request gets 503, or a body already under way is cut short."""
+RETRY_AFTER_SECONDS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class SourceImage:
+    """The stored image a request resolved to, as found on disk."""
+
+    path: Path
+    tag: str
+    size: int
+    modified: datetime
+    last_modified: str  # modified as an HTTP date, made once
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    source: SourceImage
+    generation: int
+    found_at: float
+
+
+class ImageSources:
+    """:meth:`find` with a short memory (see the module doc).  Used from the Trio thread only."""
+
+    def __init__(self, store: Store, files: ThreadPool[None], *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._store = store
+        self._files = files
+        self._clock = clock
+        self._found: OrderedDict[tuple[str, str, int], _Found] = OrderedDict()
+
+    async def find(self, item_id: str, kind: str, index: int) -> SourceImage:
+        """The item's image of that kind and index.
+
+        Raises NotFound (unknown item, no such image, file gone from disk),
+        Unavailable (the file did not answer in time) or StoreError.
+        """
+        wanted = (item_id, kind, index)
+        generation = self._store.generation
+        known = self._found.get(wanted)
+        if known is not None and known.generation == generation and self._clock() - known.found_at < RECHECK_SECONDS:
+            return known.source
+        self._found.pop(wanted, None)
+        found_at = self._clock()
+        source = await self._read(item_id, kind, index)
+        if self._store.generation == generation:
+            self._found[wanted] = _Found(source, generation, found_at)
+            if len(self._found) > MAX_SOURCES:
+                self._found.popitem(last=False)
+        return source
+
+    async def _read(self, item_id: str, kind: str, index: int) -> SourceImage:
+        row = await self._store.fetch_one(
+            "SELECT path, tag FROM images WHERE item_id = ? AND kind = ? AND idx = ?", (item_id, kind, index)
+        )
+        if row is None:
+            if await self._store.fetch_one("SELECT 1 FROM items WHERE id = ?", (item_id,)) is None:
+                raise NotFound("No such item.")
+            raise NotFound(f"The item has no {kind} image at index {index}.")
+        path = Path(row["path"])
+        try:
+            size, mtime = await source_file_call(self._files, _stat, path)
+        except (FileNotFoundError, NotADirectoryError):
+            raise NotFound("The image file is missing from disk.") from None
+        modified = datetime.fromtimestamp(mtime, UTC)
+        return SourceImage(path, row["tag"], size, modified, http_date(modified))
+
+
+def _stat(path: Path) -> tuple[int, float]:
+    stat = path.stat()
+    if not path.is_file():
+        raise FileNotFoundError(str(path))
+    return stat.st_size, stat.st_mtime
+
+
+async def source_file_call(files: ThreadPool[None], fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on the file threads within :data:`SOURCE_TIMEOUT_SECONDS`.
+
+    Past the deadline the call is abandoned (its thread stays blocked until
+    the mount answers) and Unavailable is raised, so the request ends
+    instead of waiting.
+    """
+    try:
+        with trio.fail_after(SOURCE_TIMEOUT_SECONDS):
+            return await files.call(fn, *args, abandon_on_cancel=True)
+    except trio.TooSlowError:
+        raise Unavailable(
+            "The image file did not answer in time.", params={"retryAfterSeconds": RETRY_AFTER_SECONDS}
+        ) from None
