@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 import trio
 
 from reelhouse.errors import NotFound
+from reelhouse.http import image_sources as image_sources_module
 from reelhouse.http.image_sources import RECHECK_SECONDS, ImageSources
 from reelhouse.thread_pool import ThreadPool
 from tests.catalog_factory import catalog
@@ -70,3 +72,31 @@ async def test_a_write_of_the_catalogue_is_seen_by_the_next_find(store, files: T
             await sources.find(movie, "primary", 0)
         with pytest.raises(NotFound, match="No such item"):
             await sources.find("no-such-item", "primary", 0)
+
+
+async def test_while_one_request_rechecks_the_file_the_others_are_answered_from_memory(
+    store, files: ThreadPool[None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = FakeClock()
+    sources = ImageSources(store, files, clock=clock)
+    with trio.fail_after(LIMIT_S):
+        movie = await movie_with_poster(store, tmp_path / "poster.jpg")
+        found = await sources.find(movie, "primary", 0)
+        stats: list[Path] = []
+        answer = threading.Event()
+
+        def slow_stat(path: Path) -> tuple[int, float]:
+            stats.append(path)
+            answer.wait(LIMIT_S)
+            return real_stat(path)
+
+        real_stat = image_sources_module._stat
+        monkeypatch.setattr(image_sources_module, "_stat", slow_stat)
+        clock.now += RECHECK_SECONDS
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(sources.find, movie, "primary", 0)
+            while not stats:
+                await trio.sleep(0.01)
+            assert [await sources.find(movie, "primary", 0) for _ in range(3)] == [found] * 3
+            answer.set()
+        assert stats == [tmp_path / "poster.jpg"]  # one look at the disk for all four

@@ -8,9 +8,12 @@ and index while both hold:
 - the store's :attr:`~reelhouse.storage.Store.generation` has not moved
   since it was read: a scan or refresh that changes an item's images ends a
   write of this server, so the next request reads the catalogue again;
-- it was found less than :data:`RECHECK_SECONDS` ago: a file replaced or
-  deleted on disk behind the catalogue's back shows (new ``Last-Modified``,
-  or 404) within that.
+- it was looked at on disk less than :data:`RECHECK_SECONDS` ago: a file
+  replaced or deleted behind the catalogue's back shows (new
+  ``Last-Modified``, or 404) within that.  Past it one request stats the
+  file again while the others are still answered from memory: a hand-over
+  to a thread costs the server far more throughput than its CPU time, so
+  a popular image must not send every request to one.
 
 What is not found is not remembered.  At most :data:`MAX_SOURCES` are kept,
 the oldest going first.  Stats run on the image file threads within
@@ -37,8 +40,9 @@ from reelhouse.thread_pool import ThreadPool
 from .conditional import http_date
 
 T = TypeVar("T")
+_Wanted = tuple[str, str, int]  # item id, kind, index
 
-RECHECK_SECONDS = 2.0
+RECHECK_SECONDS = 10.0
 MAX_SOURCES = 10_000
 SOURCE_TIMEOUT_SECONDS = 10.0
 """One stat or read of a stored image (a hung network mount); beyond it the
@@ -71,7 +75,8 @@ class ImageSources:
         self._store = store
         self._files = files
         self._clock = clock
-        self._found: OrderedDict[tuple[str, str, int], _Found] = OrderedDict()
+        self._found: OrderedDict[_Wanted, _Found] = OrderedDict()
+        self._rechecking: set[_Wanted] = set()
 
     async def find(self, item_id: str, kind: str, index: int) -> SourceImage:
         """The item's image of that kind and index.
@@ -82,18 +87,16 @@ class ImageSources:
         wanted = (item_id, kind, index)
         generation = self._store.generation
         known = self._found.get(wanted)
-        if known is not None and known.generation == generation and self._clock() - known.found_at < RECHECK_SECONDS:
+        if known is None or known.generation != generation:
+            return await self._find_anew(wanted, generation)
+        if self._clock() - known.found_at < RECHECK_SECONDS or wanted in self._rechecking:
             return known.source
+        return await self._recheck(wanted, known)
+
+    async def _find_anew(self, wanted: _Wanted, generation: int) -> SourceImage:
         self._found.pop(wanted, None)
         found_at = self._clock()
-        source = await self._read(item_id, kind, index)
-        if self._store.generation == generation:
-            self._found[wanted] = _Found(source, generation, found_at)
-            if len(self._found) > MAX_SOURCES:
-                self._found.popitem(last=False)
-        return source
-
-    async def _read(self, item_id: str, kind: str, index: int) -> SourceImage:
+        item_id, kind, index = wanted
         row = await self._store.fetch_one(
             "SELECT path, tag FROM images WHERE item_id = ? AND kind = ? AND idx = ?", (item_id, kind, index)
         )
@@ -101,13 +104,41 @@ class ImageSources:
             if await self._store.fetch_one("SELECT 1 FROM items WHERE id = ?", (item_id,)) is None:
                 raise NotFound("No such item.")
             raise NotFound(f"The item has no {kind} image at index {index}.")
-        path = Path(row["path"])
+        source = await self._on_disk(Path(row["path"]), row["tag"])
+        self._remember(wanted, source, generation, found_at)
+        return source
+
+    async def _recheck(self, wanted: _Wanted, known: _Found) -> SourceImage:
+        """The remembered file looked at again; meanwhile others are answered as before."""
+        self._rechecking.add(wanted)
+        try:
+            found_at = self._clock()
+            try:
+                source = await self._on_disk(known.source.path, known.source.tag)
+            except NotFound:
+                self._found.pop(wanted, None)
+                raise
+            self._remember(wanted, source, known.generation, found_at)
+            return source
+        finally:
+            self._rechecking.discard(wanted)
+
+    async def _on_disk(self, path: Path, tag: str) -> SourceImage:
         try:
             size, mtime = await source_file_call(self._files, _stat, path)
         except (FileNotFoundError, NotADirectoryError):
             raise NotFound("The image file is missing from disk.") from None
         modified = datetime.fromtimestamp(mtime, UTC)
-        return SourceImage(path, row["tag"], size, modified, http_date(modified))
+        return SourceImage(path, tag, size, modified, http_date(modified))
+
+    def _remember(self, wanted: _Wanted, source: SourceImage, generation: int, found_at: float) -> None:
+        """Keep ``source`` unless a write ended since ``generation`` was read."""
+        if self._store.generation != generation:
+            return
+        self._found[wanted] = _Found(source, generation, found_at)
+        self._found.move_to_end(wanted)
+        if len(self._found) > MAX_SOURCES:
+            self._found.popitem(last=False)
 
 
 def _stat(path: Path) -> tuple[int, float]:
