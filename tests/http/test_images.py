@@ -205,6 +205,16 @@ async def test_an_image_replaced_in_the_catalogue_is_served_new_on_the_next_requ
     assert rendition.headers["etag"].startswith('"replacementtag-') and decode(rendition).getpixel((5, 5))[1] > 150
 
 
+async def test_an_original_rewritten_on_disk_behind_the_catalogue_is_served_whole(api: Api) -> None:
+    """Regression guard: a remembered size must not cut a grown file short (or pad a shrunk one)."""
+    poster = api.media / "poster.jpg"
+    assert (await api.get()).content == poster.read_bytes()
+    write_image(poster, (400, 600), "JPEG", color=(10, 10, 200))  # no rescan: the catalogue is unchanged
+    grown = await api.get()
+    assert grown.content == poster.read_bytes()
+    assert grown.headers["content-length"] == str(poster.stat().st_size)
+
+
 # -- renditions ------------------------------------------------------------------------
 
 

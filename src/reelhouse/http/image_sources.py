@@ -61,6 +61,15 @@ class SourceImage:
     last_modified: str  # modified as an HTTP date, made once
 
 
+class SourceChanged(Unavailable):
+    """The file is not the size remembered: changed on disk since it was looked at."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The image file changed while it was being read.", params={"retryAfterSeconds": RETRY_AFTER_SECONDS}
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class _Found:
     source: SourceImage
@@ -92,6 +101,10 @@ class ImageSources:
         if self._clock() - known.found_at < RECHECK_SECONDS or wanted in self._rechecking:
             return known.source
         return await self._recheck(wanted, known)
+
+    def forget(self, item_id: str, kind: str, index: int) -> None:
+        """Drop what is remembered of that image (its file turned out changed)."""
+        self._found.pop((item_id, kind, index), None)
 
     async def _find_anew(self, wanted: _Wanted, generation: int) -> SourceImage:
         self._found.pop(wanted, None)

@@ -29,7 +29,9 @@ Choices the reference leaves open:
 
 The stored file a request names is found by
 :class:`reelhouse.http.image_sources.ImageSources`, which remembers it
-briefly (until the next write of the catalogue, at most a few seconds).
+briefly (until the next write of the catalogue; the file is looked at again
+every 10 s, and an original found not of the remembered size is looked up
+anew).
 Renditions are cached on disk (:mod:`reelhouse.storage.image_cache`) under
 ``<data_dir>/cache/images`` within ``settings.image_cache_max_bytes``, the
 most used of them in memory too: a repeated request for a rendition needs
@@ -50,6 +52,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import os
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -91,6 +94,7 @@ from .image_sources import (
     SOURCE_TIMEOUT_SECONDS,
     ImageSources,
     SourceImage,
+    SourceChanged,
     source_file_call,
 )
 from .schema import ApiModel
@@ -191,9 +195,14 @@ async def item_image(item_id: str) -> Response:
     internal_error: the file cannot be decoded. 503: rendering timed out.
     """
     wanted = parse_image_request(request.args)
-    source = await _service().sources.find(item_id, wanted.kind, wanted.index)
+    sources = _service().sources
+    source = await sources.find(item_id, wanted.kind, wanted.index)
     if not wanted.sized:
-        return await _original(source, wanted)
+        try:
+            return await _original(source, wanted)
+        except SourceChanged:  # remembered stale: look again, once (a second change is 503)
+            sources.forget(item_id, wanted.kind, wanted.index)
+            return await _original(await sources.find(item_id, wanted.kind, wanted.index), wanted)
     try:
         return await _rendition(source, wanted)
     except _CannotRender as exc:
@@ -266,7 +275,7 @@ async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
         assert decision.start is not None and decision.length is not None and decision.content_range
         start, length = decision.start, decision.length
         headers["Content-Range"] = decision.content_range
-    reader = _FileRange(source.path, start, length)
+    reader = _FileRange(source.path, start, length, expected_size=source.size)
     files = _service().files
     with_body = request.method != "HEAD"
     try:
@@ -297,8 +306,9 @@ class _FileRange:
     and closed in one call of :meth:`open`: one hop to a thread.
     """
 
-    def __init__(self, path: Path, start: int, length: int) -> None:
+    def __init__(self, path: Path, start: int, length: int, *, expected_size: int) -> None:
         self.path = path
+        self._expected_size = expected_size
         self._start = start
         self._remaining = length
         self._file: BinaryIO | None = None
@@ -311,9 +321,13 @@ class _FileRange:
         """The file's content type (from its first bytes) and the first chunk of the range.
 
         Without the body (a HEAD request) the file is closed once sniffed.
+        Raises SourceChanged when the file is not of the expected size (the
+        range and Content-Length were computed from it).
         """
         self._file = self.path.open("rb")
         try:
+            if os.fstat(self._file.fileno()).st_size != self._expected_size:
+                raise SourceChanged()
             content_type = _sniff(self._file.read(SNIFF_BYTES))
             if not with_body:
                 self.close()

@@ -383,8 +383,9 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     readers = ThreadPool(reader_conns, name="sqlite-reader")
     checkpointer = Checkpointer(checkpoint_conn)
     writer = StoreWriter(writer_conn, after_commit=checkpointer.request)
-    key_revision = await trio.to_thread.run_sync(_open_key_revision, path)
+    key_revision: KeyRevision | None = None
     try:
+        key_revision = await trio.to_thread.run_sync(_open_key_revision, path)
         async with trio.open_nursery() as nursery:
             await nursery.start(checkpointer.run)
             await nursery.start(writer.run)
