@@ -34,7 +34,7 @@ class KeyRevision:
     def __init__(self, path: str) -> None:
         """Open (creating if needed) and map ``path``; raises OSError when it cannot."""
         self.path = path
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)  # as SQLite creates the database
         try:
             if os.fstat(fd).st_size < _COUNTER.size:
                 os.ftruncate(fd, _COUNTER.size)  # zeros: a second creator racing us writes the same
