@@ -13,17 +13,10 @@ from reelhouse.errors import NotFound
 from reelhouse.http import image_sources as image_sources_module
 from reelhouse.http.image_sources import RECHECK_SECONDS, ImageSources
 from reelhouse.thread_pool import ThreadPool
+from tests.clock import ManualClock
 from tests.catalog_factory import catalog
 
 LIMIT_S = 20
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 500.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -45,7 +38,7 @@ async def movie_with_poster(store, poster: Path) -> str:
 async def test_a_file_deleted_behind_the_catalogue_is_noticed_at_the_recheck_time(
     store, files: ThreadPool[None], tmp_path: Path
 ) -> None:
-    clock = FakeClock()
+    clock = ManualClock()
     sources = ImageSources(store, files, clock=clock)
     with trio.fail_after(LIMIT_S):
         movie = await movie_with_poster(store, tmp_path / "poster.jpg")
@@ -59,7 +52,7 @@ async def test_a_file_deleted_behind_the_catalogue_is_noticed_at_the_recheck_tim
 
 
 async def test_a_write_of_the_catalogue_is_seen_by_the_next_find(store, files: ThreadPool[None], tmp_path: Path) -> None:
-    sources = ImageSources(store, files, clock=FakeClock())
+    sources = ImageSources(store, files, clock=ManualClock())
     with trio.fail_after(LIMIT_S):
         movie = await movie_with_poster(store, tmp_path / "poster.jpg")
         assert (await sources.find(movie, "primary", 0)).tag == "first"
@@ -77,7 +70,7 @@ async def test_a_write_of_the_catalogue_is_seen_by_the_next_find(store, files: T
 async def test_while_one_request_rechecks_the_file_the_others_are_answered_from_memory(
     store, files: ThreadPool[None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    clock = FakeClock()
+    clock = ManualClock()
     sources = ImageSources(store, files, clock=clock)
     with trio.fail_after(LIMIT_S):
         movie = await movie_with_poster(store, tmp_path / "poster.jpg")

@@ -215,6 +215,23 @@ async def test_an_original_rewritten_on_disk_behind_the_catalogue_is_served_whol
     assert grown.headers["content-length"] == str(poster.stat().st_size)
 
 
+async def test_an_original_that_keeps_changing_while_read_is_503_with_the_error_body(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Looked up anew once; a second change answers 503 with Retry-After, never a wrong length."""
+    opened: list[Path] = []
+
+    def always_changed(self: Any, *, with_body: bool = True) -> tuple[str, bytes]:
+        opened.append(self.path)
+        raise image_sources_module.SourceChanged()
+
+    monkeypatch.setattr(images_module._FileRange, "open", always_changed)
+    response = await api.get()
+    assert_error(response, 503, "service_unavailable")
+    assert response.headers["retry-after"] == str(images_module.RETRY_AFTER_SECONDS)
+    assert len(opened) == 2
+
+
 # -- renditions ------------------------------------------------------------------------
 
 

@@ -11,16 +11,9 @@ from reelhouse.storage import StoreError, migrate, open_store
 from reelhouse.storage._key_revision import REVISION_SUFFIX
 from reelhouse.storage.apikeys import create_api_key, find_active_key, revoke_api_key
 from reelhouse.storage.verified_keys import RECHECK_SECONDS, VerifiedKeys
+from tests.clock import ManualClock
 
 LIMIT_S = 20
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def _delete_quietly(store, key_id: str) -> None:
@@ -41,7 +34,7 @@ async def test_a_key_revoked_by_another_process_fails_at_once(database_url: str,
 
 async def test_a_verified_key_is_remembered_until_rechecked_where_revocations_are_announced(store) -> None:
     """SQLite has the revision file, so the database is not asked again; PostgreSQL is asked every time."""
-    clock = FakeClock()
+    clock = ManualClock()
     verified = VerifiedKeys(store, clock=clock)
     with trio.fail_after(LIMIT_S):
         record, plaintext = await create_api_key(store, "script")

@@ -14,7 +14,9 @@ both map the same page of the page cache.
 Opening and bumping touch the file system: callers run them in a worker
 thread.  :meth:`KeyRevision.current` only reads memory and is safe on the
 event loop.  Nothing ever shrinks the file (a mapping of a truncated file
-would fault).
+would fault).  Deleting it while a server runs leaves the server mapping
+the old file: revokes then reach it only at its recheck of each key
+(:data:`reelhouse.storage.verified_keys.RECHECK_SECONDS`).
 """
 
 from __future__ import annotations
