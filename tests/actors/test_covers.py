@@ -39,7 +39,7 @@ async def library(store: Store, tree: Tree) -> Library:
 
 
 def record(tree: Tree) -> LibraryRecord:
-    return LibraryRecord(LIBRARY_ID, "Films", "movies", (tree.path(),), LibraryOptions(), (), 0, 0, None)
+    return LibraryRecord(LIBRARY_ID, "Films", "movies", (tree.path(),), LibraryOptions(), (), 0, 0)
 
 
 def add_movies(tree: Tree, colors: list[str]) -> None:

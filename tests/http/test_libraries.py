@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import trio
-
-from reelhouse.actors import library as library_actor
-from reelhouse.storage import Store
-from reelhouse.storage.libraries import set_last_scanned_at
 
 from ..media_factory import MediaFactory
 from .conftest import start_server
@@ -20,6 +17,14 @@ from .scanning import create_library, wait_for_state
 
 def epoch_ms(rfc3339: str) -> int:
     return round(datetime.fromisoformat(rfc3339.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+async def wait_for_newer_final_state(client: httpx.AsyncClient, library_id: str, started_after: str) -> dict[str, Any]:
+    while True:
+        status = await wait_for_state(client, library_id)
+        if epoch_ms(status["startedAt"]) > epoch_ms(started_after):
+            return status
+        await trio.sleep(0.05)
 
 
 @pytest.fixture
@@ -49,53 +54,28 @@ async def test_create_returns_201_with_effective_options_and_scans(client: httpx
     assert fetched["scrapePending"] == 0
 
 
-async def test_last_scanned_at_survives_a_restart_right_after_the_scan(
-    database_url: str, tmp_path: Path, movies_root: Path, monkeypatch: pytest.MonkeyPatch
+async def test_last_scanned_at_is_omitted_after_a_restart_until_a_scan_completes(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, movies_root: Path
 ) -> None:
-    slow_write_s = 0.5  # the server stops while the write still waits for the writer
-
-    async def slow_writer(store: Store, library_id: str, at_ms: int) -> None:
-        await trio.sleep(slow_write_s)
-        await set_last_scanned_at(store, library_id, at_ms)
-
-    monkeypatch.setattr(library_actor, "set_last_scanned_at", slow_writer)
-    with trio.fail_after(60):
-        async with trio.open_nursery() as first_nursery:  # left once the first server has stopped
-            first = await start_server(first_nursery, database_url, tmp_path / "data")
-            async with first.client() as client:
-                library = await create_library(client, "Films", [movies_root])
-                await wait_for_state(client, library["id"])
-                scanned = (await client.get(f"/libraries/{library['id']}")).json()["lastScannedAt"]
-            first.shutdown.set()
-        async with trio.open_nursery() as second_nursery:
-            second = await start_server(second_nursery, database_url, tmp_path / "data")
-            async with second.client() as client:
-                fetched = (await client.get(f"/libraries/{library['id']}")).json()
-            second.shutdown.set()
-    assert fetched["lastScannedAt"] == scanned
-
-
-async def test_scan_status_answers_while_recording_the_scan_waits_for_the_writer(
-    client: httpx.AsyncClient, movies_root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    writer_free = trio.Event()
-    recorded: list[int] = []
-
-    async def busy_writer(store: Store, library_id: str, at_ms: int) -> None:
-        await writer_free.wait()  # as behind other scans' batches
-        recorded.append(at_ms)
-
-    monkeypatch.setattr(library_actor, "set_last_scanned_at", busy_writer)
-    with trio.fail_after(60):
-        library = await create_library(client, "Films", [movies_root])
-        assert (await wait_for_state(client, library["id"]))["state"] == "completed"
-        again = await wait_for_state(client, library["id"])  # asks the library again
-        fetched = (await client.get(f"/libraries/{library['id']}")).json()
-        writer_free.set()
-        while not recorded:
-            await trio.sleep(0.01)
-    assert again["state"] == "completed" and "lastScannedAt" in fetched
-    assert recorded == [epoch_ms(fetched["lastScannedAt"])]
+    with trio.fail_after(90):
+        first = await start_server(nursery, database_url, tmp_path / "data")
+        async with first.client() as client:
+            library = await create_library(client, "Films", [movies_root])
+            await wait_for_state(client, library["id"])
+            before_restart = (await client.get(f"/libraries/{library['id']}")).json()
+        first.shutdown.set()
+        second = await start_server(nursery, database_url, tmp_path / "data")
+        async with second.client() as client:
+            after_restart = (await client.get(f"/libraries/{library['id']}")).json()
+            previous = await wait_for_state(client, library["id"])
+            assert (await client.post(f"/libraries/{library['id']}/scan", json={"mode": "quick"})).status_code == 200
+            rescanned = await wait_for_newer_final_state(client, library["id"], previous["startedAt"])
+            after_scan = (await client.get(f"/libraries/{library['id']}")).json()
+        second.shutdown.set()
+    assert "lastScannedAt" in before_restart
+    assert "lastScannedAt" not in after_restart
+    assert rescanned["state"] == "completed"
+    assert epoch_ms(after_scan["lastScannedAt"]) == epoch_ms(rescanned["finishedAt"])
 
 
 async def test_scans_suspended_means_no_first_scan(client: httpx.AsyncClient, movies_root: Path) -> None:

@@ -32,7 +32,6 @@ async def test_create_and_read_back_with_paths_in_order_and_access(store: Store)
     assert read.options == options
     assert read.access_user_ids == (user.id,)
     assert read.created_at_ms == created.created_at_ms
-    assert read.last_scanned_at_ms is None
     assert await all_library_paths(store) == [("lib1", "/b"), ("lib1", "/a")]
 
 

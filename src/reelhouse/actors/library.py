@@ -17,8 +17,8 @@ import trio
 
 from reelhouse import errors
 from reelhouse.media.library_options import effective_media_info_timing, effective_read_concurrency
-from reelhouse.storage import Store, StoreError, now_ms
-from reelhouse.storage.libraries import LibraryRecord, set_last_scanned_at
+from reelhouse.storage import Store, now_ms
+from reelhouse.storage.libraries import LibraryRecord
 from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_run
 
 from ._eventbus import EventBus
@@ -34,8 +34,6 @@ from .scan_status import CANCELLING, COMPLETED, FINAL_STATES, IDLE, RUNNING, Roo
 log = logging.getLogger(__name__)
 
 ASK_SCAN_TIMEOUT_SECONDS = 5.0
-SAVE_SCANNED_AT_TIMEOUT_SECONDS = 10.0
-"""How long a stop waits for the record of a just-completed scan to be written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,14 +100,15 @@ class LibraryActor(Supervisor):
         self._record = record
         self._services = services
         self._status = ScanStatusView(library_id=record.id)
-        self._last_completed_ms = record.last_scanned_at_ms  # kept across restarts
+        # Memory only: the reference omits lastScannedAt after a restart
+        # until a scan completes.
+        self._last_completed_ms: int | None = None
         self._last_online: dict[str, int] = {}
         self._pending_dirs: set[str] = set()
         self._monitor: RootMonitor | None = None
         self._run_id: int | None = None
         self._trigger = "manual"
         self._covers_lock = trio.Lock()
-        self._scanned_at_lock = trio.Lock()
 
     @property
     def library_id(self) -> str:
@@ -208,9 +207,6 @@ class LibraryActor(Supervisor):
     async def _after_scan(self, report: ScanReport) -> None:
         if report.status.state == COMPLETED:
             self._last_completed_ms = report.status.finished_at_ms or now_ms()
-            # Off the mailbox: while other scans write, this write waits its
-            # turn, and status asks (GET /scans/status) must not wait with it.
-            self.nursery.start_soon(self._save_last_scanned_at, self._last_completed_ms)
             self.nursery.start_soon(self._refresh_covers)  # the next scan need not wait for a collage
         outcome = report.outcome
         timing = effective_media_info_timing(self._record.options)
@@ -219,19 +215,6 @@ class LibraryActor(Supervisor):
         if self._pending_dirs:
             dirs, self._pending_dirs = tuple(sorted(self._pending_dirs)), set()
             await self._start_scan(StartScan(mode="quick", only_dirs=dirs, trigger="monitor"))
-
-    async def _save_last_scanned_at(self, at_ms: int) -> None:
-        # Shielded, within a bound: a server stopped just after a scan still records it.
-        deadline = trio.current_time() + SAVE_SCANNED_AT_TIMEOUT_SECONDS
-        with trio.CancelScope(shield=True, deadline=deadline) as scope:
-            async with self._scanned_at_lock:  # in the order scans completed
-                try:
-                    await set_last_scanned_at(self._services.store, self.library_id, at_ms)
-                except StoreError:  # the next completed scan writes it again
-                    log.exception("recording when library %s was scanned failed", self.library_id)
-        if scope.cancelled_caught:
-            log.warning("recording when library %s was scanned took over %.0f s; given up",
-                        self.library_id, SAVE_SCANNED_AT_TIMEOUT_SECONDS)  # fmt: skip
 
     async def _refresh_covers(self) -> None:
         services = self._services

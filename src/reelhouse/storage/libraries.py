@@ -22,6 +22,9 @@ WORK_TYPES = ("Movie", "Series")
 
 @dataclass(frozen=True, slots=True)
 class LibraryRecord:
+    # No lastScannedAt: the reference omits it after a restart until a scan
+    # completes, so it lives in the LibraryActor's memory alone (the
+    # libraries.last_scanned_at column of migration 0001 is no longer used).
     id: str
     name: str
     collection_type: str
@@ -30,7 +33,6 @@ class LibraryRecord:
     access_user_ids: tuple[str, ...]
     created_at_ms: int
     updated_at_ms: int
-    last_scanned_at_ms: int | None
     covers: dict[str, StoredCover] = field(default_factory=dict)  # by kind: primary, thumb
 
 
@@ -70,7 +72,7 @@ async def create_library(
         )
     await store.transaction(statements)
     return LibraryRecord(
-        library_id, name, collection_type, tuple(paths), options, tuple(access_user_ids), at, at, None
+        library_id, name, collection_type, tuple(paths), options, tuple(access_user_ids), at, at
     )
 
 
@@ -94,10 +96,6 @@ async def update_library_options(store: Store, library_id: str, options: Library
         "UPDATE libraries SET options = ?, updated_at = ? WHERE id = ?",
         (options.to_json(), now_ms(), library_id),
     )
-
-
-async def set_last_scanned_at(store: Store, library_id: str, at_ms: int) -> None:
-    await store.execute("UPDATE libraries SET last_scanned_at = ? WHERE id = ?", (at_ms, library_id))
 
 
 async def all_library_paths(store: Store) -> list[tuple[str, str]]:
@@ -184,7 +182,7 @@ async def queue_rescrape(store: Store, library_id: str) -> tuple[int, int]:
 
 _SELECT = (
     "SELECT l.id, l.name, l.collection_type, l.options, l.created_at, l.updated_at,"
-    " l.last_scanned_at, l.covers FROM libraries l"
+    " l.covers FROM libraries l"
 )
 
 
@@ -217,7 +215,6 @@ async def _records(store: Store, rows: list[Row]) -> list[LibraryRecord]:
             access_user_ids=tuple(access[row["id"]]),
             created_at_ms=row["created_at"],
             updated_at_ms=row["updated_at"],
-            last_scanned_at_ms=row["last_scanned_at"],
             covers=parse_covers(row["covers"]),
         )
         for row in rows
