@@ -131,6 +131,8 @@ async def test_overlapping_roots_are_refused(client: httpx.AsyncClient, movies_r
         ({"options": {"remoteAllowedHosts": [], "excludeKeywords": ["a/b"]}}, "excludeKeywords"),
         ({"options": {"remoteAllowedHosts": [], "readConcurrency": 9}}, "readConcurrency"),
         ({"options": {"remoteAllowedHosts": [], "massMissingThreshold": 2}}, "massMissingThreshold"),
+        ({"options": {"scansSuspended": True}}, "remoteAllowedHosts"),
+        ({"options": {}}, "remoteAllowedHosts"),
         ({"accessUserIds": ["nobody"]}, "accessUserIds"),
         ({"name": "   "}, "name"),
     ],
@@ -144,6 +146,19 @@ async def test_invalid_fields_are_400_with_params_field(
         listed = (await client.get("/libraries")).json()
     assert response.status_code == 400, response.text
     assert response.json()["params"]["field"] == field
+    assert listed == []
+
+
+async def test_options_without_remote_allowed_hosts_are_field_required_and_create_nothing(
+    client: httpx.AsyncClient, movies_root: Path
+) -> None:
+    request = {"name": "Films", "paths": [str(movies_root)], "collectionType": "movies", "options": {"useNfo": False}}
+    with trio.fail_after(30):
+        response = await client.post("/libraries", json=request)
+        listed = (await client.get("/libraries")).json()
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "field_required"
+    assert response.json()["params"] == {"field": "remoteAllowedHosts"}
     assert listed == []
 
 

@@ -72,15 +72,17 @@ def update(
 
 
 def create(
-    body: dict[str, Any],
+    body: dict[str, Any] | None,
     *,
     collection_type: str = "movies",
     licensed: bool = False,
     **kwargs: Any,
 ) -> LibraryOptions:
+    """A creation with an empty remoteAllowedHosts unless the body names it
+    (``None``: no options sent)."""
     return apply_update(
         None,
-        body,
+        None if body is None else {"remoteAllowedHosts": [], **body},
         creating=True,
         collection_type=collection_type,  # type: ignore[arg-type]
         installed_plugins=PLUGINS,
@@ -319,19 +321,22 @@ def test_missing_collection_type_is_required_unless_defaulted() -> None:
 # --- rule 1: remoteAllowedHosts required, other fields kept ---------------
 
 
-@pytest.mark.parametrize("body", [{}, {"remoteAllowedHosts": None}])
-def test_update_without_remote_allowed_hosts_is_field_required(body: dict[str, Any]) -> None:
+@pytest.mark.parametrize("creating", [False, True])
+@pytest.mark.parametrize("body", [{}, {"remoteAllowedHosts": None}, {"useNfo": False}])
+def test_options_without_remote_allowed_hosts_are_field_required(body: dict[str, Any], creating: bool) -> None:
     with pytest.raises(Invalid) as info:
         apply_update(
-            LibraryOptions(), body, creating=False, collection_type="movies",
+            LibraryOptions(), body, creating=creating, collection_type="movies",
             installed_plugins=PLUGINS, entitled=lambda f: True,
         )
     assert info.value.code == "field_required"
     assert info.value.params["field"] == "remoteAllowedHosts"
 
 
-def test_creation_may_omit_remote_allowed_hosts() -> None:
-    assert create({}).remote_allowed_hosts == ()
+def test_creation_without_options_takes_the_defaults() -> None:
+    assert create(None).remote_allowed_hosts == ()
+    assert create(None, roots_have_strm=True).storage == "cloud"
+    assert create(None, realtime_monitor_flag=False).realtime_monitor is False
 
 
 def test_remote_allowed_hosts_replaces_the_whole_list() -> None:

@@ -98,7 +98,7 @@ class LibraryRegistry(Supervisor):
         has_strm = await trio.to_thread.run_sync(_roots_have_strm, paths)
         outcome = apply_update(
             None,
-            dict(request.options or {}),
+            None if request.options is None else dict(request.options),
             creating=True,
             collection_type=collection_type,
             installed_plugins=(),

@@ -10,8 +10,10 @@ Choices the reference leaves open, made here:
 - ``null`` is the same as omitting a field (clients reset a preset field
   with ``followStorage``). Unknown body keys are ignored, so a client may
   send back what it read (``effective*`` included).
-- ``remoteAllowedHosts`` is required on updates only; creating a library
-  may omit it (and may omit ``options`` altogether): the list is then empty.
+- ``remoteAllowedHosts`` is required in every body, on creation too (the
+  reference: CreateLibraryRequest's options are "complete settings with
+  remoteAllowedHosts required"). Creating without ``options`` altogether
+  (``body`` None) takes the defaults: the list is then empty.
 - Fields are checked in alphabetical order; the first invalid one is
   reported. 400s come before the 403 of ``unratedAge``.
 - ``metadataProviders`` keeps only plugins that are installed, enabled and
@@ -133,7 +135,7 @@ _Parser = Callable[[str, object, _Context], object]
 
 def apply_update(
     current: LibraryOptions | None,
-    body: Mapping[str, Any],
+    body: Mapping[str, Any] | None,
     *,
     creating: bool,
     collection_type: CollectionType,
@@ -145,7 +147,8 @@ def apply_update(
     """The options after applying ``body`` (camelCase keys) to ``current``.
 
     ``current`` is ignored when ``creating`` (the defaults are the base);
-    ``None`` also means the defaults. ``roots_have_strm`` and
+    ``None`` also means the defaults. ``body`` None (creating only) means
+    no options were sent: the defaults, with nothing required. ``roots_have_strm`` and
     ``realtime_monitor_flag`` (CreateLibraryRequest's top-level
     ``realtimeMonitor``; the one in ``body`` wins) matter only when creating.
 
@@ -155,12 +158,15 @@ def apply_update(
     ``license_required``, ``params.feature``) when ``unratedAge`` changes
     without ``entitled(PARENTAL_CONTROLS_FEATURE)``.
     """
+    options_sent = body is not None or not creating
+    if body is None and creating:
+        body = {}
     if not isinstance(body, Mapping):
         raise Invalid("The library options must be a JSON object.", code="bad_request")
     base = LibraryOptions() if creating or current is None else current
     given = [camel for camel in _PARSERS if _is_given(camel, body.get(camel))]
     followed = _parse_follow_storage(body.get("followStorage"), given)
-    if not creating and "remoteAllowedHosts" not in given:
+    if options_sent and "remoteAllowedHosts" not in given:
         raise Invalid(
             "remoteAllowedHosts is required; send [] to allow any host.",
             field="remoteAllowedHosts",
