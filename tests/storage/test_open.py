@@ -23,6 +23,12 @@ def test_a_postgres_url_keeps_its_dsn_and_takes_out_the_schema() -> None:
     assert target.schema == "t_1"
 
 
+def test_a_postgres_url_without_a_host_keeps_its_double_slash() -> None:
+    target = parse_database_url("postgresql:///reelhouse?host=/var/run/postgresql&schema=t_1")
+    assert target.location == "postgresql:///reelhouse?host=/var/run/postgresql"
+    assert target.schema == "t_1"
+
+
 def test_the_schema_may_be_given_as_an_argument() -> None:
     target = parse_database_url("postgres://db/reelhouse", schema="tenant_a")
     assert (target.location, target.schema) == ("postgresql://db/reelhouse", "tenant_a")

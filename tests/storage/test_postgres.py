@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 import trio
 
 import reelhouse.storage._postgres as postgres_backend
 import reelhouse.storage._postgres_reads as postgres_reads
-from reelhouse.storage import StoreError, open_store
+from reelhouse.storage import StoreError, migrate, open_store
 from reelhouse.storage._postgres import translate_sql
 
 
@@ -106,3 +109,30 @@ async def test_a_read_of_a_statement_without_rows_answers_no_rows(store) -> None
         await store.execute("CREATE TABLE vacuumed (id INTEGER)")
         assert await store.fetch_all("VACUUM (ANALYZE) vacuumed") == []  # outside a transaction, as VACUUM must be
         assert await store.fetch_one("SET LOCAL work_mem = '8MB'") is None
+
+
+# Where Debian's PostgreSQL listens on its Unix socket.
+SOCKET_DIR = "/var/run/postgresql"
+
+
+def _unix_socket_url(database_url: str) -> str:
+    """``database_url``'s database and schema, reached through the Unix socket (no host in the URL)."""
+    parts = urlsplit(database_url)
+    if not os.path.exists(os.path.join(SOCKET_DIR, f".s.PGSQL.{parts.port or 5432}")):
+        pytest.skip(f"no PostgreSQL Unix socket in {SOCKET_DIR}")
+    schema = parse_qs(parts.query)["schema"][0]
+    return f"postgresql://{parts.path}?host={SOCKET_DIR}&port={parts.port or 5432}&schema={schema}"
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+@pytest.mark.parametrize("form", ["host_and_port", "unix_socket_without_host"])
+async def test_reads_and_writes_work_with_either_url_form(database_url: str, form: str) -> None:
+    url = database_url if form == "host_and_port" else _unix_socket_url(database_url)
+    with trio.fail_after(30):
+        async with open_store(url) as store:
+            await migrate(store)  # transactions: asyncpg
+            await store.execute("CREATE TABLE url_probe (a INTEGER)")
+            await store.execute("INSERT INTO url_probe (a) VALUES (?)", (7,))
+            row = await store.fetch_one("SELECT a, current_schema() AS s FROM url_probe")  # reads: psycopg
+    assert row is not None
+    assert (row["a"], row["s"]) == (7, parse_qs(urlsplit(database_url).query)["schema"][0])

@@ -4,7 +4,9 @@ Accepted forms:
 
 - ``sqlite:///abs/path/reelhouse.db`` (the URL path is the file path) or a
   plain file path: SQLite.
-- ``postgresql://user@host:port/db`` (or ``postgres://``): PostgreSQL.  An
+- ``postgresql://user@host:port/db`` (or ``postgres://``), or without a
+  host, ``postgresql:///db?host=/var/run/postgresql`` (a Unix socket):
+  PostgreSQL.  An
   extra query parameter ``schema=NAME`` (``[a-z_][a-z0-9_]*``) puts every
   connection on that schema (``search_path``), creating it when missing;
   ``open_store(url, schema=NAME)`` does the same.  Tests use it to isolate
@@ -18,7 +20,7 @@ import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit
 
 from ._sqlite import open_sqlite_store
 from ._store import Backend, Store
@@ -67,8 +69,11 @@ def _postgres_target(parts: SplitResult, schema: str | None) -> DatabaseTarget:
     chosen = in_url[0] if in_url else schema
     if chosen is not None and not _SCHEMA_NAME.match(chosen):
         raise ValueError(f"invalid schema name {chosen!r}: use [a-z_][a-z0-9_]*")
-    rest = urlencode([(key, value) for key, value in query if key != "schema"])
-    dsn = urlunsplit(("postgresql", parts.netloc, parts.path, rest, parts.fragment))
+    rest = urlencode([(key, value) for key, value in query if key != "schema"], safe="/")
+    # Not urlunsplit: it drops the "//" of a URL without a host (the Unix
+    # socket form, postgresql:///db?host=/var/run/postgresql), and libpq
+    # then reads "postgresql:/db?host" as a connection option.
+    dsn = f"postgresql://{parts.netloc}{parts.path}" + (f"?{rest}" if rest else "")
     return DatabaseTarget("postgresql", dsn, chosen)
 
 
