@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -10,7 +11,7 @@ import trio
 
 from ..media_factory import MediaFactory
 from .conftest import RunningServer, start_server
-from .scanning import create_library, hanging_ffprobe, wait_for_phase, wait_for_state
+from .scanning import create_library, hanging_ffprobe, scan_status, wait_for_phase, wait_for_state
 
 
 @pytest.fixture
@@ -43,6 +44,15 @@ async def test_refresh_rereads_the_nfo_now(client: httpx.AsyncClient, root: Path
     assert detail["genres"] == ["Crime"]
 
 
+async def wait_for_extras(client: httpx.AsyncClient, item_id: str) -> dict[str, Any]:
+    """The item's detail once it lists an extra (the rescan has no status to wait for)."""
+    while True:
+        detail: dict[str, Any] = (await client.get(f"/items/{item_id}")).json()
+        if detail.get("extras"):
+            return detail
+        await trio.sleep(0.05)
+
+
 async def test_rescan_updates_only_that_items_directory(client: httpx.AsyncClient, root: Path, media: MediaFactory) -> None:
     with trio.fail_after(60):
         library = await create_library(client, "Films", [root], options={"remoteAllowedHosts": [], "realtimeMonitor": False})
@@ -52,12 +62,28 @@ async def test_rescan_updates_only_that_items_directory(client: httpx.AsyncClien
         media.video(root / "Dune (2021)" / "Dune (2021).mkv")  # elsewhere: not part of this rescan
         response = await client.post(f"/items/{heat['id']}/rescan")
         assert response.status_code == 200 and response.json()["success"] is True
-        await wait_for_state(client, library["id"])
-        detail = (await client.get(f"/items/{heat['id']}")).json()
+        detail = await wait_for_extras(client, str(heat["id"]))
         count = (await client.get(f"/libraries/{library['id']}")).json()["itemCount"]
     assert [e["extraType"] for e in detail.get("extras", [])] == ["Trailer"]
     assert detail["id"] == heat["id"]  # the id survives the rescan
     assert count == 2  # Dune was not scanned
+
+
+async def test_rescan_leaves_the_library_scan_status_as_it_was(
+    client: httpx.AsyncClient, root: Path, media: MediaFactory
+) -> None:
+    with trio.fail_after(60):
+        library = await create_library(client, "Films", [root], options={"remoteAllowedHosts": [], "realtimeMonitor": False})
+        before = await wait_for_state(client, library["id"])
+        heat = await item_named(client, library["id"], "Heat")
+        media.video(root / "Heat (1995)" / "Heat (1995)-trailer.mkv")
+        assert (await client.post(f"/items/{heat['id']}/rescan")).status_code == 200
+        await wait_for_extras(client, str(heat["id"]))
+        after = await scan_status(client, library["id"])
+        jobs = (await client.get("/jobs")).json()
+    assert after == before  # startedAt, finishedAt, counts: the last library scan's
+    scan_jobs = [job for job in jobs if job["id"] == f"scan:{library['id']}"]
+    assert [job["startedAt"] for job in scan_jobs] == [before["startedAt"]]
 
 
 async def test_unknown_item_is_404(client: httpx.AsyncClient) -> None:

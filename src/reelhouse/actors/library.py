@@ -10,15 +10,23 @@ rescans of just the changed directories (queued while a scan runs).
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from reelhouse import errors
-from reelhouse.media.library_options import effective_media_info_timing, effective_read_concurrency
+from reelhouse.media.library_options import (
+    UpdateHints,
+    apply_update,
+    effective_media_info_timing,
+    effective_read_concurrency,
+)
 from reelhouse.storage import Store, now_ms
-from reelhouse.storage.libraries import LibraryRecord
+from reelhouse.storage.catalog import mark_missing
+from reelhouse.storage.libraries import LibraryRecord, get_library, update_library_options
 from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_run
 
 from ._eventbus import EventBus
@@ -26,7 +34,9 @@ from ._runtime import ActorRef
 from ._supervisor import ChildSpec, Supervisor
 from .covers import refresh_covers
 from .jobs import JobSnapshot, JobUpdate
+from .library_settings import check_roots_writable, entitled
 from .monitor import RootMonitor
+from .rescans import DirectoryRescans, RescanDirectories, rescan_directories
 from .scan import ScanDeps, ScanPlan, probe_pending_sources
 from .scan_actor import CancelScan, ScanActor, ScanReport, ScanSetup, ScanSlots
 from .scan_status import CANCELLING, COMPLETED, FINAL_STATES, IDLE, RUNNING, RootView, ScanStatusView, WatchView
@@ -83,6 +93,25 @@ class LibraryRuntime:
 
 
 @dataclass(frozen=True, slots=True)
+class UpdateOptions:
+    """Ask: apply a LibraryOptionsUpdate body; replies OptionsUpdated."""
+
+    body: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class OptionsUpdated:
+    record: LibraryRecord
+    hints: UpdateHints
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmMissing:
+    """Ask: mark missing what the mass-missing safeguard held back in the
+    last scan; replies with how many items; Conflict when nothing waits."""
+
+
+@dataclass(frozen=True, slots=True)
 class DirectoriesChanged:
     """Tell (monitor -> library): these directories changed on disk."""
 
@@ -109,6 +138,10 @@ class LibraryActor(Supervisor):
         self._run_id: int | None = None
         self._trigger = "manual"
         self._covers_lock = trio.Lock()
+        self._pipeline_lock = trio.Lock()  # one scan or rescan of this library at a time
+        self._rescans = DirectoryRescans(self._pipeline_lock, self._rescan)
+        self._held_missing: tuple[str, ...] | None = None  # waiting for POST .../confirm-missing
+        self._monitor_scope: trio.CancelScope | None = None
 
     @property
     def library_id(self) -> str:
@@ -116,17 +149,36 @@ class LibraryActor(Supervisor):
 
     async def on_start(self) -> None:
         await super().on_start()
+        # A restarted actor reads its settings anew: they may have been
+        # updated since its registry made it.
+        self._record = await get_library(self._services.store, self.library_id) or self._record
         latest = await latest_scan_run(self._services.store, self.library_id)
         if latest is not None:
             self._status = _status_from_run(latest)
+        await self._follow_monitor_setting()
+
+    async def _follow_monitor_setting(self) -> None:
+        """Watch the roots exactly while realtimeMonitor is on and scans are not suspended."""
         options = self._record.options
-        if options.realtime_monitor and not options.scans_suspended:
+        wanted = options.realtime_monitor and not options.scans_suspended
+        if wanted and self._monitor is None:
             self._monitor = RootMonitor(
                 [Path(p) for p in self._record.paths],
                 debounce_seconds=self._services.monitor_debounce,
                 on_changes=self._on_changes,
             )
-            await self.nursery.start(self._monitor.run)
+            self._monitor_scope = trio.CancelScope()
+            await self.nursery.start(self._run_monitor, self._monitor, self._monitor_scope)
+        elif not wanted and self._monitor is not None and self._monitor_scope is not None:
+            self._monitor_scope.cancel()
+            self._monitor, self._monitor_scope = None, None
+
+    @staticmethod
+    async def _run_monitor(
+        monitor: RootMonitor, scope: trio.CancelScope, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        with scope:
+            await monitor.run(task_status=task_status)
 
     async def handle(self, msg: object) -> object:
         match msg:
@@ -134,6 +186,12 @@ class LibraryActor(Supervisor):
                 await self._start_scan(msg)
             case StopScan():
                 await self._stop_scan()
+            case RescanDirectories(dirs=dirs):
+                self._rescans.queue(self.nursery, dirs)
+            case UpdateOptions(body=body):
+                return await self._update_options(body)
+            case ConfirmMissing():
+                return await self._confirm_missing()
             case GetScanStatus():
                 return self._status.with_watch(self._watch())
             case GetLibraryRuntime():
@@ -157,6 +215,7 @@ class LibraryActor(Supervisor):
             )
         services = self._services
         run = await insert_scan_run(services.store, self.library_id, request.mode)
+        self._held_missing = None  # this scan weighs the changes again
         self._run_id, self._trigger = run.id, request.trigger
         plan = ScanPlan(
             library_id=self.library_id,
@@ -176,6 +235,7 @@ class LibraryActor(Supervisor):
             library=self.ref,
             interval=services.progress_interval,
             started_at_ms=run.started_at_ms,
+            library_lock=self._pipeline_lock,
         )
         self._status = ScanStatusView(
             library_id=self.library_id, state=RUNNING, mode=plan.mode, phase="queued", started_at_ms=run.started_at_ms
@@ -207,6 +267,8 @@ class LibraryActor(Supervisor):
     async def _after_scan(self, report: ScanReport) -> None:
         if report.status.state == COMPLETED:
             self._last_completed_ms = report.status.finished_at_ms or now_ms()
+            if report.outcome is not None and report.outcome.mass_missing_paused:
+                self._held_missing = report.outcome.held_missing
             self.nursery.start_soon(self._refresh_covers)  # the next scan need not wait for a collage
         outcome = report.outcome
         timing = effective_media_info_timing(self._record.options)
@@ -215,6 +277,60 @@ class LibraryActor(Supervisor):
         if self._pending_dirs:
             dirs, self._pending_dirs = tuple(sorted(self._pending_dirs)), set()
             await self._start_scan(StartScan(mode="quick", only_dirs=dirs, trigger="monitor"))
+
+    async def _rescan(self, dirs: tuple[str, ...]) -> None:
+        record, services = self._record, self._services
+        outcome = await rescan_directories(record, services.store, services.deps, dirs)
+        if outcome and outcome.probe_pending and effective_media_info_timing(record.options) == "background":
+            self.nursery.start_soon(self._read_media_info)
+
+    # -- settings and the mass-missing confirmation ----------------------------
+
+    async def _update_options(self, body: Mapping[str, Any]) -> OptionsUpdated:
+        """Apply the reference's LibraryOptionsUpdate rules; saving never starts a scan."""
+        record = self._record
+        outcome = apply_update(
+            record.options,
+            body,
+            creating=False,
+            collection_type=record.collection_type,  # type: ignore[arg-type]
+            installed_plugins=(),
+            entitled=entitled,
+        )
+        if outcome.check_roots_writable:
+            await trio.to_thread.run_sync(check_roots_writable, record.paths)
+        await update_library_options(self._services.store, self.library_id, outcome.options)
+        self._record = replace(record, options=outcome.options, updated_at_ms=now_ms())
+        await self._follow_monitor_setting()
+        if record.options.realtime_monitor != outcome.options.realtime_monitor or (
+            record.options.scans_suspended != outcome.options.scans_suspended
+        ):
+            self._publish("scan.progress")  # the watch state changed
+        return OptionsUpdated(self._record, outcome.hints)
+
+    async def _confirm_missing(self) -> int:
+        held = self._held_missing
+        if held is None or self._status.active:
+            raise errors.Conflict(
+                "No scan of this library waits for a mass-missing confirmation.",
+                params={"libraryId": self.library_id},
+            )
+        try:
+            self._pipeline_lock.acquire_nowait()
+        except trio.WouldBlock:
+            raise errors.Conflict(
+                "A rescan of this library is running; confirm once it has ended.",
+                params={"libraryId": self.library_id},
+            ) from None
+        try:
+            await mark_missing(self._services.store, held, now_ms=now_ms())
+        finally:
+            self._pipeline_lock.release()
+        self._held_missing = None
+        self._status = replace(self._status, mass_missing_paused=False)
+        self._publish("scan.completed")
+        await self._services.jobs.tell(self._job_update())
+        return len(held)
 
     async def _refresh_covers(self) -> None:
         services = self._services

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +32,7 @@ from reelhouse.storage.libraries import (
 from ._runtime import ActorRef
 from ._supervisor import ChildSpec, Supervisor
 from .library import LibraryActor, LibraryServices, StartScan
+from .library_settings import check_roots_writable, entitled
 
 log = logging.getLogger(__name__)
 
@@ -102,12 +102,12 @@ class LibraryRegistry(Supervisor):
             creating=True,
             collection_type=collection_type,
             installed_plugins=(),
-            entitled=_entitled,
+            entitled=entitled,
             roots_have_strm=has_strm,
             realtime_monitor_flag=request.realtime_monitor,
         )
         if outcome.check_roots_writable:
-            await trio.to_thread.run_sync(_check_roots_writable, paths)
+            await trio.to_thread.run_sync(check_roots_writable, paths)
         await _check_access_users(store, request.access_user_ids)
         record = await create_library(
             store,
@@ -136,11 +136,6 @@ class LibraryRegistry(Supervisor):
 
 def _child_name(library_id: str) -> str:
     return f"library-{library_id}"
-
-
-def _entitled(feature: str) -> bool:
-    """Licensed features: none in this build."""
-    return False
 
 
 def _valid_name(name: Any) -> str:
@@ -217,20 +212,6 @@ def _roots_have_strm(paths: Sequence[str]) -> bool:
             if seen > STRM_LOOKUP_LIMIT:
                 return False
     return False
-
-
-def _check_roots_writable(paths: Sequence[str]) -> None:
-    for path in paths:
-        try:
-            with tempfile.NamedTemporaryFile(dir=path, prefix=".reelhouse-write-check-"):
-                pass
-        except OSError:
-            raise errors.Invalid(
-                f"allowDeletion needs write access, and {path} is not writable.",
-                field="allowDeletion",
-                code="library_not_writable",
-                params={"path": path},
-            ) from None
 
 
 async def _check_access_users(store: Store, user_ids: Sequence[str]) -> None:

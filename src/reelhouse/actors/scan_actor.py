@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 
 import trio
@@ -39,11 +39,14 @@ class ScanSlots:
         self._semaphore = trio.Semaphore(full_scans)
 
     @asynccontextmanager
-    async def slot(self, plan: ScanPlan) -> AsyncIterator[None]:
-        if plan.mode != "full" or plan.only_dirs is not None:
-            yield
-            return
-        async with self._semaphore:
+    async def slot(self, plan: ScanPlan, library_lock: trio.Lock | None = None) -> AsyncIterator[None]:
+        """The right to run ``plan``: the library's own lock first (one
+        pipeline per library), then a full-scan slot when it needs one."""
+        async with AsyncExitStack() as stack:
+            if library_lock is not None:
+                await stack.enter_async_context(library_lock)
+            if plan.mode == "full" and plan.only_dirs is None:
+                await stack.enter_async_context(self._semaphore)
             yield
 
 
@@ -76,6 +79,7 @@ class ScanSetup:
     library: ActorRef
     interval: float
     started_at_ms: int
+    library_lock: trio.Lock | None = None  # held while the pipeline runs: no rescan of the library beside it
 
 
 class ScanActor(Actor):
@@ -119,7 +123,7 @@ class ScanActor(Actor):
         try:
             with self._scope:
                 self._tell_progress("scan.queued")
-                async with setup.slots.slot(setup.plan):
+                async with setup.slots.slot(setup.plan, setup.library_lock):
                     self._phase = self._progress.phase
                     self._tell_progress("scan.started")
                     outcome = await self._scan()

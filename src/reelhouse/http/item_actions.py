@@ -9,6 +9,7 @@ from quart_schema import validate_request
 
 from reelhouse import errors
 from reelhouse.actors.library import StartScan
+from reelhouse.actors.rescans import RescanDirectories
 from reelhouse.storage.libraries import ItemLocation, item_location
 
 from .activity import log_activity
@@ -36,9 +37,15 @@ async def refresh_item(item_id: str, data: RefreshMetadataRequest) -> tuple[dict
 
 @blueprint.post("/items/<item_id>/rescan")
 async def rescan_item(item_id: str) -> dict[str, Any]:
-    """Rescan only the item's directory on disk, not the whole library."""
+    """Rescan only the item's directory on disk, not the whole library.
+
+    The reference: it "updates changes without a library scan", so the
+    library's ScanStatus stays as it was; the rescan runs after any scan of
+    the library that is running.
+    """
     item = await _locate(item_id)
-    await _rescan(item, rewrite=False, trigger="rescan")
+    directory = _directory(item)
+    await ask(await library_ref(item.library_id), RescanDirectories((directory,)))
     await log_activity("item.rescan", "content", "item", item.item_id, item.name)
     return SimpleSuccess(success=True, message="Rescan started.").to_json()
 
@@ -50,8 +57,12 @@ async def _locate(item_id: str) -> ItemLocation:
     return item
 
 
-async def _rescan(item: ItemLocation, *, rewrite: bool, trigger: str) -> None:
+def _directory(item: ItemLocation) -> str:
     if item.directory is None:
         raise errors.Conflict("This item has no folder on disk to rescan.", params={"itemId": item.item_id})
+    return item.directory
+
+
+async def _rescan(item: ItemLocation, *, rewrite: bool, trigger: str) -> None:
     library = await library_ref(item.library_id)
-    await ask(library, StartScan(mode="full", rewrite=rewrite, only_dirs=(item.directory,), trigger=trigger))
+    await ask(library, StartScan(mode="full", rewrite=rewrite, only_dirs=(_directory(item),), trigger=trigger))

@@ -98,6 +98,18 @@ async def update_library_options(store: Store, library_id: str, options: Library
     )
 
 
+async def count_scrape_requeue(store: Store, library_id: str, *, with_nfo: bool) -> int:
+    """Works a scrape requeue would queue: present and never queued
+    (``none``), those with an NFO only when ``with_nfo`` (fillMissingFromProvider)."""
+    nfo = "" if with_nfo else " AND has_nfo = 0"
+    row = await store.fetch_one(
+        "SELECT count(*) AS n FROM items WHERE library_id = ? AND scrape_state = 'none' AND missing = 0"
+        f" AND owner_id IS NULL AND type IN (?, ?){nfo}",
+        (library_id, *WORK_TYPES),
+    )
+    return int(row["n"]) if row is not None else 0
+
+
 async def all_library_paths(store: Store) -> list[tuple[str, str]]:
     """(library id, root path) for every library."""
     rows = await store.fetch_all("SELECT library_id, path FROM library_paths ORDER BY library_id, position")

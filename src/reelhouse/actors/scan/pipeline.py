@@ -13,8 +13,9 @@ see (files removed, or now excluded), except under an offline root, an
 unreadable directory, or, for a scan of ``only_dirs``, outside those
 directories. When that would be more than ``massMissingThreshold`` of the
 library's present items, nothing is marked (``mass_missing_paused``,
-``missing`` is the would-be count) and directory times are not stored,
-so the next scan weighs the same changes again. Items missing for longer
+``missing`` is the would-be count, ``held_missing`` the ids an admin may
+confirm) and directory times are not stored, so the next scan weighs the
+same changes again. Items missing for longer
 than ``missingGraceHours`` are then purged.
 
 Media info follows the effective ``mediaInfoTiming``: ``scan`` probes new
@@ -93,6 +94,7 @@ class ScanProgress:
     current_path: str | None = None
     roots: list[RootState] = field(default_factory=list)
     mass_missing_paused: bool = False
+    held_missing: list[str] = field(default_factory=list)  # what the safeguard kept from being marked
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +107,7 @@ class ScanOutcome:
     roots: tuple[RootState, ...]
     mass_missing_paused: bool
     probe_pending: int  # sources left for a background mediaInfoRead job
+    held_missing: tuple[str, ...] = ()  # item ids an admin may confirm missing (POST .../confirm-missing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +167,7 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
         roots=tuple(roots),
         mass_missing_paused=progress.mass_missing_paused,
         probe_pending=await count_probe_pending(store, plan.library_id),
+        held_missing=tuple(progress.held_missing),
     )
 
 
@@ -287,6 +291,7 @@ async def _finish(
     threshold = plan.options.mass_missing_threshold
     if threshold < 1 and len(gone) > threshold * present:
         progress.mass_missing_paused = True
+        progress.held_missing = gone
     else:
         await mark_missing(store, gone, now_ms=now_ms())
         await save_scan_dirs(store, plan.library_id, seen_dirs, gone_dirs)
