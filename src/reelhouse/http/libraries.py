@@ -1,28 +1,46 @@
-"""Library routes: list, create, get, refresh, rescrape."""
+"""Library routes: list, create, get, refresh, rescrape, settings update,
+mass-missing confirmation."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from quart import Blueprint
-from quart_schema import validate_request, validate_response
+from quart import Blueprint, request
+from quart_schema import document_request, document_response, validate_request, validate_response
 
 from reelhouse import errors
-from reelhouse.actors.library import GetLibraryRuntime, LibraryRuntime, StartScan
+from reelhouse.actors.library import (
+    ConfirmMissing,
+    GetLibraryRuntime,
+    LibraryRuntime,
+    OptionsUpdated,
+    StartScan,
+    UpdateOptions,
+)
 from reelhouse.actors.library_registry import CreateLibrary
-from reelhouse.media.library_options import effective
+from reelhouse.media.library_options import CAMEL_NAMES, effective
 from reelhouse.jsonfields import put_time
 from reelhouse.storage import StoreError
 from reelhouse.storage.covers import StoredCover
-from reelhouse.storage.libraries import LibraryRecord, get_library, library_counts, list_libraries, queue_rescrape
+from reelhouse.storage.libraries import (
+    LibraryRecord,
+    count_scrape_requeue,
+    get_library,
+    library_counts,
+    list_libraries,
+    queue_rescrape,
+)
 from reelhouse.timefmt import rfc3339_ms
 
 from .activity import log_activity
 from .asks import ask, library_ref
 from .context import app_context
-from .schema import ApiModel, SimpleSuccess
+from .library_options import LibraryOptionsUpdate, LibraryWithHints
+from .schema import ApiModel, ErrorBody, SimpleSuccess
 
 blueprint = Blueprint("libraries", __name__)
+
+_SETTINGS_NAMES = frozenset({*CAMEL_NAMES.values(), "followStorage"})
 
 
 class CreateLibraryRequest(ApiModel):
@@ -93,6 +111,53 @@ async def rescrape(library_id: str) -> RescrapeResult:
     queued, skipped = await queue_rescrape(app_context().store, library_id)
     await log_activity("library.rescrape", "content", "library", library_id, library.name, {"queued": queued})
     return RescrapeResult(queued=queued, skipped=skipped)
+
+
+@blueprint.patch("/libraries/<library_id>/options")
+@document_request(LibraryOptionsUpdate)
+@document_response(LibraryWithHints, 200)
+@document_response(ErrorBody, 400)
+@document_response(ErrorBody, 403)
+@document_response(ErrorBody, 404)
+@document_response(ErrorBody, 503)
+async def update_options(library_id: str) -> dict[str, Any]:
+    """Change a library's settings (the reference's LibraryOptionsUpdate rules).
+
+    Answers the Library with its new effective options and the update hints
+    (rescanSuggested, rescanRewrite, nfoSyncSuggested, remoteReadsSuggested,
+    scrapeRequeueSuggested, scrapeRequeueCount). Saving never starts a scan
+    or queues work.
+    """
+    body = await request.get_json(force=True, silent=True)
+    if not isinstance(body, dict):
+        raise errors.Invalid("The body must be a JSON object (a LibraryOptionsUpdate).", code="bad_request")
+    library = await library_ref(library_id)
+    updated: OptionsUpdated = await ask(library, UpdateOptions(body))
+    record, hints = updated.record, updated.hints
+    data = await _library_json(record, with_scrape_pending=True)
+    data.update(hints.to_json())
+    if hints.scrape_requeue_suggested:
+        try:
+            data["scrapeRequeueCount"] = await count_scrape_requeue(
+                app_context().store, library_id, with_nfo=record.options.fill_missing_from_provider
+            )
+        except StoreError:
+            pass  # omitted when uncountable
+    given = sorted(key for key in body if key in _SETTINGS_NAMES)  # names only, never values
+    await log_activity("library.update", "settings", "library", library_id, record.name, {"fields": given})
+    return data
+
+
+@blueprint.post("/libraries/<library_id>/confirm-missing")
+@document_response(SimpleSuccess, 200)
+@document_response(ErrorBody, 404)
+@document_response(ErrorBody, 409)
+@document_response(ErrorBody, 503)
+async def confirm_missing(library_id: str) -> dict[str, Any]:
+    """Confirm a scan paused by the mass-missing safeguard: the items it
+    would have marked missing are marked now. 409 when nothing waits."""
+    marked: int = await ask(await library_ref(library_id), ConfirmMissing())
+    return SimpleSuccess(success=True, message=f"{marked} items marked missing.").to_json()
 
 
 async def _require(library_id: str) -> LibraryRecord:
