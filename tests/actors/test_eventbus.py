@@ -204,6 +204,25 @@ async def test_slow_subscriber_is_dropped_while_the_publisher_and_others_continu
                 assert seqs(await read(fast, 1)) == [51]
 
 
+async def test_a_dropped_subscriber_is_told_at_once_without_reading(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    bus = EventBus(MemoryEventLog(), subscriber_queue_size=10)
+    told: list[str] = []
+    with trio.fail_after(CAP):
+        async with running(bus):
+            async with bus.subscribe() as stuck:  # never read: as an SSE stream waiting on its socket
+                stuck.on_drop(lambda: told.append("first"))
+                publish_many(bus, 5)
+                await trio.testing.wait_all_tasks_blocked()
+                assert told == []
+                publish_many(bus, 10)
+                await trio.testing.wait_all_tasks_blocked()
+                assert told == ["first"]
+                stuck.on_drop(lambda: told.append("late"))  # registered after the drop: called now
+    assert told == ["first", "late"]
+
+
 async def test_seq_continues_after_the_log_across_a_restart(
     autojump_clock: trio.abc.Clock,
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,8 @@ from typing import Any
 import httpx
 import pytest
 import trio
+
+from reelhouse.actors import _eventbus, tree
 
 from ..media_factory import MediaFactory
 from .conftest import RunningServer, start_server
@@ -162,3 +165,48 @@ async def test_shutdown_ends_open_streams(nursery: trio.Nursery, database_url: s
                 running.shutdown.set()
                 async for _ in lines:
                     pass  # the server closes the stream; the loop ends
+
+
+class SmallQueueBus(_eventbus.EventBus):
+    """The server's EventBus, kept where the test can publish, with a short subscriber queue."""
+
+    made: list[SmallQueueBus] = []
+
+    def __init__(self, log: _eventbus.EventLog, **kwargs: object) -> None:
+        super().__init__(log, subscriber_queue_size=20, **kwargs)  # type: ignore[arg-type]
+        SmallQueueBus.made.append(self)
+
+
+async def test_a_dropped_slow_subscriber_gets_its_connection_closed(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tree, "EventBus", SmallQueueBus)
+    SmallQueueBus.made.clear()
+    running = await start_server(nursery, database_url, tmp_path / "data")
+    bus = SmallQueueBus.made[-1]
+    host, port = running.base_url.removeprefix("http://").rsplit(":", 1)
+    sock = trio.socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a client that reads little...
+    received = bytearray()
+    with trio.fail_after(60):
+        await sock.connect((host, int(port)))
+        stream = trio.SocketStream(sock)
+        await stream.send_all(
+            f"GET /api/v1/scans/events HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer {running.key}\r\n\r\n".encode()
+        )
+        while b": stream open" not in received:
+            received += await stream.receive_some(4096)
+        assert received.startswith(b"HTTP/1.1 200")
+        subscribers = bus._subscribers  # the stream's subscription, until the bus drops it
+        assert len(subscribers) == 1
+        pad = "x" * 65536
+        while subscribers:  # ...and now nothing: the server's writes wait, its queue overflows
+            bus.publish("scan.progress", {"libraryId": "slow", "pad": pad})
+            await trio.sleep(0.01)
+        with trio.fail_after(10):  # the server has closed: what was sent, then end of file
+            while chunk := await stream.receive_some(1 << 20):
+                received += chunk
+        await stream.aclose()
+    running.shutdown.set()
+    assert b"event: scan.progress" in received
+    assert not received.endswith(b"0\r\n\r\n")  # cut off, not a response ended for keep-alive

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import collections
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,10 +48,22 @@ class Subscription:
         self._dropped = False
         self._closed = False
         self._waiters = trio.lowlevel.ParkingLot()
+        self._on_drop: Callable[[], None] | None = None
 
     @property
     def dropped(self) -> bool:
         return self._dropped
+
+    def on_drop(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when the subscriber is dropped (at once if it was).
+
+        It runs in the publisher's task and must not block or raise: a
+        reader that is stuck elsewhere (an SSE stream waiting on its socket)
+        learns of the drop only this way.
+        """
+        self._on_drop = callback
+        if self._dropped:
+            callback()
 
     def push(self, events: Iterable[Event]) -> bool:
         """Queue live events; never blocks. False (and dropped) if they do not fit."""
@@ -62,6 +74,8 @@ class Subscription:
             self._dropped = True
             self._live.clear()
             self._replay.clear()
+            if self._on_drop is not None:
+                self._on_drop()
         self._waiters.unpark_all()
         return not self._dropped
 

@@ -22,6 +22,7 @@ from .jobs import blueprint as jobs_blueprint
 from .libraries import blueprint as libraries_blueprint
 from .scans import blueprint as scans_blueprint
 from .search import blueprint as search_blueprint
+from .streams import AbortableStreams
 from .system import blueprint as system_blueprint
 
 BLUEPRINTS = (
@@ -65,6 +66,7 @@ def create_app(context: AppContext) -> Quart:
     register_error_handlers(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint, url_prefix=API_PREFIX)
+    app.asgi_app = AbortableStreams(app, {f"{API_PREFIX}/scans/events"})  # type: ignore[method-assign]
     return app
 
 

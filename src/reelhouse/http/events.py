@@ -6,13 +6,15 @@ number; ``data:`` is one line of JSON, the library's ScanStatus. Without
 with it, every kept event after N is replayed, or, when N is older than
 what is kept, the snapshots are sent instead. A ``: keep-alive`` comment
 goes out at least every 15 seconds. A client that falls too far behind is
-dropped (it reconnects and resumes); shutdown ends every stream.
+dropped: its connection is closed at once, even while a write waits for
+it to read (``streams.py``), so it sees end of file, reconnects and
+resumes; shutdown ends every stream.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import trio
@@ -23,6 +25,7 @@ from reelhouse.actors import ActorRef, Event, Gap, SubscriberDropped
 
 from .context import AppContext, app_context
 from .scans import all_scan_statuses
+from .streams import ABORT_KEY
 
 blueprint = Blueprint("events", __name__)
 
@@ -36,7 +39,8 @@ async def scan_events() -> Response:
     after = _last_event_id()
     # The body is produced after the handler returned, outside the request
     # and app contexts: everything it needs is passed in now.
-    response = Response(_stream(after, app_context()), mimetype="text/event-stream")
+    abort: Callable[[], None] | None = request.scope.get(ABORT_KEY)
+    response = Response(_stream(after, app_context(), abort), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     response.timeout = None  # a stream lives as long as the client stays
@@ -52,11 +56,13 @@ def _last_event_id() -> int | None:
     return int(raw)
 
 
-async def _stream(after: int | None, ctx: AppContext) -> AsyncIterator[bytes]:
+async def _stream(after: int | None, ctx: AppContext, abort: Callable[[], None] | None) -> AsyncIterator[bytes]:
     bus, libraries = ctx.actors.bus, ctx.actors.libraries
     # Subscribing at the bus's last seq replays nothing; what follows is live.
     start = bus.last_seq if after is None else after
     async with bus.subscribe(after=start) as subscription:
+        if abort is not None:
+            subscription.on_drop(abort)  # ends the response even while a write waits on the client
         yield b": stream open\n\n"  # headers go out now, not at the first event
         if after is None:
             async for chunk in _snapshots(libraries, bus.last_seq):

@@ -1,0 +1,61 @@
+"""Long-lived responses that the server can cut off (GET /scans/events).
+
+Hypercorn writes a response to its socket inside a shielded cancel scope,
+so a request whose client stopped reading cannot be cancelled while a
+write waits for room: the stream, its task and its buffers would live as
+long as the client keeps the connection open. For the paths given,
+:class:`AbortableStreams` hands the app's messages to the server from a
+task of its own (one message in flight), and puts a callable under
+:data:`ABORT_KEY` in the request scope. Calling it ends the app's request
+at once; the server, seeing the app end before the response did, closes
+the connection, which also ends the write that waited: the client reads
+what was sent and then end of file, and reconnects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from typing import Any
+
+import trio
+from quart_trio import QuartTrio
+
+ABORT_KEY = "reelhouse.abort_stream"
+"""Request scope key: a callable that cuts the response off (safe from any task)."""
+
+Message = dict[str, Any]
+Send = Callable[[Message], Any]
+
+
+class AbortableStreams:
+    """ASGI middleware around a QuartTrio app (install as ``app.asgi_app``)."""
+
+    def __init__(self, app: QuartTrio, paths: Collection[str]) -> None:
+        self._app = app
+        self._inner = app.asgi_app
+        self._paths = frozenset(paths)
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] not in self._paths:
+            await self._inner(scope, receive, send)
+            return
+        abort = trio.CancelScope()
+        to_server, from_app = trio.open_memory_channel[Message](0)
+        forwarded = trio.Event()
+        # In the app's nursery, not this request's: a write waiting on a
+        # client that does not read must not keep the request from ending.
+        self._app.nursery.start_soon(_forward, from_app, send, forwarded)
+        async with to_server:
+            with abort:
+                await self._inner({**scope, ABORT_KEY: abort.cancel}, receive, to_server.send)
+        if not abort.cancelled_caught:
+            await forwarded.wait()  # the response's end reached the server before the app ends
+
+
+async def _forward(messages: trio.MemoryReceiveChannel[Message], send: Send, forwarded: trio.Event) -> None:
+    try:
+        async with messages:
+            async for message in messages:
+                await send(message)  # returns once written, or once the connection is closed
+    finally:
+        forwarded.set()
