@@ -128,3 +128,31 @@ async def test_refresh_while_a_scan_runs_is_409(
             await client.post(f"/libraries/{library['id']}/cancel-scan")
     slow.shutdown.set()
     assert response.status_code == 409 and response.json()["code"] == "conflict"
+
+
+async def test_rescan_while_a_scan_runs_is_accepted_and_leaves_that_scan_reporting(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, root: Path, media: MediaFactory
+) -> None:
+    fast = await start_server(nursery, database_url, tmp_path / "data")
+    async with fast.client() as client:
+        with trio.fail_after(60):
+            library = await create_library(client, "Films", [root], options={"remoteAllowedHosts": [], "realtimeMonitor": False})
+            await wait_for_state(client, library["id"])
+            heat = await item_named(client, library["id"], "Heat")
+    fast.shutdown.set()
+    await trio.sleep(0.5)
+    media.video(root / "Dune (2021)" / "Dune (2021).mkv")  # a new file: the next scan must probe it
+    slow: RunningServer = await start_server(
+        nursery, database_url, tmp_path / "data", ffprobe_path=str(hanging_ffprobe(tmp_path)),
+        scan={"probe_timeout_seconds": 120},
+    )
+    async with slow.client() as client:
+        with trio.fail_after(60):
+            await client.post(f"/libraries/{library['id']}/scan", json={"mode": "full", "rewrite": True})
+            running = await wait_for_phase(client, library["id"], "write")
+            response = await client.post(f"/items/{heat['id']}/rescan")
+            during = await scan_status(client, library["id"])
+            await client.post(f"/libraries/{library['id']}/cancel-scan")
+    slow.shutdown.set()
+    assert response.status_code == 200  # the reference's rescan has no 409: it waits for the scan
+    assert during["state"] == "running" and during["startedAt"] == running["startedAt"]

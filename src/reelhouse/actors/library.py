@@ -302,10 +302,6 @@ class LibraryActor(Supervisor):
         await update_library_options(self._services.store, self.library_id, outcome.options)
         self._record = replace(record, options=outcome.options, updated_at_ms=now_ms())
         await self._follow_monitor_setting()
-        if record.options.realtime_monitor != outcome.options.realtime_monitor or (
-            record.options.scans_suspended != outcome.options.scans_suspended
-        ):
-            self._publish("scan.progress")  # the watch state changed
         return OptionsUpdated(self._record, outcome.hints)
 
     async def _confirm_missing(self) -> int:
@@ -328,7 +324,7 @@ class LibraryActor(Supervisor):
             self._pipeline_lock.release()
         self._held_missing = None
         self._status = replace(self._status, mass_missing_paused=False)
-        self._publish("scan.completed")
+        self._publish("scan.completed")  # again, no longer paused: streams learn the pause is over
         await self._services.jobs.tell(self._job_update())
         return len(held)
 
