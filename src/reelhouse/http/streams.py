@@ -14,11 +14,14 @@ what was sent and then end of file, and reconnects.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Collection
 from typing import Any
 
 import trio
 from quart_trio import QuartTrio
+
+log = logging.getLogger(__name__)
 
 ABORT_KEY = "reelhouse.abort_stream"
 """Request scope key: a callable that cuts the response off (safe from any task)."""
@@ -57,5 +60,9 @@ async def _forward(messages: trio.MemoryReceiveChannel[Message], send: Send, for
         async with messages:
             async for message in messages:
                 await send(message)  # returns once written, or once the connection is closed
+    except Exception:
+        # Never into the app's nursery (that would stop the app): the
+        # request's next message fails instead, as the server's error would.
+        log.exception("the server refused a message of a stream response")
     finally:
         forwarded.set()
