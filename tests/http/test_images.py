@@ -134,6 +134,7 @@ async def _fill(api: Api) -> None:
     await api.store.execute(
         "INSERT INTO libraries (id, name, collection_type, created_at, updated_at) VALUES ('lib', 'M', 'movies', 1, 1)"
     )
+    await api.store.execute("INSERT INTO library_paths (library_id, path, position) VALUES ('lib', ?, 0)", (str(api.media),))
     await api.store.execute(
         "INSERT INTO items (id, library_id, type, name, sort_name, date_created, date_modified)"
         " VALUES ('movie', 'lib', 'Movie', 'Arrival', 'Arrival', 1, 1)"

@@ -51,6 +51,7 @@ class LibraryServices:
     monitor_debounce: float
     global_probe_limit: int
     covers_dir: Path | None = None  # automatic collages (None: none are made)
+    data_dir: Path | None = None  # the server's own files: never a root, never walked nor served
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +168,7 @@ class LibraryActor(Supervisor):
             options=self._record.options,
             only_dirs=request.only_dirs,
             rewrite=request.rewrite,
+            data_dir=str(services.data_dir) if services.data_dir is not None else None,
         )
         setup = ScanSetup(
             run_id=run.id,
@@ -238,7 +240,9 @@ class LibraryActor(Supervisor):
         limiter = services.deps.thread_limiter or trio.CapacityLimiter(1)
         async with self._covers_lock:  # one choice at a time, in the order scans completed
             try:
-                await refresh_covers(services.store, self._record, services.covers_dir, limiter)
+                await refresh_covers(
+                    services.store, self._record, services.covers_dir, limiter, data_dir=services.data_dir
+                )
             except Exception:  # a cover is never worth failing the library for
                 log.exception("choosing the covers of library %s failed", self.library_id)
 

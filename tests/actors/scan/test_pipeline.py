@@ -208,7 +208,7 @@ async def test_use_nfo_off_keeps_stored_values(tree: Tree, library: Library) -> 
 async def test_local_images_are_recorded_with_content_tags(tree: Tree, library: Library) -> None:
     tree.add("A (2001)/A (2001).mkv")
     poster = tree.add("A (2001)/poster.png", png(3, 2))
-    tree.add("A (2001)/fanart.jpg", b"not really a jpeg")
+    tree.add("A (2001)/fanart.jpg", b"\xff\xd8\xff not really a jpeg")  # a JPEG by its magic, no size
     await library.scan()
     movie = (await library.items())["A (2001)/A (2001).mkv"]
     rows = await library.store.fetch_all("SELECT kind, idx, path, tag, width, height, size, source FROM images WHERE item_id = ? ORDER BY kind", (movie["id"],))

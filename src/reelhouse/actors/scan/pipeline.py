@@ -40,6 +40,7 @@ from reelhouse.media.library_options import (
     effective_read_concurrency,
 )
 from reelhouse.storage import Store, now_ms
+from reelhouse.storage.confined_files import confinement_for
 from reelhouse.storage.catalog import (
     ScanIndex,
     count_probe_pending,
@@ -76,6 +77,7 @@ class ScanPlan:
     options: LibraryOptions
     only_dirs: tuple[str, ...] | None = None  # rescan just these directories (and below)
     rewrite: bool = False  # rescan every directory as if changed (after externalAudio changed)
+    data_dir: str | None = None  # the server's data directory: never walked nor read
 
 
 @dataclass
@@ -145,7 +147,7 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
         index.images = await load_local_images(store, plan.library_id)
     scope = _Scope(scope.starts, scope.within, scope.protected + tuple(unreadable))
     progress.phase = "parse"
-    setup = ParserSetup(rules, index, plan.rewrite, probe_changed=timing in ("scan", "background"))
+    setup = ParserSetup(rules, index, plan.rewrite, timing in ("scan", "background"), walker.within)
     async with open_parser(
         setup, listed_files=listed_files(visits), thread_limiter=limiter, process_slots=deps.parse_processes
     ) as parser:
@@ -175,6 +177,7 @@ def _walker(plan: ScanPlan, index: ScanIndex, scope: _Scope) -> Walker:
         stored_mtimes={path: d.mtime_ns for path, d in index.dirs.items()},
         stored_children=index.children_of(),
         expand=frozenset(p for p, i in index.folders_by_path().items() if i.type == "Series"),
+        within=confinement_for(plan.roots, plan.data_dir),
     )
 
 
