@@ -3,10 +3,10 @@
 Creation is serialised here, so two requests can never both claim
 overlapping roots. Roots are compared by their real paths (a symbolic link
 to another library's root overlaps it); a root that is, or is under,
-``/proc``, ``/sys``, ``/dev`` or the server's data directory is refused
-with ``library_path_not_allowed`` (a root that merely contains one is
-accepted: the walk and the image endpoint never enter it; see
-:mod:`reelhouse.media.containment`). Everything is validated before anything is written; the
+``/proc``, ``/sys``, ``/dev`` (or holds one: ``/``) or the server's data
+directory is refused with ``library_path_not_allowed`` (a root holding the
+data directory is accepted: the walk and the image endpoint never enter
+it; see :mod:`reelhouse.media.containment`). Everything is validated before anything is written; the
 write is one transaction, and if the new LibraryActor cannot start the
 library is removed again.
 """
@@ -190,7 +190,7 @@ async def _valid_paths(store: Store, raw: Any, data_dir: os.PathLike[str] | None
 
 
 _REFUSALS = {
-    "system_directory": "it is, or is under, /proc, /sys or /dev",
+    "system_directory": "it is, holds or is under /proc, /sys or /dev",
     "data_directory": "it is, or is under, the server's data directory",
 }
 

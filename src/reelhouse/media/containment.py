@@ -11,10 +11,12 @@ Pure: the caller resolves real paths (``os.path.realpath``, or the path of
 an opened descriptor) and passes strings in.  The file-system side lives in
 :mod:`reelhouse.storage.confined_files`.
 
-Library roots themselves: a root that is, or lies under, a fenced
-directory is refused (:func:`refused_root`).  A root that *contains* one
-(``/``, or a root holding the data directory) is accepted; the fenced
-directory below it is simply never walked nor served.
+Library roots themselves (:func:`refused_root`): a root that is, lies
+under or holds a system directory (so ``/`` too) is refused, and so is a
+root that is or lies under the data directory.  A root that *holds* the
+data directory is accepted (a data directory kept beside the media is a
+reasonable layout): the data directory is fenced, never walked nor served.
+Both the path as given and its real path are checked.
 """
 
 from __future__ import annotations
@@ -49,16 +51,22 @@ class Confinement:
         return any(is_under(real_path, fence) for fence in self.fenced)
 
 
-def fences(real_data_dir: str | None) -> tuple[str, ...]:
-    """The fenced directories: the system ones and the data directory (if known)."""
-    return SYSTEM_DIRS + ((real_data_dir,) if real_data_dir else ())
+def fences(*data_dirs: str) -> tuple[str, ...]:
+    """The fenced directories: the system ones and the data directory (absolute forms of it)."""
+    return SYSTEM_DIRS + tuple(dict.fromkeys(data_dirs))
 
 
-def refused_root(real_root: str, fenced: Iterable[str]) -> str | None:
-    """Why a library root may not be used (``system_directory``, ``data_directory``), or None."""
+def refused_root(root_forms: Iterable[str], fenced: Iterable[str]) -> str | None:
+    """Why a library root may not be used (``system_directory``, ``data_directory``), or None.
+
+    ``root_forms``: the root as given (normalised) and its real path.
+    """
+    forms = tuple(root_forms)
     for fence in fenced:
-        if is_under(real_root, fence):
-            return "system_directory" if fence in SYSTEM_DIRS else "data_directory"
+        if fence in SYSTEM_DIRS and any(roots_overlap(form, fence) for form in forms):
+            return "system_directory"
+        if fence not in SYSTEM_DIRS and any(is_under(form, fence) for form in forms):
+            return "data_directory"
     return None
 
 

@@ -33,18 +33,17 @@ class OutsideRoots(OSError):
         super().__init__("the file resolves outside the library's folders")
 
 
-def real_data_dir(data_dir: str | os.PathLike[str] | None) -> str | None:
-    return os.path.realpath(data_dir) if data_dir is not None else None
-
-
 def confinement_for(roots: Iterable[str], data_dir: str | os.PathLike[str] | None) -> Confinement:
     """A library's confinement: its roots and the fences, resolved now."""
-    return Confinement(tuple(os.path.realpath(root) for root in roots), fences(real_data_dir(data_dir)))
+    real_data = () if data_dir is None else (os.path.realpath(data_dir),)
+    return Confinement(tuple(os.path.realpath(root) for root in roots), fences(*real_data))
 
 
 def root_refusal(root: str, data_dir: str | os.PathLike[str] | None) -> str | None:
     """Why ``root`` may not be a library root (see :func:`~reelhouse.media.containment.refused_root`)."""
-    return refused_root(os.path.realpath(root), fences(real_data_dir(data_dir)))
+    forms = (os.path.normpath(root), os.path.realpath(root))
+    data_forms = () if data_dir is None else (os.path.abspath(data_dir), os.path.realpath(data_dir))
+    return refused_root(forms, fences(*data_forms))
 
 
 def resolves_inside(path: str | os.PathLike[str], within: Confinement) -> bool:
