@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from reelhouse.media.containment import Confinement, fences, refused_root
 
 READ_CHUNK = 256 * 1024
+PROC_FDS = "/proc/self/fd"  # where Linux tells the path of an open descriptor
 _OPEN_FLAGS = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
 
 
@@ -95,7 +96,7 @@ def read_confined(path: str | os.PathLike[str], within: Confinement, max_bytes: 
 def _descriptor_path(fd: int, path: str | os.PathLike[str], info: os.stat_result) -> str:
     """The real path of the file open on ``fd``."""
     try:
-        return os.readlink(f"/proc/self/fd/{fd}")
+        return os.readlink(f"{PROC_FDS}/{fd}")
     except OSError:
         pass
     real = os.path.realpath(path)
