@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from reelhouse.storage import confined_files
-from reelhouse.storage.confined_files import OutsideRoots, confinement_for, open_confined, read_confined, root_refusal
+from reelhouse.storage.confined_files import (
+    OutsideRoots,
+    confinement_for,
+    fenced_forms,
+    open_confined,
+    read_confined,
+    root_refusal,
+)
 
 
 @pytest.fixture
@@ -93,3 +100,13 @@ def test_a_root_is_refused_by_what_it_is_and_what_it_resolves_to(tmp_path: Path)
     assert root_refusal("/proc/self/root", None) == "system_directory"  # resolves to /, given under /proc
     assert root_refusal(str(tmp_path / "to-data" / "x"), tmp_path / "data") == "data_directory"
     assert root_refusal(str(tmp_path), tmp_path / "data") is None
+
+
+def test_the_data_directory_is_named_as_a_watcher_of_each_root_sees_it(tmp_path: Path) -> None:
+    """The realtime monitor names changes by the root's path: the data directory's forms under it."""
+    real_root = tmp_path / "media"
+    (real_root / "data").mkdir(parents=True)
+    (tmp_path / "alias").symlink_to(real_root)
+    forms = fenced_forms([str(tmp_path / "alias"), str(tmp_path / "other")], real_root / "data")
+    assert set(forms) == {str(real_root / "data"), str(tmp_path / "alias" / "data")}
+    assert fenced_forms([str(real_root)], None) == ()

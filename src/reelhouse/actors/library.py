@@ -16,8 +16,10 @@ from pathlib import Path
 import trio
 
 from reelhouse import errors
+from reelhouse.media.containment import is_under
 from reelhouse.media.library_options import effective_media_info_timing, effective_read_concurrency
 from reelhouse.storage import Store, StoreError, now_ms
+from reelhouse.storage.confined_files import fenced_forms
 from reelhouse.storage.libraries import LibraryRecord, set_last_scanned_at
 from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_run
 
@@ -111,6 +113,7 @@ class LibraryActor(Supervisor):
         self._trigger = "manual"
         self._covers_lock = trio.Lock()
         self._scanned_at_lock = trio.Lock()
+        self._fenced_forms: tuple[str, ...] = ()  # the data directory as the monitor names it
 
     @property
     def library_id(self) -> str:
@@ -123,6 +126,8 @@ class LibraryActor(Supervisor):
             self._status = _status_from_run(latest)
         options = self._record.options
         if options.realtime_monitor and not options.scans_suspended:
+            data_dir = self._services.data_dir
+            self._fenced_forms = await trio.to_thread.run_sync(fenced_forms, self._record.paths, data_dir)
             self._monitor = RootMonitor(
                 [Path(p) for p in self._record.paths],
                 debounce_seconds=self._services.monitor_debounce,
@@ -253,7 +258,11 @@ class LibraryActor(Supervisor):
         await self._start_scan(StartScan(mode="quick", only_dirs=tuple(sorted(dirs)), trigger="monitor"))
 
     async def _on_changes(self, dirs: frozenset[Path]) -> None:
-        await self.ref.tell(DirectoriesChanged(frozenset(str(d) for d in dirs)))
+        # The server's own writes under a root that holds the data directory
+        # are no change to the library (and rescanning them would write again).
+        changed = frozenset(str(d) for d in dirs if not any(is_under(str(d), f) for f in self._fenced_forms))
+        if changed:
+            await self.ref.tell(DirectoriesChanged(changed))
 
     async def _read_media_info(self) -> None:
         """The background mediaInfoRead job: probe what the scan left pending."""

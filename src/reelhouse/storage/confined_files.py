@@ -20,7 +20,7 @@ import os
 import stat
 from collections.abc import Iterable
 
-from reelhouse.media.containment import Confinement, fences, refused_root
+from reelhouse.media.containment import Confinement, fences, is_under, refused_root
 
 READ_CHUNK = 256 * 1024
 PROC_FDS = "/proc/self/fd"  # where Linux tells the path of an open descriptor
@@ -45,6 +45,19 @@ def root_refusal(root: str, data_dir: str | os.PathLike[str] | None) -> str | No
     forms = (os.path.normpath(root), os.path.realpath(root))
     data_forms = () if data_dir is None else (os.path.abspath(data_dir), os.path.realpath(data_dir))
     return refused_root(forms, fences(*data_forms))
+
+
+def fenced_forms(roots: Iterable[str], data_dir: str | os.PathLike[str] | None) -> tuple[str, ...]:
+    """The paths by which the data directory shows under ``roots`` (as a watcher of them names it)."""
+    if data_dir is None:
+        return ()
+    real_data = os.path.realpath(data_dir)
+    forms = [os.path.abspath(data_dir), real_data]
+    for root in roots:
+        real_root = os.path.realpath(root)
+        if is_under(real_data, real_root):
+            forms.append(os.path.normpath(os.path.join(root, os.path.relpath(real_data, real_root))))
+    return tuple(dict.fromkeys(forms))
 
 
 def resolves_inside(path: str | os.PathLike[str], within: Confinement) -> bool:

@@ -139,8 +139,10 @@ class Walker:
         try:
             info = os.lstat(path)
             if todo.parent is None or stat.S_ISLNK(info.st_mode):
-                if not resolves_inside(path, self.within):
-                    out.errors.append(WalkError(path, OUTSIDE_ROOTS))
+                real = os.path.realpath(path)
+                if not self.within.allows(real):
+                    if not self.within.is_fenced(real):  # a rescan of the data directory: no error
+                        out.errors.append(WalkError(path, OUTSIDE_ROOTS))
                     return
                 info = os.stat(path)
         except FileNotFoundError:
