@@ -19,7 +19,7 @@ from reelhouse import errors
 from reelhouse.media.containment import is_under
 from reelhouse.media.library_options import effective_media_info_timing, effective_read_concurrency
 from reelhouse.storage import Store, StoreError, now_ms
-from reelhouse.storage.confined_files import fenced_forms
+from reelhouse.storage.confined_files import confinement_for, fenced_forms
 from reelhouse.storage.libraries import LibraryRecord, set_last_scanned_at
 from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_run
 
@@ -276,9 +276,11 @@ class LibraryActor(Supervisor):
 
         concurrency = effective_read_concurrency(self._record.options, global_probe_limit=services.global_probe_limit)
         try:
+            within = await trio.to_thread.run_sync(confinement_for, self._record.paths, services.data_dir)
             count = await probe_pending_sources(
-                services.store, self.library_id, services.deps, read_concurrency=concurrency, on_progress=report
-            )
+                services.store, self.library_id, services.deps,
+                read_concurrency=concurrency, on_progress=report, within=within,
+            )  # fmt: skip
         except Exception as exc:
             log.exception("media info read for library %s failed", self.library_id)
             final = replace(base, state="failed", finished_at_ms=now_ms(), message=f"{type(exc).__name__}: {exc}")

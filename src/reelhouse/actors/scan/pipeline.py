@@ -34,6 +34,7 @@ from typing import Literal
 import trio
 
 from reelhouse.media.assemble import ScanRules
+from reelhouse.media.containment import Confinement
 from reelhouse.media.library_options import (
     LibraryOptions,
     effective_media_info_timing,
@@ -155,7 +156,7 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
         seen = await parser.seen_ids()
     progress.phase = "write"
     if timing == "scan":
-        await _probe(store, plan, deps)
+        await _probe(store, plan, deps, walker.within)
     await _finish(plan, store, index, seen, visits, scope, progress, limiter)
     return ScanOutcome(
         added=progress.added,
@@ -267,10 +268,10 @@ async def _parse_and_write(
             await parser.parse_all(_chunks(visits), send)
 
 
-async def _probe(store: Store, plan: ScanPlan, deps: ScanDeps) -> None:
+async def _probe(store: Store, plan: ScanPlan, deps: ScanDeps, within: Confinement) -> None:
     concurrency = effective_read_concurrency(plan.options, global_probe_limit=deps.probe_limiter.total_tokens)
     sources = await pending_probe_sources(store, plan.library_id)
-    await probe_sources(store, sources, deps, read_concurrency=concurrency)
+    await probe_sources(store, sources, deps, read_concurrency=concurrency, within=within)
 
 
 async def _finish(
