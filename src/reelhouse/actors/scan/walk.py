@@ -20,6 +20,14 @@ younger than :data:`RACY_WINDOW_NS` is recorded with mtime -1, so the next
 quick scan lists it again: a change in the same clock tick as the stored
 mtime would otherwise go unnoticed.
 
+Containment (:mod:`reelhouse.media.containment`): a symbolic link, file
+or directory, whose real path leaves every root of the library (or enters
+``/proc``, ``/sys``, ``/dev`` or the data directory) is not followed and
+becomes a :class:`WalkError`; links that stay inside keep working.  A
+fenced directory reached without a link (a root of ``/``) is skipped.
+Reads go through :mod:`reelhouse.storage.confined_files`, which checks
+the opened file again.
+
 Errors do not stop the walk: an unreadable directory or file and a dangling
 symlink become :class:`WalkError` s; an unreadable directory is also
 reported in ``unreadable`` so that nothing below it turns missing. A
@@ -35,11 +43,13 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reelhouse.media.assemble import RELEVANT_SUFFIXES, FileStat, Listing, join_path
+from reelhouse.media.containment import Confinement
+from reelhouse.storage.confined_files import confinement_for, read_confined, resolves_inside
 
 RACY_WINDOW_NS = 1_000_000_000
 RACY_MTIME = -1
 NS_PER_MS = 1_000_000
-READ_CHUNK = 256 * 1024
+OUTSIDE_ROOTS = "The symbolic link leads outside the library's folders; it is not scanned."
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +102,7 @@ class Walker:
     subdirectories recorded by the last completed scan. ``expand`` holds
     directories whose subdirectories are listed too whenever they are (the
     folders of series: their season images name seasons in subfolders).
+    ``within``: where files may resolve (default: the starts' roots).
     """
 
     def __init__(
@@ -102,6 +113,7 @@ class Walker:
         stored_mtimes: Mapping[str, int],
         stored_children: Mapping[str, Sequence[str]],
         expand: Collection[str] = (),
+        within: Confinement | None = None,
     ) -> None:
         self._stack = [_Todo(s.root, s.rel, None, s.forced or not quick) for s in reversed(starts)]
         self._quick = quick
@@ -109,6 +121,8 @@ class Walker:
         self._children = stored_children
         self._expand = expand
         self._seen: set[tuple[int, int]] = set()
+        self.within = within or confinement_for(dict.fromkeys(s.root for s in starts), None)
+        self._fenced = _identities(self.within.fenced)
 
     def step(self, *, max_dirs: int, max_seconds: float) -> WalkStep:
         """Visit up to ``max_dirs`` directories (or for about ``max_seconds``)."""
@@ -123,14 +137,21 @@ class Walker:
     def _visit(self, todo: _Todo, out: WalkStep) -> None:
         path = join_path(todo.root, todo.rel)
         try:
-            info = os.stat(path)
+            info = os.lstat(path)
+            if todo.parent is None or stat.S_ISLNK(info.st_mode):
+                real = os.path.realpath(path)
+                if not self.within.allows(real):
+                    if not self.within.is_fenced(real):  # a rescan of the data directory: no error
+                        out.errors.append(WalkError(path, OUTSIDE_ROOTS))
+                    return
+                info = os.stat(path)
         except FileNotFoundError:
             return
         except OSError as exc:
             _unreadable(path, exc, out)
             return
         key = (info.st_dev, info.st_ino)
-        if not stat.S_ISDIR(info.st_mode) or key in self._seen:
+        if not stat.S_ISDIR(info.st_mode) or key in self._seen or key in self._fenced:
             return
         self._seen.add(key)
         mtime = info.st_mtime_ns
@@ -138,7 +159,7 @@ class Walker:
             out.visits.append(DirVisit(path, todo.parent, mtime, None))
             self._push(todo, path, [_name(c) for c in self._children.get(path, ())], forced=False)
             return
-        listed = _list(path, out)
+        listed = _list(path, out, self.within)
         if listed is None:
             return
         files, subdirs = listed
@@ -162,13 +183,27 @@ def _unreadable(path: str, exc: OSError, out: WalkStep) -> None:
     out.unreadable.append(path)
 
 
-def _list(path: str, out: WalkStep) -> tuple[tuple[FileStat, ...], list[str]] | None:
+def _identities(paths: Collection[str]) -> frozenset[tuple[int, int]]:
+    """(device, inode) of the directories that exist among ``paths``."""
+    found: set[tuple[int, int]] = set()
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        found.add((info.st_dev, info.st_ino))
+    return frozenset(found)
+
+
+def _list(path: str, out: WalkStep, within: Confinement) -> tuple[tuple[FileStat, ...], list[str]] | None:
     """The relevant files and the subdirectories of ``path``; None if unreadable."""
     files: list[FileStat] = []
     subdirs: list[str] = []
     try:
         with os.scandir(path) as entries:
             for entry in entries:
+                if entry.is_symlink() and not _link_inside(entry, within, out):
+                    continue
                 _take(entry, files, subdirs, out)
     except FileNotFoundError:
         return None
@@ -207,6 +242,15 @@ def _take(entry: os.DirEntry[str], files: list[FileStat], subdirs: list[str], ou
         files.append(FileStat(name, info.st_size, info.st_mtime_ns // NS_PER_MS))
 
 
+def _link_inside(entry: os.DirEntry[str], within: Confinement, out: WalkStep) -> bool:
+    """Whether a symbolic link stays inside; one leading out is reported (unless hidden)."""
+    if resolves_inside(entry.path, within):
+        return True
+    if not entry.name.startswith("."):
+        out.errors.append(WalkError(entry.path, OUTSIDE_ROOTS))
+    return False
+
+
 def _is_utf8(name: str) -> bool:
     try:
         name.encode("utf-8")
@@ -220,35 +264,22 @@ def _describe(exc: OSError) -> str:
     return f"{reason} (errno {exc.errno})" if exc.errno is not None else reason
 
 
-def read_file(path: str, max_bytes: int) -> bytes:
-    """At most ``max_bytes + 1`` bytes of a file (so "too large" can be told).
+def read_file(path: str, max_bytes: int, within: Confinement) -> bytes:
+    """At most ``max_bytes + 1`` bytes of a file inside ``within`` (so "too large" can be told).
 
-    Raises OSError. Blocking: call it from a worker thread. (Plain ``os``
-    calls: a buffered file object costs more than reading a small file.)
+    Raises OSError (OutsideRoots when it resolves outside). Blocking: call
+    it from a worker thread.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        chunks: list[bytes] = []
-        left = max_bytes + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, READ_CHUNK))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    return read_confined(path, within, max_bytes)
 
 
-def read_whole(path: str) -> bytes:
-    """A whole file (images, for their content hash). Raises OSError."""
-    with open(path, "rb") as handle:
-        return handle.read()
+def read_whole(path: str, within: Confinement) -> bytes:
+    """A whole file inside ``within`` (images, for their content hash). Raises OSError."""
+    return read_confined(path, within)
 
 
-def list_directory(root: str, rel: str) -> tuple[Listing | None, list[WalkError]]:
+def list_directory(root: str, rel: str, within: Confinement) -> tuple[Listing | None, list[WalkError]]:
     """One directory's listing outside a walk (None when it cannot be read)."""
     out = WalkStep()
-    listed = _list(join_path(root, rel), out)
+    listed = _list(join_path(root, rel), out, within)
     return (Listing(root, rel, listed[0]) if listed else None), out.errors
