@@ -33,6 +33,7 @@ from reelhouse import __version__
 from reelhouse.actors.tree import open_actor_tree
 from reelhouse.config import Settings
 from reelhouse.http import AppContext, create_app
+from reelhouse.pid1 import fork_under_init
 from reelhouse.http.edge import BindError, EdgeServer, bind_sockets, connection_budget
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
@@ -55,6 +56,8 @@ GIL_SWITCH_INTERVAL_SECONDS = 0.001
 
 def run_server(settings: Settings) -> int:
     """Run until a signal; the process exit code."""
+    if (code := fork_under_init()) is not None:
+        return code  # this process was PID 1 and stayed the init
     _configure_logging(settings.log_level)
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_SECONDS)
     try:
