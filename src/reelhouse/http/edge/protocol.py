@@ -5,7 +5,8 @@ limit), and a request whose app never answered (500), with empty bodies;
 here every such answer carries the reference's JSON error body.
 
 An early response (the app answered before the request body was read: 401
-without a key, 405, an unknown route) goes out with ``Connection: close``.
+without a key, 405, an unknown route) goes out with ``Connection: close``,
+as does every response once shutdown began.
 Hypercorn would otherwise keep reading the body into the finished app's
 queue, where nobody takes it: the connection hung, and its next request was
 never answered. The connection layer then closes after a bounded lingering
@@ -71,7 +72,7 @@ class ReelhouseH11Protocol(H11Protocol):
                 await self._send_json_error(event.status_code)
                 return
             self._event_stream = _is_event_stream(event.headers)
-            if self.peer_mid_message:
+            if self.peer_mid_message or self.context.terminated.is_set():
                 event = Response(stream_id=event.stream_id, status_code=event.status_code,
                                  headers=[*event.headers, (b"connection", b"close")])
         elif isinstance(event, StreamClosed):

@@ -180,9 +180,14 @@ class EdgeServer:
             with trio.move_on_after(REFUSAL_SECONDS):
                 await stream.send_all(_REFUSAL)
                 await stream.send_eof()
-                # Read until the client closes, so the 503 is not reset away.
-                while await stream.receive_some(MAX_RECV):
-                    pass
+                # Closing with the client's request unread would reset the
+                # connection, and the 503 with it: read the head first.
+                received = b""
+                while b"\r\n\r\n" not in received and len(received) < MAX_RECV:
+                    chunk = await stream.receive_some(MAX_RECV)
+                    if not chunk:
+                        break
+                    received += chunk
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             pass
         finally:
