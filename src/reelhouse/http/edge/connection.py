@@ -37,6 +37,8 @@ MAX_RECV = 2**16
 # and dropped before the socket closes.
 LINGER_SECONDS = 2.0
 LINGER_MAX_BYTES = 1024 * 1024
+# Time to send the last chunk of an event stream we end.
+END_STREAM_SECONDS = 0.5
 _GONE = (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError, OSError)
 
 
@@ -81,6 +83,31 @@ class Connection(TCPServer):
         """Stop serving this connection (its app task is cancelled)."""
         self._scope.cancel()
         self._linger_scope.cancel()
+
+    def shut_down(self) -> None:
+        """Close for shutdown: an event stream first gets its last chunk, so
+        its client sees a finished response (and reconnects later)."""
+        protocol = getattr(getattr(self, "protocol", None), "protocol", None)
+        if isinstance(protocol, ReelhouseH11Protocol) and protocol.streaming and not self._scope.cancel_called:
+            self._task_group.spawn(self._end_event_stream)
+        else:
+            self.close_now()
+
+    async def _end_event_stream(self) -> None:
+        protocol = self.protocol.protocol
+        assert isinstance(protocol, ReelhouseH11Protocol)
+        try:
+            with trio.move_on_after(END_STREAM_SECONDS):
+                # Under the send lock: no chunk of the app's is half sent,
+                # and once the end is sent, the cancel below (no checkpoint
+                # between) keeps the app from sending more.
+                async with self.send_lock:
+                    if data := protocol.end_of_event_stream():
+                        await self.stream.send_all(data)
+        except _GONE:
+            pass
+        finally:
+            self.close_now()
 
     async def run(self) -> None:
         try:

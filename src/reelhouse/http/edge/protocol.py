@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import h11
-from hypercorn.protocol.events import Event as StreamEvent, Response, StreamClosed
+from hypercorn.protocol.events import Event as StreamEvent, Response
 from hypercorn.protocol.h11 import H11Protocol
 from hypercorn.protocol.ws_stream import WSStream
 
@@ -61,6 +61,19 @@ class ReelhouseH11Protocol(H11Protocol):
         """The client may still be sending a request body we never read."""
         return isinstance(self.connection, h11.Connection) and self.connection.their_state is h11.SEND_BODY
 
+    def end_of_event_stream(self) -> bytes:
+        """The bytes that end a server-sent events response cleanly (the last
+        chunk), when one is under way; else nothing. Only an event stream:
+        any other response cut short must not look complete."""
+        if not (self._event_stream and isinstance(self.connection, h11.Connection)):
+            return b""
+        if self.connection.our_state is not h11.SEND_BODY:
+            return b""
+        try:
+            return self.connection.send(h11.EndOfMessage()) or b""
+        except h11.LocalProtocolError:
+            return b""
+
     async def _create_stream(self, request: h11.Request) -> None:
         self._head_request = request.method.upper() == b"HEAD"
         self._event_stream = False
@@ -75,8 +88,6 @@ class ReelhouseH11Protocol(H11Protocol):
             if self.peer_mid_message or self.context.terminated.is_set():
                 event = Response(stream_id=event.stream_id, status_code=event.status_code,
                                  headers=[*event.headers, (b"connection", b"close")])
-        elif isinstance(event, StreamClosed):
-            self._event_stream = False
         await super().stream_send(event)
 
     async def _send_error_response(self, status_code: int) -> None:

@@ -140,7 +140,7 @@ class EdgeServer:
         await self._context.terminated.set()  # hypercorn: recycle no connection
         for connection in list(self.connections):
             if connection.idle or connection.streaming:
-                connection.close_now()
+                connection.shut_down()
         handlers.cancel_scope.deadline = trio.current_time() + self.config.graceful_timeout
 
     async def _accept(
