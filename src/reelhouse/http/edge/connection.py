@@ -182,9 +182,6 @@ class Connection(TCPServer):
                 self.close_now()
                 raise
 
-    async def _idle_timeout(self) -> None:
-        """Hypercorn's timer task; replaced by the receive deadline."""
-
     async def _finish(self) -> None:
         try:
             if self._peer_mid_message():
