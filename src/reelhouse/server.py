@@ -33,8 +33,8 @@ from reelhouse import __version__
 from reelhouse.actors.tree import open_actor_tree
 from reelhouse.config import Settings
 from reelhouse.http import AppContext, create_app
-from reelhouse.pid1 import fork_under_init
 from reelhouse.http.edge import BindError, EdgeServer, bind_sockets, connection_budget
+from reelhouse.pid1 import fork_under_init
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
 from reelhouse.storage.scans import fail_running_scans

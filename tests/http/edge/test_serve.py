@@ -26,6 +26,8 @@ async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await send({"type": "websocket.accept"})
         while (await receive())["type"] != "websocket.disconnect":
             pass
+    elif scope["path"] == "/crash":
+        raise RuntimeError("the app failed before answering")
     else:
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
         await send({"type": "http.response.body", "body": b"ok"})
@@ -45,10 +47,30 @@ UPGRADE = request(
 )
 
 
-async def test_shutdown_closes_open_websockets_and_idle_connections_at_once() -> None:
+def _config() -> Config:
     config = Config()
     config.bind = ["127.0.0.1:0"]
     config.graceful_timeout = GRACE_S
+    return config
+
+
+async def test_an_app_that_fails_before_answering_gets_a_500_with_the_json_error_body() -> None:
+    config = _config()
+    shutdown = trio.Event()
+    with trio.fail_after(LIMIT_S):
+        async with trio.open_nursery() as nursery:
+            binds = await nursery.start(EdgeServer(_app, config, 10).serve, bind_sockets(config), shutdown)
+            stream = await connect(binds[0])
+            await stream.send_all(request("GET", "/crash"))
+            response = await Reader(stream).response()
+            shutdown.set()
+    assert response.status == 500
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["code"] == "internal_error"
+
+
+async def test_shutdown_closes_open_websockets_and_idle_connections_at_once() -> None:
+    config = _config()
     sockets = bind_sockets(config)
     shutdown = trio.Event()
     with trio.fail_after(LIMIT_S):
