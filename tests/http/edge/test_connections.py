@@ -138,6 +138,21 @@ async def test_an_early_response_closes_the_connection_instead_of_hanging(
     server.shutdown.set()
 
 
+async def test_an_early_response_to_a_request_sent_whole_keeps_the_connection(server: RunningServer) -> None:
+    """The body already read when the answer goes out: nothing to close for,
+    the next request on the connection is answered."""
+    with trio.fail_after(LIMIT_S):
+        stream = await connect(server.base_url)
+        await stream.send_all(
+            request("POST", "/api/v1/libraries", "Content-Type: application/json", body=b"{}")
+            + request("GET", "/api/v1/system/status", _auth(server))
+        )
+        reader = Reader(stream)
+        first, second = await reader.response(), await reader.response()
+    assert first.status == 401 and first.headers.get("connection") != "close"
+    assert second.status == 200
+
+
 def _open_descriptors() -> int:
     return len(os.listdir(f"/proc/{os.getpid()}/fd"))  # the server runs in this process
 
