@@ -9,6 +9,7 @@ An unhandled exception is logged with its request id and answered 500
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -60,6 +61,14 @@ def error_response(
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
+
+
+def error_body_bytes(code: str, message: str, params: dict[str, Any] | None = None) -> bytes:
+    """The same body as :func:`error_response`, as bytes: for the connection
+    layer, which answers some errors (malformed HTTP, too many connections)
+    before any request reaches the app."""
+    body = ErrorBody(code=code, message=message, params=params or None).to_json()
+    return json.dumps(body, separators=(",", ":")).encode() + b"\n"
 
 
 def status_of(error: errors.DomainError) -> int:
