@@ -21,7 +21,9 @@ from .naming_cases.episodes import (
     CROSS,
     DATED,
     EPISODE_ONLY,
+    EPISODE_RANGES,
     LEADING,
+    LEADING_PAIRS,
     NOT_EPISODES,
     SEASON_EPISODE,
     SEASON_FOLDERS,
@@ -163,6 +165,16 @@ def test_episode_number_without_season(stem: str, episode: int, hint: str | None
     assert (parsed.season, parsed.episode, parsed.series_hint, parsed.title) == (None, episode, hint, title)
 
 
+@pytest.mark.parametrize(("stem", "episode", "end", "hint", "title"), EPISODE_RANGES)
+def test_episode_range_without_season(
+    stem: str, episode: int, end: int, hint: str | None, title: str | None
+) -> None:
+    parsed = parse_episode(stem)
+    assert parsed is not None and parsed.marker is EpisodeMarker.EPISODE
+    assert (parsed.season, parsed.episode, parsed.episode_end) == (None, episode, end)
+    assert (parsed.series_hint, parsed.title) == (hint, title)
+
+
 @pytest.mark.parametrize(("stem", "absolute", "hint", "title"), ABSOLUTE)
 def test_absolute_numbering(stem: str, absolute: int, hint: str | None, title: str | None) -> None:
     parsed = parse_episode(stem)
@@ -176,6 +188,13 @@ def test_leading_number(stem: str, episode: int, title: str | None) -> None:
     parsed = parse_episode(stem)
     assert parsed is not None and parsed.marker is EpisodeMarker.LEADING
     assert (parsed.season, parsed.episode, parsed.series_hint, parsed.title) == (None, episode, None, title)
+
+
+@pytest.mark.parametrize(("stem", "season", "episode", "end", "title"), LEADING_PAIRS)
+def test_leading_pair(stem: str, season: int | None, episode: int, end: int | None, title: str | None) -> None:
+    parsed = parse_episode(stem)
+    assert parsed is not None and parsed.marker is EpisodeMarker.LEADING
+    assert (parsed.season, parsed.episode, parsed.episode_end, parsed.title) == (season, episode, end, title)
 
 
 @pytest.mark.parametrize("stem", NOT_EPISODES)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import PurePosixPath
 from typing import ClassVar
@@ -22,6 +22,7 @@ from reelhouse.media._naming_episodes import (
     EpisodeName,
     parse_episode,
     parse_season_folder,
+    parse_trailing_number,
 )
 from reelhouse.media._naming_files import (
     DISC_FOLDERS,
@@ -272,8 +273,10 @@ def _episode(
         else:
             series_folder = "/".join(folders)
     series = _series(series_folder, parsed)
-    if parsed is not None and parsed.marker is EpisodeMarker.LEADING and _starts_with_series(stem, series):
-        parsed = None  # `30 Rock - Pilot` in `30 Rock/`: the number is the series'
+    if parsed is not None and parsed.marker is EpisodeMarker.LEADING:
+        parsed = _leading_in_context(parsed, stem, series, season_folder is not None)
+    if parsed is None and series_folder is not None:
+        parsed = parse_trailing_number(stem)  # `The Simpsons 12` in `The Simpsons/`
     if parsed is None:
         title = _readable(stem)
         return EpisodeFile(
@@ -286,6 +289,22 @@ def _episode(
         path, strm, series_folder, series, season_folder, season,
         episode, parsed.episode_end, parsed.absolute, parsed.air_date, parsed.title, parsed.marker,
     )
+
+
+def _leading_in_context(
+    parsed: EpisodeName, stem: str, series: SeriesName | None, in_season_folder: bool
+) -> EpisodeName | None:
+    """A leading number read with its folders.
+
+    ``30 Rock - Pilot`` in ``30 Rock/``: the number is the series', not an
+    episode. A leading pair ``4-12`` is a range of episodes in a season
+    folder, but season 4 episode 12 directly in a series folder.
+    """
+    if _starts_with_series(stem, series):
+        return None
+    if parsed.episode_end is not None and not in_season_folder:
+        return replace(parsed, season=parsed.episode, episode=parsed.episode_end, episode_end=None)
+    return parsed
 
 
 def _starts_with_series(stem: str, series: SeriesName | None) -> bool:

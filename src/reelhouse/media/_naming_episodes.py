@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
-from reelhouse.media._naming_text import is_release_style, is_year, split_brackets, tidy
+from reelhouse.media._naming_dates import find_date
+from reelhouse.media._naming_text import is_release_style, is_year, split_brackets, tidy, trim
 
 SEASON_CACHE_SIZE = 4096
 MAX_EPISODES_IN_ONE_FILE = 20
@@ -23,27 +24,45 @@ _SEASON_WORDS = r"season|series|staffel|saison|temporada|stagione|seizoen|sezon|
 _EPISODE_WORDS = r"episode|[ée]pisode|episodio|folge|ep"
 
 # `v2` after the number is a re-release of the same episode (anime).
+# `S01x02`, `S01xE02` too; the `x` must follow the season directly
+# (`Show.S01.x264` is a season pack in x264, not episode 264).
 _SEASON_EPISODE_RE = re.compile(
-    r"(?<![a-z0-9])s(\d{1,4})[ ._-]{0,3}e(\d{1,4})(?!\d)(?:v\d(?![0-9a-z]))?", re.IGNORECASE
+    r"(?<![a-z0-9])s(\d{1,4})(?:[ ._-]{0,3}e|x[ ._]?e?)(\d{1,4})(?!\d)(?:v\d(?![0-9a-z]))?", re.IGNORECASE
 )
 # Further episodes after S01E01: E02, -E02, -02, - E02, -S01E02.
 # A number may be followed directly only by the next link of its chain.
 _SEASON_EPISODE_MORE_RE = re.compile(
     r"(?:[ ._]?-?[ ._]?e|-s\d{1,4}e|-)(\d{1,4})(?![0-9a-df-z])", re.IGNORECASE
 )
-_CROSS_RE = re.compile(r"(?<![a-z0-9])(\d{1,2})x(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE)
-_CROSS_MORE_RE = re.compile(r"(?:-(?:\d{1,2}x)?|_?x)(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE)
+# `1x02`, and year-numbered seasons `2009x03` (from 1930: `1920x1080` is a
+# resolution; `2048x858` a cinema frame).
+_CROSS_RE = re.compile(
+    r"(?<![a-z0-9])(\d{1,2}|(?!2048)(?:19[3-9]\d|20\d\d))x(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE
+)
+# Chains: `-03`, `-1x03`, `-E03`, `x03`, and spaced ` - 02x04` / ` - E04`
+# (a spaced bare number is a title: `1x05 - 2 Broke Girls`).
+_CROSS_MORE_RE = re.compile(
+    r"(?:-(?:\d{1,4}x)?e?|_?x|[ ._]+-[ ._]+(?:\d{1,4}x|e))(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE
+)
 _WORDS_RE = re.compile(
     rf"(?<![a-z])(?:{_SEASON_WORDS})[ ._-]*(\d{{1,4}})[ ._,-]*(?:{_EPISODE_WORDS})[ ._-]*(\d{{1,4}})(?!\d)",
     re.IGNORECASE,
 )
-_DATE_RE = re.compile(r"(?<!\d)((?:19|20)\d{2})[-._ ](\d{1,2})[-._ ](\d{1,2})(?!\d)")
 _EPISODE_ONLY_RE = re.compile(
     rf"(?<![a-z0-9])(?:e|(?:{_EPISODE_WORDS})[ ._-]{{0,2}})(\d{{1,4}})(?![0-9a-z])", re.IGNORECASE
 )
+# Ranges of whole seasons in one release (Korean packs): `E01-E16`, `E01-16`.
+_EPISODE_ONLY_MORE_RE = re.compile(r"-e?(\d{1,4})(?![0-9a-z])", re.IGNORECASE)
+# Anime `[Group] Show [21][1080p]`: a bracketed number is the episode.
+_BRACKET_NUMBER_RE = re.compile(r"\[#?(\d{1,4})(?:v\d{1,2})?\]")
+# A number ending the name: `The Simpsons 12`, `One Piece 1001` (read only
+# in a series folder, where it cannot be `Apollo 13`).
+_TRAILING_RE = re.compile(r"(?P<hint>.*?\S)[ ._]+#?(?P<number>\d{1,4})")
 # Anime-style `Show - 012`, `[Group]_Show_-_012v2_[1080p]`.
 _ABSOLUTE_RE = re.compile(r"(?<=[\s_])-[\s_]+#?(\d{1,4})(?:v\d{1,2})?(?=$|[\s_\[(])")
-_LEADING_RE = re.compile(r"(\d{1,3})(?=$|[ ._-])")
+# `01 - Pilot`, and a leading pair `02-03 - Title` (a range in a season
+# folder, season 2 episode 3 elsewhere: the caller decides).
+_LEADING_RE = re.compile(r"(\d{1,3})(?:-(\d{1,3}))?(?=$|[ ._]|-(?!\d))")
 
 _SEASON_FOLDER_RE = re.compile(
     rf"(?:(?:{_SEASON_WORDS})[ ._-]*|s)(\d{{1,4}})(?:\s*[\[(].*|\s+-\s.*|\s*)", re.IGNORECASE | re.DOTALL
@@ -196,21 +215,19 @@ def _find_words(stem: str) -> _Hit | None:
 
 
 def _find_date(stem: str) -> _Hit | None:
-    for match in _DATE_RE.finditer(stem):
-        year, month, day = (int(g) for g in match.groups())
-        try:
-            air_date = datetime.date(year, month, day)
-        except ValueError:
-            continue
-        return _Hit(EpisodeMarker.DATE, match.start(), match.end(), air_date=air_date)
-    return None
+    hit = find_date(stem)
+    if hit is None:
+        return None
+    return _Hit(EpisodeMarker.DATE, hit.start, hit.end, air_date=hit.date)
 
 
 def _find_episode_only(stem: str) -> _Hit | None:
     match = _EPISODE_ONLY_RE.search(stem)
     if match is None:
         return None
-    return _Hit(EpisodeMarker.EPISODE, match.start(), match.end(), episode=int(match.group(1)))
+    episode = int(match.group(1))
+    episode_end, end = _more_episodes(stem, _EPISODE_ONLY_MORE_RE, match.end(), episode)
+    return _Hit(EpisodeMarker.EPISODE, match.start(), end, episode=episode, episode_end=episode_end)
 
 
 def _find_absolute(stem: str) -> _Hit | None:
@@ -221,11 +238,45 @@ def _find_absolute(stem: str) -> _Hit | None:
     return None
 
 
+def _find_bracket_number(stem: str) -> _Hit | None:
+    if "[" not in stem:
+        return None
+    for match in _BRACKET_NUMBER_RE.finditer(stem):
+        if match.start() == 0 or is_year(match.group(1), explicit=True):
+            continue  # `[2010]` is a year; a leading bracket is the group
+        return _Hit(EpisodeMarker.ABSOLUTE, match.start(), match.end(), absolute=int(match.group(1)))
+    return None
+
+
 def _find_leading(stem: str) -> _Hit | None:
     match = _LEADING_RE.match(stem)
     if match is None:
         return None
-    return _Hit(EpisodeMarker.LEADING, 0, match.end(), episode=int(match.group(1)))
+    first = int(match.group(1))
+    if match.group(2) is None:
+        return _Hit(EpisodeMarker.LEADING, 0, match.end(), episode=first)
+    second = int(match.group(2))
+    if first < second <= first + MAX_EPISODES_IN_ONE_FILE:
+        return _Hit(EpisodeMarker.LEADING, 0, match.end(), episode=first, episode_end=second)
+    return _Hit(EpisodeMarker.LEADING, 0, match.end(), season=first, episode=second)
+
+
+def parse_trailing_number(stem: str) -> EpisodeName | None:
+    """A number that ends the cleaned name: ``The Simpsons 12``, ``One Piece 1001``.
+
+    For files in a series folder with no other marker (the folder says the
+    file is an episode, so the number cannot be a movie's ``Apollo 13``).
+    The number is absolute; a plausible year (``Show 2016``) is not read.
+    """
+    cleaned = tidy(stem, is_release_style(split_brackets(stem)[0]))
+    match = _TRAILING_RE.fullmatch(cleaned)
+    if match is None or is_year(match.group("number"), explicit=False):
+        return None
+    return EpisodeName(
+        marker=EpisodeMarker.ABSOLUTE,
+        absolute=int(match.group("number")),
+        series_hint=trim(match.group("hint")) or None,
+    )
 
 
 _FINDERS: tuple[Callable[[str], _Hit | None], ...] = (
@@ -235,5 +286,6 @@ _FINDERS: tuple[Callable[[str], _Hit | None], ...] = (
     _find_date,
     _find_episode_only,
     _find_absolute,
+    _find_bracket_number,
     _find_leading,
 )

@@ -52,6 +52,11 @@ SEASON_EPISODE: list[tuple[str, int, int, int | None, str | None, str | None]] =
     ("House.M.D.S01E01.720p", 1, 1, None, "House M.D.", None),
     ("Show.Name.2019.S01E01", 1, 1, None, "Show Name 2019", None),
     ("Show - S01E01v2 - Title", 1, 1, None, "Show", "Title"),
+    # an `x` between season and episode after the S
+    ("Show S01x02", 1, 2, None, "Show", None),
+    ("Show - S01xE02 - Title", 1, 2, None, "Show", "Title"),
+    ("show.s01x01.hdtv", 1, 1, None, "show", None),
+    ("Show S03xE10-E11", 3, 10, 11, "Show", None),
     # multi-episode files
     ("Show S01E01-E02", 1, 1, 2, "Show", None),
     ("Show S01E01E02", 1, 1, 2, "Show", None),
@@ -82,6 +87,17 @@ CROSS: list[tuple[str, int, int, int | None, str | None, str | None]] = [
     ("Show 2x10 Title", 2, 10, None, "Show", "Title"),
     ("Show [1x02]", 1, 2, None, "Show", None),
     ("1x2", 1, 2, None, None, None),
+    # year-numbered seasons
+    ("Show 2009x03", 2009, 3, None, "Show", None),
+    ("Show - 2009x03 - Title", 2009, 3, None, "Show", "Title"),
+    ("Quiz.1998x112.PDTV", 1998, 112, None, "Quiz", None),
+    # chains and ranges: the last episode ends the range
+    ("Show - 02x03 - 02x04 - 02x15 - Title", 2, 3, 15, "Show", "Title"),
+    ("02x03-E15 - Title", 2, 3, 15, None, "Title"),
+    ("Show 3x01-3x02", 3, 1, 2, "Show", None),
+    ("Show 1x01 - E02 - Title", 1, 1, 2, "Show", "Title"),
+    # a spaced bare number after the marker is a title, not a range
+    ("Show 1x05 - 2 Broke Girls", 1, 5, None, "Show", "2 Broke Girls"),
 ]
 
 # (stem, season, episode, series_hint, title)
@@ -107,6 +123,19 @@ DATED: list[tuple[str, datetime.date, str | None, str | None]] = [
     ("Late Show 1999.02.28", datetime.date(1999, 2, 28), "Late Show", None),
     ("The.Tonight.Show.Starring.Jimmy.Fallon.2024.01.15.Guest.720p.WEB.h264-EDITH",
      datetime.date(2024, 1, 15), "The Tonight Show Starring Jimmy Fallon", "Guest"),
+    # year last: day first, month first only when day first cannot be
+    ("Show 04.03.2021", datetime.date(2021, 3, 4), "Show", None),
+    ("Show - 15-01-2020 - Guest", datetime.date(2020, 1, 15), "Show", "Guest"),
+    ("Show 03.15.2021", datetime.date(2021, 3, 15), "Show", None),
+    ("Tagesschau 1.2.2019", datetime.date(2019, 2, 1), "Tagesschau", None),
+    # compact year-month-day
+    ("Show 20210304", datetime.date(2021, 3, 4), "Show", None),
+    ("show.20190715.guest.720p", datetime.date(2019, 7, 15), "show", "guest"),
+    # month names
+    ("Show - 4 March 2021", datetime.date(2021, 3, 4), "Show", None),
+    ("Show March 4, 2021 - Guest", datetime.date(2021, 3, 4), "Show", "Guest"),
+    ("Show 1st Jan 2020", datetime.date(2020, 1, 1), "Show", None),
+    ("Show.Sept.30.2018.720p", datetime.date(2018, 9, 30), "Show", None),
 ]
 
 # (stem, episode, series_hint, title): an episode number without a season
@@ -118,6 +147,15 @@ EPISODE_ONLY: list[tuple[str, int, str | None, str | None]] = [
     ("Show Ep.07", 7, "Show", None),
     ("Show - Episode 3 - Title", 3, "Show", "Title"),
     ("Folge 8", 8, None, None),
+]
+
+# (stem, episode, episode_end, series_hint, title): ranges without a season
+# (Korean and other whole-season releases)
+EPISODE_RANGES: list[tuple[str, int, int, str | None, str | None]] = [
+    ("Show.E01-E16.1080p.WEB-DL", 1, 16, "Show", None),
+    ("Drama E01-16", 1, 16, "Drama", None),
+    ("Show - Ep 03-04 - Title", 3, 4, "Show", "Title"),
+    ("Show E05-E06 Title", 5, 6, "Show", "Title"),
 ]
 
 # (stem, absolute, series_hint, title): anime and absolute numbering
@@ -134,6 +172,11 @@ ABSOLUTE: list[tuple[str, int, str | None, str | None]] = [
     ("Band of Brothers - 01 - Currahee", 1, "Band of Brothers", "Currahee"),
     ("[Erai-raws] Shingeki no Kyojin - The Final Season - 01 [1080p][Multiple Subtitle]", 1,
      "Shingeki no Kyojin - The Final Season", None),
+    ("[Group] Title - 13", 13, "Title", None),
+    # a bracketed number after the group
+    ("[Group] Title [21]", 21, "Title", None),
+    ("[Group] Title [21][1080p]", 21, "Title", None),
+    ("[Group] Title [05v2] [720p]", 5, "Title", None),
 ]
 
 # (stem, episode, title): a number leading the stem, for files in season folders
@@ -144,6 +187,16 @@ LEADING: list[tuple[str, int, str | None]] = [
     ("1. Pilot", 1, "Pilot"),
     ("102 - Title", 102, "Title"),
     ("7 Days Later", 7, "Days Later"),
+]
+
+# (stem, season, episode, episode_end, title): a leading pair. A rising pair
+# is a range here; classify() reads it as season and episode outside a
+# season folder. A falling pair can only be season and episode.
+LEADING_PAIRS: list[tuple[str, int | None, int, int | None, str | None]] = [
+    ("02-03 - Title", None, 2, 3, "Title"),
+    ("4-12 - Title", None, 4, 12, "Title"),
+    ("4-2 - Title", 4, 2, None, "Title"),
+    ("01-02", None, 1, 2, None),
 ]
 
 NOT_EPISODES: list[str] = [
@@ -161,6 +214,11 @@ NOT_EPISODES: list[str] = [
     "Apocalypse Now",
     "Season of the Witch",
     "Escape from New York",
+    "Film 2048x858",
+    "Show.S01.x264-GRP",
+    "Show 31.02.2021",
+    "Movie [2010]",
+    "[Group] Title",
 ]
 
 SEASON_FOLDERS: list[tuple[str, int | None]] = [
