@@ -228,6 +228,21 @@ def test_root_season_folders_belong_to_the_root_as_series() -> None:
     assert [(s.title, s.year, s.rel_folder) for s in result.series] == [("Dark", 2017, "")]
 
 
+def test_a_release_season_folder_at_the_root_names_its_series() -> None:
+    result = assemble_directory(
+        listing("The.Show.S01.720p.WEB", "The.Show.S01E01.720p.mkv", "The.Show.S01E02.720p.mkv"),
+        ScanRules("lib", "tvshows"),
+    )
+    assert [(s.title, s.rel_folder) for s in result.series] == [("The Show", None)]
+    assert [(s.rel_folder, s.number) for s in result.seasons] == [("The.Show.S01.720p.WEB", 1)]
+
+
+def test_a_disc_folder_inside_a_season_folder_keeps_the_season_and_series() -> None:
+    result = assemble_directory(listing("Show/Season 10/Disc 1", "Show S10E01.mkv"), ScanRules("lib", "tvshows"))
+    assert [(s.title, s.rel_folder) for s in result.series] == [("Show", "Show")]
+    assert [(s.rel_folder, s.number) for s in result.seasons] == [("Show/Season 10", 10)]
+
+
 def test_resolving_an_extra_without_owner_makes_it_a_standalone_video() -> None:
     (extra,) = drafts("movies", "Collection/extras", "Thing.mkv")
     assert extra.owner_folder == f"{ROOT}/Collection"

@@ -41,6 +41,7 @@ from reelhouse.media.naming import (
     parse_movie,
     parse_season_folder,
     parse_series_folder,
+    season_series_prefix,
     sort_name,
 )
 from reelhouse.media.nfo import nfo_candidates
@@ -371,12 +372,15 @@ def _episodes(folder: _Dir) -> tuple[list[ItemDraft], dict[str, SeriesRef], dict
 
 def series_ref_of(root: str, found: EpisodeFile, library_id: str) -> SeriesRef:
     """The series of an episode: its series folder, else the library root
-    when the episode is in a season folder or names no series, else a
-    series named by the file name alone."""
+    when the episode is in a season folder named for no series or names no
+    series, else a series named by the file name or by its season folder
+    (``The.Show.S01.720p``) alone."""
     if found.series_folder is not None and found.series is not None:
         rel: str | None = found.series_folder
         title, year = found.series.title, found.series.year
-    elif found.season_folder is not None or found.series is None:
+    elif found.series is None or (
+        found.season_folder is not None and not season_series_prefix(found.season_folder.rpartition("/")[2])
+    ):
         rel = ""
         parsed = parse_series_folder(root.rstrip("/").rpartition("/")[2] or root)
         title, year = parsed.title, parsed.year

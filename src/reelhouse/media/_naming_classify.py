@@ -21,9 +21,9 @@ from reelhouse.media._naming_episodes import (
     EpisodeMarker,
     EpisodeName,
     parse_episode,
-    parse_season_folder,
     parse_trailing_number,
 )
+from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_files import (
     DISC_FOLDERS,
     STRM_EXTENSION,
@@ -262,17 +262,8 @@ def _version_label(stem: str, stack: StackPart | None, folder: str) -> str | Non
 def _episode(
     path: str, folders: list[str], stem: str, strm: bool, parsed: EpisodeName | None
 ) -> EpisodeFile:
-    season_folder: str | None = None
-    series_folder: str | None = None
-    folder_season: int | None = None
-    if folders:
-        folder_season = parse_season_folder(folders[-1])
-        if folder_season is not None:
-            season_folder = "/".join(folders)
-            series_folder = "/".join(folders[:-1]) or None
-        else:
-            series_folder = "/".join(folders)
-    series = _series(series_folder, parsed)
+    season_folder, series_folder, folder_season = _episode_folders(folders)
+    series = _series(series_folder, season_folder, parsed)
     if parsed is not None and parsed.marker is EpisodeMarker.LEADING:
         parsed = _leading_in_context(parsed, stem, series, season_folder is not None)
     if parsed is None and series_folder is not None:
@@ -311,10 +302,46 @@ def _starts_with_series(stem: str, series: SeriesName | None) -> bool:
     return series is not None and bool(series.title) and stem.casefold().startswith(series.title.casefold())
 
 
-def _series(series_folder: str | None, parsed: EpisodeName | None) -> SeriesName | None:
+def _episode_folders(folders: list[str]) -> tuple[str | None, str | None, int | None]:
+    """(season folder, series folder, folder's season) of an episode.
+
+    The season folder is the parent, or the grandparent when the parent is
+    not one (``Show/Season 1/Disc 2/``): a season folder is never taken
+    for the series.
+    """
+    for depth in (1, 2):
+        if len(folders) < depth:
+            break
+        season = parse_season_folder(folders[-depth])
+        if season is not None:
+            series_folder = "/".join(folders[:-depth]) or None
+            if series_folder is not None and not _same_series(series_folder, folders[-depth]):
+                series_folder = None  # `TV/The.Show.S01.720p/`: named by the season folder
+            return "/".join(folders[: len(folders) - depth + 1]), series_folder, season
+    return None, "/".join(folders) or None, None
+
+
+def _same_series(series_folder: str, season_name: str) -> bool:
+    """Whether a season folder's series prefix (if any) names the series folder."""
+    prefix = season_series_prefix(season_name)
+    if not prefix:
+        return True
+    ours = parse_series_folder(series_folder.rpartition("/")[2]).title.casefold()
+    theirs = parse_series_folder(season_name).title.casefold()
+    return ours.startswith(theirs) or theirs.startswith(ours)
+
+
+def _series(series_folder: str | None, season_folder: str | None, parsed: EpisodeName | None) -> SeriesName | None:
+    """The series folder's name; else a season folder's series prefix
+    (``The.Show.S01.720p``); else the name's series hint, unless that is
+    only a season (``Season 10``)."""
     if series_folder is not None:
         return parse_series_folder(series_folder.rpartition("/")[2])
-    if parsed is not None and parsed.series_hint:
+    if season_folder is not None:
+        season_name = season_folder.rpartition("/")[2]
+        if season_series_prefix(season_name):
+            return parse_series_folder(season_name)
+    if parsed is not None and parsed.series_hint and parse_season_folder(parsed.series_hint) is None:
         return parse_series_folder(parsed.series_hint)
     return None
 

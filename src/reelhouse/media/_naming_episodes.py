@@ -7,7 +7,6 @@ functions over ``str``.
 from __future__ import annotations
 
 import datetime
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,12 +14,12 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from reelhouse.media._naming_dates import find_date
+from reelhouse.media._naming_seasons import SEASON_WORDS
 from reelhouse.media._naming_text import is_release_style, is_year, split_brackets, tidy, trim
 
-SEASON_CACHE_SIZE = 4096
 MAX_EPISODES_IN_ONE_FILE = 20
 
-_SEASON_WORDS = r"season|series|staffel|saison|temporada|stagione|seizoen|sezon|s[äa]song|s[æa]son|kausi"
+_SEASON_WORDS = "|".join(re.escape(word) for word in sorted(SEASON_WORDS, key=len, reverse=True))
 _EPISODE_WORDS = r"episode|[ée]pisode|episodio|folge|ep"
 
 # `v2` after the number is a re-release of the same episode (anime).
@@ -64,10 +63,6 @@ _ABSOLUTE_RE = re.compile(r"(?<=[\s_])-[\s_]+#?(\d{1,4})(?:v\d{1,2})?(?=$|[\s_\[
 # folder, season 2 episode 3 elsewhere: the caller decides).
 _LEADING_RE = re.compile(r"(\d{1,3})(?:-(\d{1,3}))?(?=$|[ ._]|-(?!\d))")
 
-_SEASON_FOLDER_RE = re.compile(
-    rf"(?:(?:{_SEASON_WORDS})[ ._-]*|s)(\d{{1,4}})(?:\s*[\[(].*|\s+-\s.*|\s*)", re.IGNORECASE | re.DOTALL
-)
-SPECIALS_FOLDERS = frozenset({"specials", "special"})
 
 
 class EpisodeMarker(StrEnum):
@@ -135,24 +130,6 @@ def parse_episode(stem: str) -> EpisodeName | None:
         if hit is not None:
             return _name_from_hit(stem, hit)
     return None
-
-
-@functools.lru_cache(maxsize=SEASON_CACHE_SIZE)
-def parse_season_folder(name: str) -> int | None:
-    """The season number a folder name stands for, or None.
-
-    ``Season 1``, ``Season 01``, ``S1``, ``S01``, ``Series 2``, ``Staffel 2``,
-    ``Saison 3``, ``Temporada 4`` (a year-like number is a season too:
-    ``Season 2021``); ``Specials``, ``Season 0`` and ``Season 00`` are 0.
-    The whole name must be the season: ``Season 1 (2010)`` and
-    ``Season 1 - Blu-ray`` are, ``Sherlock S1`` and ``Season of the Witch``
-    are not. A bare number (``1``) is not a season folder.
-    """
-    stripped = name.strip()
-    if stripped.casefold() in SPECIALS_FOLDERS:
-        return 0
-    match = _SEASON_FOLDER_RE.fullmatch(stripped)
-    return int(match.group(1)) if match is not None else None
 
 
 def _name_from_hit(stem: str, hit: _Hit) -> EpisodeName:

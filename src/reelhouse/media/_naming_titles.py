@@ -11,6 +11,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from reelhouse.media._naming_seasons import split_season
 from reelhouse.media._naming_text import (
     first_junk,
     is_release_style,
@@ -25,6 +26,7 @@ FOLDER_CACHE_SIZE = 8192
 # The last "(YYYY)" wins: `2001 A Space Odyssey (1968)`, `Dune (1984) (1984)`.
 _LAST_PAREN_YEAR_RE = re.compile(r".*\((\d{4})\)", re.DOTALL)
 _PAREN_GROUP_RE = re.compile(r"\(([^()]*)\)")
+_COMPLETE_RE = re.compile(r"[ -]+(?:the )?complete(?: series)?$", re.IGNORECASE)
 _LEADING_ARTICLE_RE = re.compile(r"(?:the|an|a)\s+(?=\S)", re.IGNORECASE)
 
 
@@ -72,10 +74,15 @@ def parse_series_folder(name: str) -> SeriesName:
     Unlike movies, a bare year in a spaced name is part of the title
     (``Space 1999``, ``Berlin Station 2016`` stay whole): series folders are
     named by hand, and only bracketed years or release-style names
-    (``Doctor.Who.2005``) carry a year.
+    (``Doctor.Who.2005``) carry a year. A season marker and what follows
+    it are dropped (``The.Show.S01.720p``, ``Stargate SG-1 Season 1``), and
+    so is a trailing ``Complete Series``.
     """
+    season = split_season(name)
+    if season is not None and trim(season[0]):
+        name = season[0]  # `The.Show.S01.720p` -> `The.Show`
     title, year, _ = _parse_title(name, bare_years=False)
-    return SeriesName(title, year)
+    return SeriesName(_COMPLETE_RE.sub("", title) or title, year)
 
 
 def sort_name(title: str) -> str:

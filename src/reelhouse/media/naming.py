@@ -99,8 +99,8 @@ from reelhouse.media._naming_episodes import (
     EpisodeMarker,
     EpisodeName,
     parse_episode,
-    parse_season_folder,
 )
+from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_files import (
     STRM_EXTENSION,
     VIDEO_EXTENSIONS,
@@ -168,6 +168,7 @@ __all__ = [
     "parse_season_folder",
     "parse_series_folder",
     "resolution_rank",
+    "season_series_prefix",
     "sort_name",
     "split_version",
     "stack_part",

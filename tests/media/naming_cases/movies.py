@@ -150,6 +150,23 @@ SERIES_FOLDERS: list[tuple[str, str, int | None]] = [
     ("Marvel's Agents of S.H.I.E.L.D. (2013)", "Marvel's Agents of S.H.I.E.L.D.", 2013),
     ("Star Trek- The Next Generation (1987)", "Star Trek- The Next Generation", 1987),
     ("The Expanse", "The Expanse", None),
+    # underscores and release junk
+    ("The_Show", "The Show", None),
+    ("The_Show_(2019)", "The Show", 2019),
+    ("Show.Name.1080p.WEB-DL", "Show Name", None),
+    ("[Group] Show Name [1080p]", "Show Name", None),
+    # season markers and what follows them are dropped
+    ("The.Show.S01", "The Show", None),
+    ("The.Show.S01.720p.HDTV.x264-GRP", "The Show", None),
+    ("The Show Season 1", "The Show", None),
+    ("The Show (2019) Season 2", "The Show", 2019),
+    ("Stargate SG-1 Season 1", "Stargate SG-1", None),
+    ("Doctor.Who.2005.S04.1080p", "Doctor Who", 2005),
+    ("Show Name - The Complete Series", "Show Name", None),
+    ("Show.Name.Complete.Series.720p", "Show Name", None),
+    # a name that contains a season word is not cut
+    ("Season of the Witch", "Season of the Witch", None),
+    ("Stargate SG-1", "Stargate SG-1", None),
 ]
 
 SORT_NAMES: list[tuple[str, str]] = [
