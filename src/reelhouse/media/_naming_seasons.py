@@ -96,6 +96,7 @@ def split_season(name: str) -> tuple[str, int] | None:
     return None
 
 
+@functools.lru_cache(maxsize=SEASON_CACHE_SIZE)
 def season_series_prefix(name: str) -> str:
     """The series name before the season in a season folder name, or ``""``.
 
