@@ -37,16 +37,17 @@ _EDGE_CHARS = " \t-_,:;~+|"
 # "cam", "extended") are deliberately absent.
 JUNK_WORDS = frozenset(
     {
-        "4k", "8k", "uhd", "fhd", "2k",
+        "4k", "8k", "uhd", "fhd", "2k", "ultrahd", "uhdtv", "uhdrip", "fullhd",
         "bluray", "blu-ray", "bdrip", "brrip", "bdremux", "remux", "bd25", "bd50",
         "webrip", "web-rip", "webdl", "web-dl", "hdtv", "pdtv", "sdtv", "dsr",
         "hdrip", "dvdrip", "dvdscr", "dvd5", "dvd9", "hddvd", "vhsrip", "hdcam",
-        "telesync", "amzn", "dsnp", "hmax", "atvp", "pcok", "hulu",
+        "telesync", "hdts", "hdtc", "camrip", "telecine", "dvdscreener", "bdscr", "webscr",
+        "amzn", "dsnp", "hmax", "atvp", "pcok", "hulu", "nf", "nflx",
         "x264", "x265", "h264", "h265", "hevc", "avc", "xvid", "divx", "av1",
         "vp9", "mpeg2", "10bit", "8bit", "hi10p", "10-bit",
         "aac", "ac3", "eac3", "dts", "dtshd", "dts-hd", "truehd", "atmos",
-        "flac", "mp3", "opus", "ddp", "dd", "lpcm",
-        "hdr", "hdr10", "hdr10+", "dovi", "sdr",
+        "flac", "mp3", "opus", "ddp", "dd", "dd+", "lpcm", "dts-x", "dtsx", "dts-ma", "dtsma",
+        "hdr", "hdr10", "hdr10+", "hdr10plus", "dovi", "dv", "dolbyvision", "sdr", "hlg",
         "proper", "repack", "rerip", "internal", "readnfo", "nfofix",
         "subbed", "dubbed", "multisubs", "multi",
     }
@@ -55,6 +56,43 @@ _JUNK_RE = re.compile(
     r"\d{3,4}[pi]|(?:ddp?|e?ac3|aac|dts)\+?\d(?:\.\d)?|[xh]\.?26[45]|\d{1,2}ch",
     re.IGNORECASE,
 )
+
+
+# Release groups that are often glued to a title with no other junk word
+# (`Movie-HDC`); a dash before another word is a title's (`Spider-Man`).
+RELEASE_GROUPS = frozenset(
+    {
+        "hdc", "sparks", "rarbg", "yts", "yify", "fgt", "evo", "ntb", "flux", "chd",
+        "wiki", "ctrlhd", "epsilon", "tigole", "qxr", "psa", "rovers", "geckos",
+        "amiable", "drones", "ettv", "eztv", "lol", "killers", "dimension", "fum",
+    }
+)
+_GROUP_SUFFIX_RE = re.compile(r"-([A-Za-z0-9]{2,12})$")
+# A full date inside a release name (`My.Movie.2013.12.09`) stays one word.
+_DOTTED_DATE_RE = re.compile(r"(?<![0-9])((?:19|20)\d{2})[._](\d{2})[._](\d{2})(?![0-9])")
+_DATE_WORD_RE = re.compile(r"(?:19|20)\d{2}-\d{1,2}-\d{1,2}")
+
+
+def strip_release_group(title: str) -> str:
+    """``Movie-HDC`` -> ``Movie`` for a known release group; else ``title``."""
+    if "-" not in title:
+        return title
+    match = _GROUP_SUFFIX_RE.search(title)
+    if match is None or match.group(1).casefold() not in RELEASE_GROUPS:
+        return title
+    return trim(title[: match.start()]) or title
+
+
+def join_dates(text: str) -> str:
+    """Dotted dates in a release name become one word: ``2013.12.09`` -> ``2013-12-09``."""
+    if not any(c.isdigit() for c in text):
+        return text
+    return _DOTTED_DATE_RE.sub(r"\1-\2-\3", text)
+
+
+def is_date_word(token: str) -> bool:
+    """``2013-12-09``: a date, whose year is not a release year."""
+    return _DATE_WORD_RE.fullmatch(token) is not None
 
 
 def split_brackets(text: str) -> tuple[str, tuple[str, ...]]:

@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from reelhouse.media._naming_seasons import split_season
 from reelhouse.media._naming_text import (
     first_junk,
+    is_date_word,
     is_release_style,
+    join_dates,
     is_year,
     split_brackets,
+    strip_release_group,
     trim,
     words,
 )
@@ -107,15 +110,15 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
         title = _clean_title(before) or trim(text) or name.strip()
         return title, int(match.group(1)), tags + after_tags
     release = is_release_style(text)
-    tokens = words(text, release)
+    tokens = words(join_dates(text) if release else text, release)
     cut = first_junk(tokens)
     if bare_years or release:
         index = _bare_year_index(tokens, cut)
         if index is not None:
             year = int(tokens[index][:4])
-            return trim(" ".join(tokens[:index])), year, tags
+            return strip_release_group(trim(" ".join(tokens[:index]))), year, tags
     title = trim(" ".join(tokens[:cut])) or trim(" ".join(tokens)) or name.strip()
-    return title, None, tags
+    return strip_release_group(title), None, tags
 
 
 def _clean_title(before_year: str) -> str:
@@ -130,6 +133,8 @@ def _bare_year_index(tokens: list[str], cut: int) -> int | None:
     """Index of the last bare year in ``tokens[1:cut]`` (``2010-GRP`` counts)."""
     for index in range(min(cut, len(tokens)) - 1, 0, -1):
         token = tokens[index]
+        if len(token) > 4 and is_date_word(token):
+            continue  # `My Movie 2013-12-09` has a date, not a year
         head = token.partition("-")[0] if len(token) > 4 else token
         if is_year(head, explicit=False):
             return index

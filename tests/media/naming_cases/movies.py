@@ -120,6 +120,40 @@ MOVIES: list[tuple[str, str, int | None]] = [
     ("Alien³ (1992)", "Alien³", 1992),
     ("Terminator 2 Judgment Day (1991)", "Terminator 2 Judgment Day", 1991),
     ("The Girl with the Dragon Tattoo 2011 1080p BluRay x264", "The Girl with the Dragon Tattoo", 2011),
+    # release junk with no year in front of it: resolution, source, HDR, audio
+    ("Movie Title UltraHD", "Movie Title", None),
+    ("Movie.Title.2160p.UHDRip.HDR10Plus", "Movie Title", None),
+    ("Movie.Title.DV.HDR.2160p.WEB", "Movie Title", None),
+    ("Movie.Title.DoVi.HDR10.2160p", "Movie Title", None),
+    ("Movie Title HLG 2160p", "Movie Title", None),
+    ("Movie.Title.NF.WEB-DL.1080p", "Movie Title", None),
+    ("Movie.Title.HDTS.x264", "Movie Title", None),
+    ("Movie.Title.DTS-X.7.1", "Movie Title", None),
+    ("Movie.Title.TrueHD.Atmos.7.1", "Movie Title", None),
+    ("Movie Title DD+ 5.1", "Movie Title", None),
+    ("Movie.Title.FullHD", "Movie Title", None),
+    # group suffixes
+    ("Movie Title-HDC", "Movie Title", None),
+    ("Movie.Title-RARBG", "Movie Title", None),
+    ("Movie Title (2019)-HDC", "Movie Title", 2019),
+    ("Movie.Title.2019.1080p.BluRay.x264-HDC", "Movie Title", 2019),
+    ("Spider-Man", "Spider-Man", None),
+    ("X-Men", "X-Men", None),
+    ("Ant-Man and the Wasp", "Ant-Man and the Wasp", None),
+    # a date is not a year
+    ("My Movie 2013-12-09", "My Movie 2013-12-09", None),
+    ("My.Movie.2013.12.09", "My Movie 2013-12-09", None),
+    ("My Movie 2013-12-09 1080p", "My Movie 2013-12-09", None),
+    ("Wedding 2019-06-01 (2019)", "Wedding 2019-06-01", 2019),
+    # titles that are numbers
+    ("2012", "2012", None),
+    ("300", "300", None),
+    ("1917 1080p", "1917", None),
+    ("300.1080p.BluRay.x264", "300", None),
+    ("2012.BluRay.720p", "2012", None),
+    ("1917.2019", "1917", 2019),
+    ("300 2006", "300", 2006),
+    ("2012 2009 1080p", "2012", 2009),
 ]
 
 TAGS: list[tuple[str, tuple[str, ...]]] = [
