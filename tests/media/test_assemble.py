@@ -243,6 +243,18 @@ def test_a_disc_folder_inside_a_season_folder_keeps_the_season_and_series() -> N
     assert [(s.rel_folder, s.number) for s in result.seasons] == [("Show/Season 10", 10)]
 
 
+def test_episode_versions_point_to_their_primary() -> None:
+    items = by_name(drafts(
+        "tvshows", "Show/Season 1",
+        "Show - S01E01 - 720p.mkv", "Show - S01E01 - 1080p.mkv", "Show - S01E02 - 720p.mkv",
+    ))
+    primary = items["Show - S01E01 - 1080p.mkv"]
+    assert primary.version_of is None
+    assert items["Show - S01E01 - 720p.mkv"].version_of == primary.id
+    assert items["Show - S01E02 - 720p.mkv"].version_of is None
+    assert (primary.index_number, items["Show - S01E01 - 720p.mkv"].index_number) == (1, 1)
+
+
 def test_resolving_an_extra_without_owner_makes_it_a_standalone_video() -> None:
     (extra,) = drafts("movies", "Collection/extras", "Thing.mkv")
     assert extra.owner_folder == f"{ROOT}/Collection"

@@ -30,7 +30,7 @@ from .naming_cases.episodes import (
     WORDS,
 )
 from .naming_cases.files import EXTRAS, SAMPLES, VIDEO_NAMES
-from .naming_cases.groups import SPLIT_VERSIONS, STACK_PARTS, STACKS, VERSION_GROUPS
+from .naming_cases.groups import EPISODE_VERSIONS, SPLIT_VERSIONS, STACK_PARTS, STACKS, VERSION_GROUPS
 from .naming_cases.movies import MOVIES, SERIES_FOLDERS, SORT_NAMES, TAGS
 from reelhouse.media.naming import (
     STRM_EXTENSION,
@@ -41,6 +41,7 @@ from reelhouse.media.naming import (
     StackPart,
     classify,
     extra_type_of,
+    group_episode_versions,
     group_stacks,
     group_versions,
     is_sample,
@@ -244,6 +245,13 @@ def test_group_versions_and_primary(stems: list[str], folder: str | None, expect
 @pytest.mark.parametrize(("stems", "folder", "expected"), VERSION_GROUPS)
 def test_group_versions_ignores_input_order(stems: list[str], folder: str | None, expected: list[Any]) -> None:
     assert group_versions(list(reversed(stems)), folder) == group_versions(stems, folder)
+
+
+@pytest.mark.parametrize(("stems", "expected"), EPISODE_VERSIONS)
+def test_group_episode_versions(stems: list[str], expected: list[Any]) -> None:
+    groups = group_episode_versions(stems)
+    assert [(g.base, [(v.stem, v.label) for v in g.versions]) for g in groups] == expected
+    assert group_episode_versions(list(reversed(stems))) == groups
 
 
 # ------------------------------------------------------------- classify

@@ -7,7 +7,7 @@ the listing holds names, sizes and times; nothing is read from disk.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from reelhouse.media._assemble_model import (
     COMPANION_SUFFIXES,
@@ -36,6 +36,7 @@ from reelhouse.media.naming import (
     MovieName,
     classify,
     extension,
+    group_episode_versions,
     group_stacks,
     group_versions,
     parse_movie,
@@ -367,7 +368,22 @@ def _episodes(folder: _Dir) -> tuple[list[ItemDraft], dict[str, SeriesRef], dict
         if season_ref is not None:
             seasons.setdefault(season_ref.id, season_ref)
         drafts.append(_episode_draft(folder, file, found, series_ref, season_ref))
-    return drafts, series, seasons
+    return _episode_versions(drafts), series, seasons
+
+
+def _episode_versions(drafts: list[ItemDraft]) -> list[ItemDraft]:
+    """Members of an episode's version group point to its primary."""
+    by_stem = {_stem(d.file.name): d for d in drafts if d.file is not None}
+    primary_of: dict[str, str] = {}
+    for group in group_episode_versions(list(by_stem)):
+        primary = by_stem[group.primary.stem].id
+        primary_of.update((by_stem[v.stem].id, primary) for v in group.versions[1:])
+    if not primary_of:
+        return drafts
+    # Primaries first: an item comes after the items it points to.
+    return [d for d in drafts if d.id not in primary_of] + [
+        replace(d, version_of=primary_of[d.id]) for d in drafts if d.id in primary_of
+    ]
 
 
 def series_ref_of(root: str, found: EpisodeFile, library_id: str) -> SeriesRef:

@@ -124,6 +124,7 @@ from reelhouse.media._naming_groups import (
     split_version,
     stack_part,
 )
+from reelhouse.media._naming_versions import group_episode_versions
 from reelhouse.media._naming_titles import (
     MovieName,
     SeriesName,
@@ -159,6 +160,7 @@ __all__ = [
     "extra_suffix",
     "extra_type_of",
     "extras_folder_type",
+    "group_episode_versions",
     "group_stacks",
     "group_versions",
     "is_sample",
