@@ -149,8 +149,13 @@ EXCLUSIONS: list[tuple[tuple[str, ...], dict[str, Any], set[str]]] = [
     # size: a file exactly at the threshold is kept; .strm files are never size-excluded
     (("Small (2001).mkv", "Exact (2002).mkv", "Big (2003).mkv", "Tiny (2004).strm"),
      {"exclude_smaller_than_bytes": 1000}, {"Exact (2002).mkv", "Big (2003).mkv", "Tiny (2004).strm"}),
+    # nor are .disc stubs (a disc's label)
+    (("Shelf (2005).disc", "Small (2001).mkv"), {"exclude_smaller_than_bytes": 1000}, {"Shelf (2005).disc"}),
 ]
-SIZES = {"Small (2001).mkv": 999, "Exact (2002).mkv": 1000, "Big (2003).mkv": 5000, "Tiny (2004).strm": 10}
+SIZES = {
+    "Small (2001).mkv": 999, "Exact (2002).mkv": 1000, "Big (2003).mkv": 5000, "Tiny (2004).strm": 10,
+    "Shelf (2005).disc": 20,
+}
 
 
 @pytest.mark.parametrize(("names", "rules", "kept"), EXCLUSIONS)
@@ -253,6 +258,28 @@ def test_episode_versions_point_to_their_primary() -> None:
     assert items["Show - S01E01 - 720p.mkv"].version_of == primary.id
     assert items["Show - S01E02 - 720p.mkv"].version_of is None
     assert (primary.index_number, items["Show - S01E01 - 720p.mkv"].index_number) == (1, 1)
+
+
+def test_theme_song_next_to_a_movie_is_its_theme_song_extra() -> None:
+    items = by_name(drafts("movies", "Arrival (2016)", "Arrival (2016).mkv", "theme.mp3", "Arrival (2016).en.mp3"))
+    movie, theme = items["Arrival (2016).mkv"], items["theme.mp3"]
+    assert (theme.type, theme.extra_type, theme.owner_id) == ("Video", "ThemeSong", movie.id)
+    # other audio files stay companions (external audio), not extras
+    assert [c.file.name for c in movie.companions] == ["Arrival (2016).en.mp3"]
+
+
+def test_theme_videos_in_backdrops_belong_to_the_folder_above() -> None:
+    (theme,) = drafts("movies", "Arrival (2016)/backdrops", "intro.mp4")
+    assert (theme.type, theme.extra_type, theme.owner_id) == ("Video", "ThemeVideo", None)
+    assert theme.owner_folder == f"{ROOT}/Arrival (2016)"
+
+
+def test_a_disc_stub_is_an_offline_item() -> None:
+    items = by_name(drafts("movies", "Arrival (2016)", "Arrival (2016).disc", "Other (2001).mkv"))
+    assert (items["Arrival (2016).disc"].type, items["Arrival (2016).disc"].offline) == ("Movie", True)
+    assert items["Other (2001).mkv"].offline is False
+    (episode,) = drafts("tvshows", "Show/Season 1", "Show - S01E01.disc")
+    assert (episode.type, episode.index_number, episode.offline) == ("Episode", 1, True)
 
 
 def test_resolving_an_extra_without_owner_makes_it_a_standalone_video() -> None:

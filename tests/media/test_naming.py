@@ -89,7 +89,7 @@ def test_extra_type_from_suffix_or_folder(parts: tuple[str, ...], expected: Extr
 def test_extra_types_are_the_reference_strings() -> None:
     assert [str(t) for t in ExtraType] == [
         "Trailer", "BehindTheScenes", "DeletedScene", "Featurette", "Interview",
-        "Scene", "Short", "Clip", "Other", "AdditionalPart",
+        "Scene", "Short", "Clip", "Other", "AdditionalPart", "ThemeSong", "ThemeVideo",
     ]
     assert extra_type_of(["Movie-trailer.mkv"]) == "Trailer"
 

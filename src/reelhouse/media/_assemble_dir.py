@@ -7,7 +7,7 @@ the listing holds names, sizes and times; nothing is read from disk.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from reelhouse.media._assemble_model import (
     COMPANION_SUFFIXES,
@@ -27,6 +27,7 @@ from reelhouse.media._assemble_model import (
     join_path,
 )
 from reelhouse.media._assemble_meta import date_ms
+from reelhouse.media._assemble_versions import episode_versions, is_theme_audio
 from reelhouse.media.companions import match_companions
 from reelhouse.media.local_images import ImageContext, classify_image
 from reelhouse.media.naming import (
@@ -36,7 +37,6 @@ from reelhouse.media.naming import (
     MovieName,
     classify,
     extension,
-    group_episode_versions,
     group_stacks,
     group_versions,
     parse_movie,
@@ -109,7 +109,11 @@ class _Dir:
         elif ext in IMAGE_SUFFIXES:
             self.images.append(file)
         elif ext in COMPANION_SUFFIXES:
-            self.companion_files.append(file)
+            found = classify(prefix + file.name, self.rules.kind) if self._videos and is_theme_audio(ext) else None
+            if isinstance(found, ExtraFile):
+                self.extras.append((file, found))  # `theme.mp3`: a ThemeSong extra
+            else:
+                self.companion_files.append(file)
 
     def path_of(self, file: FileStat) -> str:
         return join_path(self.abs_dir, file.name)
@@ -305,6 +309,7 @@ def _movie_draft(
     return ItemDraft(
         id=folder.video_id(file),
         type="Movie",
+        offline=found.offline,
         path=folder.path_of(file),
         dir_path=folder.abs_dir,
         name=name.title,
@@ -368,22 +373,7 @@ def _episodes(folder: _Dir) -> tuple[list[ItemDraft], dict[str, SeriesRef], dict
         if season_ref is not None:
             seasons.setdefault(season_ref.id, season_ref)
         drafts.append(_episode_draft(folder, file, found, series_ref, season_ref))
-    return _episode_versions(drafts), series, seasons
-
-
-def _episode_versions(drafts: list[ItemDraft]) -> list[ItemDraft]:
-    """Members of an episode's version group point to its primary."""
-    by_stem = {_stem(d.file.name): d for d in drafts if d.file is not None}
-    primary_of: dict[str, str] = {}
-    for group in group_episode_versions(list(by_stem)):
-        primary = by_stem[group.primary.stem].id
-        primary_of.update((by_stem[v.stem].id, primary) for v in group.versions[1:])
-    if not primary_of:
-        return drafts
-    # Primaries first: an item comes after the items it points to.
-    return [d for d in drafts if d.id not in primary_of] + [
-        replace(d, version_of=primary_of[d.id]) for d in drafts if d.id in primary_of
-    ]
+    return episode_versions(drafts), series, seasons
 
 
 def series_ref_of(root: str, found: EpisodeFile, library_id: str) -> SeriesRef:
@@ -424,6 +414,7 @@ def _episode_draft(
     return ItemDraft(
         id=folder.video_id(file),
         type="Episode",
+        offline=found.offline,
         path=folder.path_of(file),
         dir_path=folder.abs_dir,
         name=name,

@@ -26,6 +26,7 @@ from reelhouse.media._naming_episodes import (
 from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_files import (
     DISC_FOLDERS,
+    DISC_STUB_EXTENSION,
     STRM_EXTENSION,
     THEME_FOLDERS,
     ExtraType,
@@ -37,6 +38,7 @@ from reelhouse.media._naming_files import (
     SAMPLE_FOLDERS,
     is_sample_stem,
     is_video,
+    theme_type,
 )
 from reelhouse.media._naming_groups import StackPart, split_version, stack_part
 from reelhouse.media._naming_text import is_release_style, split_brackets, strip_extension, tidy
@@ -86,6 +88,7 @@ class MovieFile:
     ``Movie (2010)/Movie (2010) - 1080p.mkv``; ``""`` for the plain name;
     a stack marker is not a label); None outside a movie folder.
     ``stack`` is the file's multi-part marker, to confirm with group_stacks.
+    ``offline`` marks a ``.disc`` stub: a disc on a shelf, nothing to play.
     """
 
     kind: ClassVar[FileKind] = FileKind.MOVIE
@@ -95,6 +98,7 @@ class MovieFile:
     name: MovieName
     version_label: str | None
     stack: StackPart | None
+    offline: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +126,7 @@ class EpisodeFile:
     air_date: datetime.date | None
     title: str | None
     marker: EpisodeMarker | None
+    offline: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +158,8 @@ class SkippedFile:
 
 
 Classified = MovieFile | EpisodeFile | ExtraFile | SkippedFile
+# Skips that may be theme media after all (`theme.mp3`, `backdrops/x.mp4`).
+_THEME_CANDIDATES = frozenset({SkipReason.NOT_VIDEO, SkipReason.THEME})
 
 _KINDS: dict[str, LibraryKind] = {kind.value: kind for kind in LibraryKind}
 _FOLDER_SKIPS: dict[str, SkipReason] = {
@@ -182,17 +189,33 @@ def classify(rel_path: PurePosixPath | str, kind: LibraryKind | str) -> Classifi
     folders = parts[:-1]
     skipped = _skip_reason(name, parts)
     if skipped is not None:
-        return SkippedFile(path, skipped)
-    strm = extension(name) == STRM_EXTENSION
+        return _theme(path, parts, skipped) if skipped in _THEME_CANDIDATES else SkippedFile(path, skipped)
+    ext = extension(name)
+    strm = ext == STRM_EXTENSION
     stem = strip_extension(name)
     extra = _extra(path, parts, stem, strm)
     if extra is not None:
         return extra
     if library is LibraryKind.MOVIES:
-        return _movie(path, folders, stem, strm)
-    if library is LibraryKind.TVSHOWS:
-        return _episode(path, folders, stem, strm, parse_episode(stem))
-    return _mixed(path, folders, stem, strm)
+        found: Classified = _movie(path, folders, stem, strm)
+    elif library is LibraryKind.TVSHOWS:
+        found = _episode(path, folders, stem, strm, parse_episode(stem))
+    else:
+        found = _mixed(path, folders, stem, strm)
+    if ext == DISC_STUB_EXTENSION and isinstance(found, (MovieFile, EpisodeFile)):
+        return replace(found, offline=True)
+    return found
+
+
+def _theme(path: str, parts: list[str], skipped: SkipReason) -> ExtraFile | SkippedFile:
+    """Theme media of the item whose folder holds it (``theme.mp3``,
+    ``backdrops/x.mp4``); else skipped as ``skipped`` says."""
+    found = theme_type(parts)
+    if found is None:
+        return SkippedFile(path, skipped)
+    extra_type, owner_index = found
+    owner = "/".join(parts[: owner_index + 1])
+    return ExtraFile(path, False, extra_type, owner, None, _readable(strip_extension(parts[-1])))
 
 
 def _skip_reason(name: str, parts: list[str]) -> SkipReason | None:
@@ -222,7 +245,8 @@ def _extra(path: str, parts: list[str], stem: str, strm: bool) -> ExtraFile | No
             return ExtraFile(path, strm, extra_type, "/".join(folders[:index]), None, _readable(stem))
     owner = "/".join(folders) or None
     suffix = extra_suffix(stem)
-    # `Show.S01E05.The.Trailer` is an episode title, not an extra.
+    # `Show.S01E05.The.Trailer` and `Show - S01E05 - Interview` are episode
+    # titles, not extras.
     if suffix is not None and (suffix.separator == "-" or parse_episode(stem) is None):
         return ExtraFile(path, strm, suffix.extra_type, owner, suffix.base, _readable(stem))
     if folders and is_bare_trailer(stem):

@@ -102,7 +102,9 @@ from reelhouse.media._naming_episodes import (
 )
 from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_files import (
+    DISC_STUB_EXTENSION,
     STRM_EXTENSION,
+    THEME_AUDIO_EXTENSIONS,
     VIDEO_EXTENSIONS,
     ExtraSuffix,
     ExtraType,
@@ -134,7 +136,9 @@ from reelhouse.media._naming_titles import (
 )
 
 __all__ = [
+    "DISC_STUB_EXTENSION",
     "STRM_EXTENSION",
+    "THEME_AUDIO_EXTENSIONS",
     "STRONG_MARKERS",
     "VIDEO_EXTENSIONS",
     "Classified",
