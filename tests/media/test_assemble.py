@@ -282,6 +282,13 @@ def test_a_disc_stub_is_an_offline_item() -> None:
     assert (episode.type, episode.index_number, episode.offline) == ("Episode", 1, True)
 
 
+def test_a_3d_version_carries_its_format() -> None:
+    items = by_name(drafts("movies", "Avatar (2009)", "Avatar (2009).mkv", "Avatar (2009) - 3D HSBS.mkv"))
+    plain, three_d = items["Avatar (2009).mkv"], items["Avatar (2009) - 3D HSBS.mkv"]
+    assert (plain.format3d, plain.version_of) == (None, None)
+    assert (three_d.format3d, three_d.version_of, three_d.name) == ("HSBS", plain.id, "Avatar")
+
+
 def test_resolving_an_extra_without_owner_makes_it_a_standalone_video() -> None:
     (extra,) = drafts("movies", "Collection/extras", "Thing.mkv")
     assert extra.owner_folder == f"{ROOT}/Collection"

@@ -31,13 +31,14 @@ from .naming_cases.episodes import (
 )
 from .naming_cases.files import EXTRAS, SAMPLES, VIDEO_NAMES
 from .naming_cases.groups import EPISODE_VERSIONS, SPLIT_VERSIONS, STACK_PARTS, STACKS, VERSION_GROUPS
-from .naming_cases.movies import MOVIES, SERIES_FOLDERS, SORT_NAMES, TAGS
+from .naming_cases.movies import MOVIES, MOVIES_3D, SERIES_FOLDERS, SORT_NAMES, TAGS
 from reelhouse.media.naming import (
     STRM_EXTENSION,
     VIDEO_EXTENSIONS,
     EpisodeMarker,
     ExtraType,
     FileKind,
+    MovieFile,
     StackPart,
     classify,
     extra_type_of,
@@ -101,6 +102,15 @@ def test_extra_types_are_the_reference_strings() -> None:
 def test_parse_movie_title_and_year(name: str, title: str, year: int | None) -> None:
     parsed = parse_movie(name)
     assert (parsed.title, parsed.year) == (title, year)
+
+
+@pytest.mark.parametrize(("stem", "title", "year", "format3d"), MOVIES_3D)
+def test_3d_markers_are_the_version_format_not_the_title(
+    stem: str, title: str, year: int | None, format3d: str | None
+) -> None:
+    assert (parse_movie(stem).title, parse_movie(stem).year) == (title, year)
+    found = classify(f"{stem}.mkv", "movies")
+    assert isinstance(found, MovieFile) and found.format3d == format3d
 
 
 @pytest.mark.parametrize(("name", "tags"), TAGS)

@@ -179,7 +179,9 @@ class ItemDraft:
 
     ``path`` is the absolute file path (the folder for series and seasons;
     None for a series without a folder); ``file`` is None for folder items.
-    ``offline`` marks a ``.disc`` stub: the item has no playable source.
+    ``offline`` marks a ``.disc`` stub: the item has no playable source;
+    ``format3d`` is the 3D format the file name gives the version (movie
+    or episode; ``naming.MovieFile.format3d``).
     ``nfo`` is the NFO file to read (None: none found); ``owner_folder`` is
     set, with ``owner_id`` None, while an extra's owner is still to be
     looked up by that absolute folder.
@@ -207,6 +209,7 @@ class ItemDraft:
     version_of: str | None = None
     owner_folder: str | None = None
     offline: bool = False
+    format3d: str | None = None
     nfo: FileStat | None = None
     nfo_kind: str | None = None
     images: tuple[ImageFile, ...] = ()

@@ -16,6 +16,7 @@ from enum import StrEnum
 from pathlib import PurePosixPath
 from typing import ClassVar
 
+from reelhouse.media._naming_3d import format_3d, without_3d_label
 from reelhouse.media._naming_episodes import (
     STRONG_MARKERS,
     EpisodeMarker,
@@ -89,6 +90,8 @@ class MovieFile:
     a stack marker is not a label); None outside a movie folder.
     ``stack`` is the file's multi-part marker, to confirm with group_stacks.
     ``offline`` marks a ``.disc`` stub: a disc on a shelf, nothing to play.
+    ``format3d`` is the version's 3D format (``HSBS``, ``FSBS``, ``HTAB``,
+    ``FTAB``, ``MVC``, or ``3D`` when the layout is not named), else None.
     """
 
     kind: ClassVar[FileKind] = FileKind.MOVIE
@@ -99,6 +102,7 @@ class MovieFile:
     version_label: str | None
     stack: StackPart | None
     offline: bool = False
+    format3d: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +114,8 @@ class EpisodeFile:
     name). ``episode`` is the name's episode number, else its absolute
     number. ``series`` comes from the series folder, else from the name's
     series hint, else is None. ``title`` is the text after the episode
-    marker (no marker: the cleaned stem).
+    marker (no marker: the cleaned stem). ``offline`` and ``format3d`` as
+    for :class:`MovieFile`.
     """
 
     kind: ClassVar[FileKind] = FileKind.EPISODE
@@ -127,6 +132,7 @@ class EpisodeFile:
     title: str | None
     marker: EpisodeMarker | None
     offline: bool = False
+    format3d: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,8 +208,22 @@ def classify(rel_path: PurePosixPath | str, kind: LibraryKind | str) -> Classifi
         found = _episode(path, folders, stem, strm, parse_episode(stem))
     else:
         found = _mixed(path, folders, stem, strm)
-    if ext == DISC_STUB_EXTENSION and isinstance(found, (MovieFile, EpisodeFile)):
-        return replace(found, offline=True)
+    if isinstance(found, (MovieFile, EpisodeFile)):
+        return _version_facts(found, stem, ext == DISC_STUB_EXTENSION)
+    return found
+
+
+def _version_facts(found: MovieFile | EpisodeFile, stem: str, offline: bool) -> MovieFile | EpisodeFile:
+    """A ``.disc`` stub is offline; a 3D marker outside the title is the version's format."""
+    if isinstance(found, MovieFile):
+        title = found.name.title
+    else:
+        if found.title and (cut := without_3d_label(found.title)) is not None:
+            found = replace(found, title=cut or None)  # `Pilot - 3D`: a label, not the title's
+        title = " ".join(t for t in (found.series.title if found.series else None, found.title) if t)
+    format3d = format_3d(stem, title)
+    if offline or format3d is not None:
+        return replace(found, offline=offline, format3d=format3d)
     return found
 
 

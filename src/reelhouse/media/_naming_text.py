@@ -17,6 +17,8 @@ import datetime
 import functools
 import re
 
+from reelhouse.media._naming_3d import strip_3d
+
 YEAR_MIN = 1880
 # A bare year (not in brackets) later than this is taken as part of the
 # title (`Blade Runner 2049`), read once at import so a process never
@@ -183,8 +185,10 @@ def trim(text: str) -> str:
 
 
 def tidy(text: str, release: bool) -> str:
-    """A readable fragment: no brackets, spaces for separators, no junk tail."""
+    """A readable fragment: no brackets, spaces for separators, no junk tail
+    and no 3D layout marker."""
     text, _ = split_brackets(text)
+    text = strip_3d(text)
     tokens = words(text, release)
     return trim(" ".join(tokens[: first_junk(tokens)]))
 

@@ -11,6 +11,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from reelhouse.media._naming_3d import strip_3d
 from reelhouse.media._naming_seasons import split_season
 from reelhouse.media._naming_text import (
     first_junk,
@@ -103,6 +104,7 @@ def sort_name(title: str) -> str:
 
 def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple[str, ...]]:
     text, tags = split_brackets(name)
+    text = strip_3d(text)  # `Movie.3D.HSBS`: the 3D format is the version's
     match = _LAST_PAREN_YEAR_RE.match(text)
     if match is not None and is_year(match.group(1), explicit=True):
         before = text[: match.start(1) - 1]

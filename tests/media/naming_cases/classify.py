@@ -189,6 +189,18 @@ CLASSIFY: list[tuple[str, str, str, dict[str, Any]]] = [
      {"series_folder": None, "series": SeriesName("The Show", None)}),
     ("The_Show/Season 1/The_Show_S01E01.mkv", "tvshows", "EpisodeFile", {"series": SeriesName("The Show", None)}),
     ("Season 10 - S10E01.mkv", "tvshows", "EpisodeFile", {"series": None, "season": 10}),
+    # 3D versions
+    ("Avatar (2009)/Avatar (2009) - 3D.mkv", "movies", "MovieFile",
+     {"version_label": "3D", "format3d": "3D", "name": MovieName("Avatar", 2009)}),
+    ("Avatar (2009)/Avatar (2009) - 3D HSBS.mkv", "movies", "MovieFile", {"format3d": "HSBS"}),
+    ("Avatar (2009)/Avatar (2009).mkv", "movies", "MovieFile", {"format3d": None}),
+    ("Step Up 3D (2010)/Step Up 3D (2010).mkv", "movies", "MovieFile",
+     {"format3d": None, "name": MovieName("Step Up 3D", 2010)}),
+    ("Show/Season 1/Show.S01E01.3D.HSBS.1080p.mkv", "tvshows", "EpisodeFile",
+     {"format3d": "HSBS", "episode": 1, "title": None}),
+    ("Show/Season 1/Show - S01E02 - Title - 3D.mkv", "tvshows", "EpisodeFile",
+     {"format3d": "3D", "title": "Title"}),
+    ("Show 3D/Season 1/Show 3D - S01E01.mkv", "tvshows", "EpisodeFile", {"format3d": None}),
     # library root: series from the name
     ("Show.S01E01.mkv", "tvshows", "EpisodeFile",
      {"series_folder": None, "series": SeriesName("Show", None), "season": 1}),

@@ -156,6 +156,31 @@ MOVIES: list[tuple[str, str, int | None]] = [
     ("2012 2009 1080p", "2012", 2009),
 ]
 
+# (stem, title, year, 3D format of the version): 3D markers never reach titles
+MOVIES_3D: list[tuple[str, str, int | None, str | None]] = [
+    ("Avatar.2009.3D.HSBS.1080p.BluRay.x264", "Avatar", 2009, "HSBS"),
+    ("Avatar (2009) 3D Half-SBS", "Avatar", 2009, "HSBS"),
+    ("Avatar 3D HSBS", "Avatar", None, "HSBS"),
+    ("Avatar.2009.3D.Full-SBS", "Avatar", 2009, "FSBS"),
+    ("Avatar (2009) FSBS", "Avatar", 2009, "FSBS"),
+    ("Gravity.2013.1080p.3D.HTAB.DTS-GRP", "Gravity", 2013, "HTAB"),
+    ("Gravity.2013.3D.H-OU", "Gravity", 2013, "HTAB"),
+    ("Gravity 2013 3D Half-OU 1080p", "Gravity", 2013, "HTAB"),
+    ("Gravity (2013) FTAB", "Gravity", 2013, "FTAB"),
+    ("Gravity.2013.3D.Full-OU.1080p", "Gravity", 2013, "FTAB"),
+    ("Gravity (2013) [3D] [MVC]", "Gravity", 2013, "MVC"),
+    ("Gravity.2013.3D.BluRay.MVC.x264", "Gravity", 2013, "MVC"),
+    ("Hugo.2011.3D.SBS.1080p", "Hugo", 2011, "HSBS"),
+    ("Hugo 3D TAB", "Hugo", None, "HTAB"),
+    ("Avatar.2009.3D.1080p.BluRay", "Avatar", 2009, "3D"),
+    # 3D in a title is the title's
+    ("Step Up 3D (2010)", "Step Up 3D", 2010, None),
+    ("Step.Up.3D.2010.1080p.BluRay", "Step Up 3D", 2010, None),
+    ("Piranha 3D (2010) HSBS", "Piranha 3D", 2010, "HSBS"),
+    ("The House of Tabs (2001)", "The House of Tabs", 2001, None),
+    ("Tout ou rien (2010)", "Tout ou rien", 2010, None),
+]
+
 TAGS: list[tuple[str, tuple[str, ...]]] = [
     ("[Tag] Title (2010) [1080p]", ("Tag", "1080p")),
     ("Inception (2010) {imdb-tt1375666}", ("imdb-tt1375666",)),
