@@ -27,18 +27,19 @@ _LAYOUT_RE = re.compile(
 _PLAIN_3D_RE = re.compile(r"(?<![a-z0-9])3d(?![a-z0-9])", re.IGNORECASE)
 # A version label ending an episode title: `Pilot - 3D`.
 _LABEL_3D_RE = re.compile(r"\s*-\s*3d$", re.IGNORECASE)
-# Cheap test before the regular expressions: almost no name is 3D.
-_HINTS = ("3d", "sbs", "tab", "mvc", "hou", "fou", "-ou", ".ou", " ou", "_ou")
-
-
-def _may_be_3d(text: str) -> bool:
-    folded = text.casefold()
-    return any(hint in folded for hint in _HINTS)
+# Cheap test before the full expression: almost no name is 3D. Substring
+# tests on the folded text are several times faster than any pattern.
+def may_be_3d(text: str) -> bool:
+    """Cheap test: False when ``text`` certainly names no 3D format."""
+    f = text.lower()
+    return "3d" in f or "sbs" in f or "tab" in f or "mvc" in f or (
+        "ou" in f and ("-ou" in f or ".ou" in f or "_ou" in f or " ou" in f)
+    )
 
 
 def layout_3d(text: str) -> str | None:
     """``HSBS``, ``FSBS``, ``HTAB``, ``FTAB`` or ``MVC`` named in ``text``, or None."""
-    if not _may_be_3d(text):
+    if not may_be_3d(text):
         return None
     match = _LAYOUT_RE.search(text)
     if match is None:
@@ -53,7 +54,7 @@ def layout_3d(text: str) -> str | None:
 
 def strip_3d(text: str) -> str:
     """``text`` without its 3D layout markers (and the ``3D`` before them)."""
-    if not _may_be_3d(text):
+    if not may_be_3d(text):
         return text
     return _LAYOUT_RE.sub("", text)
 

@@ -16,7 +16,7 @@ from enum import StrEnum
 from pathlib import PurePosixPath
 from typing import ClassVar
 
-from reelhouse.media._naming_3d import format_3d, without_3d_label
+from reelhouse.media._naming_3d import format_3d, may_be_3d, without_3d_label
 from reelhouse.media._naming_episodes import (
     STRONG_MARKERS,
     EpisodeMarker,
@@ -38,6 +38,7 @@ from reelhouse.media._naming_files import (
     is_bare_trailer,
     SAMPLE_FOLDERS,
     is_sample_stem,
+    is_theme_audio,
     is_video,
     theme_type,
 )
@@ -195,7 +196,9 @@ def classify(rel_path: PurePosixPath | str, kind: LibraryKind | str) -> Classifi
     folders = parts[:-1]
     skipped = _skip_reason(name, parts)
     if skipped is not None:
-        return _theme(path, parts, skipped) if skipped in _THEME_CANDIDATES else SkippedFile(path, skipped)
+        if skipped in _THEME_CANDIDATES and (skipped is SkipReason.THEME or is_theme_audio(name)):
+            return _theme(path, parts, skipped)
+        return SkippedFile(path, skipped)
     ext = extension(name)
     strm = ext == STRM_EXTENSION
     stem = strip_extension(name)
@@ -215,6 +218,8 @@ def classify(rel_path: PurePosixPath | str, kind: LibraryKind | str) -> Classifi
 
 def _version_facts(found: MovieFile | EpisodeFile, stem: str, offline: bool) -> MovieFile | EpisodeFile:
     """A ``.disc`` stub is offline; a 3D marker outside the title is the version's format."""
+    if not may_be_3d(stem):
+        return replace(found, offline=True) if offline else found
     if isinstance(found, MovieFile):
         title = found.name.title
     else:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
+from reelhouse.media._naming_3d import may_be_3d
 from reelhouse.media._naming_dates import find_date
 from reelhouse.media._naming_seasons import SEASON_WORDS
 from reelhouse.media._naming_text import is_release_style, is_year, split_brackets, tidy, trim
@@ -134,6 +135,7 @@ def parse_episode(stem: str) -> EpisodeName | None:
 
 def _name_from_hit(stem: str, hit: _Hit) -> EpisodeName:
     release = is_release_style(split_brackets(stem)[0])
+    three_d = may_be_3d(stem)
     return EpisodeName(
         marker=hit.marker,
         season=hit.season,
@@ -141,8 +143,8 @@ def _name_from_hit(stem: str, hit: _Hit) -> EpisodeName:
         episode_end=hit.episode_end,
         air_date=hit.air_date,
         absolute=hit.absolute,
-        series_hint=tidy(stem[: hit.start], release) or None,
-        title=tidy(stem[hit.end :], release) or None,
+        series_hint=tidy(stem[: hit.start], release, three_d=three_d) or None,
+        title=tidy(stem[hit.end :], release, three_d=three_d) or None,
     )
 
 

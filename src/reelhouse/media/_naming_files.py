@@ -150,6 +150,8 @@ def is_sample_stem(stem: str) -> bool:
     """The stem half of the sample rule: ``sample``, ``*-sample``, ``*.sample``,
     and the variants ``*_sample`` and ``* - sample``."""
     folded = stem.casefold()
+    if not folded.endswith("sample"):
+        return False
     return folded == "sample" or _SAMPLE_END_RE.search(folded) is not None
 
 
@@ -186,6 +188,11 @@ def extras_folder_type(folder: str) -> ExtraType | None:
 
 def _is_generic_extras_folder(folder: str) -> bool:
     return folder.casefold().translate(_FOLDER_NOISE) in GENERIC_EXTRAS_FOLDERS
+
+
+def is_theme_audio(name: str) -> bool:
+    """Whether ``name`` has an audio extension a theme song may have."""
+    return extension(name) in THEME_AUDIO_EXTENSIONS
 
 
 def theme_type(parts: Sequence[str]) -> tuple[ExtraType, int] | None:

@@ -184,11 +184,12 @@ def trim(text: str) -> str:
     return text
 
 
-def tidy(text: str, release: bool) -> str:
+def tidy(text: str, release: bool, *, three_d: bool = True) -> str:
     """A readable fragment: no brackets, spaces for separators, no junk tail
-    and no 3D layout marker."""
+    and no 3D layout marker (``three_d=False``: the caller knows there is none)."""
     text, _ = split_brackets(text)
-    text = strip_3d(text)
+    if three_d:
+        text = strip_3d(text)
     tokens = words(text, release)
     return trim(" ".join(tokens[: first_junk(tokens)]))
 
