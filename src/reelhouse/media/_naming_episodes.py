@@ -133,6 +133,15 @@ def parse_episode(stem: str) -> EpisodeName | None:
     return None
 
 
+def find_strong_marker(text: str) -> int | None:
+    """Where an ``S01E02`` or ``1x02`` marker starts in ``text``, or None."""
+    for finder in (_find_season_episode, _find_cross):
+        hit = finder(text)
+        if hit is not None:
+            return hit.start
+    return None
+
+
 def _name_from_hit(stem: str, hit: _Hit) -> EpisodeName:
     release = is_release_style(split_brackets(stem)[0])
     three_d = may_be_3d(stem)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from reelhouse.media._naming_3d import strip_3d
+from reelhouse.media._naming_episodes import find_strong_marker
 from reelhouse.media._naming_seasons import split_season
 from reelhouse.media._naming_text import (
     first_junk,
@@ -78,13 +79,15 @@ def parse_series_folder(name: str) -> SeriesName:
     Unlike movies, a bare year in a spaced name is part of the title
     (``Space 1999``, ``Berlin Station 2016`` stay whole): series folders are
     named by hand, and only bracketed years or release-style names
-    (``Doctor.Who.2005``) carry a year. A season marker and what follows
-    it are dropped (``The.Show.S01.720p``, ``Stargate SG-1 Season 1``), and
-    so is a trailing ``Complete Series``.
+    (``Doctor.Who.2005``) carry a year. A season or episode marker and what
+    follows it are dropped (``The.Show.S01.720p``, ``Stargate SG-1 Season
+    1``, ``The Show s02e10 720p``), and so is a trailing ``Complete Series``.
     """
     season = split_season(name)
     if season is not None and trim(season[0]):
         name = season[0]  # `The.Show.S01.720p` -> `The.Show`
+    elif (episode := _episode_prefix(name)) is not None:
+        name = episode  # `The Show s02e10 720p hdtv` -> `The Show`
     title, year, _ = _parse_title(name, bare_years=False)
     return SeriesName(_COMPLETE_RE.sub("", title) or title, year)
 
@@ -121,6 +124,14 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
             return strip_release_group(trim(" ".join(tokens[:index]))), year, tags
     title = trim(" ".join(tokens[:cut])) or trim(" ".join(tokens)) or name.strip()
     return strip_release_group(title), None, tags
+
+
+def _episode_prefix(name: str) -> str | None:
+    """The text before a strong episode marker (``S01E02``, ``1x02``), if any."""
+    found = find_strong_marker(name)
+    if found is None or not trim(name[:found]):
+        return None
+    return name[:found]
 
 
 def _clean_title(before_year: str) -> str:

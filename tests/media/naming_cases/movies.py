@@ -223,6 +223,11 @@ SERIES_FOLDERS: list[tuple[str, str, int | None]] = [
     ("Doctor.Who.2005.S04.1080p", "Doctor Who", 2005),
     ("Show Name - The Complete Series", "Show Name", None),
     ("Show.Name.Complete.Series.720p", "Show Name", None),
+    # episode-named folders give the series before the marker
+    ("The Show s02e10 720p hdtv", "The Show", None),
+    ("The.Show.S01E01.720p", "The Show", None),
+    ("Show - 1x01 - Pilot", "Show", None),
+    ("The_Show_Season_1", "The Show", None),
     # a name that contains a season word is not cut
     ("Season of the Witch", "Season of the Witch", None),
     ("Stargate SG-1", "Stargate SG-1", None),
