@@ -21,18 +21,23 @@ from reelhouse.media._naming_text import is_release_style, is_year, split_bracke
 MAX_EPISODES_IN_ONE_FILE = 20
 
 _SEASON_WORDS = "|".join(re.escape(word) for word in sorted(SEASON_WORDS, key=len, reverse=True))
-_EPISODE_WORDS = r"episode|[ée]pisode|episodio|folge|ep"
+# "Episode" in the languages of the libraries we meet; `ep` last (prefix).
+_EPISODE_WORDS = (
+    r"episode|[ée]pisode|episodio|epis[oó]dio|folge|afsnit|aflevering|avsnitt|jakso|odcinek"
+    r"|epizod[ae]?|серия|эпизод|b[öo]l[üu]m|cap[ií]tulo|puntata|ep"
+)
 
 # `v2` after the number is a re-release of the same episode (anime).
 # `S01x02`, `S01xE02` too; the `x` must follow the season directly
 # (`Show.S01.x264` is a season pack in x264, not episode 264).
 _SEASON_EPISODE_RE = re.compile(
-    r"(?<![a-z0-9])s(\d{1,4})(?:[ ._-]{0,3}e|x[ ._]?e?)(\d{1,4})(?!\d)(?:v\d(?![0-9a-z]))?", re.IGNORECASE
+    r"(?<![a-z0-9])s(\d{1,4})(?:[ ._-]{0,3}e(?:p\.?[ ]?)?|x[ ._]?e?)(\d{1,4})(?!\d)(?:v\d(?![0-9a-z]))?",
+    re.IGNORECASE,
 )
-# Further episodes after S01E01: E02, -E02, -02, - E02, -S01E02.
+# Further episodes after S01E01: E02, -E02, -02, - E02, -S01E02, - S01E02.
 # A number may be followed directly only by the next link of its chain.
 _SEASON_EPISODE_MORE_RE = re.compile(
-    r"(?:[ ._]?-?[ ._]?e|-s\d{1,4}e|-)(\d{1,4})(?![0-9a-df-z])", re.IGNORECASE
+    r"(?:[ ._]?-?[ ._]?e|[ ._]*-[ ._]*s\d{1,4}e|-)(\d{1,4})(?![0-9a-df-z])", re.IGNORECASE
 )
 # `1x02`, and year-numbered seasons `2009x03` (from 1930: `1920x1080` is a
 # resolution; `2048x858` a cinema frame).
@@ -53,6 +58,11 @@ _EPISODE_ONLY_RE = re.compile(
 )
 # Ranges of whole seasons in one release (Korean packs): `E01-E16`, `E01-16`.
 _EPISODE_ONLY_MORE_RE = re.compile(r"-e?(\d{1,4})(?![0-9a-z])", re.IGNORECASE)
+# Chinese and Japanese `第12话` / `第12話` / `第12集` / `第12回`, Korean `12화`.
+_CJK_EPISODE_RE = re.compile(r"第\s*(\d{1,4})\s*[话話集回]|(?<!\d)(\d{1,4})\s*화")
+# Miniseries `Part 2`, `Pt.II` (weaker than every number above).
+_PART_RE = re.compile(r"(?<![a-z0-9])(?:part|pt)[ ._-]?(\d{1,3}|[ivx]{1,5})(?![a-z0-9])", re.IGNORECASE)
+_ROMAN = {"i": 1, "v": 5, "x": 10}
 # Anime `[Group] Show [21][1080p]`: a bracketed number is the episode.
 _BRACKET_NUMBER_RE = re.compile(r"\[#?(\d{1,4})(?:v\d{1,2})?\]")
 # A number ending the name: `The Simpsons 12`, `One Piece 1001` (read only
@@ -226,6 +236,37 @@ def _find_absolute(stem: str) -> _Hit | None:
     return None
 
 
+def _find_cjk_episode(stem: str) -> _Hit | None:
+    if stem.isascii():
+        return None
+    match = _CJK_EPISODE_RE.search(stem)
+    if match is None:
+        return None
+    number = int(match.group(1) or match.group(2))
+    return _Hit(EpisodeMarker.EPISODE, match.start(), match.end(), episode=number)
+
+
+def _find_part(stem: str) -> _Hit | None:
+    match = _PART_RE.search(stem)
+    if match is None:
+        return None
+    text = match.group(1).lower()
+    number = int(text) if text.isdigit() else _roman(text)
+    if not number:
+        return None
+    return _Hit(EpisodeMarker.EPISODE, match.start(), match.end(), episode=number)
+
+
+def _roman(text: str) -> int:
+    """``ii`` -> 2, ``iv`` -> 4, ``xii`` -> 12 (0 for nonsense like ``vx``)."""
+    total = 0
+    for index, char in enumerate(text):
+        value = _ROMAN[char]
+        following = _ROMAN[text[index + 1]] if index + 1 < len(text) else 0
+        total += -value if value < following else value
+    return total if total > 0 else 0
+
+
 def _find_bracket_number(stem: str) -> _Hit | None:
     if "[" not in stem:
         return None
@@ -273,7 +314,9 @@ _FINDERS: tuple[Callable[[str], _Hit | None], ...] = (
     _find_words,
     _find_date,
     _find_episode_only,
+    _find_cjk_episode,
     _find_absolute,
     _find_bracket_number,
+    _find_part,
     _find_leading,
 )

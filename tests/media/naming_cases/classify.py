@@ -164,6 +164,8 @@ CLASSIFY: list[tuple[str, str, str, dict[str, Any]]] = [
     ("Show/Show 2016.mkv", "tvshows", "EpisodeFile", {"episode": None, "title": "Show 2016"}),
     ("Anime/Title/[Group] Title [21][1080p].mkv", "tvshows", "EpisodeFile", {"episode": 21}),
     ("Films/Apollo 13.mkv", "mixed", "MovieFile", {"name": MovieName("Apollo 13", None)}),
+    ("Films/Harry Potter Part 1 (2010).mkv", "mixed", "MovieFile", {"name": MovieName("Harry Potter Part 1", 2010)}),
+    ("Band of Brothers/Band of Brothers Part 2.mkv", "tvshows", "EpisodeFile", {"episode": 2}),
     ("Apollo 13.mkv", "tvshows", "EpisodeFile", {"episode": None}),
     # season folders in other languages, series-prefixed and release-style
     ("Show/Сезон 2/Show - S02E01.mkv", "tvshows", "EpisodeFile", {"season_folder": "Show/Сезон 2", "season": 2}),

@@ -57,6 +57,9 @@ SEASON_EPISODE: list[tuple[str, int, int, int | None, str | None, str | None]] =
     ("Show - S01xE02 - Title", 1, 2, None, "Show", "Title"),
     ("show.s01x01.hdtv", 1, 1, None, "show", None),
     ("Show S03xE10-E11", 3, 10, 11, "Show", None),
+    ("Show S01 Ep02", 1, 2, None, "Show", None),
+    ("Show.S01Ep.03.720p", 1, 3, None, "Show", None),
+    ("Show - S01E02 - S01E03 - Title", 1, 2, 3, "Show", "Title"),
     # multi-episode files
     ("Show S01E01-E02", 1, 1, 2, "Show", None),
     ("Show S01E01E02", 1, 1, 2, "Show", None),
@@ -147,6 +150,25 @@ EPISODE_ONLY: list[tuple[str, int, str | None, str | None]] = [
     ("Show Ep.07", 7, "Show", None),
     ("Show - Episode 3 - Title", 3, "Show", "Title"),
     ("Folge 8", 8, None, None),
+    # "episode" in other languages and scripts
+    ("Show Afsnit 3", 3, "Show", None),
+    ("Show - Aflevering 4 - Titel", 4, "Show", "Titel"),
+    ("Show Avsnitt 5", 5, "Show", None),
+    ("Show Jakso 6", 6, "Show", None),
+    ("Show Odcinek 7", 7, "Show", None),
+    ("Show Epizoda 8", 8, "Show", None),
+    ("Show Серия 9", 9, "Show", None),
+    ("Show Bölüm 12", 12, "Show", None),
+    ("Show Capítulo 3", 3, "Show", None),
+    ("Show Episódio 2", 2, "Show", None),
+    ("進撃の巨人 第12話", 12, "進撃の巨人", None),
+    ("海贼王 第1001集", 1001, "海贼王", None),
+    ("드라마 12화", 12, "드라마", None),
+    # miniseries parts
+    ("Band of Brothers Part 1", 1, "Band of Brothers", None),
+    ("Doc Pt.II", 2, "Doc", None),
+    ("Show Part IV - Title", 4, "Show", "Title"),
+    ("Show.Part.3.720p.HDTV", 3, "Show", None),
 ]
 
 # (stem, episode, episode_end, series_hint, title): ranges without a season
