@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reelhouse.media._naming_3d import layout_3d
 from reelhouse.media._naming_text import is_junk
 
 MAX_PART = 99
@@ -29,9 +30,14 @@ _STACK_WORD_LETTER_RE = re.compile(
 )
 _STACK_DASH_LETTER_RE = re.compile(r"(?P<pre>.+?)\s*-\s*(?P<part>[a-d])(?P<post>)", re.IGNORECASE | re.DOTALL)
 _VERSION_REST_RE = re.compile(
-    r"[\s._]*-[\s._]*(?P<dash>.+?)\s*|\s*\[(?P<bracket>[^\[\]]+)\]\s*|[._](?P<glued>[^\s._-]+)",
-    re.DOTALL,
+    r"[\s._]*-[\s._]*(?P<dash>.+?)\s*"
+    r"|\s*\[(?P<bracket>[^\[\]]+)\]\s*"
+    r"|\s*\{edition-(?P<edition>[^{}]+)\}\s*"  # Plex editions
+    r"|\s*\((?P<paren>[^()]+)\)\s*"
+    r"|[\s._](?P<glued>[^-].*)",
+    re.DOTALL | re.IGNORECASE,
 )
+_LABEL_WORDS_RE = re.compile(r"[^\s._]+")
 # A lone letter (with a year) names another film, not a version: `Iron Man - B (2006)`.
 _LETTER_LABEL_RE = re.compile(r"[a-z](?:\s*\(\d{4}\))?", re.IGNORECASE)
 _VERSION_BASE_RE = re.compile(r"(?P<base>.+?\(\d{4}\))(?P<rest>.*)", re.DOTALL)
@@ -147,8 +153,10 @@ def split_version(stem: str, base_title: str) -> str | None:
 
     ``""`` when ``stem`` is ``base_title`` itself (the plain version);
     the label for ``Movie (2010) - 1080p``, ``Movie (2010) [4K]``,
-    ``Movie (2010) [Final Cut]``, or a quality word glued on with ``_`` or
-    ``.`` (``Movie (2020)_4K``, ``Movie.UHD``); None
+    ``Movie (2010) [Final Cut]``, ``Movie (2010) (Extended)``, Plex's
+    ``Movie (2010) {edition-Director's Cut}``, or quality words after a
+    space, ``_`` or ``.`` (``Movie (2020)_4K``, ``Movie.UHD``,
+    ``Movie (2010) 1080p HDR``); None
     when ``stem`` is not a version of ``base_title``, or the label is a lone
     letter (``Iron Man - B (2006)`` is another film). Case-insensitive.
     Call it with main-feature stems only (extras and stack parts are
@@ -165,12 +173,20 @@ def split_version(stem: str, base_title: str) -> str | None:
         return None
     glued = match.group("glued")
     if glued is not None:
-        # `Movie_4K`, `Movie.UHD`: only a quality word may be glued on.
-        return glued if resolution_rank(glued) or is_junk(glued) else None
-    label = (match.group("dash") or match.group("bracket")).strip()
+        # `Movie_4K`, `Movie.UHD`, `Movie 1080p HDR`: only quality words may
+        # follow without a dash or brackets (else it is another title).
+        return glued.strip() if _all_quality_words(glued) else None
+    label = next(g for g in match.group("dash", "bracket", "edition", "paren") if g is not None).strip()
     if not label or _LETTER_LABEL_RE.fullmatch(label) is not None:
         return None
+    if match.group("paren") is not None and label.isdigit():
+        return None  # `Movie (2010) (2011)`: a year, not a version
     return label
+
+
+def _all_quality_words(text: str) -> bool:
+    found = _LABEL_WORDS_RE.findall(text)
+    return bool(found) and all(resolution_rank(w) or is_junk(w) or layout_3d(w) for w in found)
 
 
 def group_versions(stems: Sequence[str], folder_name: str | None = None) -> list[VersionGroup]:
