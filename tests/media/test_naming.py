@@ -293,6 +293,15 @@ _NAME_CHARS = string.ascii_letters + string.digits + " ._-()[]{}'&!,#"
 _names = st.text(alphabet=_NAME_CHARS, min_size=1, max_size=60)
 
 
+@pytest.mark.parametrize("name", ["Movie 2²33", "Movie.2²33.1080p", "Show ²⁰²¹", "Show - ٢٠١٩"])
+def test_digits_that_are_not_ascii_never_break_the_parsers(name: str) -> None:
+    assert parse_movie(name).title
+    parse_series_folder(name)
+    parse_episode(name)
+    for kind in ("movies", "tvshows", "mixed"):
+        assert classify(f"Folder/{name}.mkv", kind).path == f"Folder/{name}.mkv"
+
+
 @settings(max_examples=300, deadline=None)
 @given(name=_names)
 def test_parse_movie_always_gives_a_title(name: str) -> None:

@@ -129,7 +129,8 @@ def is_year(token: str, *, explicit: bool) -> bool:
     ``explicit`` years (in brackets or parentheses) may lie further in the
     future than bare ones.
     """
-    if len(token) != 4 or not token.isdigit():
+    # isdigit() is also true of `²`, which int() refuses: ASCII digits only.
+    if len(token) != 4 or not token.isdigit() or not token.isascii():
         return False
     latest = LATEST_EXPLICIT_YEAR if explicit else LATEST_BARE_YEAR
     return YEAR_MIN <= int(token) <= latest
