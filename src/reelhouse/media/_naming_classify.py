@@ -403,7 +403,13 @@ def _parse_movie_folder(name: str) -> MovieName:
 
 def _mixed(path: str, folders: list[str], stem: str, strm: bool) -> Classified:
     parsed = parse_episode(stem)
-    in_season = bool(folders) and parse_season_folder(folders[-1]) is not None
+    # A folder named like a season after a title (`The Last Season 2 (2020)`)
+    # may be a movie's: it makes its files episodes only when they are numbered.
+    in_season = (
+        bool(folders)
+        and parse_season_folder(folders[-1]) is not None
+        and (parsed is not None or not season_series_prefix(folders[-1]))
+    )
     if in_season or (parsed is not None and parsed.marker in STRONG_MARKERS):
         return _episode(path, folders, stem, strm, parsed)
     return _movie(path, folders, stem, strm)

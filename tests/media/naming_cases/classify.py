@@ -179,6 +179,9 @@ CLASSIFY: list[tuple[str, str, str, dict[str, Any]]] = [
     ("The Office (US)/The Office S01/The Office S01E01.mkv", "tvshows", "EpisodeFile",
      {"series_folder": "The Office (US)", "series": SeriesName("The Office (US)", None), "season": 1}),
     ("Shows/Drama/Sezon 3/Show.S03E02.mkv", "mixed", "EpisodeFile", {"season": 3}),
+    ("Movies/The Last Season 2 (2020)/The Last Season 2 (2020).mkv", "mixed", "MovieFile",
+     {"name": MovieName("The Last Season 2", 2020)}),
+    ("Shows/Show Season 2/Show - 05.mkv", "mixed", "EpisodeFile", {"season": 2, "episode": 5}),
     # series names: never a season folder, never a season marker
     ("Show/Season 10/Disc 1/Show S10E01.mkv", "tvshows", "EpisodeFile",
      {"series_folder": "Show", "series": SeriesName("Show", None), "season_folder": "Show/Season 10",
