@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from .naming_cases.classify import CLASSIFY
 from .naming_cases.episodes import (
     ABSOLUTE,
+    BROADCAST,
     CROSS,
     DATED,
     EPISODE_ONLY,
@@ -184,6 +185,15 @@ def test_episode_range_without_season(
     assert parsed is not None and parsed.marker is EpisodeMarker.EPISODE
     assert (parsed.season, parsed.episode, parsed.episode_end) == (None, episode, end)
     assert (parsed.series_hint, parsed.title) == (hint, title)
+
+
+@pytest.mark.parametrize(("stem", "episode", "air_date", "hint", "title"), BROADCAST)
+def test_broadcast_episode_with_its_air_date(
+    stem: str, episode: int, air_date: datetime.date | None, hint: str | None, title: str | None
+) -> None:
+    parsed = parse_episode(stem)
+    assert parsed is not None and parsed.marker is EpisodeMarker.EPISODE
+    assert (parsed.episode, parsed.air_date, parsed.series_hint, parsed.title) == (episode, air_date, hint, title)
 
 
 @pytest.mark.parametrize(("stem", "absolute", "hint", "title"), ABSOLUTE)

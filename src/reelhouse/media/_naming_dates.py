@@ -65,6 +65,12 @@ def find_date(text: str) -> DateHit | None:
     return None
 
 
+def short_date(digits: str) -> datetime.date | None:
+    """``170917`` -> 2017-09-17 (YYMMDD, as Korean broadcast releases write
+    it, in this century); None when it is not a date."""
+    return _valid(2000 + int(digits[:2]), int(digits[2:4]), int(digits[4:6]))
+
+
 def _valid(year: int, month: int, day: int) -> datetime.date | None:
     try:
         return datetime.date(year, month, day)

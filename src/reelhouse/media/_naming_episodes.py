@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from reelhouse.media._naming_3d import may_be_3d
-from reelhouse.media._naming_dates import find_date
+from reelhouse.media._naming_dates import find_date, short_date
 from reelhouse.media._naming_seasons import SEASON_WORDS
 from reelhouse.media._naming_text import is_release_style, is_year, split_brackets, tidy, trim
 
@@ -44,10 +44,10 @@ _SEASON_EPISODE_MORE_RE = re.compile(
 _CROSS_RE = re.compile(
     r"(?<![a-z0-9])(\d{1,2}|(?!2048)(?:19[3-9]\d|20\d\d))x(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE
 )
-# Chains: `-03`, `-1x03`, `-E03`, `x03`, and spaced ` - 02x04` / ` - E04`
-# (a spaced bare number is a title: `1x05 - 2 Broke Girls`).
+# Chains: `-03`, `-1x03`, `-E03`, `x03`, and spaced ` - 02x04` / ` - x04` /
+# ` - E04` (a spaced bare number is a title: `1x05 - 2 Broke Girls`).
 _CROSS_MORE_RE = re.compile(
-    r"(?:-(?:\d{1,4}x)?e?|_?x|[ ._]+-[ ._]+(?:\d{1,4}x|e))(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE
+    r"(?:-(?:\d{1,4}x)?e?|_?x|[ ._]+-[ ._]+(?:\d{1,4}x|e|x))(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE
 )
 _WORDS_RE = re.compile(
     rf"(?<![a-z])(?:{_SEASON_WORDS})[ ._-]*(\d{{1,4}})[ ._,-]*(?:{_EPISODE_WORDS})[ ._-]*(\d{{1,4}})(?!\d)",
@@ -63,6 +63,8 @@ _CJK_EPISODE_RE = re.compile(r"第\s*(\d{1,4})\s*[话話集回]|(?<!\d)(\d{1,4})
 # Miniseries `Part 2`, `Pt.II` (weaker than every number above).
 _PART_RE = re.compile(r"(?<![a-z0-9])(?:part|pt)[ ._-]?(\d{1,3}|[ivx]{1,5})(?![a-z0-9])", re.IGNORECASE)
 _ROMAN = {"i": 1, "v": 5, "x": 10}
+# Korean broadcast releases: `Show.E368.170917.720p` (episode, then YYMMDD).
+_BROADCAST_DATE_RE = re.compile(r"[ ._-](\d{6})(?![0-9a-z])", re.IGNORECASE)
 # Anime `[Group] Show [21][1080p]`: a bracketed number is the episode.
 _BRACKET_NUMBER_RE = re.compile(r"\[#?(\d{1,4})(?:v\d{1,2})?\]")
 # A number ending the name: `The Simpsons 12`, `One Piece 1001` (read only
@@ -225,7 +227,14 @@ def _find_episode_only(stem: str) -> _Hit | None:
         return None
     episode = int(match.group(1))
     episode_end, end = _more_episodes(stem, _EPISODE_ONLY_MORE_RE, match.end(), episode)
-    return _Hit(EpisodeMarker.EPISODE, match.start(), end, episode=episode, episode_end=episode_end)
+    air_date = None
+    broadcast = _BROADCAST_DATE_RE.match(stem, end)
+    if broadcast is not None:
+        air_date = short_date(broadcast.group(1))
+        end = broadcast.end() if air_date is not None else end
+    return _Hit(
+        EpisodeMarker.EPISODE, match.start(), end, episode=episode, episode_end=episode_end, air_date=air_date
+    )
 
 
 def _find_absolute(stem: str) -> _Hit | None:

@@ -51,7 +51,7 @@ JUNK_WORDS = frozenset(
         "flac", "mp3", "opus", "ddp", "dd", "dd+", "lpcm", "dts-x", "dtsx", "dts-ma", "dtsma",
         "hdr", "hdr10", "hdr10+", "hdr10plus", "dovi", "dv", "dolbyvision", "sdr", "hlg",
         "proper", "repack", "rerip", "internal", "readnfo", "nfofix",
-        "subbed", "dubbed", "multisubs", "multi",
+        "subbed", "dubbed", "multisubs", "multi", "ntsc", "secam",
     }
 )
 _JUNK_RE = re.compile(

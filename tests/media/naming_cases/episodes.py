@@ -38,6 +38,8 @@ SEASON_EPISODE: list[tuple[str, int, int, int | None, str | None, str | None]] =
     ("Game of Thrones - S08E06 - The Iron Throne", 8, 6, None, "Game of Thrones", "The Iron Throne"),
     ("Twin Peaks S03E01 Part 1", 3, 1, None, "Twin Peaks", "Part 1"),
     ("Breaking.Bad.S05E14.Ozymandias.1080p.BluRay.x264-ROVERS", 5, 14, None, "Breaking Bad", "Ozymandias"),
+    ("The Wonder Years s04e07 Christmas Party NTSC PDTV", 4, 7, None, "The Wonder Years", "Christmas Party"),
+    ("the_show-s02e01_18536", 2, 1, None, "the show", "18536"),
     ("The Simpsons - S35E01 - Thirty Five Years of Simpsons", 35, 1, None, "The Simpsons",
      "Thirty Five Years of Simpsons"),
     ("Se7en S01E01", 1, 1, None, "Se7en", None),
@@ -99,6 +101,8 @@ CROSS: list[tuple[str, int, int, int | None, str | None, str | None]] = [
     ("02x03-E15 - Title", 2, 3, 15, None, "Title"),
     ("Show 3x01-3x02", 3, 1, 2, "Show", None),
     ("Show 1x01 - E02 - Title", 1, 1, 2, "Show", "Title"),
+    ("Show - 2009x03 - x04 - x15 - Title", 2009, 3, 15, "Show", "Title"),
+    ("Show 02x03-04-15 - Title", 2, 3, 15, "Show", "Title"),
     # a spaced bare number after the marker is a title, not a range
     ("Show 1x05 - 2 Broke Girls", 1, 5, None, "Show", "2 Broke Girls"),
 ]
@@ -126,6 +130,9 @@ DATED: list[tuple[str, datetime.date, str | None, str | None]] = [
     ("Late Show 1999.02.28", datetime.date(1999, 2, 28), "Late Show", None),
     ("The.Tonight.Show.Starring.Jimmy.Fallon.2024.01.15.Guest.720p.WEB.h264-EDITH",
      datetime.date(2024, 1, 15), "The Tonight Show Starring Jimmy Fallon", "Guest"),
+    ("A Daily Show - (2015-01-15) - Episode Name - [720p]", datetime.date(2015, 1, 15), "A Daily Show",
+     "Episode Name"),
+    ("anything_14.11.1996", datetime.date(1996, 11, 14), "anything", None),
     # year last: day first, month first only when day first cannot be
     ("Show 04.03.2021", datetime.date(2021, 3, 4), "Show", None),
     ("Show - 15-01-2020 - Guest", datetime.date(2020, 1, 15), "Show", "Guest"),
@@ -169,6 +176,14 @@ EPISODE_ONLY: list[tuple[str, int, str | None, str | None]] = [
     ("Doc Pt.II", 2, "Doc", None),
     ("Show Part IV - Title", 4, "Show", "Title"),
     ("Show.Part.3.720p.HDTV", 3, "Show", None),
+]
+
+# (stem, episode, air date, series_hint, title): Korean broadcast releases,
+# the episode number then the air date as YYMMDD
+BROADCAST: list[tuple[str, int, datetime.date | None, str | None, str | None]] = [
+    ("Running.Man.E368.170917.720p-NEXT", 368, datetime.date(2017, 9, 17), "Running Man", None),
+    ("Show E01 160101 Title", 1, datetime.date(2016, 1, 1), "Show", "Title"),
+    ("Show.E05.169999.720p", 5, None, "Show", "169999"),
 ]
 
 # (stem, episode, episode_end, series_hint, title): ranges without a season
@@ -311,11 +326,16 @@ SEASON_FOLDERS: list[tuple[str, int | None]] = [
     ("Show.Name.S02.1080p.BluRay.x264", 2),
     ("Show S03 Complete 720p", 3),
     ("Show.S01.German.DL.720p.WEB.h264-GRP", 1),
+    ("Show - S02", 2),
+    ("4.Staffel", 4),
     ("Show.Season.2.720p.WEB", 2),
     ("Season 1 1080p", 1),
     # series folders and others are not seasons
     ("Doctor Who (2005)", None),
     ("Show.S01.Extended.Cut", None),
+    ("s06e05", None),
+    ("Season (8)", None),
+    ("Show.Name.2017.V2.web-dl.1080p.h264.aac-GRP", None),
     ("Stargate SG-1", None),
     ("Babylon 5", None),
     ("Sezonul", None),
