@@ -24,6 +24,8 @@ _LAYOUT_RE = re.compile(
     r"|(?<![a-z0-9])3d[ ._-]*(?P<plain>sbs|tab|ou)(?![a-z0-9])",
     re.IGNORECASE,
 )
+# `Super movie.3d`: a dotted suffix on a spaced name is a marker, not a word.
+_DOT_3D_SUFFIX_RE = re.compile(r"(?<=\S)\.3d$", re.IGNORECASE)
 _PLAIN_3D_RE = re.compile(r"(?<![a-z0-9])3d(?![a-z0-9])", re.IGNORECASE)
 # A version label ending an episode title: `Pilot - 3D`.
 _LABEL_3D_RE = re.compile(r"\s*-\s*3d$", re.IGNORECASE)
@@ -53,10 +55,12 @@ def layout_3d(text: str) -> str | None:
 
 
 def strip_3d(text: str) -> str:
-    """``text`` without its 3D layout markers (and the ``3D`` before them)."""
+    """``text`` without its 3D layout markers (and the ``3D`` before them),
+    and without a ``.3d`` suffix on a spaced name (``Super movie.3d``)."""
     if not may_be_3d(text):
         return text
-    return _LAYOUT_RE.sub("", text)
+    text = _LAYOUT_RE.sub("", text)
+    return _DOT_3D_SUFFIX_RE.sub("", text) if " " in text else text
 
 
 def format_3d(stem: str, title: str | None) -> str | None:

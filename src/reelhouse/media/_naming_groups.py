@@ -177,6 +177,8 @@ def split_version(stem: str, base_title: str) -> str | None:
         # follow without a dash or brackets (else it is another title).
         return glued.strip() if _all_quality_words(glued) else None
     label = next(g for g in match.group("dash", "bracket", "edition", "paren") if g is not None).strip()
+    if label[:1] + label[-1:] in ("[]", "()"):
+        label = label[1:-1].strip()  # `Movie - [1080p]`
     if not label or _LETTER_LABEL_RE.fullmatch(label) is not None:
         return None
     if match.group("paren") is not None and label.isdigit():

@@ -42,7 +42,7 @@ JUNK_WORDS = frozenset(
         "4k", "8k", "uhd", "fhd", "2k", "ultrahd", "uhdtv", "uhdrip", "fullhd",
         "bluray", "blu-ray", "bdrip", "brrip", "bdremux", "remux", "bd25", "bd50",
         "webrip", "web-rip", "webdl", "web-dl", "hdtv", "pdtv", "sdtv", "dsr",
-        "hdrip", "dvdrip", "dvdscr", "dvd5", "dvd9", "hddvd", "vhsrip", "hdcam",
+        "hdrip", "dvdrip", "dvdscr", "dvd5", "dvd9", "hddvd", "vhsrip", "hdcam", "dvd", "dvdr",
         "telesync", "hdts", "hdtc", "camrip", "telecine", "dvdscreener", "bdscr", "webscr",
         "amzn", "dsnp", "hmax", "atvp", "pcok", "hulu", "nf", "nflx",
         "x264", "x265", "h264", "h265", "hevc", "avc", "xvid", "divx", "av1",

@@ -102,6 +102,9 @@ CLASSIFY: list[tuple[str, str, str, dict[str, Any]]] = [
     ("Arrival (2016)/Arrival (2016).disc", "movies", "MovieFile",
      {"offline": True, "strm": False, "name": MovieName("Arrival", 2016)}),
     ("Arrival (2016).disc", "movies", "MovieFile", {"offline": True, "folder": None}),
+    ("Shelf/Arrival.2016.bluray.disc", "movies", "MovieFile",
+     {"offline": True, "name": MovieName("Arrival", 2016)}),
+    ("Shelf/Arrival (2016).dvd.disc", "movies", "MovieFile", {"offline": True, "name": MovieName("Arrival", 2016)}),
     ("Show/Season 1/Show - S01E01.disc", "tvshows", "EpisodeFile", {"offline": True, "episode": 1}),
     ("Arrival (2016)/Arrival (2016).mkv", "movies", "MovieFile", {"offline": False}),
     # extras by suffix variants; samples by suffix variants

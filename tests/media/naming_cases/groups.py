@@ -83,6 +83,8 @@ SPLIT_VERSIONS: list[tuple[str, str, str | None]] = [
     ("Movie (2010) {edition-Director's Cut}", "Movie (2010)", "Director's Cut"),
     ("Movie (2010) (2011)", "Movie (2010)", None),
     ("Movie (2010) HSBS", "Movie (2010)", "HSBS"),
+    ("Movie - [1080p]", "Movie", "1080p"),
+    ("Movie (2010) - (Extended)", "Movie (2010)", "Extended"),
     ("Movie (2010) - ", "Movie (2010)", None),
     ("Movie", "", None),
     # quality words glued on with `_` or `.`, bracketed editions

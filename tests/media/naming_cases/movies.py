@@ -132,6 +132,8 @@ MOVIES: list[tuple[str, str, int | None]] = [
     ("Movie.Title.TrueHD.Atmos.7.1", "Movie Title", None),
     ("Movie Title DD+ 5.1", "Movie Title", None),
     ("Movie.Title.FullHD", "Movie Title", None),
+    ("Movie.Title.DVD", "Movie Title", None),
+    ("Movie Title (2010).bluray", "Movie Title", 2010),
     # group suffixes
     ("Movie Title-HDC", "Movie Title", None),
     ("Movie.Title-RARBG", "Movie Title", None),
@@ -173,6 +175,10 @@ MOVIES_3D: list[tuple[str, str, int | None, str | None]] = [
     ("Hugo.2011.3D.SBS.1080p", "Hugo", 2011, "HSBS"),
     ("Hugo 3D TAB", "Hugo", None, "HTAB"),
     ("Avatar.2009.3D.1080p.BluRay", "Avatar", 2009, "3D"),
+    ("Super Movie.3d", "Super Movie", None, "3D"),
+    ("Super Movie.3D.hsbs", "Super Movie", None, "HSBS"),
+    ("Super Movie [3D]", "Super Movie", None, "3D"),
+    ("Super Movie - 3D - SBS", "Super Movie", None, "HSBS"),
     # 3D in a title is the title's
     ("Step Up 3D (2010)", "Step Up 3D", 2010, None),
     ("Step.Up.3D.2010.1080p.BluRay", "Step Up 3D", 2010, None),
