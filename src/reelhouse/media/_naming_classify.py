@@ -371,9 +371,15 @@ def _episode_folders(folders: list[str]) -> tuple[str | None, str | None, int | 
 
 
 def _same_series(series_folder: str, season_name: str) -> bool:
-    """Whether a season folder's series prefix (if any) names the series folder."""
+    """Whether the season folder belongs to the folder above it.
+
+    Yes unless it is a release-style season pack (``The.Show.S01.720p``)
+    whose series differs from that folder's name (``TV/``): a hand-named
+    ``Agents of SHIELD Season 1`` under ``Marvel's Agents of S.H.I.E.L.D``
+    still belongs to its folder.
+    """
     prefix = season_series_prefix(season_name)
-    if not prefix:
+    if not prefix or not is_release_style(season_name):
         return True
     ours = parse_series_folder(series_folder.rpartition("/")[2]).title.casefold()
     theirs = parse_series_folder(season_name).title.casefold()

@@ -196,6 +196,9 @@ CLASSIFY: list[tuple[str, str, str, dict[str, Any]]] = [
     ("TV/The.Show.S01.720p/The.Show.S01E02.720p.mkv", "tvshows", "EpisodeFile",
      {"series_folder": None, "series": SeriesName("The Show", None)}),
     ("The_Show/Season 1/The_Show_S01E01.mkv", "tvshows", "EpisodeFile", {"series": SeriesName("The Show", None)}),
+    ("Marvel's Agents of S.H.I.E.L.D/Agents of SHIELD Season 1/Agents of SHIELD - 1x01.mkv", "tvshows",
+     "EpisodeFile", {"series_folder": "Marvel's Agents of S.H.I.E.L.D",
+                     "series": SeriesName("Marvel's Agents of S.H.I.E.L.D", None), "season": 1}),
     ("Season 10 - S10E01.mkv", "tvshows", "EpisodeFile", {"series": None, "season": 10}),
     # 3D versions
     ("Avatar (2009)/Avatar (2009) - 3D.mkv", "movies", "MovieFile",
