@@ -88,6 +88,23 @@ async def test_versions_stacks_extras_and_samples(tree: Tree, library: Library) 
     ]  # fmt: skip
 
 
+async def test_theme_media_are_extras_and_disc_stubs_are_items_without_a_source(tree: Tree, library: Library) -> None:
+    tree.add("M (2010)/M (2010).mkv")
+    tree.add("M (2010)/theme.mp3")
+    tree.add("M (2010)/backdrops/intro.mp4")
+    tree.add("Shelf (1999)/Shelf (1999).disc", "Disc 1 of the box set")
+    await library.scan()
+    items = await library.items()
+    movie = items["M (2010)/M (2010).mkv"]
+    song, video = items["M (2010)/theme.mp3"], items["M (2010)/backdrops/intro.mp4"]
+    assert (song["type"], song["extra_type"], song["owner_id"]) == ("Video", "ThemeSong", movie["id"])
+    assert (video["type"], video["extra_type"], video["owner_id"]) == ("Video", "ThemeVideo", movie["id"])
+    stub = items["Shelf (1999)/Shelf (1999).disc"]
+    assert (stub["type"], stub["name"], stub["production_year"]) == ("Movie", "Shelf", 1999)
+    sources = await library.store.fetch_all("SELECT item_id FROM media_sources")
+    assert stub["id"] not in {s["item_id"] for s in sources}
+
+
 async def test_series_seasons_specials_and_episodes(tree: Tree, library: Library) -> None:
     library.kind = "tvshows"
     tree.add("Dark (2017)/tvshow.nfo", "<tvshow><title>Dark</title><plot>Time.</plot></tvshow>")

@@ -266,7 +266,7 @@ class Parser:
             source_path = self._strm(draft.path, out)
             if source_path is None:
                 return None
-        local_file = file is not None and not draft.strm
+        local_file = file is not None and not draft.strm and not draft.offline
         return ItemRecord(
             draft=draft,
             fingerprint=mark,
