@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 import trio
 
 from reelhouse.errors import NotFound, Unavailable
+from reelhouse.media.file_names import to_fs
 from reelhouse.storage import Store
 from reelhouse.thread_pool import ThreadPool
 
@@ -117,7 +118,7 @@ class ImageSources:
             if await self._store.fetch_one("SELECT 1 FROM items WHERE id = ?", (item_id,)) is None:
                 raise NotFound("No such item.")
             raise NotFound(f"The item has no {kind} image at index {index}.")
-        source = await self._on_disk(Path(row["path"]), row["tag"])
+        source = await self._on_disk(Path(to_fs(row["path"])), row["tag"])  # stored as path text
         self._remember(wanted, source, generation, found_at)
         return source
 
