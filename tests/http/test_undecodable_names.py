@@ -68,7 +68,8 @@ async def test_names_with_invalid_utf8_are_indexed_listed_served_and_rescanned(c
         (source,) = detail["mediaSources"]
         assert source["path"] == f"{root}/Caf\\xe9 (2001)/Caf\\xe9 (2001).mkv"
         assert os.fsencode(to_fs(source["path"])) == os.path.join(os.fsencode(root), CAFE_DIR, CAFE_FILE)
-        assert any(s.get("isExternal") and s["type"] == "Subtitle" for s in _streams(source)), source
+        assert "probeFailure" not in source, source
+        assert {(s["type"], s.get("isExternal", False)) for s in _streams(source)} >= {("Video", False), ("Subtitle", True)}
         poster = await client.get(f"/images/items/{cafe['id']}")
         assert poster.status_code == 200 and poster.headers["content-type"] == "image/jpeg"
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import trio
 
 from reelhouse.media.covers import COLLAGE_POSTERS, CoverKind, collage, is_final, scanned_cover
+from reelhouse.media.file_names import to_fs
 from reelhouse.media.local_images import image_tag
 from reelhouse.media.renditions import BrokenImage
 from reelhouse.storage import Store, now_ms
@@ -102,7 +103,7 @@ def _write_collage(kind: CoverKind, posters: list[Poster], target: Path) -> byte
     images: list[bytes] = []
     for poster in posters:
         try:
-            with open(poster.path, "rb") as handle:
+            with open(to_fs(poster.path), "rb") as handle:  # stored as path text
                 images.append(handle.read(MAX_COVER_BYTES))
         except OSError:
             continue

@@ -16,6 +16,7 @@ from pathlib import Path
 import trio
 
 from reelhouse import errors
+from reelhouse.media.file_names import from_fs, to_fs
 from reelhouse.media.library_options import effective_media_info_timing, effective_read_concurrency
 from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.libraries import LibraryRecord, set_last_scanned_at
@@ -123,7 +124,7 @@ class LibraryActor(Supervisor):
         options = self._record.options
         if options.realtime_monitor and not options.scans_suspended:
             self._monitor = RootMonitor(
-                [Path(p) for p in self._record.paths],
+                [Path(to_fs(p)) for p in self._record.paths],  # the os form; changes come back in it
                 debounce_seconds=self._services.monitor_debounce,
                 on_changes=self._on_changes,
             )
@@ -249,7 +250,7 @@ class LibraryActor(Supervisor):
         await self._start_scan(StartScan(mode="quick", only_dirs=tuple(sorted(dirs)), trigger="monitor"))
 
     async def _on_changes(self, dirs: frozenset[Path]) -> None:
-        await self.ref.tell(DirectoriesChanged(frozenset(str(d) for d in dirs)))
+        await self.ref.tell(DirectoriesChanged(frozenset(from_fs(str(d)) for d in dirs)))  # as path text
 
     async def _read_media_info(self) -> None:
         """The background mediaInfoRead job: probe what the scan left pending."""

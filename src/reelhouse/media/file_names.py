@@ -22,10 +22,10 @@ file system's form only at the system call:
   Unicode: it goes as it is into the database, JSON, logs and events.
 
 :func:`from_fs` turns an ``os`` string (surrogate-escaped) into path text;
-:func:`to_fs` turns path text back into the string to hand to ``os`` (it
-also accepts an ``os`` string unchanged, so a caller that has one already
-loses nothing). :func:`readable` is for display (titles): the bytes
-decoded, an undecodable byte shown as U+FFFD.
+:func:`to_fs` turns path text back into the string to hand to ``os`` (an
+``os`` string without backslashes passes through it unchanged, but path
+text is what it expects). :func:`readable` is for display (titles): the
+bytes decoded, an undecodable byte shown as U+FFFD.
 """
 
 from __future__ import annotations
