@@ -54,7 +54,9 @@ async def _movies(client: httpx.AsyncClient, library_id: str) -> list[dict[str, 
     return list(body["items"])
 
 
-async def test_names_with_invalid_utf8_are_indexed_listed_served_and_rescanned(client: httpx.AsyncClient, root: Path) -> None:
+async def test_names_with_invalid_utf8_are_indexed_listed_served_and_rescanned(
+    client: httpx.AsyncClient, root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     with trio.fail_after(90):
         library = await create_library(client, "Films", [root])
         status = await wait_for_state(client, library["id"])
@@ -85,6 +87,8 @@ async def test_names_with_invalid_utf8_are_indexed_listed_served_and_rescanned(c
         again = events[-1].data
         assert (again["added"], again["changed"], again["missing"]) == (0, 0, 0), again
         assert sorted(m["id"] for m in await _movies(client, library["id"])) == sorted(m["id"] for m in movies)
+    for record in caplog.records:  # a log line is text a UTF-8 log file takes
+        record.getMessage().encode("utf-8")
 
 
 def _streams(source: dict[str, Any]) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from reelhouse.media.naming import classify
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.item_detail import item_detail
 
-from .conftest import AGE_S, SCAN_LIMIT_S, Tree, create_library
+from .conftest import AGE_S, SCAN_LIMIT_S, Library, Tree, create_library
 
 # A name is any bytes but "/" and NUL, never "." or "..".
 NAME = (
@@ -83,3 +83,19 @@ async def _check(store: Store, library_id: str, tree: Tree, deps: ScanDeps, file
 
     again = await _scan(store, library_id, tree.path(), deps, "quick")
     assert (again.added, again.changed, again.missing, again.errors) == (0, 0, 0, 0)
+
+
+async def test_a_rescan_of_a_directory_named_in_path_text_finds_its_items_unchanged(tree: Tree, library: Library) -> None:
+    base = os.fsencode(tree.path())
+    os.makedirs(os.path.join(base, b"Caf\xe9 (2001)"))
+    for rel in (b"Caf\xe9 (2001)/Caf\xe9 (2001).mkv", b"Caf\xe9 (2001)/movie.nfo"):
+        with open(os.path.join(base, rel), "wb") as handle:
+            handle.write(b"<movie><title>Caf\xc3\xa9</title></movie>" if rel.endswith(b".nfo") else b"\x00" * 64)
+    first = await library.scan()
+    assert (first.added, first.errors) == (1, 0)
+    items = await library.items()
+    assert [(path, row["name"]) for path, row in items.items()] == [("Caf\\xe9 (2001)/Caf\\xe9 (2001).mkv", "Café")]
+    folder = f"{tree.path()}/Caf\\xe9 (2001)"  # what an item rescan asks for: the item's directory as stored
+    again = await library.scan(only_dirs=(folder,))
+    assert (again.added, again.changed, again.missing, again.errors) == (0, 0, 0, 0)
+    assert await library.items() == items
