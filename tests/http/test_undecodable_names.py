@@ -20,6 +20,7 @@ import trio
 from reelhouse.media.file_names import to_fs
 
 from ..media_factory import MediaFactory
+from .conftest import start_server
 from .scanning import create_library, wait_for_state
 from .test_scan_events import collect_until
 
@@ -61,6 +62,7 @@ async def test_names_with_invalid_utf8_are_indexed_listed_served_and_rescanned(
         library = await create_library(client, "Films", [root])
         status = await wait_for_state(client, library["id"])
         assert status["state"] == "completed", status
+        assert status.get("watch") == "watching", status  # the realtime monitor takes such trees too
         movies = await _movies(client, library["id"])
         assert sorted((m["name"], m.get("productionYear")) for m in movies) == [
             ("Arrival", 2016), ("Caf\ufffd", 2001), ("Na\ufffdve \ufffd", 2005),
@@ -93,3 +95,27 @@ async def test_names_with_invalid_utf8_are_indexed_listed_served_and_rescanned(
 
 def _streams(source: dict[str, Any]) -> list[dict[str, Any]]:
     return next(v for k, v in source.items() if isinstance(v, list) and k.lower().endswith("streams"))
+
+
+async def test_a_file_added_below_a_directory_that_is_not_utf8_is_picked_up_by_the_monitor(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
+) -> None:
+    server = await start_server(nursery, database_url, tmp_path / "data", scan={"monitor_debounce_seconds": 0.2})
+    root = tmp_path / "films"
+    media.video(_make(root, CAFE_DIR, CAFE_FILE))
+    async with server.client() as client:
+        with trio.fail_after(60):
+            library = await create_library(client, "Films", [root])
+            status = await wait_for_state(client, library["id"])
+            assert status["watch"] == "watching", status
+            media.video(_make(root, CAFE_DIR, b"Caf\xe9 (2001)-trailer.mkv"))
+            while len(trailers := await _trailers(client, library["id"])) != 1:
+                await trio.sleep(0.1)
+    assert trailers[0]["mediaSources"][0]["path"] == f"{root}/Caf\\xe9 (2001)/Caf\\xe9 (2001)-trailer.mkv"
+
+
+async def _trailers(client: httpx.AsyncClient, library_id: str) -> list[dict[str, Any]]:
+    """The extras of the library's one movie, in detail (their paths)."""
+    (movie,) = await _movies(client, library_id)
+    body = await _json(await client.get("/items", params={"parentId": movie["id"], "type": "Video"}))
+    return [await _json(await client.get(f"/items/{i['id']}")) for i in body["items"]]
