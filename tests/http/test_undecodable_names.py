@@ -77,6 +77,8 @@ async def test_names_with_invalid_utf8_are_indexed_listed_served_and_rescanned(
         poster = await client.get(f"/images/items/{cafe['id']}")
         assert poster.status_code == 200 and poster.headers["content-type"] == "image/jpeg"
 
+        paged = await _paged_by_path(client, library["id"])  # the cursor carries a path text sort key
+        assert sorted(paged) == sorted(m["id"] for m in movies)
         errors = await _json(await client.get("/scans/errors", params={"libraryId": library["id"]}))
         assert [e["path"] for e in errors] == [f"{root}/gone \\xe9.mkv"]
         assert status["errors"] == 1
@@ -91,6 +93,17 @@ async def test_names_with_invalid_utf8_are_indexed_listed_served_and_rescanned(
         assert sorted(m["id"] for m in await _movies(client, library["id"])) == sorted(m["id"] for m in movies)
     for record in caplog.records:  # a log line is text a UTF-8 log file takes
         record.getMessage().encode("utf-8")
+
+
+async def _paged_by_path(client: httpx.AsyncClient, library_id: str) -> list[str]:
+    params: dict[str, Any] = {"libraryId": library_id, "sort": "path", "limit": 1}
+    ids: list[str] = []
+    while True:
+        body = await _json(await client.get("/items", params=params))
+        ids += [i["id"] for i in body["items"]]
+        if "nextCursor" not in body:
+            return ids
+        params["cursor"] = body["nextCursor"]
 
 
 def _streams(source: dict[str, Any]) -> list[dict[str, Any]]:
