@@ -18,7 +18,7 @@ from pathlib import Path
 import trio
 
 from reelhouse.media.covers import COLLAGE_POSTERS, CoverKind, collage, is_final, scanned_cover
-from reelhouse.media.file_names import to_fs
+from reelhouse.media.file_names import from_fs, to_fs
 from reelhouse.media.local_images import image_tag
 from reelhouse.media.renditions import BrokenImage
 from reelhouse.storage import Store, now_ms
@@ -58,8 +58,8 @@ def _found(roots: tuple[str, ...], stored: dict[str, StoredCover]) -> dict[str, 
     found: dict[str, StoredCover] = {}
     for root in roots:
         try:
-            with os.scandir(root) as entries:
-                names = [entry.name for entry in entries if entry.is_file()]
+            with os.scandir(to_fs(root)) as entries:  # roots and names as path text, os form at the call
+                names = [from_fs(entry.name) for entry in entries if entry.is_file()]
         except OSError:
             continue
         for kind in COVER_KINDS:
@@ -72,14 +72,14 @@ def _found(roots: tuple[str, ...], stored: dict[str, StoredCover]) -> dict[str, 
 
 def _hashed(path: str, previous: StoredCover | None) -> StoredCover | None:
     try:
-        stat = os.stat(path)
+        stat = os.stat(to_fs(path))
         if stat.st_size > MAX_COVER_BYTES:
             return None
         mtime_ms = stat.st_mtime_ns // 1_000_000
         unchanged = previous is not None and previous.source == "scanned" and previous.path == path
         if unchanged and previous.size == stat.st_size and previous.mtime_ms == mtime_ms:
             return previous
-        with open(path, "rb") as handle:
+        with open(to_fs(path), "rb") as handle:
             data = handle.read(MAX_COVER_BYTES + 1)
     except OSError:
         return None

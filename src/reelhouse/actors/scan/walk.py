@@ -218,7 +218,7 @@ def _describe(exc: OSError) -> str:
 
 
 def read_file(path: str, max_bytes: int) -> bytes:
-    """At most ``max_bytes + 1`` bytes of a file (``path`` is path text) (so "too large" can be told).
+    """At most ``max_bytes + 1`` bytes of the file at ``path`` (path text), so "too large" can be told.
 
     Raises OSError. Blocking: call it from a worker thread. (Plain ``os``
     calls: a buffered file object costs more than reading a small file.)
