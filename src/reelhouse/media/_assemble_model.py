@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from reelhouse.media.companions import AUDIO_CODECS, SUBTITLE_CODECS, Companion
-from reelhouse.media.file_names import readable
 from reelhouse.media.library_options import LibraryOptions
 from reelhouse.media.local_images import IMAGE_EXTENSIONS
 from reelhouse.media.naming import STRM_EXTENSION, VIDEO_EXTENSIONS, LibraryKind
@@ -206,12 +205,6 @@ class ItemDraft:
     nfo_kind: str | None = None
     images: tuple[ImageFile, ...] = ()
     companions: tuple[CompanionFile, ...] = ()
-
-    def __post_init__(self) -> None:
-        # Names come from path text (media.file_names): a title cut from a
-        # name that is not UTF-8 shows U+FFFD, never its \xHH escapes.
-        object.__setattr__(self, "name", readable(self.name))
-        object.__setattr__(self, "sort_name", readable(self.sort_name))
 
     @property
     def is_folder(self) -> bool:
