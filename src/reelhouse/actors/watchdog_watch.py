@@ -26,6 +26,7 @@ import os
 import queue
 import threading
 import time
+import warnings
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
@@ -42,6 +43,11 @@ class Change(enum.IntEnum):
     modified = 2
     deleted = 3
 
+
+# watchdog warns when a directory moved back into a watched tree is watched
+# again (it replaces its own callback): expected here, and not worth a line
+# on the operator's console each time.
+warnings.filterwarnings("ignore", message="Callback with id .* already exists", category=RuntimeWarning)
 
 GROUP_SECONDS = 0.2  # changes this close together are handed over as one batch
 TICK_SECONDS = 0.1  # an empty batch at least this often, so the caller checks its stop flag and root
