@@ -13,9 +13,11 @@ file system's form only at the system call:
   valid UTF-8 sequence written as the four characters ``\\xHH`` (lowercase
   hex, ``80``-``ff``). A backslash that would otherwise read as such an
   escape (one followed by ``x5c`` or ``x`` and a byte ``80``-``ff``) is
-  written ``\\x5c``. Nothing else changes, so a UTF-8 name (nearly all of
-  them, including ones with other backslashes) is its own path text, and
-  ids, stored paths and API paths of such names are what they always were.
+  written ``\\x5c``. Nothing else changes: a UTF-8 name is its own path
+  text unless it holds such a backslash sequence as typed text, so ids,
+  stored paths and API paths of ordinary names are what they always were.
+  (A path stored earlier that does hold one reads back as other bytes
+  until a full scan indexes it again under its escaped text.)
 - The mapping is lossless both ways (a property test checks it over
   arbitrary bytes), keeps ``/`` and every prefix (each name is escaped on
   its own, and an escape never spans a ``/``), and its output is valid
