@@ -44,6 +44,7 @@ import trio
 
 from reelhouse.errors import NotFound, Unavailable
 from reelhouse.media.containment import Confinement
+from reelhouse.media.file_names import to_fs
 from reelhouse.storage import Store
 from reelhouse.storage.confined_files import OutsideRoots, confinement_for
 from reelhouse.thread_pool import ThreadPool
@@ -137,7 +138,7 @@ class ImageSources:
                 raise NotFound("No such item.")
             raise NotFound(f"The item has no {kind} image at index {index}.")
         roots = tuple(row["root"] for row in rows if row["root"] is not None)
-        source = await self._on_disk(Path(rows[0]["path"]), rows[0]["tag"], roots)
+        source = await self._on_disk(Path(to_fs(rows[0]["path"])), rows[0]["tag"], roots)  # stored as path text
         self._remember(wanted, source, generation, found_at)
         return source
 
