@@ -12,6 +12,7 @@ dropped (it reconnects and resumes); shutdown ends every stream.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -29,6 +30,7 @@ blueprint = Blueprint("events", __name__)
 KEEPALIVE_SECONDS = 15.0
 # How often a waiting stream looks at the shutdown flag.
 SHUTDOWN_POLL_SECONDS = 1.0
+_EVENT_ID = re.compile(r"[0-9]{1,18}")
 
 
 @blueprint.get("/scans/events")
@@ -47,7 +49,9 @@ def _last_event_id() -> int | None:
     raw = request.headers.get("Last-Event-ID") or request.args.get("lastEventId")
     if raw is None or raw == "":
         return None
-    if not raw.isdigit():
+    # ASCII digits only (str.isdigit also takes "²", which int() refuses),
+    # and few enough to fit the stores' 64-bit sequence column.
+    if not _EVENT_ID.fullmatch(raw):
         raise errors.Invalid("Last-Event-ID must be a decimal event id.", field="Last-Event-ID")
     return int(raw)
 

@@ -212,7 +212,7 @@ async def item_image(item_id: str) -> Response:
 
 def parse_image_request(args: Mapping[str, str]) -> ImageRequest:
     """The request's parameters; Invalid naming the first bad one."""
-    kind = (args.get("kind") or "primary").lower()
+    kind = args.get("kind", "primary").lower()  # an empty kind is invalid, not the default
     if kind not in _KINDS:
         raise Invalid(f"kind must be one of {', '.join(sorted(_KINDS))}.", field="kind")
     index = _integer(args, "index", default=0)
