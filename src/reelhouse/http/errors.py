@@ -89,6 +89,8 @@ async def _validation_error(error: RequestSchemaValidationError) -> Response:
         return error_response(400, "bad_request", "The request body is not valid JSON of the expected shape.")
     first = cause.errors()[0]
     field = _field_name(first.get("loc", ()))
+    if not field:  # the body as a whole: absent, or not an object
+        return error_response(400, "bad_request", "The request body must be a JSON object of the expected shape.")
     if first.get("type") == "missing":
         return error_response(400, "field_required", f"{field} is required.", {"field": field})
     message = f"{field}: {first.get('msg', 'invalid value')}." if field else "The request body is invalid."

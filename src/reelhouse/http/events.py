@@ -18,11 +18,14 @@ from typing import Any
 
 import trio
 from quart import Blueprint, Response, request
+from quart_schema import document_headers, document_querystring
 
 from reelhouse import errors
 from reelhouse.actors import ActorRef, Event, Gap, SubscriberDropped
 
 from .context import AppContext, app_context
+from .openapi import raw_response
+from .rendered_models import ScanEventsHeaders, ScanEventsQuery
 from .scans import all_scan_statuses
 
 blueprint = Blueprint("events", __name__)
@@ -34,6 +37,10 @@ _EVENT_ID = re.compile(r"[0-9]{1,18}")
 
 
 @blueprint.get("/scans/events")
+@document_headers(ScanEventsHeaders)
+@document_querystring(ScanEventsQuery)
+@raw_response(200, "text/event-stream", "Server-sent events: id, event (scan.*), data (one line of ScanStatus JSON).",
+              {"type": "string"})  # fmt: skip
 async def scan_events() -> Response:
     after = _last_event_id()
     # The body is produced after the handler returned, outside the request

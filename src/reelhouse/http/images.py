@@ -88,6 +88,7 @@ from .conditional import (
     evaluate,
 )
 from .context import app_context
+from .openapi import may_answer, raw_response
 from .errors import error_response
 from .image_sources import (
     RETRY_AFTER_SECONDS,
@@ -169,6 +170,10 @@ class _CannotRender(Exception):
 
 @blueprint.get("/images/items/<item_id>")
 @document_querystring(ImageQuery)
+@raw_response(200, "image/*", "The image: the stored file, or a JPEG or WebP rendition.")
+@raw_response(206, "image/*", "The requested byte range of the image.")
+@raw_response(304, None, "Not modified (If-None-Match, If-Modified-Since).")
+@may_answer(412, 416, s412="A precondition failed (If-Match, If-Unmodified-Since).", s416="The range cannot be satisfied.")
 async def item_image(item_id: str) -> Response:
     """An item's image: the stored file, or a resized JPEG/WebP rendition.
 

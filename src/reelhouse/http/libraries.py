@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from quart import Blueprint
-from quart_schema import validate_request, validate_response
+from quart_schema import document_request, document_response, validate_request, validate_response
 
 from reelhouse import errors
 from reelhouse.actors.library import GetLibraryRuntime, LibraryRuntime, StartScan
@@ -20,6 +20,8 @@ from reelhouse.timefmt import rfc3339_ms
 from .activity import log_activity
 from .asks import ask, library_ref
 from .context import app_context
+from .openapi import may_answer
+from .rendered_models import CreateLibraryBody, Library
 from .schema import ApiModel, SimpleSuccess
 
 blueprint = Blueprint("libraries", __name__)
@@ -46,13 +48,16 @@ class RescrapeResult(ApiModel):
 
 
 @blueprint.get("/libraries")
+@document_response(list[Library])
 async def list_all() -> list[dict[str, Any]]:
     records = await list_libraries(app_context().store)
     return [await _library_json(record, with_scrape_pending=True) for record in records]
 
 
 @blueprint.post("/libraries")
+@document_request(CreateLibraryBody)  # the contract; CreateLibraryRequest leaves the checks to the registry
 @validate_request(CreateLibraryRequest)
+@document_response(Library, 201)
 async def create(data: CreateLibraryRequest) -> tuple[dict[str, Any], int]:
     registry = app_context().actors.libraries
     record: LibraryRecord = await ask(
@@ -71,12 +76,15 @@ async def create(data: CreateLibraryRequest) -> tuple[dict[str, Any], int]:
 
 
 @blueprint.get("/libraries/<library_id>")
+@document_response(Library)
 async def get_one(library_id: str) -> dict[str, Any]:
     return await _library_json(await _require(library_id), with_scrape_pending=True)
 
 
 @blueprint.post("/libraries/<library_id>/refresh")
 @validate_request(RefreshMetadataRequest)
+@document_response(SimpleSuccess, 202)
+@may_answer(409)
 async def refresh(library_id: str, data: RefreshMetadataRequest) -> tuple[dict[str, Any], int]:
     library = await _require(library_id)
     # Until metadata providers exist, a refresh re-reads every NFO file and
