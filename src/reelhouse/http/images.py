@@ -173,7 +173,9 @@ class _CannotRender(Exception):
 @raw_response(200, "image/*", "The image: the stored file, or a JPEG or WebP rendition.")
 @raw_response(206, "image/*", "The requested byte range of the image.")
 @raw_response(304, None, "Not modified (If-None-Match, If-Modified-Since).")
-@may_answer(412, 416, s412="A precondition failed (If-Match, If-Unmodified-Since).", s416="The range cannot be satisfied.")
+@may_answer(
+    (412, "A precondition failed (If-Match, If-Unmodified-Since)."), (416, "The range cannot be satisfied.")
+)
 async def item_image(item_id: str) -> Response:
     """An item's image: the stored file, or a resized JPEG/WebP rendition.
 

@@ -212,7 +212,7 @@ ItemsQuery = create_model(  # type: ignore[call-overload]
 @blueprint.get("/items")
 @document_querystring(ItemsQuery)
 @document_response(CursorPageItemSummary)
-@may_answer(404, s404="No library libraryId, or no item or library parentId.")
+@may_answer((404, "No library libraryId, or no item or library parentId."))
 async def get_items() -> dict[str, Any]:
     """List items with filters, a sort and keyset paging.
 

@@ -26,7 +26,7 @@ async def list_jobs() -> list[dict[str, Any]]:
 
 @blueprint.post("/jobs/<job_id>/cancel")
 @raw_response(204, None, "Cancellation requested.")
-@may_answer(409, s409="The job cannot be cancelled now.")
+@may_answer((409, "The job cannot be cancelled now."))
 async def cancel_job(job_id: str) -> Response:
     await ask(app_context().actors.jobs, CancelJob(job_id))
     await log_activity("job.cancel", "content", "", job_id)

@@ -68,22 +68,26 @@ class RawResponse:
     schema: dict[str, Any] | None = None
 
 
-def may_answer(*statuses: int, **reasons: str) -> Callable[[F], F]:
+def may_answer(*statuses: int | tuple[int, str]) -> Callable[[F], F]:
     """Document error statuses the route sends besides the automatic ones (module doc).
 
-    ``reasons`` maps ``"s409"``-style keys to the text of that status.
+    Each is a status, or a status and what it means for this route:
+    ``@may_answer((409, "A scan already runs for this library."))``.
     """
 
     def decorate(func: F) -> F:
-        for status in statuses:
-            reason = reasons.get(f"s{status}", ERROR_REASONS.get(status, HTTPStatus(status).phrase))
+        for entry in statuses:
+            status, reason = entry if isinstance(entry, tuple) else (entry, None)
+            reason = reason or ERROR_REASONS.get(status, HTTPStatus(status).phrase)
             _extras(func).append(RawResponse(status, "application/json", reason, ERROR_REF))
         return func
 
     return decorate
 
 
-def raw_response(status: int, media_type: str | None, description: str, schema: dict[str, Any] | None = None) -> Callable[[F], F]:
+def raw_response(
+    status: int, media_type: str | None, description: str, schema: dict[str, Any] | None = None
+) -> Callable[[F], F]:
     """Document a response that is not JSON, or has no body (``media_type`` None)."""
 
     def decorate(func: F) -> F:
@@ -166,7 +170,8 @@ def _complete(operation: dict[str, Any], rule: Rule, method: str, extras: Iterab
     if "requestBody" in operation:
         automatic.append(413)
     for status in automatic:
-        responses.setdefault(str(status), _raw(RawResponse(status, "application/json", ERROR_REASONS[status], ERROR_REF)))
+        error = RawResponse(status, "application/json", ERROR_REASONS[status], ERROR_REF)
+        responses.setdefault(str(status), _raw(error))
     operation["responses"] = dict(sorted(responses.items()))
     if "summary" not in operation:
         operation["summary"] = f"{method.upper()} {rule.rule}"

@@ -33,7 +33,7 @@ MAX_SCAN_ERRORS = 1000
 @blueprint.post("/libraries/<library_id>/scan")
 @document_request(ScanRequest)
 @document_response(SimpleSuccess)
-@may_answer(409, s409="A scan already runs for this library.")
+@may_answer((409, "A scan already runs for this library."))
 async def start_scan(library_id: str) -> dict[str, Any]:
     body = await _optional_json_object()
     mode = body.get("mode", DEFAULT_SCAN_MODE)
@@ -50,7 +50,7 @@ async def start_scan(library_id: str) -> dict[str, Any]:
 
 @blueprint.post("/libraries/<library_id>/cancel-scan")
 @document_response(SimpleSuccess)
-@may_answer(409, s409="No scan runs for this library.")
+@may_answer((409, "No scan runs for this library."))
 async def cancel_scan(library_id: str) -> dict[str, Any]:
     await ask(await library_ref(library_id), StopScan())
     return SimpleSuccess(success=True, message="Scan cancellation requested.").to_json()
@@ -65,7 +65,7 @@ async def scan_status() -> list[dict[str, Any]]:
 @blueprint.get("/scans/errors")
 @document_querystring(ScanErrorsQuery)
 @document_response(list[ScanError])
-@may_answer(404, s404="No library libraryId.")
+@may_answer((404, "No library libraryId."))
 async def scan_errors() -> list[dict[str, Any]]:
     store = app_context().store
     library_id = request.args.get("libraryId") or None
