@@ -8,7 +8,7 @@ documented schema, documented headers are present, nothing is a server
 error, and a request without the key is refused.
 
 Each operation is its own test case (the list comes from the app's own
-document, so a new route is fuzzed as soon as it exists). The server holds
+document, so a new route is fuzzed as soon as it exists), on both backends. The server holds
 one scanned library with one movie (and its poster), and each operation
 with path parameters is also fuzzed with their ids, so that answers about
 things that exist (a Library, an ItemDetail, an image, a scan started) are
@@ -40,7 +40,8 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from reelhouse.http import create_app
 
 from ..media_factory import MediaFactory
-from .live_server import LiveServer, live_server
+from ..conftest import BACKENDS
+from .live_server import LiveServer, live_server, module_database
 
 EXAMPLES_PER_OPERATION = 8
 REQUEST_TIMEOUT_S = 10.0
@@ -64,10 +65,15 @@ def documented_operations() -> list[tuple[str, str, str]]:
 SCAN_TIMEOUT_S = 60.0
 
 
+@pytest.fixture(scope="module", params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    root = tmp_path_factory.mktemp("schemathesis")
-    with live_server(f"sqlite:///{root / 'reelhouse.db'}", root / "data") as server:
+def served(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    root = tmp_path_factory.mktemp(f"schemathesis-{backend}")
+    with module_database(backend, root) as url, live_server(url, root / "data") as server:
         yield server
 
 
