@@ -55,14 +55,14 @@ class CreateLibraryBody(ApiModel):
     collection_type: Literal["movies", "tvshows", "mixed"]
     options: dict[str, Any] | None = Field(None, description="LibraryOptionsUpdate, complete.")
     realtime_monitor: bool | None = None
-    access_user_ids: list[str] | None = None
+    access_user_ids: list[str] = Field([], description="Members given access; empty: administrators only.")
 
 
 class ScanRequest(ApiModel):
     """The optional body of a scan start."""
 
-    mode: Literal["quick", "full"] | None = Field(None, description="Default quick.")
-    rewrite: bool | None = None
+    mode: Literal["quick", "full"] = "quick"
+    rewrite: bool = Field(False, description="Rewrite directories before scanning (after externalAudio changed).")
 
 
 class RootStatus(ApiModel):
