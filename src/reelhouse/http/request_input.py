@@ -35,6 +35,8 @@ class ApiRequest(TrioRequest):
     """The app's request: JSON bodies parsed by :func:`parse_json_body`."""
 
     async def get_json(self, force: bool = False, silent: bool = False, cache: bool = True) -> Any:
+        # Quart's own get_json, cache included, but reading bytes: it decodes
+        # the body as text first, which raised UnicodeDecodeError.
         if cache and self._cached_json[silent] is not Ellipsis:
             return self._cached_json[silent]
         if not (force or self.is_json):
