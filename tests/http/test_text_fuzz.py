@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -165,10 +166,12 @@ class Request:
 
 def _request(target: Target, value: str | bytes, header: str, known: dict[str, str], tmp_path: Path) -> Request:
     raw = value if isinstance(value, bytes) else value.encode("utf-8", "surrogatepass")
-    path = target.path
-    for name in ("library_id", "item_id", "job_id"):
-        fill = raw if (target.location, target.name) == ("path", name) else known[name].encode()
-        path = path.replace(f"{{{name}}}", quote(fill, safe=""))
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        value = raw if (target.location, target.name) == ("path", name) else known.get(name, "x").encode()
+        return quote(value, safe="")
+
+    path = re.sub(r"\{(\w+)\}", fill, target.path)
     query = []
     if target.location == "query":
         query.append(f"{quote(target.name)}={quote(raw, safe='')}")
