@@ -17,12 +17,13 @@ import trio
 
 from reelhouse import errors
 from reelhouse.media.library_options import effective_media_info_timing, effective_read_concurrency
+from reelhouse.shutdown import bounded_shield
 from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.libraries import LibraryRecord, set_last_scanned_at
-from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_run
+from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_run, update_scan_run
 
 from ._eventbus import EventBus
-from ._runtime import ActorRef
+from ._runtime import ActorRef, ActorStopped
 from ._supervisor import ChildSpec, Supervisor
 from .covers import refresh_covers
 from .jobs import JobSnapshot, JobUpdate
@@ -33,9 +34,11 @@ from .scan_status import CANCELLING, COMPLETED, FINAL_STATES, IDLE, RUNNING, Roo
 
 log = logging.getLogger(__name__)
 
-ASK_SCAN_TIMEOUT_SECONDS = 5.0
 SAVE_SCANNED_AT_TIMEOUT_SECONDS = 10.0
-"""How long a stop waits for the record of a just-completed scan to be written."""
+"""How long a stop waits for the record of a just-completed scan to be written
+(never past the server's shutdown deadline)."""
+ABANDONED_RUN_TIMEOUT_SECONDS = 2.0
+"""How long recording a run whose start was given up may take (never past the shutdown deadline)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +123,9 @@ class LibraryActor(Supervisor):
         latest = await latest_scan_run(self._services.store, self.library_id)
         if latest is not None:
             self._status = _status_from_run(latest)
+            # After a restart the last run's final report may still be on its
+            # way (the mailbox outlives the instance): it must not be dropped.
+            self._run_id = latest.id
         options = self._record.options
         if options.realtime_monitor and not options.scans_suspended:
             self._monitor = RootMonitor(
@@ -158,7 +164,6 @@ class LibraryActor(Supervisor):
             )
         services = self._services
         run = await insert_scan_run(services.store, self.library_id, request.mode)
-        self._run_id, self._trigger = run.id, request.trigger
         plan = ScanPlan(
             library_id=self.library_id,
             collection_type=self._record.collection_type,
@@ -178,10 +183,24 @@ class LibraryActor(Supervisor):
             interval=services.progress_interval,
             started_at_ms=run.started_at_ms,
         )
+        try:
+            await self.start_child(ChildSpec(_scan_child(run.id), lambda: ScanActor(setup), restart="temporary"))
+        except BaseException:
+            await self._abandon_run(run.id)  # its asker gave up (the deadline) or the start failed
+            raise
+        # Its reports are handled in later turns, so the status may follow the start.
+        self._run_id, self._trigger = run.id, request.trigger
         self._status = ScanStatusView(
             library_id=self.library_id, state=RUNNING, mode=plan.mode, phase="queued", started_at_ms=run.started_at_ms
         )
-        await self.start_child(ChildSpec(_scan_child(run.id), lambda: ScanActor(setup), restart="temporary"))
+
+    async def _abandon_run(self, run_id: int) -> None:
+        """Record a run whose scan never started as cancelled, so it is not left ``running``."""
+        with bounded_shield(ABANDONED_RUN_TIMEOUT_SECONDS):
+            try:
+                await update_scan_run(self._services.store, run_id, state="cancelled")
+            except StoreError:
+                log.exception("could not record the abandoned scan run %d", run_id)
 
     async def _stop_scan(self) -> None:
         scan = self.child(_scan_child(self._run_id)) if self._run_id is not None else None
@@ -189,9 +208,13 @@ class LibraryActor(Supervisor):
             raise errors.Conflict("No scan is running for this library.", params={"libraryId": self.library_id})
         if self._status.state == CANCELLING:
             return
+        try:
+            await scan.ask(CancelScan())  # down the tree, under the asker's deadline
+        except ActorStopped:
+            return  # the scan is already ending: its final report is on its way
         self._status = replace(self._status, state=CANCELLING)
         self._publish("scan.progress")
-        await scan.ask(CancelScan(), timeout=ASK_SCAN_TIMEOUT_SECONDS)
+        await self._services.jobs.tell(self._job_update())
 
     async def _on_report(self, report: ScanReport) -> None:
         if report.run_id != self._run_id:
@@ -221,17 +244,16 @@ class LibraryActor(Supervisor):
             await self._start_scan(StartScan(mode="quick", only_dirs=dirs, trigger="monitor"))
 
     async def _save_last_scanned_at(self, at_ms: int) -> None:
-        # Shielded, within a bound: a server stopped just after a scan still records it.
-        deadline = trio.current_time() + SAVE_SCANNED_AT_TIMEOUT_SECONDS
-        with trio.CancelScope(shield=True, deadline=deadline) as scope:
+        # Shielded, within a bound (and the shutdown deadline): a server
+        # stopped just after a scan still records it.
+        with bounded_shield(SAVE_SCANNED_AT_TIMEOUT_SECONDS) as scope:
             async with self._scanned_at_lock:  # in the order scans completed
                 try:
                     await set_last_scanned_at(self._services.store, self.library_id, at_ms)
                 except StoreError:  # the next completed scan writes it again
                     log.exception("recording when library %s was scanned failed", self.library_id)
         if scope.cancelled_caught:
-            log.warning("recording when library %s was scanned took over %.0f s; given up",
-                        self.library_id, SAVE_SCANNED_AT_TIMEOUT_SECONDS)  # fmt: skip
+            log.warning("recording when library %s was scanned took too long; given up", self.library_id)
 
     async def _refresh_covers(self) -> None:
         services = self._services
