@@ -5,6 +5,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import pytest
 import trio
 import trio.testing
 
@@ -12,6 +13,7 @@ from reelhouse.actors import Actor, ActorRef, spawn
 from reelhouse.actors.scan import ScanDeps, ScanPlan
 from reelhouse.actors.scan_actor import ScanActor, ScanReport, ScanSetup, ScanSlots
 from reelhouse.media.library_options import LibraryOptions
+from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 from reelhouse.storage import Store
 from reelhouse.storage.libraries import create_library
 from reelhouse.storage.scans import insert_scan_run, latest_scan_run
@@ -99,4 +101,35 @@ async def test_a_cancellation_wrapped_in_an_exception_group_ends_the_scan_cancel
                 tree.cancel_scope.cancel()
             run = await latest_scan_run(store, LIBRARY_ID)
             assert run is not None and run.state == "cancelled", run
+            outer.cancel_scope.cancel()
+
+
+class StuckStore:
+    """A database that never answers (a lock held elsewhere, a hung disk)."""
+
+    backend = "sqlite"
+
+    async def execute(self, *args: object, **kwargs: object) -> object:
+        await trio.sleep_forever()
+        raise AssertionError
+
+
+async def test_a_torn_down_scan_with_a_stuck_store_ends_by_the_shutdown_deadline(
+    autojump_clock: trio.abc.Clock, tmp_path: Path
+) -> None:
+    """Its final record and report are shielded, but never past the one shutdown deadline."""
+    with use_shutdown_deadline(ShutdownDeadline()) as deadline, trio.fail_after(CAP_S):
+        async with trio.open_nursery() as outer:
+            library = await spawn(outer, Library(), "library")
+            slots = ScanSlots(1)
+            plan = ScanPlan(LIBRARY_ID, "movies", (str(tmp_path),), "full", LibraryOptions())
+            setup = ScanSetup(1, plan, StuckStore(), ScanDeps(trio.CapacityLimiter(1)), slots, library, 0.05, 0)  # type: ignore[arg-type]
+            async with slots.slot(plan):  # the scan waits, queued, for this slot
+                async with trio.open_nursery() as tree:
+                    await spawn(tree, ScanActor(setup), "scan")
+                    await trio.sleep(1)
+                    stopping = trio.current_time()
+                    deadline.arm(stopping + 0.5)
+                    tree.cancel_scope.cancel()
+                assert trio.current_time() - stopping == pytest.approx(0.5)
             outer.cancel_scope.cancel()
