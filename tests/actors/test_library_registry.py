@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -12,23 +12,13 @@ import trio
 from reelhouse.actors import AskTimeout
 from reelhouse.actors import library_registry as registry_module
 from reelhouse.actors.library_registry import CreateLibrary, GetLibraryRef, ListLibraryRefs
-from reelhouse.actors.tree import ActorTree, open_actor_tree
-from reelhouse.config import load_settings
+from reelhouse.actors.tree import ActorTree
 from reelhouse.storage import Store
 from reelhouse.storage.libraries import list_libraries
 
 from ..database_lock import database_write_lock
 
 CAP_S = 30
-
-
-@pytest.fixture
-async def tree(store: Store, tmp_path: Path) -> AsyncIterator[ActorTree]:
-    settings = load_settings(flags={"data_dir": str(tmp_path / "data")}, environ={})
-    async with open_actor_tree(settings, store, "test") as actors:
-        yield actors
-        with trio.fail_after(CAP_S):
-            await actors.stop(deadline=trio.current_time() + 5)
 
 
 def create_request(root: Path) -> CreateLibrary:
