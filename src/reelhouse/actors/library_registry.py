@@ -39,7 +39,7 @@ from reelhouse.storage.libraries import (
     new_library_id,
 )
 
-from ._runtime import ActorCrashed, ActorError, ActorRef, AskTimeout, PendingReply, _unavailable
+from ._runtime import ActorCrashed, ActorError, ActorRef, ActorStopped, AskTimeout, PendingReply, _unavailable
 from ._supervisor import ChildSpec, Supervisor
 from .library import LibraryActor, LibraryServices, StartScan
 
@@ -138,7 +138,10 @@ class LibraryRegistry(Supervisor):
                 crash.__cause__ = error
                 reply.fail(crash)
                 return
-            await self.ref.tell(_Checked(library, reply))
+            try:
+                await self.ref.tell(_Checked(library, reply))
+            except ActorStopped as error:  # the registry is stopping
+                reply.fail(error)
             return
         reply.fail(AskTimeout(self.ref.name, "the library's checks outlasted the ask's deadline"))
 
