@@ -39,7 +39,16 @@ from reelhouse.storage.libraries import (
     new_library_id,
 )
 
-from ._runtime import ActorCrashed, ActorError, ActorRef, ActorStopped, AskTimeout, PendingReply, _unavailable
+from ._runtime import (
+    RETRY_AFTER_SECONDS,
+    ActorCrashed,
+    ActorError,
+    ActorRef,
+    ActorStopped,
+    AskTimeout,
+    PendingReply,
+    _unavailable,
+)
 from ._supervisor import ChildSpec, Supervisor
 from .library import LibraryActor, LibraryServices, StartScan
 
@@ -156,6 +165,9 @@ class LibraryRegistry(Supervisor):
                 reply.fail(error)
             except ActorError as error:  # the first scan's ask failed; the library was removed
                 reply.fail(_unavailable(self.ref.name, error))
+            except StoreError as error:  # the database failed this creation, not the registry
+                log.warning("creating a library failed: %s", error)
+                reply.fail(_database_unavailable(error))
             else:
                 reply.set(record)
         if scope.cancelled_caught:
@@ -198,6 +210,15 @@ class LibraryRegistry(Supervisor):
         services = self._services
         spec = ChildSpec(_child_name(record.id), lambda: LibraryActor(record, services))
         return await self.start_child(spec)
+
+
+def _database_unavailable(error: StoreError) -> errors.Unavailable:
+    unavailable = errors.Unavailable(
+        "The database did not complete the change; try again shortly.",
+        params={"retryAfterSeconds": RETRY_AFTER_SECONDS},
+    )
+    unavailable.__cause__ = error
+    return unavailable
 
 
 def _child_name(library_id: str) -> str:
