@@ -10,7 +10,9 @@ import trio
 from reelhouse.shutdown import ShutdownDeadline, bounded_shield, bounded_wait, shutdown_deadline, use_shutdown_deadline
 
 
-async def test_a_bounded_shield_survives_cancellation_until_the_shutdown_deadline(autojump_clock: trio.abc.Clock) -> None:
+async def test_a_bounded_shield_survives_cancellation_until_the_shutdown_deadline(
+    autojump_clock: trio.abc.Clock,
+) -> None:
     with use_shutdown_deadline(ShutdownDeadline()) as deadline:
         start = trio.current_time()
         deadline.arm(start + 2)
@@ -43,7 +45,9 @@ async def test_a_bounded_wait_ends_at_the_earlier_of_its_bound_and_the_deadline(
         assert trio.current_time() - start == pytest.approx(10)
 
 
-async def test_tasks_started_inside_see_the_same_deadline_and_it_only_moves_earlier(autojump_clock: trio.abc.Clock) -> None:
+async def test_tasks_started_inside_see_the_same_deadline_and_it_only_moves_earlier(
+    autojump_clock: trio.abc.Clock,
+) -> None:
     seen: list[float] = []
     with use_shutdown_deadline(ShutdownDeadline()) as deadline:
         async with trio.open_nursery() as nursery:

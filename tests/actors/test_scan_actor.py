@@ -123,7 +123,8 @@ async def test_a_torn_down_scan_with_a_stuck_store_ends_by_the_shutdown_deadline
             library = await spawn(outer, Library(), "library")
             slots = ScanSlots(1)
             plan = ScanPlan(LIBRARY_ID, "movies", (str(tmp_path),), "full", LibraryOptions())
-            setup = ScanSetup(1, plan, StuckStore(), ScanDeps(trio.CapacityLimiter(1)), slots, library, 0.05, 0)  # type: ignore[arg-type]
+            deps = ScanDeps(trio.CapacityLimiter(1))
+            setup = ScanSetup(1, plan, StuckStore(), deps, slots, library, 0.05, 0)  # type: ignore[arg-type]
             async with slots.slot(plan):  # the scan waits, queued, for this slot
                 async with trio.open_nursery() as tree:
                     await spawn(tree, ScanActor(setup), "scan")
