@@ -268,3 +268,26 @@ def _is_zombie(pid: int) -> bool:
 def _only(pids: list[int]) -> int:
     assert len(pids) == 1, pids
     return pids[0]
+SHORT_GRACE_S = 3.0
+
+
+async def test_sigterm_with_the_database_locked_by_another_client_ends_within_the_grace(
+    nursery: trio.Nursery, tmp_path: Path, database_url: str
+) -> None:
+    """The store's last writes wait on a lock another client holds: every shield on the
+    way (the server's own record, the writer's flush, the close) ends at the one
+    shutdown deadline, so the whole SIGTERM still fits the grace and exits 0."""
+    from .database_lock import database_write_lock
+
+    config = tmp_path / "reelhouse.toml"
+    config.write_text(f"shutdown_grace_seconds = {SHORT_GRACE_S}\n")
+    server = ServerProcess(tmp_path / "data", database_url, "--config", str(config))
+    await server.start(nursery)
+    async with database_write_lock(database_url, "activity"):
+        started = trio.current_time()
+        server.send_signal(signal.SIGTERM)
+        with trio.fail_after(SHORT_GRACE_S + 30):
+            code = await server.wait()
+        elapsed = trio.current_time() - started
+    assert code == 0, server.log.decode(errors="replace")
+    assert elapsed < SHORT_GRACE_S, server.log.decode(errors="replace")

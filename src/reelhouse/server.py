@@ -6,12 +6,14 @@ ends start-up with one line and exit code 2, before the database is
 touched), runs migrations, turns scans left ``running`` by a killed process
 into ``failed``, starts the actor tree, then serves.
 
-Shutdown is a deadline, not a sleep: the first SIGTERM or SIGINT stops
-accepting connections and gives in-flight requests what is left of the
-grace period minus a reserve for the actors (idle keep-alive connections
-and streams close at once: http/edge); the actor tree then stops with the
-rest, the store flushes and closes, and the process exits 0. A second
-signal exits at once.
+Shutdown is a deadline, not a sleep: the first SIGTERM or SIGINT arms one
+:class:`~reelhouse.shutdown.ShutdownDeadline` (now + the grace period),
+stops accepting connections (idle keep-alive connections and streams close
+at once: http/edge) and gives in-flight requests the grace minus a reserve
+for the actors; the actor tree then stops with the rest, minus a reserve
+for the store, which flushes and closes by the deadline. Every shield on
+the way (a scan's final record, the store's last writes) is bounded by that
+one deadline, and the process exits 0. A second signal exits at once.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from reelhouse.config import Settings
 from reelhouse.http import AppContext, create_app
 from reelhouse.http.edge import BindError, EdgeServer, bind_sockets, connection_budget
 from reelhouse.pid1 import fork_under_init
+from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
 from reelhouse.storage.scans import fail_running_scans
@@ -47,6 +50,10 @@ EXIT_CANNOT_LISTEN = 2
 SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 # Of the grace period, what the actors keep for themselves after requests.
 ACTOR_STOP_RESERVE_SECONDS = 2.0
+# Of the grace period, what the store keeps for its last writes and its close.
+STORE_CLOSE_RESERVE_SECONDS = 1.0
+# Of the grace period, what the process keeps to exit once everything closed.
+PROCESS_EXIT_RESERVE_SECONDS = 0.25
 INTERRUPTED_SCAN_MESSAGE = "The server stopped while this scan was running."
 # Scans parse in worker threads; with CPython's default 5 ms GIL slice the
 # event loop waits up to a slice per busy thread before it may run, which
@@ -102,9 +109,24 @@ async def _serve_bound(
     watch_signals = shutdown is None
     if shutdown is None:
         shutdown = trio.Event()
+    with use_shutdown_deadline(ShutdownDeadline()) as deadline:  # read by every task started below
+        await _serve_until_shutdown(settings, config, sockets, shutdown, deadline, watch_signals, task_status)
+    log.info("stopped")
+
+
+async def _serve_until_shutdown(
+    settings: Settings,
+    config: HypercornConfig,
+    sockets: list[socket.socket],
+    shutdown: trio.Event,
+    deadline: ShutdownDeadline,
+    watch_signals: bool,
+    task_status: trio.TaskStatus[list[str]],
+) -> None:
     async with trio.open_nursery() as signals:
         if watch_signals:
             signals.start_soon(_watch_signals, shutdown)
+        signals.start_soon(_arm_deadline, shutdown, deadline, settings.shutdown_grace_seconds)
         signals.start_soon(LoopWatchdog().run)
         async with open_store(settings.effective_database_url) as store:
             await migrate(store)
@@ -123,10 +145,13 @@ async def _serve_bound(
                 await _record_server_event(store, "server.start")
                 await _serve_http(context, config, sockets, shutdown, task_status)
                 log.info("stopping the actors")
-                await actors.stop(deadline=trio.current_time() + ACTOR_STOP_RESERVE_SECONDS)
-            await _record_server_event(store, "server.stop")
+                store_reserve = deadline.at - STORE_CLOSE_RESERVE_SECONDS
+                await actors.stop(deadline=min(trio.current_time() + ACTOR_STOP_RESERVE_SECONDS, store_reserve))
+            with trio.move_on_at(deadline.at - STORE_CLOSE_RESERVE_SECONDS / 2) as recording:
+                await _record_server_event(store, "server.stop")
+            if recording.cancelled_caught:
+                log.warning("recording server.stop took too long; given up")
         signals.cancel_scope.cancel()
-    log.info("stopped")
 
 
 def _hypercorn_config(settings: Settings) -> HypercornConfig:
@@ -160,6 +185,12 @@ async def _serve_http(
         task_status.started(binds)
     # The edge returns once shutdown was set and in-flight requests
     # finished or ran out of graceful_timeout.
+
+
+async def _arm_deadline(shutdown: trio.Event, deadline: ShutdownDeadline, grace: float) -> None:
+    """The whole shutdown, from the trigger to the process's exit, gets ``grace`` seconds."""
+    await shutdown.wait()
+    deadline.arm(trio.current_time() + max(grace - PROCESS_EXIT_RESERVE_SECONDS, 0.0))
 
 
 async def _watch_signals(shutdown: trio.Event) -> None:

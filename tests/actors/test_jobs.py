@@ -9,7 +9,7 @@ import trio
 
 from reelhouse import errors
 from reelhouse.actors import Actor, spawn
-from reelhouse.actors.jobs import CancelJob, JobRegistry, JobSnapshot, JobUpdate, ListJobs
+from reelhouse.actors.jobs import CancelRoute, JobRegistry, JobSnapshot, JobUpdate, ListJobs, RouteCancel
 
 
 @dataclass(frozen=True)
@@ -52,21 +52,21 @@ async def test_per_minute_and_eta_come_from_the_last_60_seconds(nursery: trio.Nu
     assert job["etaSeconds"] == 40  # 40 left at 60 a minute
 
 
-async def test_cancel_is_forwarded_to_the_owner(nursery: trio.Nursery) -> None:
+async def test_cancel_is_routed_to_the_owner_and_never_asked_by_the_registry(nursery: trio.Nursery) -> None:
+    """The registry answers who cancels; it never asks the owner (which tells it: an ask cycle)."""
     owner_actor = Owner()
     owner = await spawn(nursery, owner_actor, "owner")
     jobs = await spawn(nursery, JobRegistry(), "jobs")
     await jobs.tell(JobUpdate(running(1), owner=owner, cancel=Stop()))
-    await jobs.ask(CancelJob("scan:lib"), timeout=1)
-    assert owner_actor.cancelled == 1
-    [job] = await jobs.ask(ListJobs(), timeout=1)
-    assert job["state"] == "cancelling" and job["cancellable"] is False
+    route = await jobs.ask(RouteCancel("scan:lib"), timeout=1)
+    assert route == CancelRoute(owner, Stop())
+    assert owner_actor.cancelled == 0  # nothing asked sideways
 
 
 async def test_cancel_of_an_unknown_job_is_not_found(nursery: trio.Nursery) -> None:
     jobs = await spawn(nursery, JobRegistry(), "jobs")
     with pytest.raises(errors.NotFound):
-        await jobs.ask(CancelJob("scan:nope"), timeout=1)
+        await jobs.ask(RouteCancel("scan:nope"), timeout=1)
 
 
 async def test_cancel_of_a_finished_job_is_a_conflict(nursery: trio.Nursery) -> None:
@@ -75,7 +75,7 @@ async def test_cancel_of_a_finished_job_is_a_conflict(nursery: trio.Nursery) -> 
     done = JobSnapshot("scan:lib", "scan", "Scan", "succeeded", False, started_at_ms=1, finished_at_ms=2)
     await jobs.tell(JobUpdate(done, owner=owner, cancel=Stop()))
     with pytest.raises(errors.Conflict):
-        await jobs.ask(CancelJob("scan:lib"), timeout=1)
+        await jobs.ask(RouteCancel("scan:lib"), timeout=1)
 
 
 async def test_finished_jobs_expire_after_the_retention(nursery: trio.Nursery, autojump_clock: object) -> None:

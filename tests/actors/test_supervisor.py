@@ -19,6 +19,7 @@ from reelhouse.actors import (
     SupervisorGaveUp,
     spawn,
 )
+from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 
 CAP = 60  # seconds of (virtual) time any test may take
 
@@ -369,3 +370,22 @@ async def test_graceful_stop_cancels_what_still_runs_at_the_deadline(
             await root.stop(timeout=3)
             assert trio.current_time() - start <= 3
     assert "stop stuck" in journal and "stop store" in journal
+
+
+async def test_stop_child_never_waits_past_the_shutdown_deadline(autojump_clock: trio.abc.Clock) -> None:
+    class SlowToStop(Actor):
+        async def on_stop(self) -> None:
+            await trio.sleep(100)  # a stop that would use all of stop_child's own bound
+
+        async def handle(self, msg: object) -> object:
+            return None
+
+    with use_shutdown_deadline(ShutdownDeadline()) as deadline, trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            root = RootActor([ChildSpec("slow", SlowToStop)])
+            await nursery.start(root.run)
+            started = trio.current_time()
+            deadline.arm(started + 1)
+            await root.stop_child("slow", timeout=20)
+            assert trio.current_time() - started == pytest.approx(1)
+            nursery.cancel_scope.cancel()

@@ -3,6 +3,7 @@
 from ._eventbus import REPLAY_CAPACITY, EventBus, wall_clock_ms
 from ._eventlog import Event, EventLog, MemoryEventLog
 from ._runtime import (
+    DEFAULT_ASK_TIMEOUT_SECONDS,
     DEFAULT_MAILBOX_SIZE,
     Actor,
     ActorCrashed,
@@ -11,6 +12,8 @@ from ._runtime import (
     ActorRef,
     ActorStopped,
     AskTimeout,
+    PendingReply,
+    is_cancellation,
     run_actor,
     spawn,
 )
@@ -26,6 +29,7 @@ from ._supervisor import (
 )
 
 __all__ = [
+    "DEFAULT_ASK_TIMEOUT_SECONDS",
     "DEFAULT_MAILBOX_SIZE",
     "DEFAULT_MAX_RESTARTS",
     "DEFAULT_RESTART_WINDOW",
@@ -45,11 +49,13 @@ __all__ = [
     "EventLog",
     "Gap",
     "MemoryEventLog",
+    "PendingReply",
     "RootActor",
     "SubscriberDropped",
     "Subscription",
     "Supervisor",
     "SupervisorGaveUp",
+    "is_cancellation",
     "run_actor",
     "spawn",
     "wall_clock_ms",

@@ -33,6 +33,8 @@ from typing import Any, Literal
 
 import trio
 
+from reelhouse.shutdown import bounded_shield
+
 from ._eventlog import Event, EventLog
 from ._subscription import SUBSCRIBER_QUEUE_SIZE, Gap, Subscription
 
@@ -234,8 +236,7 @@ class EventBus:
                 _log.warning("dropped a slow event subscriber at seq %d", self._last_seq)
 
     async def _flush_on_stop(self) -> None:
-        with trio.CancelScope(shield=True) as scope:
-            scope.deadline = trio.current_time() + FLUSH_ON_STOP_TIMEOUT
+        with bounded_shield(FLUSH_ON_STOP_TIMEOUT):  # and never past the shutdown deadline
             try:
                 while self._unpersisted or self._pending:
                     if not self._unpersisted:

@@ -8,6 +8,7 @@ reach the new instance.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -58,8 +59,11 @@ class _Reply:
 
 @dataclass(frozen=True, slots=True)
 class _Envelope:
+    """One message; ``deadline`` (``trio.current_time``) is the asker's, inf for a tell."""
+
     msg: object
     reply: _Reply | None
+    deadline: float = math.inf
 
 
 class _MailboxClosed(Exception):

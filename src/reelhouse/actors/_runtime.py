@@ -14,21 +14,40 @@ from a bounded mailbox. Only its :class:`ActorRef` leaves it. Replies:
 Asks and tells to an actor that stopped for good raise :class:`ActorStopped`
 at once; asks still queued when it stops for good get ActorStopped too, so
 nothing ever waits on a dead actor.
+
+Deadlines travel: an ask carries its asker's absolute deadline
+(``trio.current_time()``-based) in the envelope. The handler runs under it
+(a cancel scope), so it stops when its asker gives up; an ask whose
+deadline passed while it was queued is never started; and an ask made
+inside a handler inherits the deadline (``trio.current_effective_deadline``)
+instead of picking its own.
+
+A nested ask that fails (:class:`ActorStopped`, :class:`AskTimeout`,
+:class:`ActorCrashed` raised out of ``handle``) does not crash the asking
+actor: its asker gets :class:`~reelhouse.errors.Unavailable` (503, with
+``retryAfterSeconds``), because what failed is a part the actor needed,
+not the actor.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import math
 from collections.abc import Callable
 
 import trio
 
-from reelhouse.errors import DomainError
+from reelhouse.errors import DomainError, Unavailable
 
 from ._mailbox import _Envelope, _Mailbox, _MailboxClosed, _Reply
 
 DEFAULT_MAILBOX_SIZE = 64
+# The bound of an ask made where no deadline is inherited (a tell's handler,
+# a background task) and none is given: nothing waits forever.
+DEFAULT_ASK_TIMEOUT_SECONDS = 10.0
+# What a nested-ask failure tells the client to wait before trying again.
+RETRY_AFTER_SECONDS = 5
 
 _log = logging.getLogger("reelhouse.actors")
 
@@ -74,25 +93,30 @@ class ActorRef:
         """True while the actor accepts messages (also while it is being restarted)."""
         return not self._mailbox.closed
 
-    async def ask(self, msg: object, *, timeout: float) -> object:
+    async def ask(self, msg: object, *, timeout: float | None = None) -> object:
         """Send ``msg`` and wait for the reply.
 
-        ``timeout`` (seconds) covers waiting for mailbox room and the
-        handling. Raises AskTimeout on expiry (the message, if still queued,
-        is then skipped), ActorStopped if the actor is or becomes stopped,
-        ActorCrashed if handling it crashed the actor, or the DomainError the
-        actor replied with. Cancellation abandons the ask the same way.
+        The ask's deadline is the earlier of ``timeout`` seconds from now and
+        the deadline this task already runs under (an enclosing handler's,
+        a request's); with neither, :data:`DEFAULT_ASK_TIMEOUT_SECONDS`. It
+        travels with the message: it covers waiting for mailbox room and the
+        handling, which is cancelled when it passes. Raises AskTimeout on
+        expiry (the message, if still queued, is then skipped), ActorStopped
+        if the actor is or becomes stopped, ActorCrashed if handling it
+        crashed the actor, or the DomainError the actor replied with.
+        Cancellation abandons the ask the same way.
         """
+        deadline = _ask_deadline(timeout)
         reply = _Reply()
         try:
-            with trio.move_on_after(timeout):
-                await self._put(_Envelope(msg, reply))
+            with trio.move_on_at(deadline):
+                await self._put(_Envelope(msg, reply, deadline))
                 await reply.wait()
         finally:
             if not reply.done:
                 reply.abandoned = True
         if not reply.done:
-            raise AskTimeout(self.name, f"no reply from actor {self.name} within {timeout}s")
+            raise _ask_timeout(self.name)
         return reply.unwrap()
 
     async def tell(self, msg: object) -> None:
@@ -138,6 +162,7 @@ class Actor:
 
     nursery: trio.Nursery
     ref: ActorRef
+    _turn: _Turn | None = None  # the message being handled (set by the runtime)
 
     async def handle(self, msg: object) -> object:
         """Handle one message; the return value is the reply to an ask."""
@@ -162,6 +187,51 @@ class Actor:
         """Finish this actor: the mailbox closes to new messages, queued ones
         are still handled, then ``on_stop`` runs and the actor exits normally."""
         self.ref._mailbox.close()
+
+    def defer_reply(self) -> PendingReply:
+        """Take over the reply to the message being handled, to answer it later.
+
+        For work that must not hold the mailbox (a slow disk walk): the
+        handler starts it in ``self.nursery`` and returns at once; whatever
+        it returns is then ignored. The work answers through the returned
+        :class:`PendingReply` and should run under its ``deadline``. A reply
+        still pending when this instance ends is failed (ActorStopped, or
+        ActorCrashed after a crash). Only valid inside ``handle``.
+        """
+        turn = self._turn
+        if turn is None:
+            raise RuntimeError("defer_reply() is only valid inside handle()")
+        turn.deferred = True
+        pending = PendingReply(turn.envelope.reply, turn.envelope.deadline, turn.in_flight)
+        if pending._reply is not None:
+            turn.in_flight.deferred.add(pending._reply)
+        return pending
+
+
+class PendingReply:
+    """The reply to an ask a handler deferred (:meth:`Actor.defer_reply`); answered once."""
+
+    __slots__ = ("_reply", "deadline", "_in_flight")
+
+    def __init__(self, reply: _Reply | None, deadline: float, in_flight: _InFlight) -> None:
+        self._reply = reply
+        self.deadline = deadline  # the asker's (inf for a tell)
+        self._in_flight = in_flight
+
+    @property
+    def wanted(self) -> bool:
+        """False once the asker gave up (or it was a tell, or it was answered)."""
+        return self._reply is not None and not self._reply.done and not self._reply.abandoned
+
+    def set(self, value: object) -> None:
+        if self._reply is not None:
+            self._reply.set(value)
+            self._in_flight.deferred.discard(self._reply)
+
+    def fail(self, error: BaseException) -> None:
+        if self._reply is not None:
+            self._reply.fail(error)
+            self._in_flight.deferred.discard(self._reply)
 
 
 ActorFactory = Callable[[], Actor]
@@ -207,20 +277,35 @@ async def spawn(
 
 
 class _InFlight:
-    """The ask being handled right now, so a torn-down instance can answer it."""
+    """The ask being handled right now and the deferred ones, so a torn-down instance can answer them."""
 
-    __slots__ = ("reply",)
+    __slots__ = ("reply", "deferred")
 
     def __init__(self) -> None:
         self.reply: _Reply | None = None
+        self.deferred: set[_Reply] = set()
 
-    def fail(self, name: str, error: BaseException) -> None:
-        if self.reply is not None and not self.reply.done:
-            if isinstance(error, Exception):
-                self.reply.fail(_crashed(name, error))
-            else:
-                self.reply.fail(ActorStopped(name, f"actor {name} stopped while handling the ask"))
+    def fail(self, name: str, error: BaseException | None) -> None:
+        """Answer what this instance still owes: ActorCrashed after a crash, else ActorStopped."""
+        for reply in [self.reply, *self.deferred]:
+            if reply is not None and not reply.done:
+                if isinstance(error, Exception):
+                    reply.fail(_crashed(name, error))
+                else:
+                    reply.fail(ActorStopped(name, f"actor {name} stopped while handling the ask"))
         self.reply = None
+        self.deferred.clear()
+
+
+class _Turn:
+    """The message being handled, and whether its handler deferred the reply."""
+
+    __slots__ = ("envelope", "in_flight", "deferred")
+
+    def __init__(self, envelope: _Envelope, in_flight: _InFlight) -> None:
+        self.envelope = envelope
+        self.in_flight = in_flight
+        self.deferred = False
 
 
 def _new_ref(name: str, mailbox_size: int) -> ActorRef:
@@ -240,6 +325,37 @@ def _crashed(name: str, cause: BaseException) -> ActorCrashed:
     error = ActorCrashed(name, f"actor {name} crashed: {cause!r}")
     error.__cause__ = cause
     return error
+
+
+def _ask_deadline(timeout: float | None) -> float:
+    inherited = trio.current_effective_deadline()
+    if timeout is not None:
+        return min(inherited, trio.current_time() + timeout)
+    if inherited == math.inf:
+        return trio.current_time() + DEFAULT_ASK_TIMEOUT_SECONDS
+    return inherited
+
+
+def _ask_timeout(name: str) -> AskTimeout:
+    return AskTimeout(name, f"no reply from actor {name} before the ask's deadline")
+
+
+def _unavailable(name: str, error: ActorError) -> Unavailable:
+    """What an actor answers when a nested ask of its handler failed."""
+    _log.warning("actor %s: a nested ask failed: %r", name, error)
+    unavailable = Unavailable(
+        "A part of the server this request needs is busy or restarting; try again shortly.",
+        params={"retryAfterSeconds": RETRY_AFTER_SECONDS},
+    )
+    unavailable.__cause__ = error
+    return unavailable
+
+
+def is_cancellation(error: BaseException) -> bool:
+    """Whether ``error`` is, or is a group holding, a ``trio.Cancelled`` (strict exception groups)."""
+    if isinstance(error, trio.Cancelled):
+        return True
+    return isinstance(error, BaseExceptionGroup) and error.subgroup(trio.Cancelled) is not None
 
 
 def _unwrap(error: BaseException) -> BaseException:
@@ -269,6 +385,7 @@ async def _run_incarnation(actor: Actor, ref: ActorRef, on_started: Callable[[],
     except BaseException as error:
         in_flight.fail(ref.name, error)
         raise
+    in_flight.fail(ref.name, crash)
     if crash is not None:
         raise crash
 
@@ -291,22 +408,32 @@ async def _run_in_nursery(
 
 async def _serve(actor: Actor, ref: ActorRef, in_flight: _InFlight) -> Exception | None:
     """Handle messages until the mailbox is drained (None) or one crashes the actor."""
+    name = ref.name
     while (envelope := await ref._mailbox.get()) is not None:
         reply = envelope.reply
-        if reply is not None and reply.abandoned:
+        if reply is not None and (reply.abandoned or envelope.deadline <= trio.current_time()):
+            reply.fail(_ask_timeout(name))  # its asker gave up: not started
             continue
         in_flight.reply = reply
+        turn = actor._turn = _Turn(envelope, in_flight)
         try:
-            result = await actor.handle(envelope.msg)
+            with trio.CancelScope(deadline=envelope.deadline) as scope:
+                result = await actor.handle(envelope.msg)
         except DomainError as error:
-            _answer_domain_error(ref.name, envelope, error)
+            _answer_domain_error(name, envelope, error)
+        except ActorError as error:  # a nested ask failed: a part this actor needs, not this actor
+            _answer_domain_error(name, envelope, _unavailable(name, error))
         except Exception as crash:
             if reply is not None:
-                reply.fail(_crashed(ref.name, crash))
+                reply.fail(_crashed(name, crash))
             return crash
         else:
-            if reply is not None:
+            if reply is not None and scope.cancelled_caught:
+                reply.fail(_ask_timeout(name))  # stopped at its asker's deadline
+            elif reply is not None and not turn.deferred:
                 reply.set(result)
+        finally:
+            actor._turn = None
         in_flight.reply = None
     return None
 

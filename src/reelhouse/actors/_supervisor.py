@@ -23,6 +23,8 @@ from typing import Literal
 
 import trio
 
+from reelhouse.shutdown import shutdown_deadline
+
 from ._runtime import (
     DEFAULT_MAILBOX_SIZE,
     Actor,
@@ -150,13 +152,14 @@ class Supervisor(Actor):
         """Stop a child: no new messages, queued ones handled, ``on_stop`` run;
         cancelled if that takes more than ``timeout`` seconds. Returns once it
         has ended; at once if no such child runs. Never restarted afterwards.
+        Never waits past the server's shutdown deadline (reelhouse.shutdown).
         Must not be awaited from the child's own ``handle`` (it would wait on itself).
         """
         entry = self._children.get(name)
         if entry is None:
             return
         entry.stopping = True
-        entry.scope.deadline = min(entry.scope.deadline, trio.current_time() + timeout)
+        entry.scope.deadline = min(entry.scope.deadline, shutdown_deadline().bound(timeout))
         _close_gracefully(entry.ref)
         await entry.done.wait()
 
@@ -276,7 +279,7 @@ class RootActor(Supervisor):
     async def stop(self, *, timeout: float = DEFAULT_STOP_TIMEOUT) -> None:
         """Stop the tree gracefully, cancelling what still runs after ``timeout``
         seconds; returns once ``run`` has returned."""
-        self._scope.deadline = min(self._scope.deadline, trio.current_time() + timeout)
+        self._scope.deadline = min(self._scope.deadline, shutdown_deadline().bound(timeout))
         if hasattr(self, "ref"):
             _close_gracefully(self.ref)
         else:

@@ -2,15 +2,19 @@
 
 Owners of work (a library's scans, a media-info read) tell the registry a
 fresh :class:`JobSnapshot` whenever their job moves; the registry adds the
-rates (``perMinute`` over the last 60 seconds, ``etaSeconds``), keeps
-finished jobs for a while, and forwards a cancel to the owner (an ask that
-flows down the tree: owners only ever *tell* the registry).
+rates (``perMinute`` over the last 60 seconds, ``etaSeconds``), and keeps
+finished jobs for a while. It never asks an owner: owners *tell* it, and a
+library waiting on its mailbox while it waited on the library's would be
+the ask cycle the design forbids. Cancelling a job is therefore routed:
+the registry answers :class:`RouteCancel` with the owner and the message
+that cancels the job, and the caller (the HTTP edge) asks the owner,
+down the tree.
 """
 
 from __future__ import annotations
 
 import collections
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import trio
@@ -23,7 +27,6 @@ from ._runtime import Actor, ActorRef
 RATE_WINDOW_SECONDS = 60.0
 FINISHED_RETENTION_SECONDS = 3600.0
 MAX_FINISHED_JOBS = 100
-CANCEL_TIMEOUT_SECONDS = 10.0
 FINAL_JOB_STATES = frozenset({"succeeded", "failed", "cancelled"})
 
 
@@ -68,10 +71,18 @@ class ListJobs:
 
 
 @dataclass(frozen=True, slots=True)
-class CancelJob:
-    """Ask: cancel a job; NotFound when absent, Conflict when not cancellable."""
+class RouteCancel:
+    """Ask: the :class:`CancelRoute` of a job; NotFound when absent, Conflict when not cancellable."""
 
     job_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class CancelRoute:
+    """Ask ``owner`` for ``cancel`` to cancel the job."""
+
+    owner: ActorRef
+    cancel: object
 
 
 @dataclass(slots=True)
@@ -95,8 +106,8 @@ class JobRegistry(Actor):
                 self._expire()
                 entries = sorted(self._jobs.values(), key=lambda e: e.job.started_at_ms or 0, reverse=True)
                 return [self._render(entry) for entry in entries]
-            case CancelJob(job_id=job_id):
-                await self._cancel(job_id)
+            case RouteCancel(job_id=job_id):
+                return self._cancel_route(job_id)
             case _:
                 raise TypeError(f"unexpected message {msg!r}")
         return None
@@ -113,14 +124,13 @@ class JobRegistry(Actor):
                 entry.samples.popleft()
         entry.finished_at = now if job.finished else None
 
-    async def _cancel(self, job_id: str) -> None:
+    def _cancel_route(self, job_id: str) -> CancelRoute:
         entry = self._jobs.get(job_id)
         if entry is None:
             raise errors.NotFound(f"No job {job_id}.", params={"jobId": job_id})
         if not entry.job.cancellable or entry.owner is None or entry.cancel is None:
             raise errors.Conflict(f"Job {job_id} cannot be cancelled now.", params={"jobId": job_id})
-        await entry.owner.ask(entry.cancel, timeout=CANCEL_TIMEOUT_SECONDS)
-        entry.job = replace(entry.job, state="cancelling", cancellable=False)
+        return CancelRoute(entry.owner, entry.cancel)
 
     def _expire(self) -> None:
         now = trio.current_time()

@@ -26,14 +26,15 @@ from reelhouse.media.library_options import (
     effective_media_info_timing,
     effective_read_concurrency,
 )
-from reelhouse.storage import Store, now_ms
+from reelhouse.shutdown import bounded_shield
+from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.catalog import mark_missing
 from reelhouse.storage.confined_files import confinement_for, fenced_forms
 from reelhouse.storage.libraries import LibraryRecord, get_library, update_library_options
-from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_run
+from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_run, update_scan_run
 
 from ._eventbus import EventBus
-from ._runtime import ActorRef
+from ._runtime import ActorRef, ActorStopped
 from ._supervisor import ChildSpec, Supervisor
 from .covers import refresh_covers
 from .jobs import JobSnapshot, JobUpdate
@@ -46,7 +47,8 @@ from .scan_status import CANCELLING, COMPLETED, FINAL_STATES, IDLE, RUNNING, Roo
 
 log = logging.getLogger(__name__)
 
-ASK_SCAN_TIMEOUT_SECONDS = 5.0
+ABANDONED_RUN_TIMEOUT_SECONDS = 2.0
+"""How long recording a run whose start was given up may take (never past the shutdown deadline)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +162,9 @@ class LibraryActor(Supervisor):
         latest = await latest_scan_run(self._services.store, self.library_id)
         if latest is not None:
             self._status = _status_from_run(latest)
+            # After a restart the last run's final report may still be on its
+            # way (the mailbox outlives the instance): it must not be dropped.
+            self._run_id = latest.id
         await self._follow_monitor_setting()
 
     async def _follow_monitor_setting(self) -> None:
@@ -223,7 +228,6 @@ class LibraryActor(Supervisor):
         services = self._services
         run = await insert_scan_run(services.store, self.library_id, request.mode)
         self._held_missing = None  # this scan weighs the changes again
-        self._run_id, self._trigger = run.id, request.trigger
         plan = ScanPlan(
             library_id=self.library_id,
             collection_type=self._record.collection_type,
@@ -245,10 +249,24 @@ class LibraryActor(Supervisor):
             started_at_ms=run.started_at_ms,
             library_lock=self._pipeline_lock,
         )
+        try:
+            await self.start_child(ChildSpec(_scan_child(run.id), lambda: ScanActor(setup), restart="temporary"))
+        except BaseException:
+            await self._abandon_run(run.id)  # its asker gave up (the deadline) or the start failed
+            raise
+        # Its reports are handled in later turns, so the status may follow the start.
+        self._run_id, self._trigger = run.id, request.trigger
         self._status = ScanStatusView(
             library_id=self.library_id, state=RUNNING, mode=plan.mode, phase="queued", started_at_ms=run.started_at_ms
         )
-        await self.start_child(ChildSpec(_scan_child(run.id), lambda: ScanActor(setup), restart="temporary"))
+
+    async def _abandon_run(self, run_id: int) -> None:
+        """Record a run whose scan never started as cancelled, so it is not left ``running``."""
+        with bounded_shield(ABANDONED_RUN_TIMEOUT_SECONDS):
+            try:
+                await update_scan_run(self._services.store, run_id, state="cancelled")
+            except StoreError:
+                log.exception("could not record the abandoned scan run %d", run_id)
 
     async def _stop_scan(self) -> None:
         scan = self.child(_scan_child(self._run_id)) if self._run_id is not None else None
@@ -256,9 +274,13 @@ class LibraryActor(Supervisor):
             raise errors.Conflict("No scan is running for this library.", params={"libraryId": self.library_id})
         if self._status.state == CANCELLING:
             return
+        try:
+            await scan.ask(CancelScan())  # down the tree, under the asker's deadline
+        except ActorStopped:
+            return  # the scan is already ending: its final report is on its way
         self._status = replace(self._status, state=CANCELLING)
         self._publish("scan.progress")
-        await scan.ask(CancelScan(), timeout=ASK_SCAN_TIMEOUT_SECONDS)
+        await self._services.jobs.tell(self._job_update())
 
     async def _on_report(self, report: ScanReport) -> None:
         if report.run_id != self._run_id:

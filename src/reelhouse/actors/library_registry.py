@@ -6,9 +6,17 @@ to another library's root overlaps it); a root that is, or is under,
 ``/proc``, ``/sys``, ``/dev`` (or holds one: ``/``) or the server's data
 directory is refused with ``library_path_not_allowed`` (a root holding the
 data directory is accepted: the walk and the image endpoint never enter
-it; see :mod:`reelhouse.media.containment`). Everything is validated before anything is written; the
-write is one transaction, and if the new LibraryActor cannot start the
-library is removed again.
+it; see :mod:`reelhouse.media.containment`). Everything is validated
+before anything is written; the write is one transaction, and if the new
+LibraryActor cannot start, or the asker gives up (its deadline passes),
+the library is removed again.
+
+Validating touches the disk (a root is walked for ``.strm`` files, up to
+:data:`STRM_LOOKUP_LIMIT` entries): that runs in a task of the registry's
+nursery and a worker thread, off the mailbox turn, so requests for other
+libraries do not wait behind a slow disk. The result comes back as a
+message (:class:`_Checked`), and only the overlap check and the write run
+in the turn, one creation at a time.
 """
 
 from __future__ import annotations
@@ -22,9 +30,11 @@ from typing import Any
 import trio
 
 from reelhouse import errors
+from reelhouse.errors import DomainError
 from reelhouse.media.containment import roots_overlap
 from reelhouse.media.library_options import apply_update, parse_collection_type
-from reelhouse.storage import Store
+from reelhouse.shutdown import bounded_shield
+from reelhouse.storage import Store, StoreError
 from reelhouse.storage.confined_files import root_refusal
 from reelhouse.storage.libraries import (
     LibraryRecord,
@@ -36,7 +46,16 @@ from reelhouse.storage.libraries import (
     new_library_id,
 )
 
-from ._runtime import ActorRef
+from ._runtime import (
+    RETRY_AFTER_SECONDS,
+    ActorCrashed,
+    ActorError,
+    ActorRef,
+    ActorStopped,
+    AskTimeout,
+    PendingReply,
+    _unavailable,
+)
 from ._supervisor import ChildSpec, Supervisor
 from .library import LibraryActor, LibraryServices, StartScan
 from .library_settings import check_roots_writable, entitled
@@ -47,6 +66,9 @@ MAX_NAME_LENGTH = 200
 MAX_PATHS = 64
 # Entries looked at when checking a root for .strm files (names only).
 STRM_LOOKUP_LIMIT = 200_000
+# How long removing a library whose creation was given up may take (never
+# past the shutdown deadline).
+REMOVE_TIMEOUT_SECONDS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +81,25 @@ class CreateLibrary:
     options: Mapping[str, Any] | None
     realtime_monitor: bool | None
     access_user_ids: Sequence[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _NewLibrary:
+    """A CreateLibrary request whose checks passed (everything but the overlap with other libraries)."""
+
+    name: str
+    collection_type: str
+    paths: tuple[str, ...]
+    options: Any
+    access_user_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """Tell (registry to itself): the off-turn checks of a creation are done."""
+
+    library: _NewLibrary
+    reply: PendingReply
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +127,10 @@ class LibraryRegistry(Supervisor):
     async def handle(self, msg: object) -> object:
         match msg:
             case CreateLibrary():
-                return await self._create(msg)
+                reply = self.defer_reply()
+                self.nursery.start_soon(self._check, msg, reply)
+            case _Checked(library=library, reply=reply):
+                await self._create_checked(library, reply)
             case GetLibraryRef(library_id=library_id):
                 ref = self.child(_child_name(library_id))
                 if ref is None:
@@ -97,43 +141,82 @@ class LibraryRegistry(Supervisor):
             case _:
                 raise TypeError(f"unexpected message {msg!r}")
 
-    async def _create(self, request: CreateLibrary) -> LibraryRecord:
+    async def _check(self, request: CreateLibrary, reply: PendingReply) -> None:
+        """Validate a creation off the mailbox turn, then hand it back to the turn."""
+        with trio.CancelScope(deadline=reply.deadline):
+            try:
+                library = await _checked_request(self._services.store, request, self._services.data_dir)
+            except DomainError as error:
+                reply.fail(error)
+                return
+            except Exception as error:  # this request's failure, not the registry's
+                log.exception("checking a new library failed")
+                crash = ActorCrashed(self.ref.name, f"checking the new library failed: {error!r}")
+                crash.__cause__ = error
+                reply.fail(crash)
+                return
+            try:
+                await self.ref.tell(_Checked(library, reply))
+            except ActorStopped as error:  # the registry is stopping
+                reply.fail(error)
+            return
+        reply.fail(AskTimeout(self.ref.name, "the library's checks outlasted the ask's deadline"))
+
+    async def _create_checked(self, library: _NewLibrary, reply: PendingReply) -> None:
+        if not reply.wanted:
+            reply.fail(AskTimeout(self.ref.name, "the asker gave up"))
+            return  # its asker gave up meanwhile: nothing is written
+        with trio.CancelScope(deadline=reply.deadline) as scope:
+            try:
+                record = await self._create(library)
+            except DomainError as error:
+                reply.fail(error)
+            except ActorError as error:  # the first scan's ask failed; the library was removed
+                reply.fail(_unavailable(self.ref.name, error))
+            except StoreError as error:  # the database failed this creation, not the registry
+                log.warning("creating a library failed: %s", error)
+                reply.fail(_database_unavailable(error))
+            else:
+                reply.set(record)
+        if scope.cancelled_caught:
+            reply.fail(AskTimeout(self.ref.name, "the creation outlasted the ask's deadline"))
+
+    async def _create(self, library: _NewLibrary) -> LibraryRecord:
         store = self._services.store
-        name = _valid_name(request.name)
-        collection_type = parse_collection_type(request.collection_type)
-        paths = await _valid_paths(store, request.paths, self._services.data_dir)
-        has_strm = await trio.to_thread.run_sync(_roots_have_strm, paths)
-        outcome = apply_update(
-            None,
-            None if request.options is None else dict(request.options),
-            creating=True,
-            collection_type=collection_type,
-            installed_plugins=(),
-            entitled=entitled,
-            roots_have_strm=has_strm,
-            realtime_monitor_flag=request.realtime_monitor,
+        # Again in the turn: the checks ran concurrently with other creations.
+        existing = await all_library_paths(store)
+        real = await trio.to_thread.run_sync(
+            _real_paths, [*library.paths, *(root for _id, root in existing)], abandon_on_cancel=True
         )
-        if outcome.check_roots_writable:
-            await trio.to_thread.run_sync(check_roots_writable, paths)
-        await _check_access_users(store, request.access_user_ids)
-        record = await create_library(
-            store,
-            library_id=new_library_id(),
-            name=name,
-            collection_type=collection_type,
-            paths=paths,
-            options=outcome.options,
-            access_user_ids=tuple(request.access_user_ids),
-        )
+        _check_no_overlap(list(library.paths), existing, real)
+        library_id = new_library_id()
         try:
+            record = await create_library(
+                store,
+                library_id=library_id,
+                name=library.name,
+                collection_type=library.collection_type,
+                paths=library.paths,
+                options=library.options,
+                access_user_ids=library.access_user_ids,
+            )
             ref = await self._start_library(record)
-        except Exception:
-            log.exception("library %s could not start; removing it", record.id)
-            await delete_library(store, record.id)
+            if not record.options.scans_suspended:
+                await ref.ask(StartScan(mode="full", trigger="create"))  # inherits the asker's deadline
+        except BaseException:
+            # Failed, or its asker gave up: a 503 must not leave a library behind.
+            log.warning("library %s was not created; removing what was written", library_id)
+            await self._remove(library_id)
             raise
-        if not record.options.scans_suspended:
-            await ref.ask(StartScan(mode="full", trigger="create"), timeout=10.0)
         return record
+
+    async def _remove(self, library_id: str) -> None:
+        with bounded_shield(REMOVE_TIMEOUT_SECONDS):
+            await self.stop_child(_child_name(library_id))
+            try:
+                await delete_library(self._services.store, library_id)
+            except StoreError:
+                log.exception("could not remove library %s", library_id)
 
     async def _start_library(self, record: LibraryRecord) -> ActorRef:
         services = self._services
@@ -141,8 +224,39 @@ class LibraryRegistry(Supervisor):
         return await self.start_child(spec)
 
 
+def _database_unavailable(error: StoreError) -> errors.Unavailable:
+    unavailable = errors.Unavailable(
+        "The database did not complete the change; try again shortly.",
+        params={"retryAfterSeconds": RETRY_AFTER_SECONDS},
+    )
+    unavailable.__cause__ = error
+    return unavailable
+
+
 def _child_name(library_id: str) -> str:
     return f"library-{library_id}"
+
+
+async def _checked_request(store: Store, request: CreateLibrary, data_dir: os.PathLike[str] | None) -> _NewLibrary:
+    """Every check of a creation but the final overlap one; the disk is read in worker threads."""
+    name = _valid_name(request.name)
+    collection_type = parse_collection_type(request.collection_type)
+    paths = await _valid_paths(store, request.paths, data_dir)
+    has_strm = await trio.to_thread.run_sync(_roots_have_strm, paths, abandon_on_cancel=True)
+    outcome = apply_update(
+        None,
+        None if request.options is None else dict(request.options),
+        creating=True,
+        collection_type=collection_type,
+        installed_plugins=(),
+        entitled=entitled,
+        roots_have_strm=has_strm,
+        realtime_monitor_flag=request.realtime_monitor,
+    )
+    if outcome.check_roots_writable:
+        await trio.to_thread.run_sync(check_roots_writable, paths, abandon_on_cancel=True)
+    await _check_access_users(store, request.access_user_ids)
+    return _NewLibrary(name, collection_type, paths, outcome.options, tuple(request.access_user_ids))
 
 
 def _valid_name(name: Any) -> str:

@@ -49,8 +49,6 @@ from reelhouse.media.mounts import WatchSupport, mount_for, parse_mountinfo, wat
 
 from .watchdog_watch import Change, watchdog_factory
 
-from .watchdog_watch import watchdog_factory
-
 log = logging.getLogger(__name__)
 
 MAX_WAIT_FACTOR = 10  # default cap on one debounce window, in debounce periods

@@ -17,15 +17,18 @@ from dataclasses import dataclass, replace
 
 import trio
 
+from reelhouse.shutdown import bounded_shield, bounded_wait
 from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.scans import update_scan_run
 
-from ._runtime import Actor, ActorRef, ActorStopped
+from ._runtime import Actor, ActorRef, ActorStopped, is_cancellation
 from .scan import ScanDeps, ScanOutcome, ScanPlan, ScanProgress, run_scan
 from .scan_status import CANCELLED, CANCELLING, COMPLETED, FAILED, RUNNING, RootView, ScanStatusView
 
 log = logging.getLogger(__name__)
 
+# Bounds of the final record and report; both also end at the server's
+# shutdown deadline (reelhouse.shutdown), whichever comes first.
 FINAL_RECORD_TIMEOUT_SECONDS = 3.0
 
 
@@ -107,7 +110,7 @@ class ScanActor(Actor):
         # Stopped from outside (shutdown, library removed): the scan ends
         # cancelled, and its final report is still written and told.
         self._cancel()
-        with trio.move_on_after(FINAL_RECORD_TIMEOUT_SECONDS * 2):
+        with bounded_wait(FINAL_RECORD_TIMEOUT_SECONDS * 2):
             await self._done.wait()
 
     def _cancel(self) -> None:
@@ -127,12 +130,16 @@ class ScanActor(Actor):
                     self._phase = self._progress.phase
                     self._tell_progress("scan.started")
                     outcome = await self._scan()
-        except trio.Cancelled:
-            self._state = CANCELLING  # torn down from outside: a shutdown
-            raise
         except Exception as exc:  # a failed scan is an outcome, not a crash
             log.exception("scan of library %s failed", setup.plan.library_id)
             message = f"The scan failed: {type(exc).__name__}: {exc}"
+        except BaseException as exc:
+            # Strict exception groups: a cancellation may arrive wrapped in a
+            # group (with or without failures beside it). Torn down from
+            # outside (a shutdown): the scan ends cancelled.
+            if is_cancellation(exc):
+                self._state = CANCELLING
+            raise
         finally:
             if self._state == CANCELLING:
                 await self._finish(CANCELLED, None, message)
@@ -160,19 +167,20 @@ class ScanActor(Actor):
         setup = self._setup
         self._state = state
         status = replace(self._status(), finished_at_ms=now_ms(), message=message)
-        with trio.CancelScope(shield=True):
-            with trio.move_on_after(FINAL_RECORD_TIMEOUT_SECONDS):
-                try:
-                    await update_scan_run(setup.store, setup.run_id, state=state, counts=_counts(status), message=message)
-                except StoreError:
-                    log.exception("could not record the end of scan %d", setup.run_id)
-            if outcome is not None and outcome.mass_missing_paused and not self._paused_reported:
-                self._try_tell(ScanReport(setup.run_id, status, "scan.paused"))
-            with trio.move_on_after(FINAL_RECORD_TIMEOUT_SECONDS):
-                try:
-                    await setup.library.tell(ScanReport(setup.run_id, status, f"scan.{state}", outcome))
-                except ActorStopped:
-                    pass  # the library is stopping too (shutdown): the run is recorded above
+        with bounded_shield(FINAL_RECORD_TIMEOUT_SECONDS) as recording:
+            try:
+                await update_scan_run(setup.store, setup.run_id, state=state, counts=_counts(status), message=message)
+            except StoreError:
+                log.exception("could not record the end of scan %d", setup.run_id)
+        if recording.cancelled_caught:
+            log.warning("recording the end of scan %d took too long; given up", setup.run_id)
+        if outcome is not None and outcome.mass_missing_paused and not self._paused_reported:
+            self._try_tell(ScanReport(setup.run_id, status, "scan.paused"))
+        with bounded_shield(FINAL_RECORD_TIMEOUT_SECONDS):
+            try:
+                await setup.library.tell(ScanReport(setup.run_id, status, f"scan.{state}", outcome))
+            except ActorStopped:
+                pass  # the library is stopping too (shutdown): the run is recorded above
         self._done.set()
         self.stop_self()
 

@@ -7,7 +7,7 @@ from typing import Any
 from quart import Blueprint, Response
 from quart_schema import document_response
 
-from reelhouse.actors.jobs import CancelJob, ListJobs
+from reelhouse.actors.jobs import CancelRoute, ListJobs, RouteCancel
 
 from .activity import log_activity
 from .asks import ask
@@ -28,6 +28,9 @@ async def list_jobs() -> list[dict[str, Any]]:
 @raw_response(204, None, "Cancellation requested.")
 @may_answer((409, "The job cannot be cancelled now."))
 async def cancel_job(job_id: str) -> Response:
-    await ask(app_context().actors.jobs, CancelJob(job_id))
+    # Down the tree: the registry names the job's owner, the owner cancels
+    # (the registry itself never asks an owner, which tells it).
+    route: CancelRoute = await ask(app_context().actors.jobs, RouteCancel(job_id))
+    await ask(route.owner, route.cancel)
     await log_activity("job.cancel", "content", "", job_id)
     return Response(b"", status=204)  # a bytes body: an empty list would be a sync iterable

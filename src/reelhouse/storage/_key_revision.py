@@ -25,8 +25,11 @@ import fcntl
 import mmap
 import os
 import struct
+import time
 
 REVISION_SUFFIX = "-keyrev"
+LOCK_TIMEOUT_SECONDS = 5.0  # how long a bump waits for the lock another process holds
+LOCK_POLL_SECONDS = 0.002  # how often a bump retries a lock another process holds
 _COUNTER = struct.Struct("<Q")
 
 
@@ -54,9 +57,21 @@ class KeyRevision:
         """The counter now: a read of shared memory, no system call."""
         return int(_COUNTER.unpack_from(self._map, 0)[0])
 
-    def bump(self) -> int:
-        """Add one to the counter (blocks on the file lock); the new value."""
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
+    def bump(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> int:
+        """Add one to the counter; the new value.
+
+        Waits at most ``timeout`` seconds for the file lock (another process
+        may hold it, or hang holding it), then raises TimeoutError.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(f"the key revision file {self.path} stayed locked for {timeout:.1f} s") from None
+                time.sleep(LOCK_POLL_SECONDS)
         try:
             value = self.current() + 1
             _COUNTER.pack_into(self._map, 0, value)

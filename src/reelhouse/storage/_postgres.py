@@ -26,6 +26,8 @@ import asyncpg
 import trio
 import trio_asyncio
 
+from reelhouse.shutdown import bounded_shield, shutdown_deadline
+
 from ._key_revision import KeyRevision
 from ._postgres_reads import PostgresReaders, open_readers
 from ._store import (
@@ -42,7 +44,7 @@ from ._store import (
 POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
 CONNECT_TIMEOUT_S = 15.0  # opening the pool (first connection, schema check)
-CLOSE_TIMEOUT_S = 10.0  # graceful pool close before connections are cut
+CLOSE_TIMEOUT_S = 10.0  # graceful pool close before connections are cut (never past the shutdown deadline)
 SQL_CACHE_SIZE = 2048  # distinct statements whose translation is kept
 
 T = TypeVar("T")
@@ -199,9 +201,9 @@ class PostgresStore(StoreShorthands):
     async def close(self) -> None:
         """Refuse new work, let running work finish (shielded, bounded), close the pool and the readers."""
         self.closed = True
-        with trio.CancelScope(shield=True):
-            await self._readers.aclose()
-        with trio.move_on_after(CLOSE_TIMEOUT_S, shield=True) as scope:
+        with bounded_shield(CLOSE_TIMEOUT_S):
+            await self._readers.aclose(min(CLOSE_TIMEOUT_S, shutdown_deadline().remaining()))
+        with bounded_shield(CLOSE_TIMEOUT_S) as scope:
             await trio_asyncio.aio_as_trio(self._pool.close, loop=self._loop)()
         if scope.cancelled_caught:
             self._pool.terminate()

@@ -134,10 +134,10 @@ class PostgresReaders:
         except (psycopg.Error, OSError) as exc:
             raise translate_error(exc) from exc
 
-    async def aclose(self) -> None:
-        """Stop the threads (bounded), then close their connections."""
-        if await self._pool.aclose(CLOSE_TIMEOUT_S):
-            await trio.to_thread.run_sync(_close_all, self._connections)
+    async def aclose(self, timeout: float = CLOSE_TIMEOUT_S) -> None:
+        """Stop the threads (within ``timeout`` seconds), then close their connections."""
+        if await self._pool.aclose(timeout):
+            await trio.to_thread.run_sync(_close_all, self._connections, abandon_on_cancel=True)
 
 
 def _rows(cursor: psycopg.Cursor[PgRow]) -> list[Row]:

@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 import outcome
 import trio
 
+from reelhouse.shutdown import bounded_shield, shutdown_deadline
 from reelhouse.thread_pool import PoolClosed, ThreadPool
 
 from ._key_revision import KeyRevision
@@ -50,7 +51,9 @@ READER_POOL_SIZE = 4  # reader connections (and so concurrent reads)
 WRITE_QUEUE_SIZE = 256  # queued transactions before callers wait (backpressure)
 WRITE_BATCH_MAX = 64  # transactions committed together in one batch
 BUSY_TIMEOUT_MS = 5_000  # how long to wait for another process's write lock
-CLOSE_TIMEOUT_S = 30.0  # how long closing waits for queued writes to commit
+# How long closing waits for queued writes to commit, and then for the
+# connections to close; both also end at the server's shutdown deadline.
+CLOSE_TIMEOUT_S = 30.0
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -139,6 +142,10 @@ class StoreWriter:
         self._send, self._receive = trio.open_memory_channel[_WriteRequest](WRITE_QUEUE_SIZE)
         self._stopped = trio.Event()
         self.batches_ended = 0  # the store's generation (see Store.generation)
+        # A commit left running in its thread when the writer was cancelled
+        # (a close cut short by the shutdown deadline): the connection is
+        # still in use and must not be closed under it.
+        self.commit_abandoned = False
 
     async def submit(self, statements: Sequence[Statement]) -> list[WriteResult]:
         """Queue one transaction and wait for its results.
@@ -163,7 +170,11 @@ class StoreWriter:
             async for first in self._receive:
                 batch = self._take_batch(first)
                 try:
-                    await trio.to_thread.run_sync(_commit_batch, self._conn, batch)
+                    # Abandonable: a commit waiting out another process's lock
+                    # (the busy timeout) must not hold a shutdown past its deadline.
+                    self.commit_abandoned = True
+                    await trio.to_thread.run_sync(_commit_batch, self._conn, batch, abandon_on_cancel=True)
+                    self.commit_abandoned = False
                 finally:
                     self.batches_ended += 1
                 _answer(batch)
@@ -373,8 +384,11 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     """Open (creating if needed) the SQLite database at ``path``.
 
     Runs the writer task in its own nursery.  On exit, queued writes are
-    committed (shielded, within :data:`CLOSE_TIMEOUT_S`) and every connection
-    is closed.  Raises StoreError when the file cannot be opened.
+    committed and every connection is closed, shielded, within
+    :data:`CLOSE_TIMEOUT_S` each and never past the shutdown deadline
+    (:mod:`reelhouse.shutdown`); what is cut short is logged (SQLite's
+    journal keeps the file consistent).  Raises StoreError when the file
+    cannot be opened.
     """
     try:
         writer_conn, checkpoint_conn, reader_conns = await trio.to_thread.run_sync(_open_connections, path)
@@ -392,15 +406,34 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
             try:
                 yield SqliteStore(path, readers, writer, key_revision)
             finally:
-                with trio.move_on_after(CLOSE_TIMEOUT_S, shield=True):
+                with bounded_shield(CLOSE_TIMEOUT_S) as flushing:
                     await writer.close()
+                if flushing.cancelled_caught:
+                    log.warning("closing the store: queued writes not committed in time; given up")
                 nursery.cancel_scope.cancel()
     finally:
-        with trio.CancelScope(shield=True):
-            await readers.aclose()  # reads are bounded by the busy timeout
-            await trio.to_thread.run_sync(_close_all, writer_conn, checkpoint_conn, reader_conns)
-            if key_revision is not None:
-                key_revision.close()
+        with bounded_shield(CLOSE_TIMEOUT_S):
+            await _close_connections(readers, writer, writer_conn, checkpoint_conn, reader_conns)
+        if key_revision is not None:
+            key_revision.close()
+
+
+async def _close_connections(
+    readers: ThreadPool[sqlite3.Connection],
+    writer: StoreWriter,
+    writer_conn: sqlite3.Connection,
+    checkpoint_conn: sqlite3.Connection,
+    reader_conns: list[sqlite3.Connection],
+) -> None:
+    """Close every connection no thread still uses; the rest go with the process."""
+    readers_stopped = await readers.aclose(min(CLOSE_TIMEOUT_S, shutdown_deadline().remaining()))
+    conns = list(reader_conns) if readers_stopped else []
+    conns.append(checkpoint_conn)
+    if not writer.commit_abandoned:
+        conns.append(writer_conn)  # the last one: SQLite checkpoints what is left
+    else:
+        log.warning("closing the store: a commit was still running; its connection is left open")
+    await trio.to_thread.run_sync(_close_all, conns, abandon_on_cancel=True)
 
 
 def _open_key_revision(path: str) -> KeyRevision | None:
@@ -412,10 +445,6 @@ def _open_key_revision(path: str) -> KeyRevision | None:
         return None
 
 
-def _close_all(
-    writer_conn: sqlite3.Connection, checkpoint_conn: sqlite3.Connection, reader_conns: list[sqlite3.Connection]
-) -> None:
-    for conn in reader_conns:  # their threads have stopped
+def _close_all(conns: list[sqlite3.Connection]) -> None:
+    for conn in conns:  # their threads have stopped
         conn.close()
-    checkpoint_conn.close()
-    writer_conn.close()  # the last connection: SQLite checkpoints what is left

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 import trio
 
 from ..errors import Invalid
+from ..shutdown import bounded_shield, shutdown_deadline
+from ._key_revision import LOCK_TIMEOUT_SECONDS as KEY_REVISION_LOCK_TIMEOUT_S
+from ._key_revision import KeyRevision
 from ._store import Row, Store, StoreError, now_ms
 
 KEY_PREFIX = "rhk_"
@@ -77,9 +80,23 @@ async def revoke_api_key(store: Store, key_id: str) -> bool:
         "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (now_ms(), key_id)
     )
     if store.key_revision is not None:
-        with trio.CancelScope(shield=True):  # committed: the announcement must follow
-            await trio.to_thread.run_sync(store.key_revision.bump)
+        await _announce_revoke(store.key_revision)
     return result.rowcount > 0
+
+
+async def _announce_revoke(key_revision: KeyRevision) -> None:
+    """Bump the revision file, shielded (committed: the announcement must follow) but bounded."""
+    timeout = min(KEY_REVISION_LOCK_TIMEOUT_S, shutdown_deadline().remaining())
+    with bounded_shield(timeout):
+        try:
+            await trio.to_thread.run_sync(key_revision.bump, timeout)
+            return
+        except TimeoutError:
+            pass
+    raise StoreError(
+        "the key is revoked, but announcing it timed out (the key revision file stayed locked): "
+        "a running server notices within its recheck; revoking again announces it again"
+    )
 
 
 async def find_active_key(store: Store, plaintext: str) -> ApiKeyRecord | None:

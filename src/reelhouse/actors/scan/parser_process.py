@@ -35,6 +35,7 @@ import trio
 
 from reelhouse.media.assemble import ScanRules
 from reelhouse.media.containment import Confinement
+from reelhouse.shutdown import bounded_wait
 from reelhouse.storage import Statement, now_ms
 from reelhouse.storage.catalog import ScanIndex, batch_statements
 
@@ -284,7 +285,7 @@ class _ProcessParser:
     async def _stop(self, *, politely: bool) -> None:
         if politely:
             await self._send_stream.aclose()  # end of input: the child returns
-            with trio.move_on_after(STOP_TIMEOUT_S):
+            with bounded_wait(STOP_TIMEOUT_S):  # then killed; never past the shutdown deadline
                 await self._process.wait()
         if self._process.poll() is None:
             self._process.kill()
