@@ -1,8 +1,11 @@
-"""probe: ffprobe's command line, real ffprobe JSON, failures, languages."""
+"""probe: in-process probes (PyAV) equal to the ffprobe reference on real media;
+ffprobe's command line and JSON, failures, languages."""
 
 from __future__ import annotations
 
 import json
+import os
+import random
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -13,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reelhouse.media.probe import (
-    FFPROBE_ENV,
     DynamicRange,
     ProbeError,
     ProbeFailure,
@@ -21,11 +23,13 @@ from reelhouse.media.probe import (
     StreamType,
     classify_probe_failure,
     container_name,
-    ffprobe_args,
     normalize_language,
-    parse_probe,
     resolution_name,
 )
+from reelhouse.media.probe_av import library_versions, quiet_logging, read_media_info
+from reelhouse.media.probe_ffprobe import FFPROBE_ENV, ffprobe_args, parse_probe
+
+from ..media_factory import MediaFactory, VideoSpec
 
 FFMPEG_TIMEOUT = 30
 HAVE_FFMPEG = shutil.which("ffmpeg") is not None and shutil.which("ffprobe") is not None
@@ -115,13 +119,94 @@ def samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Probed]:
     files["truncated"] = root / "cut.mp4"
     files["truncated"].write_bytes(files["mp4"].read_bytes()[:2000])
     files["missing"] = root / "gone.mkv"
+    files["empty"] = root / "empty.mkv"
+    files["empty"].write_bytes(b"")
+    files["random"] = root / "noise.mkv"
+    files["random"].write_bytes(random.Random(19).randbytes(64 * 1024))
+    factory = MediaFactory(root / "factory-cache")
+    for index, spec in enumerate(FACTORY_SPECS):
+        files[f"factory-{index}"] = factory.video(root / "factory" / spec.key, spec)
     return {name: _ffprobe(path) for name, path in files.items()}
+
+
+# What the suite's MediaFactory makes (tests/http/...), and its other codecs
+# and containers.
+FACTORY_SPECS = (
+    VideoSpec(),
+    VideoSpec(audio_language="ger", subtitle=True),
+    VideoSpec(1280, 720),
+    VideoSpec(640, 360),
+    VideoSpec(codec="mpeg4", container="avi"),
+    VideoSpec(codec="mpeg4", container="mp4", audio_language="jpn"),
+    VideoSpec(1920, 1080, codec="mpeg2video", container="ts"),
+    VideoSpec(codec="libvpx", container="mkv", subtitle=True),
+    VideoSpec(codec="mjpeg", container="mov"),
+)
 
 
 def _parsed(samples: dict[str, Probed], name: str) -> ProbeResult:
     probed = samples[name]
     assert probed.returncode == 0, probed.stderr
     return parse_probe(probed.stdout, path_container_hint=probed.path.name)
+
+
+def _reference(probed: Probed) -> ProbeResult | ProbeFailure:
+    """What the ffprobe reference made of a file: its result, or its failure."""
+    if probed.returncode != 0:
+        exists = probed.path.exists()
+        return classify_probe_failure(probed.returncode, probed.stderr, timed_out=False, exists=exists, permission=False)
+    try:
+        return parse_probe(probed.stdout, path_container_hint=str(probed.path))
+    except ProbeError as exc:
+        return exc.failure
+
+
+def _in_process(path: Path) -> ProbeResult | ProbeFailure:
+    try:
+        return read_media_info(str(path))
+    except ProbeError as exc:
+        return exc.failure
+
+
+# -- in-process probes equal the ffprobe reference --------------------------
+
+
+def test_every_test_file_probes_in_process_as_ffprobe_probes_it(samples: dict[str, Probed]) -> None:
+    quiet_logging()
+    assert len(samples) > 15
+    for name, probed in samples.items():
+        assert _in_process(probed.path) == _reference(probed), name
+
+
+def test_damaged_files_and_non_media_give_the_reference_failure(samples: dict[str, Probed]) -> None:
+    quiet_logging()
+    expected = {
+        "truncated": ProbeFailure.INVALID,
+        "text": ProbeFailure.NOT_MEDIA,
+        "random": ProbeFailure.NOT_MEDIA,
+        "empty": ProbeFailure.NOT_MEDIA,
+        "missing": ProbeFailure.LINK_GONE,
+    }
+    assert {name: _in_process(samples[name].path) for name in expected} == expected
+
+
+@needs_ffmpeg
+def test_in_process_probe_reads_a_url_like_path_as_a_local_file(tmp_path: Path) -> None:
+    assert _in_process(Path("http://127.0.0.1:9/a.mkv")) is ProbeFailure.LINK_GONE
+
+
+def test_in_process_probe_of_an_unreadable_file_is_permission_denied(samples: dict[str, Probed], tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads every file")
+    locked = tmp_path / "locked.mkv"
+    shutil.copyfile(samples["mkv"].path, locked)
+    locked.chmod(0)
+    assert _in_process(locked) is ProbeFailure.PERMISSION_DENIED
+
+
+def test_library_versions_name_pyav_and_libavformat() -> None:
+    versions = library_versions()
+    assert versions["av"] and versions["ffmpeg"] and versions["libavformat"].count(".") == 2
 
 
 # -- ffprobe_args ---------------------------------------------------------

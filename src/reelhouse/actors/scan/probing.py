@@ -1,44 +1,42 @@
-"""Media info: ffprobe subprocesses, bounded per library and server-wide.
+"""Media info: probes in the probe workers, bounded per library and server-wide.
 
-A probe runs ``ffprobe`` (``media.probe.ffprobe_args``, environment
-``FFPROBE_ENV``) under ``trio.fail_after(probe_timeout)``; a probe that
-overruns is killed (trio.run_process terminates its child when cancelled)
-and recorded as ``timeout``. Concurrency is bounded twice: by the library's
-read concurrency (the number of workers) and by the server-wide probe
-limiter every library shares (``ScanDeps.probe_limiter``). A file ffprobe
-cannot read keeps its item with a ProbeFailure and no media info.
+A scan (and the background mediaInfoRead job) probes its pending local
+files in batches of :data:`BATCH` through a :class:`~.probe_pool.ProbePool`
+(``ScanDeps.probe_pool``: the server's long-lived workers; without one, a
+pool is opened for the call). Concurrency is bounded twice, as it always
+was: by the library's read concurrency (the number of lanes) and by the
+server-wide probe limiter every library shares (``ScanDeps.probe_limiter``),
+held per batch. A file that cannot be read keeps its item with a
+ProbeFailure and no media info; a file that hangs or crashes a worker
+costs that file a ``timeout`` or ``invalid`` failure, not the scan.
 
 Results are written in batches of :data:`FLUSH_EVERY` (one transaction
 each), so a cancelled probe run keeps what it finished and the rest stays
-pending. Remote sources (``.strm``) are never probed here; whoever reads
-them later must check every hop with :func:`remote_target_allowed`.
+pending; ``on_progress(done, total)`` is called after every batch. Remote
+sources (``.strm``) are never probed here; whoever reads them later must
+check every hop with :func:`remote_target_allowed`.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import trio
 
-from reelhouse.media.probe import (
-    FFPROBE_ENV,
-    ProbeError,
-    ProbeFailure,
-    ProbeResult,
-    classify_probe_failure,
-    ffprobe_args,
-    parse_probe,
-)
 from reelhouse.storage import Store, now_ms
 from reelhouse.storage.catalog import PendingSource, ProbeOutcomeRow, pending_probe_sources, save_probe_results
 
+from .probe_pool import DEFAULT_COMMAND, ProbePool, Probed, open_probe_pool
+
 FLUSH_EVERY = 32  # probe results per write transaction
-MAX_STDOUT_BYTES = 16 * 1024 * 1024
+BATCH = 16  # paths per request to a worker (and per hold of the limiter)
 DEFAULT_PORTS = {"http": 80, "https": 443}
+
+__all__ = ["BATCH", "FLUSH_EVERY", "Probed", "ScanDeps", "probe_pending_sources", "probe_sources", "remote_target_allowed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,51 +44,31 @@ class ScanDeps:
     """What a scan needs from the server.
 
     ``probe_limiter`` is the server-wide probe limit (config
-    ``scan.probe_concurrency``); ``thread_limiter`` bounds the worker
-    threads that walk and parse (None: each scan uses one thread);
-    ``parse_processes`` the child processes big scans may parse in (see
-    ``parser_process``; None: every scan parses in threads).
+    ``scan.probe_concurrency``); ``probe_pool`` the server's probe workers
+    (None: each probe run opens its own, with ``probe_command`` as the
+    worker's command line); ``probe_timeout`` how long one file may take;
+    ``thread_limiter`` bounds the worker threads that walk and parse (None:
+    each scan uses one thread); ``parse_processes`` the child processes big
+    scans may parse in (see ``parser_process``; None: every scan parses in
+    threads).
     """
 
     probe_limiter: trio.CapacityLimiter
-    ffprobe_path: str = "ffprobe"
+    probe_pool: ProbePool | None = None
+    probe_command: tuple[str, ...] = DEFAULT_COMMAND
     probe_timeout: float = 30.0
     thread_limiter: trio.CapacityLimiter | None = None
     parse_processes: trio.CapacityLimiter | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Probed:
-    """One probe: media info, or why there is none."""
-
-    result: ProbeResult | None = None
-    failure: ProbeFailure | None = None
-    message: str = ""
-
-
-async def probe_file(path: str, deps: ScanDeps) -> Probed:
-    """Run ffprobe on one local file (the caller holds the limiters).
-
-    Never raises for a failed probe; cancellation kills ffprobe and raises.
-    """
-    env = {**os.environ, **FFPROBE_ENV}
-    argv = ffprobe_args(path, executable=deps.ffprobe_path)
-    try:
-        with trio.fail_after(deps.probe_timeout):
-            done = await trio.run_process(argv, capture_stdout=True, capture_stderr=True, check=False, env=env)
-    except trio.TooSlowError:
-        return Probed(failure=ProbeFailure.TIMEOUT, message=f"ffprobe took longer than {deps.probe_timeout:g} s")
-    except OSError as exc:  # ffprobe missing or not executable
-        return Probed(failure=ProbeFailure.UNKNOWN, message=f"ffprobe could not run: {exc}")
-    stderr = done.stderr.decode("utf-8", errors="replace")
-    if done.returncode != 0:
-        exists = await trio.to_thread.run_sync(os.path.exists, path)
-        failure = classify_probe_failure(done.returncode, stderr, timed_out=False, exists=exists, permission=False)
-        return Probed(failure=failure, message=stderr.strip()[:500])
-    try:
-        return Probed(result=parse_probe(done.stdout[:MAX_STDOUT_BYTES], path_container_hint=path))
-    except ProbeError as exc:
-        return Probed(failure=exc.failure, message=exc.message)
+@asynccontextmanager
+async def _pool(deps: ScanDeps) -> AsyncIterator[ProbePool]:
+    if deps.probe_pool is not None:
+        yield deps.probe_pool
+        return
+    slots = int(deps.probe_limiter.total_tokens)
+    async with open_probe_pool(slots, timeout=deps.probe_timeout, command=deps.probe_command) as pool:
+        yield pool
 
 
 async def probe_sources(
@@ -101,7 +79,7 @@ async def probe_sources(
     read_concurrency: int,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> int:
-    """Probe ``sources`` with ``read_concurrency`` workers; returns how many were probed.
+    """Probe ``sources`` in ``read_concurrency`` lanes; returns how many were probed.
 
     Raises StoreError when results cannot be written.
     """
@@ -116,21 +94,23 @@ async def probe_sources(
         if batch:
             await save_probe_results(store, batch)
 
-    async def worker() -> None:
+    async def lane(pool: ProbePool) -> None:
         nonlocal count
-        for source in pending:
+        while batch := [source for _, source in zip(range(BATCH), pending)]:
             async with deps.probe_limiter:
-                probed = await probe_file(source.path, deps)
-            done.append(ProbeOutcomeRow(source, now_ms(), probed.result, probed.failure))
-            count += 1
+                answers = await pool.probe([source.path for source in batch])
+            probed_at = now_ms()
+            done.extend(ProbeOutcomeRow(s, probed_at, a.result, a.failure) for s, a in zip(batch, answers))
+            count += len(batch)
             if on_progress is not None:
                 on_progress(count, total)
             if len(done) >= FLUSH_EVERY:
                 await flush()
 
-    async with trio.open_nursery() as nursery:
-        for _ in range(max(1, min(read_concurrency, total))):
-            nursery.start_soon(worker)
+    if total:
+        async with _pool(deps) as pool, trio.open_nursery() as nursery:
+            for _ in range(max(1, min(read_concurrency, total))):
+                nursery.start_soon(lane, pool)
     await flush()
     return count
 
