@@ -200,3 +200,26 @@ async def test_a_worker_that_cannot_start_is_an_unknown_failure(tree: Tree, libr
 )
 def test_remote_target_allowed(url: str, ips: list[str], allowed: list[str], expected: bool) -> None:
     assert remote_target_allowed(url, ips, allowed) is expected
+
+
+async def test_the_probe_phase_reports_progress_file_by_file(tree: Tree, library: Library, sample_video: bytes) -> None:
+    """Regression (issue 12, item 20): ``processed`` stayed at the directory count for the whole probe phase."""
+    names = [f"Film {chr(65 + i)} ({2000 + i}).mkv" for i in range(20)]
+    for name in names:
+        tree.add(name, sample_video)
+    tree.add("Zz Hang (2030).mkv", sample_video)  # probed last (by path), and hangs
+    library.deps = ScanDeps(trio.CapacityLimiter(1), probe_command=worker_command(hang_on="Hang"), probe_timeout=3)
+    outcome = None
+
+    async def scan() -> None:
+        nonlocal outcome
+        outcome = await library.scan(options=timing("scan"))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(scan)
+        with trio.fail_after(15):
+            while library.progress.phase != "write" or library.progress.processed < 1 + len(names):
+                await trio.sleep(0.02)
+        during = (library.progress.processed, library.progress.total)
+    assert during == (1 + len(names), 1 + len(names) + 1)  # one directory, 20 files probed, one hanging
+    assert outcome is not None and outcome.processed == library.progress.total == 1 + len(names) + 1

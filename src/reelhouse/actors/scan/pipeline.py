@@ -83,8 +83,8 @@ class ScanProgress:
     """Mutated by the scan, read by its actor (same task tree, no locks)."""
 
     phase: str = "walk"  # walk, parse, write
-    processed: int = 0  # directories processed
-    total: int | None = None  # directories known so far (grows while walking)
+    processed: int = 0  # directories processed, then also files probed (phase write)
+    total: int | None = None  # directories known so far (grows while walking), then plus files to probe
     added: int = 0
     changed: int = 0
     missing: int = 0
@@ -153,7 +153,7 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
         seen = await parser.seen_ids()
     progress.phase = "write"
     if timing == "scan":
-        await _probe(store, plan, deps)
+        await _probe(store, plan, deps, progress)
     await _finish(plan, store, index, seen, visits, scope, progress, limiter)
     return ScanOutcome(
         added=progress.added,
@@ -264,10 +264,22 @@ async def _parse_and_write(
             await parser.parse_all(_chunks(visits), send)
 
 
-async def _probe(store: Store, plan: ScanPlan, deps: ScanDeps) -> None:
-    concurrency = effective_read_concurrency(plan.options, global_probe_limit=deps.probe_limiter.total_tokens)
+async def _probe(store: Store, plan: ScanPlan, deps: ScanDeps, progress: ScanProgress) -> None:
+    """Probe what the scan marked; each file probed counts in ``processed``.
+
+    The files to probe are added to ``total`` when the phase starts, so
+    ``processed`` keeps growing towards ``total`` instead of standing at
+    the directory count for the whole phase.
+    """
+    concurrency = effective_read_concurrency(plan.options, global_probe_limit=int(deps.probe_limiter.total_tokens))
     sources = await pending_probe_sources(store, plan.library_id)
-    await probe_sources(store, sources, deps, read_concurrency=concurrency)
+    directories = progress.processed
+    progress.total = max(progress.total or 0, directories) + len(sources)
+
+    def probed(done: int, _total: int) -> None:
+        progress.processed = directories + done
+
+    await probe_sources(store, sources, deps, read_concurrency=concurrency, on_progress=probed)
 
 
 async def _finish(

@@ -29,7 +29,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -99,13 +99,13 @@ class _Worker:
             return False  # it is gone: reading its answer says how
         return True
 
-    async def probe(self, paths: Sequence[str], timeout: float) -> tuple[list[Probed], Probed | None]:
-        """Answers for ``paths`` in order; stops at the first file that lost the worker.
+    async def probe(self, paths: Sequence[str], timeout: float, on_answer: Callable[[Probed], None]) -> Probed | None:
+        """Answers for ``paths`` in order, each given to ``on_answer``.
 
-        Returns the answers and, when the worker hung or died on the next
-        path, that path's failure (the worker is then unusable).
+        Stops at the first path that lost the worker (it hung or died on
+        it) and returns that path's failure; the worker is then unusable.
+        None when every path was answered.
         """
-        answers: list[Probed] = []
         await self.send(paths)
         for _ in paths:
             message, timed_out = None, True
@@ -113,12 +113,12 @@ class _Worker:
                 message = await self.next_message()
                 timed_out = False
             if timed_out:
-                return answers, Probed(failure=ProbeFailure.TIMEOUT, message=f"no answer within {timeout:g} s")
+                return Probed(failure=ProbeFailure.TIMEOUT, message=f"no answer within {timeout:g} s")
             if message is None:
-                return answers, await self._death()
-            answers.append(_probed(message))
+                return await self._death()
+            on_answer(_probed(message))
         self.idle_since = trio.current_time()
-        return answers, None
+        return None
 
     async def _death(self) -> Probed:
         with trio.move_on_after(EXIT_WAIT_S):
@@ -167,10 +167,11 @@ class ProbePool:
         """The idle workers' process ids (busy ones are their callers')."""
         return [w.process.pid for w in self._idle]
 
-    async def probe(self, paths: Sequence[str]) -> list[Probed]:
+    async def probe(self, paths: Sequence[str], on_answer: Callable[[int, Probed], None] | None = None) -> list[Probed]:
         """One Probed per path, in order; never raises for a failed probe.
 
-        Cancellation kills the worker in use and raises.
+        ``on_answer(i, probed)`` is called as each answer comes. Cancellation
+        kills the worker in use and raises.
         """
         results: list[Probed] = []
         async with self._limiter:
@@ -179,19 +180,19 @@ class ProbePool:
                     worker = await self._checkout()
                 except WorkerUnavailable as exc:
                     failed = Probed(failure=ProbeFailure.UNKNOWN, message=str(exc))
-                    results.extend(failed for _ in paths[len(results) :])
+                    while len(results) < len(paths):
+                        _record(results, failed, on_answer)
                     break
                 try:
-                    answers, lost = await worker.probe(paths[len(results) :], self._timeout)
+                    lost = await worker.probe(paths[len(results) :], self._timeout, lambda a: _record(results, a, on_answer))
                 except BaseException:
                     await worker.close(kill=True)
                     raise
-                results.extend(answers)
                 if lost is None:
                     self._idle.append(worker)
                 else:
                     await worker.close(kill=True)
-                    results.append(lost)
+                    _record(results, lost, on_answer)
         return results
 
     async def _checkout(self) -> _Worker:
@@ -273,6 +274,12 @@ async def run_probe_pool(
     async with open_probe_pool(slots, timeout=timeout, command=command) as pool:
         task_status.started(pool)
         await trio.sleep_forever()
+
+
+def _record(results: list[Probed], probed: Probed, on_answer: Callable[[int, Probed], None] | None) -> None:
+    results.append(probed)
+    if on_answer is not None:
+        on_answer(len(results) - 1, probed)
 
 
 def _probed(message: Any) -> Probed:

@@ -12,7 +12,7 @@ costs that file a ``timeout`` or ``invalid`` failure, not the scan.
 
 Results are written in batches of :data:`FLUSH_EVERY` (one transaction
 each), so a cancelled probe run keeps what it finished and the rest stays
-pending; ``on_progress(done, total)`` is called after every batch. Remote
+pending; ``on_progress(done, total)`` is called as each file is answered. Remote
 sources (``.strm``) are never probed here; whoever reads them later must
 check every hop with :func:`remote_target_allowed`.
 """
@@ -95,15 +95,17 @@ async def probe_sources(
             await save_probe_results(store, batch)
 
     async def lane(pool: ProbePool) -> None:
-        nonlocal count
         while batch := [source for _, source in zip(range(BATCH), pending)]:
+
+            def answered(i: int, probed: Probed, batch: list[PendingSource] = batch) -> None:
+                nonlocal count
+                done.append(ProbeOutcomeRow(batch[i], now_ms(), probed.result, probed.failure))
+                count += 1
+                if on_progress is not None:
+                    on_progress(count, total)
+
             async with deps.probe_limiter:
-                answers = await pool.probe([source.path for source in batch])
-            probed_at = now_ms()
-            done.extend(ProbeOutcomeRow(s, probed_at, a.result, a.failure) for s, a in zip(batch, answers))
-            count += len(batch)
-            if on_progress is not None:
-                on_progress(count, total)
+                await pool.probe([source.path for source in batch], answered)
             if len(done) >= FLUSH_EVERY:
                 await flush()
 
