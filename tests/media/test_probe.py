@@ -7,6 +7,7 @@ import json
 import os
 import random
 import shutil
+import struct
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,6 +115,16 @@ def samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Probed]:
             "-color_primaries", "bt2020", "-color_trc", "smpte2084",
             "-colorspace", "bt2020nc", files["hdr10"],
         )  # fmt: skip
+        hevc = root / "hevc.mp4"
+        _ffmpeg(
+            *TINY_VIDEO, "-t", "0.4", "-c:v", "libx265", "-preset", "ultrafast",
+            "-x265-params", "log-level=none", "-tag:v", "hvc1", "-pix_fmt", "yuv420p10le",
+            "-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc", hevc,
+        )  # fmt: skip
+        files["dovi-record"] = root / "dv-record.mp4"
+        files["dovi-record"].write_bytes(with_dolby_vision(hevc.read_bytes(), record=True))
+        files["dovi-tag"] = root / "dv-tag.mp4"
+        files["dovi-tag"].write_bytes(with_dolby_vision(hevc.read_bytes(), tag=b"dvh1"))
     files["text"] = root / "notes.avi"
     files["text"].write_text("this is not a video\n" * 20)
     files["truncated"] = root / "cut.mp4"
@@ -150,6 +161,49 @@ def _parsed(samples: dict[str, Probed], name: str) -> ProbeResult:
     return parse_probe(probed.stdout, path_container_hint=probed.path.name)
 
 
+# A Dolby Vision configuration record (ETSI GS CCM 001, "dvcC"): version
+# 1.0, profile 8, level 6, RPU and base layer present, compatibility id 1.
+DVCC = struct.pack(">BBH", 1, 0, (8 << 9) | (6 << 3) | 0b101) + bytes([0x10]) + bytes(19)
+VISUAL_SAMPLE_ENTRY_FIELDS = 78  # bytes of a video sample entry before its child boxes
+
+
+def with_dolby_vision(mp4: bytes, *, record: bool = False, tag: bytes | None = None) -> bytes:
+    """An MP4 (moov after mdat) whose hvc1 sample entry gets a dvcC box and/or a new fourcc.
+
+    ffmpeg 5.1 cannot write Dolby Vision; this is how a DV file declares it.
+    """
+    data = bytearray(mp4)
+    path = [b"moov", b"trak", b"mdia", b"minf", b"stbl", b"stsd"]
+    ancestors: list[int] = []
+    start, end = 0, len(data)
+    for kind in path:
+        position = _find_box(data, start, end, kind)
+        ancestors.append(position)
+        size = struct.unpack_from(">I", data, position)[0]
+        start, end = position + 8, position + size
+    entry = start + 8  # stsd: version, flags and entry count
+    assert data[entry + 4 : entry + 8] == b"hvc1", "a sample entry other than hvc1"
+    if tag is not None:
+        data[entry + 4 : entry + 8] = tag
+    if record:
+        entry_end = entry + struct.unpack_from(">I", data, entry)[0]
+        box = struct.pack(">I4s", 8 + len(DVCC), b"dvcC") + DVCC
+        data[entry_end:entry_end] = box
+        for position in [*ancestors, entry]:
+            struct.pack_into(">I", data, position, struct.unpack_from(">I", data, position)[0] + len(box))
+    return bytes(data)
+
+
+def _find_box(data: bytearray, start: int, end: int, kind: bytes) -> int:
+    position = start
+    while position + 8 <= end:
+        size, found = struct.unpack_from(">I4s", data, position)
+        if found == kind:
+            return position
+        position += size
+    raise AssertionError(f"no {kind!r} box")
+
+
 def _reference(probed: Probed) -> ProbeResult | ProbeFailure:
     """What the ffprobe reference made of a file: its result, or its failure."""
     if probed.returncode != 0:
@@ -176,6 +230,16 @@ def test_every_test_file_probes_in_process_as_ffprobe_probes_it(samples: dict[st
     assert len(samples) > 15
     for name, probed in samples.items():
         assert _in_process(probed.path) == _reference(probed), name
+
+
+def test_dolby_vision_is_read_from_the_configuration_record_and_the_codec_tag(samples: dict[str, Probed]) -> None:
+    if "dovi-record" not in samples:
+        pytest.skip("ffmpeg has no libx265 encoder")
+    quiet_logging()
+    for name in ("dovi-record", "dovi-tag"):
+        reference = _reference(samples[name])
+        assert isinstance(reference, ProbeResult) and reference.streams[0].dynamic_range is DynamicRange.DOLBY_VISION
+        assert _in_process(samples[name].path) == reference
 
 
 def test_damaged_files_and_non_media_give_the_reference_failure(samples: dict[str, Probed]) -> None:

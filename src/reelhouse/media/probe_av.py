@@ -36,6 +36,10 @@ OPEN_OPTIONS = {"protocol_whitelist": "file"}
 # Codecs Dolby Vision is carried in (HEVC, AVC, AV1): only their streams'
 # side data is looked at.
 DOLBY_VISION_BASE_CODECS = frozenset({"hevc", "h264", "av1"})
+# The dispositions the rules read, as plain ints (IntFlag arithmetic is slow).
+_DISPOSITIONS = tuple(
+    (name, int(getattr(av.stream.Disposition, name))) for name in ("default", "forced", "hearing_impaired", "attached_pic")
+)
 _DUMP_STREAM = re.compile(r"^\s*Stream #\d+:(\d+)")
 _UNSPECIFIED_LAYOUT = re.compile(r"^\d+ channels$")
 
@@ -63,6 +67,8 @@ def read_media_info(path: str) -> ProbeResult:
     errors ``unreachable``, a damaged file ``invalid``, data no demuxer
     knows ``not_media``.
     """
+    if av.logging.get_level() is None:  # errors must reach the capture to be classified
+        quiet_logging()
     with av.logging.Capture(local=True) as logs:
         try:
             container = _open(path)
@@ -123,15 +129,7 @@ def _stream_entry(stream: Any) -> dict[str, Any]:
         elif stream.type == "audio":
             _audio_fields(entry, context)
     disposition = int(stream.disposition)
-    entry["disposition"] = {
-        name: int(bool(disposition & flag))
-        for name, flag in (
-            ("default", av.stream.Disposition.default),
-            ("forced", av.stream.Disposition.forced),
-            ("hearing_impaired", av.stream.Disposition.hearing_impaired),
-            ("attached_pic", av.stream.Disposition.attached_pic),
-        )
-    }
+    entry["disposition"] = {name: int(bool(disposition & flag)) for name, flag in _DISPOSITIONS}
     if stream.metadata:
         entry["tags"] = dict(stream.metadata)
     if stream.duration is not None and stream.time_base:
@@ -178,13 +176,23 @@ def _dolby_vision_streams(container: Any, streams: list[dict[str, Any]]) -> set[
         return set()
     found: set[int] = set()
     current: int | None = None
-    for line in container.dumps_format().splitlines():
+    for line in _dump(container).splitlines():
         stream = _DUMP_STREAM.match(line)
         if stream is not None:
             current = int(stream.group(1))
         elif current is not None and "dovi configuration record" in line.lower():
             found.add(current)
     return found
+
+
+def _dump(container: Any) -> str:
+    # av_dump_format logs at INFO: below the level probes run at, so raise it meanwhile.
+    level = av.logging.get_level()
+    av.logging.set_level(av.logging.INFO)
+    try:
+        return str(container.dumps_format())
+    finally:
+        av.logging.set_level(level)
 
 
 def _seconds(duration: int, time_base: Fraction) -> str:
