@@ -54,7 +54,7 @@ from reelhouse.media.probe_ffprobe import FFPROBE_ENV, ffprobe_args, parse_probe
 
 DEFAULT_FILES = 5_000
 DEFAULT_FFPROBE_SAMPLE = 200
-TREE_VERSION = 1
+TREE_VERSION = 2
 FLOOR_ROUNDS = 3
 SCAN_TIMEOUT_S = 600.0
 POLL_INTERVAL_S = 0.05
@@ -85,7 +85,7 @@ TEMPLATES: tuple[tuple[str, str, list[str]], ...] = (
     ("ts", "320x240", ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"]),
     ("webm", "160x120", ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-c:a", "libopus"]),
     ("flv", "320x240", ["-c:v", "flv", "-c:a", "libmp3lame", "-ar", "44100"]),
-    ("mkv", "1280x720", ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "eac3"]),
+    ("mkv", "320x240", ["-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-c:a", "eac3"]),
 )
 
 
