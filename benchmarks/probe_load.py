@@ -261,6 +261,8 @@ def run_scan(base: Path, root: Path, files: int) -> dict[str, Any]:
         result["server"] = server.figures()
     result["catalogue"] = catalogue_figures(data_dir)
     result["files_per_second"] = round(files / result["scan_seconds"]) if result["scan_seconds"] else None
+    cpu = result["server_cpu_seconds"]
+    result["files_per_cpu_second"] = round(files / cpu) if cpu else None
     return result
 
 
