@@ -43,7 +43,7 @@ from .parser_process import _child_env
 
 START_TIMEOUT_S = 30.0  # a worker's time to import and say it is ready
 EXIT_WAIT_S = 2.0  # how long a dead worker's exit status is waited for
-IDLE_SECONDS = 60.0
+IDLE_SECONDS = 300.0  # the status check probes every minute: one worker stays warm
 READ_CHUNK_BYTES = 256 * 1024
 # Signals of a crash in the worker's own code: the file it read broke it.
 CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGILL})
