@@ -9,12 +9,12 @@ cached (``--cache``), is measured in one run:
    ``mediaInfoTiming: scan``, one full scan (``POST /libraries/{id}/scan``)
    polled until it ends; files/s from the final ScanStatus, and what the
    catalogue holds afterwards (sources probed, failures by kind);
-3. **probe path**: the server's probe pool alone (``ProbePool``, as many
-   workers and lanes as the default ``probe_concurrency``, batches as a
-   scan sends them) over every file of the tree;
+3. **probe path**: the server's probe pool alone (``ProbePool``,
+   ``--probe-concurrency`` workers and lanes, batches as a scan sends
+   them) over every file of the tree;
 4. **ffprobe**: the old path on a sample (``--ffprobe-sample``): one
-   ``ffprobe`` process per file, as many at once as the default
-   ``probe_concurrency``, its JSON parsed as before.
+   ``ffprobe`` process per file, ``--probe-concurrency`` at once, its JSON
+   parsed as before.
 
 It prints one JSON document (figures, targets, the machine's load) on
 stdout and a summary on stderr; benchmarks/README.md explains each figure.
@@ -22,8 +22,8 @@ It asserts nothing about timings: exit 0 when everything was measured, 1
 when the scan failed or did not probe every file, or the server could not
 run.
 
-Usage: python benchmarks/probe_load.py [--files N] [--ffprobe-sample N] [--cache DIR]
-                                       [--workdir DIR] [--keep]
+Usage: python benchmarks/probe_load.py [--files N] [--ffprobe-sample N] [--probe-concurrency N]
+                                       [--cache DIR] [--workdir DIR] [--keep]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from typing import Any
 
 import httpx
 import trio
-from _http_probe import BenchmarkError, running_server, sigterm_as_interrupt
+from _http_probe import BenchmarkError, running_server, sigterm_as_interrupt, tree_rss_mb
 
 from reelhouse.actors.scan.probe_pool import open_probe_pool
 from reelhouse.actors.scan.probing import BATCH
@@ -61,7 +61,7 @@ POLL_INTERVAL_S = 0.05
 FFMPEG_TIMEOUT_S = 120
 LIBRARY_OPTIONS = {"remoteAllowedHosts": [], "mediaInfoTiming": "scan", "scansSuspended": True, "realtimeMonitor": False}
 FINAL_STATES = ("completed", "failed", "cancelled")
-SLOTS = ScanSettings().probe_concurrency  # the server's default probe workers and lanes
+DEFAULT_SLOTS = ScanSettings().probe_concurrency  # the server's default probe workers and lanes
 
 TARGET_SCAN_FILES_PER_SECOND = 1_500
 TARGET_SPEEDUP_OVER_FFPROBE = 20.0
@@ -200,6 +200,9 @@ async def scan_phase(api_url: str, key: str, root: Path) -> dict[str, Any]:
         "final_total": status.get("total"),
         "polls": len(samples),
         "probe_phase_polls": len(probe_samples),
+        # from the POST to the first poll in phase write, and from there to the end (client clock, ~50 ms)
+        "until_probe_phase_seconds_client": round(probe_samples[0][0], 3) if probe_samples else None,
+        "probe_phase_seconds_client": round(wall - probe_samples[0][0], 3) if probe_samples else None,
         "probe_phase_processed_values": len({s[1] for s in probe_samples}),
     }
 
@@ -252,12 +255,14 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def run_scan(base: Path, root: Path, files: int) -> dict[str, Any]:
+def run_scan(base: Path, root: Path, files: int, slots: int) -> dict[str, Any]:
     data_dir = base / "data"
-    with running_server(data_dir, None) as server:
+    settings = {} if slots == DEFAULT_SLOTS else {"REELHOUSE_SCAN__PROBE_CONCURRENCY": str(slots)}
+    with running_server(data_dir, None, settings) as server:
         cpu_before = cpu_tree_seconds(server.process.pid)
         result = trio.run(scan_phase, server.api_url, server.key, root)
         result["server_cpu_seconds"] = round(cpu_tree_seconds(server.process.pid) - cpu_before, 2)
+        result["tree_rss_mb_after_scan"] = tree_rss_mb(server.process.pid)
         result["server"] = server.figures()
     result["catalogue"] = catalogue_figures(data_dir)
     result["files_per_second"] = round(files / result["scan_seconds"]) if result["scan_seconds"] else None
@@ -269,12 +274,12 @@ def run_scan(base: Path, root: Path, files: int) -> dict[str, Any]:
 # --- the probe path alone, and the old ffprobe path -------------------------------
 
 
-async def probe_path(paths: list[str]) -> dict[str, Any]:
-    """The server's pool over ``paths``: ``SLOTS`` lanes of ``BATCH`` paths, as a scan probes."""
+async def probe_path(paths: list[str], slots: int) -> dict[str, Any]:
+    """The server's pool over ``paths``: ``slots`` lanes of ``BATCH`` paths, as a scan probes."""
     pending = iter(paths)
     failures: Counter[str] = Counter()
-    async with open_probe_pool(SLOTS, timeout=30) as pool:
-        await pool.probe(paths[:SLOTS])  # start-up is a server's, once: not timed
+    async with open_probe_pool(slots, timeout=30) as pool:
+        await pool.probe(paths[:slots])  # start-up is a server's, once: not timed
         started = time.perf_counter()
 
         async def lane() -> None:
@@ -284,16 +289,16 @@ async def probe_path(paths: list[str]) -> dict[str, Any]:
                         failures[answer.failure.value] += 1
 
         async with trio.open_nursery() as nursery:
-            for _ in range(SLOTS):
+            for _ in range(slots):
                 nursery.start_soon(lane)
         seconds = time.perf_counter() - started
     return {"files": len(paths), "seconds": round(seconds, 3), "files_per_second": round(len(paths) / seconds),
-            "workers": SLOTS, "batch": BATCH, "failures": dict(failures)}
+            "workers": slots, "batch": BATCH, "failures": dict(failures)}
 
 
-async def ffprobe_path(paths: list[str]) -> dict[str, Any]:
-    """One ffprobe process per file, ``SLOTS`` at once, its JSON parsed: the old probe path."""
-    limiter = trio.CapacityLimiter(SLOTS)
+async def ffprobe_path(paths: list[str], slots: int) -> dict[str, Any]:
+    """One ffprobe process per file, ``slots`` at once, its JSON parsed: the old probe path."""
+    limiter = trio.CapacityLimiter(slots)
     env = {**os.environ, **FFPROBE_ENV}
     failures: Counter[str] = Counter()
 
@@ -311,7 +316,7 @@ async def ffprobe_path(paths: list[str]) -> dict[str, Any]:
             nursery.start_soon(one, path)
     seconds = time.perf_counter() - started
     return {"files": len(paths), "seconds": round(seconds, 3), "files_per_second": round(len(paths) / seconds),
-            "concurrency": SLOTS, "failures": dict(failures)}
+            "concurrency": slots, "failures": dict(failures)}
 
 
 # --- main -----------------------------------------------------------------------
@@ -352,12 +357,14 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--files", type=int, default=DEFAULT_FILES, help=f"video files in the tree (default {DEFAULT_FILES})")
     parser.add_argument("--ffprobe-sample", type=int, default=DEFAULT_FFPROBE_SAMPLE,
                         help=f"files probed with one ffprobe each (default {DEFAULT_FFPROBE_SAMPLE})")
+    parser.add_argument("--probe-concurrency", type=int, default=DEFAULT_SLOTS,
+                        help=f"the server's scan.probe_concurrency, and the probe path's and ffprobe's (default {DEFAULT_SLOTS})")
     parser.add_argument("--cache", type=Path, default=default_cache(), help="where the tree is made once and kept")
     parser.add_argument("--workdir", type=Path, help="where the server's data go (default: system temp)")
     parser.add_argument("--keep", action="store_true", help="keep the server's data and log")
     args = parser.parse_args()
-    if args.files < 1 or args.ffprobe_sample < 1:
-        parser.error("--files and --ffprobe-sample must be positive")
+    if args.files < 1 or args.ffprobe_sample < 1 or not 1 <= args.probe_concurrency <= 8:
+        parser.error("--files and --ffprobe-sample must be positive, --probe-concurrency 1 to 8")
     return args
 
 
@@ -372,7 +379,8 @@ def main() -> int:
         args.workdir.mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(prefix="reelhouse-probe-bench-", dir=args.workdir))
     report: dict[str, Any] = {"benchmark": "probe_load", "config": {
-        "files": args.files, "ffprobe_sample": args.ffprobe_sample, "probe_workers": SLOTS, "batch": BATCH,
+        "files": args.files, "ffprobe_sample": args.ffprobe_sample, "probe_concurrency": args.probe_concurrency,
+        "default_probe_concurrency": args.probe_concurrency == DEFAULT_SLOTS, "batch": BATCH,
         "cpus": os.cpu_count(), "load_average_before": os.getloadavg()}}
     try:
         log(f"the tree of {args.files} videos (cached under {args.cache})", started)
@@ -380,12 +388,12 @@ def main() -> int:
         paths = video_paths(root)
         report["floor"] = walk_floor(root)
         log("first scan with mediaInfoTiming scan", started)
-        report["scan"] = run_scan(base, root, len(paths))
+        report["scan"] = run_scan(base, root, len(paths), args.probe_concurrency)
         log("the probe path alone", started)
-        report["probe_path"] = trio.run(probe_path, paths)
+        report["probe_path"] = trio.run(probe_path, paths, args.probe_concurrency)
         log(f"ffprobe per file on {args.ffprobe_sample} files", started)
         step = max(1, len(paths) // args.ffprobe_sample)
-        report["ffprobe"] = trio.run(ffprobe_path, paths[::step][: args.ffprobe_sample])
+        report["ffprobe"] = trio.run(ffprobe_path, paths[::step][: args.ffprobe_sample], args.probe_concurrency)
         report["targets"] = targets(report)
         report["config"]["load_average_after"] = os.getloadavg()
         report["run_seconds"] = round(time.perf_counter() - started, 1)

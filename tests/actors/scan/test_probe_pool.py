@@ -66,6 +66,21 @@ async def test_a_worker_that_aborts_costs_one_invalid_file_and_is_replaced(video
     assert probe_worker_pids() == []
 
 
+async def test_a_crash_in_the_middle_of_a_long_batch_costs_that_file_only(video: Path, tmp_path: Path) -> None:
+    crash = tmp_path / "crash.mkv"
+    shutil.copyfile(video, crash)
+    paths = [str(video)] * 50
+    paths[21] = str(crash)  # in the second request, while the third is queued
+    seen: list[int] = []
+    with trio.fail_after(IO_LIMIT_S):
+        async with open_probe_pool(1, timeout=10, command=worker_command(abort_on="crash")) as pool:
+            answers = await pool.probe(paths, lambda i, _: seen.append(i))
+    assert seen == list(range(50))
+    assert [i for i, a in enumerate(answers) if a.failure is not None] == [21]
+    assert all(a.result is not None for i, a in enumerate(answers) if i != 21)
+    assert pool.started == 2 and probe_worker_pids() == []
+
+
 async def test_a_worker_that_never_gets_ready_fails_the_batch_as_unknown(video: Path, autojump_clock: object) -> None:
     async with open_probe_pool(1, timeout=10, command=worker_command(hang_at_start=True)) as pool:
         answers = await pool.probe([str(video), str(video)])

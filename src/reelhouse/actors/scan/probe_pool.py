@@ -45,6 +45,7 @@ START_TIMEOUT_S = 30.0  # a worker's time to import and say it is ready
 EXIT_WAIT_S = 2.0  # how long a dead worker's exit status is waited for
 IDLE_SECONDS = 300.0  # the status check probes every minute: one worker stays warm
 READ_CHUNK_BYTES = 256 * 1024
+CHUNK = 16  # paths per request; a worker holds one, and the next is queued
 # Signals of a crash in the worker's own code: the file it read broke it.
 CRASH_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGILL})
 DEFAULT_COMMAND: tuple[str, ...] = (sys.executable, "-c", WORKER_ENTRY)
@@ -106,8 +107,14 @@ class _Worker:
         it) and returns that path's failure; the worker is then unusable.
         None when every path was answered.
         """
-        await self.send(paths)
-        for _ in paths:
+        # Requests of CHUNK paths, the next one always queued before the
+        # worker runs out: it never waits for this process between chunks.
+        chunks = [paths[start : start + CHUNK] for start in range(0, len(paths), CHUNK)]
+        for chunk in chunks[:2]:
+            await self.send(chunk)
+        for index in range(len(paths)):
+            if index % CHUNK == 0 and 0 < index and index // CHUNK + 1 < len(chunks):
+                await self.send(chunks[index // CHUNK + 1])
             message, timed_out = None, True
             with trio.move_on_after(timeout):
                 message = await self.next_message()

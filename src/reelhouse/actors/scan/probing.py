@@ -33,7 +33,7 @@ from reelhouse.storage.catalog import PendingSource, ProbeOutcomeRow, pending_pr
 from .probe_pool import DEFAULT_COMMAND, ProbePool, Probed, open_probe_pool
 
 FLUSH_EVERY = 32  # probe results per write transaction
-BATCH = 16  # paths per request to a worker (and per hold of the limiter)
+BATCH = 64  # paths per request to a worker (and per hold of the limiter)
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 __all__ = ["BATCH", "FLUSH_EVERY", "Probed", "ScanDeps", "probe_pending_sources", "probe_sources", "remote_target_allowed"]
