@@ -10,9 +10,10 @@ held per batch. A file that cannot be read keeps its item with a
 ProbeFailure and no media info; a file that hangs or crashes a worker
 costs that file a ``timeout`` or ``invalid`` failure, not the scan.
 
-Results are written in batches of :data:`FLUSH_EVERY` (one transaction
-each), so a cancelled probe run keeps what it finished and the rest stays
-pending; ``on_progress(done, total)`` is called as each file is answered. Remote
+Results are written by a writer task, up to :data:`FLUSH_EVERY` per
+transaction (the lanes never wait for the database), so a cancelled probe
+run keeps what was written and the rest stays pending.
+``on_progress(done, total)`` is called as each file is answered. Remote
 sources (``.strm``) are never probed here; whoever reads them later must
 check every hop with :func:`remote_target_allowed`.
 """
@@ -20,6 +21,7 @@ check every hop with :func:`remote_target_allowed`.
 from __future__ import annotations
 
 import ipaddress
+import math
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -32,7 +34,8 @@ from reelhouse.storage.catalog import PendingSource, ProbeOutcomeRow, pending_pr
 
 from .probe_pool import DEFAULT_COMMAND, ProbePool, Probed, open_probe_pool
 
-FLUSH_EVERY = 32  # probe results per write transaction
+FLUSH_EVERY = 256  # probe results per write transaction, at most...
+FLUSH_WAIT_S = 0.2  # ...or those that came within this long
 BATCH = 64  # paths per request to a worker (and per hold of the limiter)
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -81,40 +84,52 @@ async def probe_sources(
 ) -> int:
     """Probe ``sources`` in ``read_concurrency`` lanes; returns how many were probed.
 
-    Raises StoreError when results cannot be written.
+    Lanes never wait for the database: a writer task saves the outcomes
+    as they come. Raises StoreError when results cannot be written.
     """
     total = len(sources)
     pending: Iterator[PendingSource] = iter(sources)
-    done: list[ProbeOutcomeRow] = []
+    send, receive = trio.open_memory_channel[ProbeOutcomeRow](math.inf)  # at most ``total``
     count = 0
-
-    async def flush() -> None:
-        batch = done[:]
-        done.clear()
-        if batch:
-            await save_probe_results(store, batch)
 
     async def lane(pool: ProbePool) -> None:
         while batch := [source for _, source in zip(range(BATCH), pending)]:
 
             def answered(i: int, probed: Probed, batch: list[PendingSource] = batch) -> None:
                 nonlocal count
-                done.append(ProbeOutcomeRow(batch[i], now_ms(), probed.result, probed.failure))
+                send.send_nowait(ProbeOutcomeRow(batch[i], now_ms(), probed.result, probed.failure))
                 count += 1
                 if on_progress is not None:
                     on_progress(count, total)
 
             async with deps.probe_limiter:
                 await pool.probe([source.path for source in batch], answered)
-            if len(done) >= FLUSH_EVERY:
-                await flush()
+
+    async def lanes(pool: ProbePool) -> None:
+        async with send, trio.open_nursery() as nursery:
+            for _ in range(max(1, min(read_concurrency, total))):
+                nursery.start_soon(lane, pool)
 
     if total:
         async with _pool(deps) as pool, trio.open_nursery() as nursery:
-            for _ in range(max(1, min(read_concurrency, total))):
-                nursery.start_soon(lane, pool)
-    await flush()
+            nursery.start_soon(_write_outcomes, store, receive)
+            await lanes(pool)
     return count
+
+
+async def _write_outcomes(store: Store, receive: trio.MemoryReceiveChannel[ProbeOutcomeRow]) -> None:
+    """Save outcomes until the lanes are done: up to FLUSH_EVERY per transaction,
+    or what came within FLUSH_WAIT_S of the first."""
+    async with receive:
+        async for first in receive:
+            batch = [first]
+            with trio.move_on_after(FLUSH_WAIT_S):
+                while len(batch) < FLUSH_EVERY:
+                    try:
+                        batch.append(await receive.receive())
+                    except trio.EndOfChannel:
+                        break
+            await save_probe_results(store, batch)
 
 
 async def probe_pending_sources(
