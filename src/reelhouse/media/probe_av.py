@@ -86,7 +86,8 @@ def read_media_info(path: str) -> ProbeResult:
 
 def _open(path: str) -> Any:
     # "file:" so that a name starting with a protocol ("http:...") is a file.
-    return av.open(f"file:{path}", container_options=OPEN_OPTIONS)
+    # Tags that are not UTF-8 keep their readable part instead of failing the file.
+    return av.open(f"file:{path}", container_options=OPEN_OPTIONS, metadata_errors="replace")
 
 
 def _probe_error(path: str, exc: BaseException, logs: Iterable[tuple[int, str, str]]) -> ProbeError:

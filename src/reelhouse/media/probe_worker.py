@@ -5,11 +5,13 @@ them; a malformed file that crashes a C library then takes down one
 worker, not the server. Started as ``python -c`` :data:`WORKER_ENTRY`, a
 worker imports only this package's ``media`` modules and ``av``.
 
-Protocol, on the worker's stdin and stdout: each message is one frame, a
-length-prefixed pickle (:func:`encode_frame`, :class:`FrameDecoder`). The
-worker first sends ``("ready", versions)``; then for each request (a list
-of paths) it answers every path in order, one frame each:
-``("ok", ProbeResult)`` or ``("failed", (ProbeFailure value, message))``.
+Protocol, on the worker's stdin and stdout, one length-prefixed frame per
+message. Requests (server to worker) are pickled lists of paths; answers
+are JSON (:func:`encode_answer`), never pickles: a worker that a file
+subverted must not be able to run code in the server, so the server reads
+answers as data and checks every field (:func:`decode_answer`). The worker
+first answers ``["ready", versions]``; then for each request it answers
+every path in order, ``["ok", result]`` or ``["failed", failure, message]``.
 End of input ends the worker. A worker whose parent dies (the server was
 killed) exits within a second, even while a read hangs.
 """
@@ -23,21 +25,30 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
+
+import orjson
+
+from .probe import DynamicRange, MediaStreamInfo, ProbeError, ProbeFailure, ProbeResult, StreamType
 
 WORKER_ENTRY = "from reelhouse.media.probe_worker import main; main()"
 PARENT_CHECK_SECONDS = 1.0
 _HEADER = struct.Struct(">I")
-MAX_FRAME_BYTES = 64 * 1024 * 1024
+MAX_FRAME_BYTES = 16 * 1024 * 1024
+MAX_MESSAGE_CHARS = 500
 
 
-def encode_frame(message: object) -> bytes:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    return _HEADER.pack(len(data)) + data
+def frame(body: bytes) -> bytes:
+    return _HEADER.pack(len(body)) + body
+
+
+def encode_request(paths: Sequence[str]) -> bytes:
+    return frame(pickle.dumps(list(paths), protocol=pickle.HIGHEST_PROTOCOL))
 
 
 class FrameDecoder:
-    """Frames out of a byte stream read in chunks of any size."""
+    """Frame bodies out of a byte stream read in chunks of any size."""
 
     def __init__(self) -> None:
         self._buffer = bytearray()
@@ -45,8 +56,8 @@ class FrameDecoder:
     def feed(self, chunk: bytes) -> None:
         self._buffer += chunk
 
-    def next_frame(self) -> Any | None:
-        """The next complete message, or None until more bytes come.
+    def next_body(self) -> bytes | None:
+        """The next complete frame's body, or None until more bytes come.
 
         Raises ValueError on a frame no worker would send.
         """
@@ -60,12 +71,96 @@ class FrameDecoder:
             return None
         body = bytes(self._buffer[_HEADER.size : end])
         del self._buffer[:end]
-        return pickle.loads(body)
+        return body
+
+
+# -- answers ----------------------------------------------------------------------
+
+_STREAM_FIELDS = MediaStreamInfo.__slots__  # the wire order of a stream's fields
+
+
+def encode_answer(answer: tuple[str, Any]) -> bytes:
+    """A ready, ok or failed answer as a JSON frame (an odd value fails that file)."""
+    kind, value = answer
+    if kind == "ok":
+        result: ProbeResult = value
+        streams = [[_plain(getattr(s, f)) for f in _STREAM_FIELDS] for s in result.streams]
+        body = ["ok", [result.container, result.format_name, result.size, result.bitrate, result.runtime_ticks, streams]]
+    elif kind == "failed":
+        body = ["failed", value[0], value[1][:MAX_MESSAGE_CHARS]]
+    else:
+        body = [kind, value]
+    try:
+        return frame(orjson.dumps(body))
+    except (TypeError, orjson.JSONEncodeError) as exc:  # e.g. text that is not UTF-8
+        return frame(orjson.dumps(["failed", ProbeFailure.UNKNOWN.value, f"unencodable media info: {exc}"]))
+
+
+def decode_answer(body: bytes) -> tuple[str, Any]:
+    """``("ready", versions)``, ``("ok", ProbeResult)`` or ``("failed", (ProbeFailure, message))``.
+
+    Raises ValueError for anything else: the server then treats the
+    worker as broken.
+    """
+    try:
+        message = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError("an answer that is not JSON") from exc
+    match message:
+        case ["ready", dict(versions)]:
+            return "ready", {str(k): str(v) for k, v in versions.items()}
+        case ["ok", [str(container), str(format_name), size, bitrate, runtime, list(streams)]]:
+            numbers = tuple(_optional(int, n) for n in (size, bitrate, runtime))
+            return "ok", ProbeResult(container, format_name, *numbers, tuple(_stream(s) for s in streams))
+        case ["failed", str(failure), str(text)] if failure in ProbeFailure._value2member_map_:
+            return "failed", (ProbeFailure(failure), text[:MAX_MESSAGE_CHARS])
+    raise ValueError("an answer the server does not understand")
+
+
+# Each stream field's check and conversion, in _STREAM_FIELDS order.
+_FIELD_TYPES: dict[str, Callable[[Any], Any]] = {
+    "index": lambda v: _strict(int, v),
+    "type": StreamType,
+    "codec": lambda v: _strict(str, v),
+    "is_default": lambda v: _strict(bool, v),
+    "is_forced": lambda v: _strict(bool, v),
+    "is_hearing_impaired": lambda v: _strict(bool, v),
+    "dynamic_range": lambda v: None if v is None else DynamicRange(v),
+}
+_OPTIONAL_TEXT = ("channel_layout", "language", "title", "resolution_name", "color_transfer")
+
+
+def _stream(values: Any) -> MediaStreamInfo:
+    if not isinstance(values, list) or len(values) != len(_STREAM_FIELDS):
+        raise ValueError("a stream the server does not understand")
+    fields = {}
+    for name, value in zip(_STREAM_FIELDS, values):
+        if name in _FIELD_TYPES:
+            fields[name] = _FIELD_TYPES[name](value)
+        elif name in _OPTIONAL_TEXT:
+            fields[name] = _optional(str, value)
+        else:
+            fields[name] = _optional(int, value)
+    return MediaStreamInfo(**fields)
+
+
+def _strict(kind: type, value: Any) -> Any:
+    # bool is an int in Python, never in an answer
+    if type(value) is not kind:
+        raise ValueError(f"{value!r} is not a {kind.__name__}")
+    return value
+
+
+def _optional(kind: type, value: Any) -> Any:
+    return None if value is None else _strict(kind, value)
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, (StreamType, DynamicRange)) else value
 
 
 def answer(path: str) -> tuple[str, Any]:
-    """One path's answer frame body (never raises for a bad file)."""
-    from .probe import ProbeError, ProbeFailure
+    """One path's answer (never raises for a bad file)."""
     from .probe_av import read_media_info
 
     try:
@@ -73,7 +168,7 @@ def answer(path: str) -> tuple[str, Any]:
     except ProbeError as exc:
         return ("failed", (exc.failure.value, exc.message))
     except Exception as exc:  # a bug or an odd file: that file's failure, not the worker's
-        return ("failed", (ProbeFailure.UNKNOWN.value, f"{type(exc).__name__}: {exc}"[:500]))
+        return ("failed", (ProbeFailure.UNKNOWN.value, f"{type(exc).__name__}: {exc}"))
 
 
 def main() -> None:
@@ -101,8 +196,8 @@ def _read_request(stream: BinaryIO) -> list[str] | None:
     return [str(p) for p in paths]
 
 
-def _send(stream: BinaryIO, message: object) -> None:
-    stream.write(encode_frame(message))
+def _send(stream: BinaryIO, message: tuple[str, Any]) -> None:
+    stream.write(encode_answer(message))
     stream.flush()
 
 

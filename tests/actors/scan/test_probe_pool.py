@@ -6,6 +6,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,33 @@ async def test_a_crash_in_the_middle_of_a_long_batch_costs_that_file_only(video:
     assert [i for i, a in enumerate(answers) if a.failure is not None] == [21]
     assert all(a.result is not None for i, a in enumerate(answers) if i != 21)
     assert pool.started == 2 and probe_worker_pids() == []
+
+
+def _pickling_worker(marker: Path) -> tuple[str, ...]:
+    """A subverted worker: it answers with pickles that would run a command in the server."""
+    code = f"""
+import os, pickle, sys
+from reelhouse.media.probe_worker import encode_answer, frame
+out, requests = sys.stdout.buffer, sys.stdin.buffer
+out.write(encode_answer(("ready", {{"av": "0"}}))); out.flush()
+class Boom:
+    def __reduce__(self):
+        return (os.system, ("touch {marker}",))
+while len(header := requests.read(4)) == 4:
+    for _ in pickle.loads(requests.read(int.from_bytes(header, "big"))):
+        out.write(frame(pickle.dumps(("ok", Boom())))); out.flush()
+"""
+    return (sys.executable, "-c", code)
+
+
+async def test_a_subverted_worker_cannot_run_code_in_the_server(video: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    with trio.fail_after(IO_LIMIT_S):
+        async with open_probe_pool(1, timeout=10, command=_pickling_worker(marker)) as pool:
+            answers = await pool.probe([str(video), str(video)])
+    assert [a.failure for a in answers] == [ProbeFailure.UNKNOWN, ProbeFailure.UNKNOWN]
+    assert not marker.exists()
+    assert probe_worker_pids() == []
 
 
 async def test_a_worker_that_never_gets_ready_fails_the_batch_as_unknown(video: Path, autojump_clock: object) -> None:

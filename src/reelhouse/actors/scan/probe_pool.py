@@ -37,7 +37,7 @@ from typing import Any
 import trio
 
 from reelhouse.media.probe import ProbeFailure, ProbeResult
-from reelhouse.media.probe_worker import WORKER_ENTRY, FrameDecoder, encode_frame
+from reelhouse.media.probe_worker import WORKER_ENTRY, FrameDecoder, decode_answer, encode_request
 
 from .parser_process import _child_env
 
@@ -75,16 +75,19 @@ class _Worker:
         self._send_stream = process.stdin
         self._receive_stream = process.stdout
         self._decoder = FrameDecoder()
+        self.garbled = False
 
-    async def next_message(self) -> Any | None:
-        """The worker's next frame; None when it closed its output (it died)."""
+    async def next_message(self) -> tuple[str, Any] | None:
+        """The worker's next answer; None when it closed its output (it died)
+        or sent what no worker sends."""
         while True:
             try:
-                message = self._decoder.next_frame()
+                body = self._decoder.next_body()
+                if body is not None:
+                    return decode_answer(body)
             except ValueError:
-                return None  # garbage on the pipe: treated as a dead worker
-            if message is not None:
-                return message
+                self.garbled = True  # what no worker sends: treated as a dead worker
+                return None
             try:
                 chunk = await self._receive_stream.receive_some(READ_CHUNK_BYTES)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -95,7 +98,7 @@ class _Worker:
 
     async def send(self, paths: Sequence[str]) -> bool:
         try:
-            await self._send_stream.send_all(encode_frame(list(paths)))
+            await self._send_stream.send_all(encode_request(paths))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return False  # it is gone: reading its answer says how
         return True
@@ -128,6 +131,8 @@ class _Worker:
         return None
 
     async def _death(self) -> Probed:
+        if self.garbled:
+            return Probed(failure=ProbeFailure.UNKNOWN, message="the probe worker answered what no worker sends")
         with trio.move_on_after(EXIT_WAIT_S):
             await self.process.wait()
         code = self.process.returncode
@@ -229,9 +234,8 @@ class ProbePool:
         except BaseException:
             await worker.close(kill=True)
             raise
-        if isinstance(message, tuple) and len(message) == 2 and message[0] == "ready":
-            worker.versions = {str(k): str(v) for k, v in dict(message[1]).items()}
-            self.versions = worker.versions
+        if message is not None and message[0] == "ready":
+            worker.versions = self.versions = message[1]
             self.started += 1
             return worker
         await worker.close(kill=True)
@@ -289,10 +293,10 @@ def _record(results: list[Probed], probed: Probed, on_answer: Callable[[int, Pro
         on_answer(len(results) - 1, probed)
 
 
-def _probed(message: Any) -> Probed:
-    match message:
-        case ("ok", ProbeResult() as result):
-            return Probed(result=result)
-        case ("failed", (str(failure), str(text))) if failure in ProbeFailure._value2member_map_:
-            return Probed(failure=ProbeFailure(failure), message=text)
-    return Probed(failure=ProbeFailure.UNKNOWN, message=f"an answer the server does not understand: {message!r}"[:500])
+def _probed(message: tuple[str, Any]) -> Probed:
+    kind, value = message
+    if kind == "ok":
+        return Probed(result=value)
+    if kind == "failed":
+        return Probed(failure=value[0], message=value[1])
+    return Probed(failure=ProbeFailure.UNKNOWN, message="the probe worker answered out of turn")
