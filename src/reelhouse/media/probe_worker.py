@@ -25,7 +25,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, BinaryIO
 
 import orjson
@@ -117,31 +117,25 @@ def decode_answer(body: bytes) -> tuple[str, Any]:
     raise ValueError("an answer the server does not understand")
 
 
-# Each stream field's check and conversion, in _STREAM_FIELDS order.
-_FIELD_TYPES: dict[str, Callable[[Any], Any]] = {
-    "index": lambda v: _strict(int, v),
-    "type": StreamType,
-    "codec": lambda v: _strict(str, v),
-    "is_default": lambda v: _strict(bool, v),
-    "is_forced": lambda v: _strict(bool, v),
-    "is_hearing_impaired": lambda v: _strict(bool, v),
-    "dynamic_range": lambda v: None if v is None else DynamicRange(v),
-}
-_OPTIONAL_TEXT = ("channel_layout", "language", "title", "resolution_name", "color_transfer")
+assert _STREAM_FIELDS == (
+    "index", "type", "codec", "bitrate", "channels", "channel_layout", "sample_rate", "width", "height",
+    "language", "title", "is_default", "is_forced", "is_hearing_impaired", "resolution_name",
+    "color_transfer", "dynamic_range",
+), "the stream wire format follows MediaStreamInfo's fields"  # fmt: skip
 
 
 def _stream(values: Any) -> MediaStreamInfo:
     if not isinstance(values, list) or len(values) != len(_STREAM_FIELDS):
         raise ValueError("a stream the server does not understand")
-    fields = {}
-    for name, value in zip(_STREAM_FIELDS, values):
-        if name in _FIELD_TYPES:
-            fields[name] = _FIELD_TYPES[name](value)
-        elif name in _OPTIONAL_TEXT:
-            fields[name] = _optional(str, value)
-        else:
-            fields[name] = _optional(int, value)
-    return MediaStreamInfo(**fields)
+    (index, kind, codec, bitrate, channels, layout, sample_rate, width, height,
+     language, title, is_default, is_forced, hearing_impaired, tier, transfer, dynamic) = values  # fmt: skip
+    return MediaStreamInfo(
+        _strict(int, index), StreamType(kind), _strict(str, codec), _optional(int, bitrate),
+        _optional(int, channels), _optional(str, layout), _optional(int, sample_rate), _optional(int, width),
+        _optional(int, height), _optional(str, language), _optional(str, title), _strict(bool, is_default),
+        _strict(bool, is_forced), _strict(bool, hearing_impaired), _optional(str, tier), _optional(str, transfer),
+        None if dynamic is None else DynamicRange(dynamic),
+    )  # fmt: skip
 
 
 def _strict(kind: type, value: Any) -> Any:
