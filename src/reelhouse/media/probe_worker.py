@@ -37,6 +37,7 @@ PARENT_CHECK_SECONDS = 1.0
 _HEADER = struct.Struct(">I")
 MAX_FRAME_BYTES = 16 * 1024 * 1024
 MAX_MESSAGE_CHARS = 500
+MAX_VERSIONS, MAX_VERSION_CHARS = 16, 64  # a ready answer's library versions
 
 
 def frame(body: bytes) -> bytes:
@@ -107,8 +108,8 @@ def decode_answer(body: bytes) -> tuple[str, Any]:
     except orjson.JSONDecodeError as exc:
         raise ValueError("an answer that is not JSON") from exc
     match message:
-        case ["ready", dict(versions)]:
-            return "ready", {str(k): str(v) for k, v in versions.items()}
+        case ["ready", dict(versions)] if len(versions) <= MAX_VERSIONS:
+            return "ready", {str(k)[:MAX_VERSION_CHARS]: str(v)[:MAX_VERSION_CHARS] for k, v in versions.items()}
         case ["ok", [str(container), str(format_name), size, bitrate, runtime, list(streams)]]:
             numbers = tuple(_optional(int, n) for n in (size, bitrate, runtime))
             return "ok", ProbeResult(container, format_name, *numbers, tuple(_stream(s) for s in streams))
