@@ -168,7 +168,11 @@ def answer(path: str) -> tuple[str, Any]:
 
 def main() -> None:
     """Worker process: answer requests until the parent closes our stdin."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when we stop
+    # The server decides when we stop (and kills us): a Ctrl-C or a SIGTERM
+    # sent to the whole process group must not fail the file being probed
+    # before the server has stopped its scans.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     _exit_with_parent(os.getppid())
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print must not corrupt a frame
