@@ -25,7 +25,6 @@ answers would come after the caller stopped reading.
 from __future__ import annotations
 
 import functools
-import os
 import signal
 import subprocess
 import sys
