@@ -44,6 +44,18 @@ async def test_workers_are_started_once_and_kept_across_probes(video: Path) -> N
     assert probe_worker_pids() == []
 
 
+async def test_warmed_workers_are_the_ones_probes_use_and_never_more_than_the_slots(video: Path) -> None:
+    with trio.fail_after(IO_LIMIT_S):
+        async with open_probe_pool(2, timeout=10) as pool:
+            pool.warm(5)
+            pool.warm(2)  # already warming: nothing more
+            async with trio.open_nursery() as nursery:
+                for _ in range(4):
+                    nursery.start_soon(pool.probe, [str(video)] * 3)
+            assert pool.started == 2 and len(pool.pids) == 2
+    assert probe_worker_pids() == []
+
+
 async def test_a_fifo_that_never_answers_times_out_and_the_worker_is_replaced(video: Path, tmp_path: Path) -> None:
     fifo = tmp_path / "hung.mkv"
     os.mkfifo(fifo)  # opening it for reading blocks until a writer comes: a hung mount's read

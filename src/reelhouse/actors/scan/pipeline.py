@@ -64,6 +64,7 @@ WALK_MAX_SECONDS = 0.05  # ...or about this long
 PARSE_MAX_FILES = 1200  # listed files per parse hop (a few hundred items per write)
 PARSE_MAX_DIRS = 4000  # directories per parse hop (unchanged ones cost little)
 WRITE_QUEUE = 1  # parsed batches waiting for the writer
+WARM_PROBES_MIN_FILES = 200  # listed files from which a probing scan starts its probe workers early
 MS_PER_HOUR = 3_600_000
 
 
@@ -144,11 +145,13 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
     if any(visit.listing is not None for visit in visits):
         index.images = await load_local_images(store, plan.library_id)
     scope = _Scope(scope.starts, scope.within, scope.protected + tuple(unreadable))
+    listed = listed_files(visits)
+    if timing == "scan" and deps.probe_pool is not None and listed >= WARM_PROBES_MIN_FILES:
+        # Workers start while the scan parses, not when its probes begin.
+        deps.probe_pool.warm(effective_read_concurrency(plan.options, global_probe_limit=int(deps.probe_limiter.total_tokens)))
     progress.phase = "parse"
     setup = ParserSetup(rules, index, plan.rewrite, probe_changed=timing in ("scan", "background"))
-    async with open_parser(
-        setup, listed_files=listed_files(visits), thread_limiter=limiter, process_slots=deps.parse_processes
-    ) as parser:
+    async with open_parser(setup, listed_files=listed, thread_limiter=limiter, process_slots=deps.parse_processes) as parser:
         await _parse_and_write(parser, visits, store, progress)
         seen = await parser.seen_ids()
     progress.phase = "write"

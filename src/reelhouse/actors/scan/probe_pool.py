@@ -170,6 +170,8 @@ class ProbePool:
         self._command = list(command)
         self._idle_seconds = idle_seconds
         self._idle: list[_Worker] = []
+        self._warming = 0  # workers being started ahead of need (warm)
+        self._warmed = trio.Event()  # set (and replaced) whenever one of those is done
         self.started = 0  # workers started so far (for tests and the status check)
         self.versions: dict[str, str] = {}
 
@@ -206,7 +208,30 @@ class ProbePool:
                     _record(results, lost, on_answer)
         return results
 
+    def warm(self, count: int) -> None:
+        """Start workers now, up to ``count`` (at most ``slots``), for probes to come.
+
+        A scan calls it before it parses, so its probes find their workers
+        ready; a probe that finds none idle waits for one being warmed.
+        """
+        ready = len(self._idle) + self._warming + int(self._limiter.borrowed_tokens)
+        for _ in range(min(count, int(self._limiter.total_tokens)) - ready):
+            self._warming += 1
+            self._nursery.start_soon(self._warm_one)
+
+    async def _warm_one(self) -> None:
+        try:
+            self._idle.append(await self._start_worker())
+        except WorkerUnavailable:
+            pass  # a probe that needs it tries again and reports why
+        finally:
+            self._warming -= 1
+            self._warmed.set()
+            self._warmed = trio.Event()
+
     async def _checkout(self) -> _Worker:
+        while not self._idle and self._warming:
+            await self._warmed.wait()
         if self._idle:
             return self._idle.pop()
         return await self._start_worker()
