@@ -250,17 +250,21 @@ class Server:
         }
 
 
-def _server_env(full_scans: int | None) -> dict[str, str]:
+def _server_env(full_scans: int | None, extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REELHOUSE_")}
     if full_scans is not None:
         env["REELHOUSE_SCAN__MAX_CONCURRENT_FULL_SCANS"] = str(full_scans)
+    env.update(extra or {})
     return env
 
 
 @contextmanager
-def running_server(data_dir: Path, full_scans: int | None) -> Iterator[Server]:
-    """``reelhouse serve`` on a free port with a fresh API key; SIGTERM and wait on exit."""
-    env = _server_env(full_scans)
+def running_server(data_dir: Path, full_scans: int | None, extra_env: dict[str, str] | None = None) -> Iterator[Server]:
+    """``reelhouse serve`` on a free port with a fresh API key; SIGTERM and wait on exit.
+
+    ``extra_env``: settings for the server (``REELHOUSE_...`` variables).
+    """
+    env = _server_env(full_scans, extra_env)
     log_path = data_dir.with_suffix(".log")
     argv = [sys.executable, "-m", "reelhouse", "serve", "--bind", "127.0.0.1:0", "--data-dir", str(data_dir)]
     with log_path.open("wb") as log:

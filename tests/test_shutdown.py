@@ -15,9 +15,8 @@ import pytest
 import trio
 
 from .http.edge.rawhttp import Reader, connect, request
-from .http.scanning import hanging_ffprobe
 from .process import ServerProcess as _ServerProcess
-from .process import clean_environ, descendants, is_running, run_cli
+from .process import descendants, is_running, run_cli
 
 GRACE_S = 10.0
 _started: list[_ServerProcess] = []
@@ -97,9 +96,6 @@ async def test_a_slow_request_in_flight_completes_during_the_grace(
     nursery: trio.Nursery, tmp_path: Path, database_url: str
 ) -> None:
     """A client still uploading its body when SIGTERM arrives gets its full answer."""
-    import json
-    from urllib.parse import urlsplit
-
     server = ServerProcess(tmp_path / "data", database_url)
     base = await server.start(nursery)
     key = await create_key(tmp_path / "data", database_url)
@@ -209,9 +205,10 @@ def _write_films(root: Path, count: int) -> None:
 async def test_as_pid_1_of_its_own_pid_namespace_sigterm_exits_0_answering_the_request_in_flight_and_leaving_no_child(
     nursery: trio.Nursery, tmp_path: Path, database_url: str
 ) -> None:
-    env = clean_environ(REELHOUSE_FFPROBE_PATH=str(_orphaning_ffprobe(tmp_path)),
-                        REELHOUSE_SCAN__PROBE_TIMEOUT_SECONDS="120")
-    server = ServerProcess(tmp_path / "data", database_url, prefix=["unshare", "--pid", "--kill-child"], env=env)
+    config = _orphaning_probe_config(tmp_path)
+    server = ServerProcess(
+        tmp_path / "data", database_url, "--config", str(config), prefix=["unshare", "--pid", "--kill-child"]
+    )
     base = await server.start(nursery)
     key = await create_key(tmp_path / "data", database_url)
     pid_1 = _only(descendants(server.pid)[:1])  # unshare's child: PID 1 inside
@@ -249,12 +246,15 @@ async def test_as_pid_1_of_its_own_pid_namespace_sigterm_exits_0_answering_the_r
     assert not [pid for pid in [pid_1, *children] if is_running(pid)]
 
 
-def _orphaning_ffprobe(directory: Path) -> Path:
-    """A probe that never answers and leaves an orphan behind, which ends
-    at once: in a container, PID 1 inherits it and must reap it."""
-    script = hanging_ffprobe(directory)
-    script.write_text("#!/bin/sh\n(sleep 0.01 &)\nexec sleep 120\n")
-    return script
+def _orphaning_probe_config(directory: Path) -> Path:
+    """Probe workers that never answer and leave an orphan behind, which
+    ends at once: in a container, PID 1 inherits it and must reap it."""
+    config = directory / "orphaning-probe.toml"
+    config.write_text(
+        '[scan]\nprobe_timeout_seconds = 120\n'
+        'probe_worker_command = ["/bin/sh", "-c", "(sleep 0.01 &); exec sleep 120"]\n'
+    )
+    return config
 
 
 def _is_zombie(pid: int) -> bool:

@@ -37,6 +37,7 @@ class ScanSettings(_Section):
     max_concurrent_full_scans: int = Field(2, ge=1, le=64)
     probe_concurrency: int = Field(4, ge=1, le=8)
     probe_timeout_seconds: float = Field(30.0, gt=0, le=3600)
+    probe_worker_command: tuple[str, ...] = ()  # empty: this Python runs reelhouse's probe worker
     monitor_debounce_seconds: float = Field(2.0, gt=0, le=600)
     progress_interval_seconds: float = Field(0.25, gt=0, le=60)
 

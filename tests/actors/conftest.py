@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -13,24 +12,21 @@ from reelhouse.actors.tree import ActorTree, open_actor_tree
 from reelhouse.config import load_settings
 from reelhouse.storage import Store
 
+from .scan.probe_workers import worker_command
+
 TREE_STOP_S = 5
-
-
-def hanging_ffprobe(directory: Path) -> str:
-    """An ffprobe stand-in that never answers: a scan that probes keeps running."""
-    script = directory / "hanging-ffprobe"
-    script.write_text("#!/bin/sh\nexec sleep 120\n")
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return str(script)
 
 
 @pytest.fixture
 async def tree(store: Store, tmp_path: Path) -> AsyncIterator[ActorTree]:
-    """The server's actor tree; its ffprobe hangs, so scans that probe keep running."""
+    """The server's actor tree; its probe workers hang, so scans that probe keep running."""
     flags = {
         "data_dir": str(tmp_path / "data"),
-        "ffprobe_path": hanging_ffprobe(tmp_path),
-        "scan": {"probe_timeout_seconds": 120, "progress_interval_seconds": 0.05},
+        "scan": {
+            "probe_timeout_seconds": 120,
+            "progress_interval_seconds": 0.05,
+            "probe_worker_command": worker_command(hang_on="/"),
+        },
     }
     async with open_actor_tree(load_settings(flags=flags, environ={}), store, "test") as actors:
         yield actors

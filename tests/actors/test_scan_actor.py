@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import stat
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,8 @@ from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 from reelhouse.storage import Store
 from reelhouse.storage.libraries import create_library
 from reelhouse.storage.scans import insert_scan_run, latest_scan_run
+
+from .scan.probe_workers import worker_command
 
 LIBRARY_ID = "lib-scan-actor"
 CAP_S = 30
@@ -34,24 +35,17 @@ class Library(Actor):
         return None
 
 
-def hanging_ffprobe(directory: Path) -> str:
-    script = directory / "hanging-ffprobe"
-    script.write_text("#!/bin/sh\nexec sleep 120\n")
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return str(script)
-
-
 async def scan_setup(store: Store, tmp_path: Path, library: ActorRef) -> ScanSetup:
     root = tmp_path / "films"
     (root / "Heat (1995)").mkdir(parents=True)
     (root / "Heat (1995)" / "Heat (1995).mkv").write_bytes(b"\x00" * 64)
-    options = LibraryOptions(media_info_timing="scan")  # the scan waits for ffprobe, which hangs
+    options = LibraryOptions(media_info_timing="scan")  # the scan waits for its probe, which hangs
     await create_library(
         store, library_id=LIBRARY_ID, name="Films", collection_type="movies", paths=[str(root)], options=options
     )
     run = await insert_scan_run(store, LIBRARY_ID, "full")
     plan = ScanPlan(LIBRARY_ID, "movies", (str(root),), "full", options)
-    deps = ScanDeps(trio.CapacityLimiter(2), ffprobe_path=hanging_ffprobe(tmp_path), probe_timeout=120)
+    deps = ScanDeps(trio.CapacityLimiter(2), probe_command=worker_command(hang_on="/"), probe_timeout=120)
     return ScanSetup(run.id, plan, store, deps, ScanSlots(1), library, 0.05, run.started_at_ms)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import stat
 from functools import partial
 from pathlib import Path
 
@@ -15,10 +14,14 @@ from reelhouse.actors.system_monitor import (
     GetSystemReport,
     MonitorConfig,
     SystemMonitor,
+    SystemReport,
     UpdateState,
     check_for_update,
     is_newer,
 )
+from reelhouse.actors.scan.probe_pool import ProbePool, open_probe_pool
+
+from .scan.probe_workers import probe_worker_pids, worker_command
 
 
 async def serve_release(nursery: trio.Nursery, body: bytes, status: str = "200 OK") -> str:
@@ -35,8 +38,12 @@ async def serve_release(nursery: trio.Nursery, body: bytes, status: str = "200 O
     return f"http://127.0.0.1:{port}/release.json"
 
 
-def config(tmp_path: Path, url: str = "", version: str = "1.0.0", ffprobe: str = "ffprobe") -> MonitorConfig:
-    return MonitorConfig(ffprobe_path=ffprobe, data_dir=tmp_path, version=version, release_url=url, update_check_enabled=bool(url))
+def _not_checked_yet(report: SystemReport) -> bool:
+    return any(c.detail == "not checked yet" for c in report.checks)
+
+
+def config(tmp_path: Path, url: str = "", version: str = "1.0.0", pool: ProbePool | None = None) -> MonitorConfig:
+    return MonitorConfig(probe_pool=pool, data_dir=tmp_path, version=version, release_url=url, update_check_enabled=bool(url))
 
 
 @pytest.mark.parametrize(
@@ -77,13 +84,30 @@ async def test_an_unreachable_release_server_is_reported(tmp_path: Path) -> None
     assert state.last_error_code == "unreachable"
 
 
-async def test_checks_report_ffprobe_version_and_writable_data_dir(nursery: trio.Nursery, tmp_path: Path) -> None:
-    monitor = await spawn(nursery, SystemMonitor(config(tmp_path)), "system")
-    with trio.fail_after(15):
-        report = await monitor.ask(GetSystemReport(), timeout=10)
+async def test_checks_report_a_media_probe_with_library_versions_and_writable_data_dir(tmp_path: Path) -> None:
+    async with open_probe_pool(1, timeout=10) as pool, trio.open_nursery() as nursery:
+        monitor = await spawn(nursery, SystemMonitor(config(tmp_path, pool=pool)), "system")
+        with trio.fail_after(15):
+            while _not_checked_yet(report := await monitor.ask(GetSystemReport(), timeout=10)):
+                await trio.sleep(0.05)  # a loaded machine may start the worker after on_start gave up waiting
+        nursery.cancel_scope.cancel()
     checks = {c.name: c for c in report.checks}
-    assert checks["ffprobe"].status == "ok" and checks["ffprobe"].detail[0].isdigit()
+    assert set(checks) == {"mediaProbe", "mediaRoot"}
+    assert checks["mediaProbe"].status == "ok", checks["mediaProbe"].detail
+    assert checks["mediaProbe"].detail.startswith("PyAV ") and "libavformat " in checks["mediaProbe"].detail
     assert checks["mediaRoot"].status == "ok"
+    assert probe_worker_pids() == []
+
+
+async def test_a_probe_worker_that_crashes_on_the_sample_fails_the_media_probe_check(tmp_path: Path) -> None:
+    async with open_probe_pool(1, timeout=10, command=worker_command(abort_on="sample")) as pool, trio.open_nursery() as nursery:
+        monitor = await spawn(nursery, SystemMonitor(config(tmp_path, pool=pool)), "system")
+        with trio.fail_after(15):
+            while _not_checked_yet(report := await monitor.ask(GetSystemReport(), timeout=10)):
+                await trio.sleep(0.05)
+        nursery.cancel_scope.cancel()
+    check = next(c for c in report.checks if c.name == "mediaProbe")
+    assert check.status == "error" and "invalid" in (check.detail or "")
 
 
 async def test_an_unwritable_data_dir_fails_the_media_root_check(nursery: trio.Nursery, tmp_path: Path) -> None:
@@ -94,15 +118,12 @@ async def test_an_unwritable_data_dir_fails_the_media_root_check(nursery: trio.N
     assert media_root.status == "error"
 
 
-# Under the virtual clock the child's grace before SIGKILL passes at once.
-@pytest.mark.filterwarnings("ignore:process .* ignored SIGTERM:RuntimeWarning")
-async def test_a_hanging_ffprobe_does_not_hold_up_the_start(nursery: trio.Nursery, tmp_path: Path, autojump_clock: object) -> None:
-    script = tmp_path / "ffprobe"
-    script.write_text("#!/bin/sh\nexec sleep 60\n")
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    started = trio.current_time()
-    monitor = await spawn(nursery, SystemMonitor(config(tmp_path, ffprobe=str(script))), "system")
-    assert trio.current_time() - started <= 2.5
-    report = await monitor.ask(GetSystemReport(), timeout=10)
-    assert next(c for c in report.checks if c.name == "ffprobe").status == "error"
-    nursery.cancel_scope.cancel()
+async def test_a_probe_worker_that_never_starts_does_not_hold_up_the_start(tmp_path: Path, autojump_clock: object) -> None:
+    async with open_probe_pool(1, timeout=10, command=worker_command(hang_at_start=True)) as pool, trio.open_nursery() as nursery:
+        started = trio.current_time()
+        monitor = await spawn(nursery, SystemMonitor(config(tmp_path, pool=pool)), "system")
+        assert trio.current_time() - started <= 2.5
+        report = await monitor.ask(GetSystemReport(), timeout=10)
+        assert next(c for c in report.checks if c.name == "mediaProbe").status == "error"
+        nursery.cancel_scope.cancel()
+    assert probe_worker_pids() == []

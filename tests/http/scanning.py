@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import stat
 from pathlib import Path
 from typing import Any
 
 import httpx
 import trio
+
+from ..actors.scan.probe_workers import worker_command
 
 FINAL_STATES = ("completed", "failed", "cancelled")
 SCAN_TIMEOUT_S = 60.0
@@ -44,9 +45,6 @@ async def wait_for_phase(client: httpx.AsyncClient, library_id: str, phase: str)
             await trio.sleep(0.05)
 
 
-def hanging_ffprobe(directory: Path) -> Path:
-    """An ffprobe stand-in that never answers: scans that probe stay running."""
-    script = directory / "slow-ffprobe"
-    script.write_text("#!/bin/sh\nexec sleep 120\n")
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return script
+def hanging_probe_worker() -> tuple[str, ...]:
+    """A probe worker command that never answers: scans that probe stay running."""
+    return worker_command(hang_on="/")

@@ -11,7 +11,7 @@ import trio
 
 from ..media_factory import MediaFactory
 from .conftest import RunningServer, start_server
-from .scanning import create_library, hanging_ffprobe, scan_status, wait_for_phase, wait_for_state
+from .scanning import create_library, hanging_probe_worker, scan_status, wait_for_phase, wait_for_state
 
 
 @pytest.fixture
@@ -117,8 +117,8 @@ async def test_refresh_while_a_scan_runs_is_409(
     await trio.sleep(0.5)
     media.video(root / "Dune (2021)" / "Dune (2021).mkv")  # a new file: the next scan must probe it
     slow: RunningServer = await start_server(
-        nursery, database_url, tmp_path / "data", ffprobe_path=str(hanging_ffprobe(tmp_path)),
-        scan={"probe_timeout_seconds": 120},
+        nursery, database_url, tmp_path / "data",
+        scan={"probe_timeout_seconds": 120, "probe_worker_command": hanging_probe_worker()},
     )
     async with slow.client() as client:
         with trio.fail_after(60):
@@ -143,8 +143,8 @@ async def test_rescan_while_a_scan_runs_is_accepted_and_leaves_that_scan_reporti
     await trio.sleep(0.5)
     media.video(root / "Dune (2021)" / "Dune (2021).mkv")  # a new file: the next scan must probe it
     slow: RunningServer = await start_server(
-        nursery, database_url, tmp_path / "data", ffprobe_path=str(hanging_ffprobe(tmp_path)),
-        scan={"probe_timeout_seconds": 120},
+        nursery, database_url, tmp_path / "data",
+        scan={"probe_timeout_seconds": 120, "probe_worker_command": hanging_probe_worker()},
     )
     async with slow.client() as client:
         with trio.fail_after(60):

@@ -11,7 +11,7 @@ import trio
 
 from ..media_factory import MediaFactory, VideoSpec
 from .conftest import RunningServer, start_server
-from .scanning import create_library, hanging_ffprobe, scan_status, wait_for_phase, wait_for_state
+from .scanning import create_library, hanging_probe_worker, scan_status, wait_for_phase, wait_for_state
 
 
 @pytest.fixture
@@ -33,10 +33,10 @@ def library_root(tmp_path: Path, media: MediaFactory) -> Path:
 
 @pytest.fixture
 async def slow_server(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> RunningServer:
-    """A server whose ffprobe never answers, so a scan that probes keeps running."""
+    """A server whose probe workers never answer, so a scan that probes keeps running."""
     running = await start_server(
         nursery, database_url, tmp_path / "data",
-        ffprobe_path=str(hanging_ffprobe(tmp_path)), scan={"probe_timeout_seconds": 120},
+        scan={"probe_timeout_seconds": 120, "probe_worker_command": hanging_probe_worker()},
     )
     return running
 

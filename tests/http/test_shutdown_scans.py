@@ -10,7 +10,7 @@ from reelhouse.storage import open_store
 from reelhouse.storage.scans import latest_scan_run
 
 from .conftest import start_server
-from .scanning import create_library, hanging_ffprobe, wait_for_phase
+from .scanning import create_library, hanging_probe_worker, wait_for_phase
 
 CAP_S = 60
 
@@ -23,7 +23,7 @@ async def test_a_scan_running_at_shutdown_is_recorded_cancelled(database_url: st
         async with trio.open_nursery() as nursery:
             server = await start_server(
                 nursery, database_url, tmp_path / "data",
-                ffprobe_path=str(hanging_ffprobe(tmp_path)), scan={"probe_timeout_seconds": 120},
+                scan={"probe_timeout_seconds": 120, "probe_worker_command": hanging_probe_worker()},
             )
             async with server.client() as client:
                 library = await create_library(

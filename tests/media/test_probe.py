@@ -1,9 +1,13 @@
-"""probe: ffprobe's command line, real ffprobe JSON, failures, languages."""
+"""probe: in-process probes (PyAV) equal to the ffprobe reference on real media;
+ffprobe's command line and JSON, failures, languages."""
 
 from __future__ import annotations
 
 import json
+import os
+import random
 import shutil
+import struct
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +17,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reelhouse.media.probe import (
-    FFPROBE_ENV,
     DynamicRange,
     ProbeError,
     ProbeFailure,
@@ -21,11 +24,13 @@ from reelhouse.media.probe import (
     StreamType,
     classify_probe_failure,
     container_name,
-    ffprobe_args,
     normalize_language,
-    parse_probe,
     resolution_name,
 )
+from reelhouse.media.probe_av import library_versions, quiet_logging, read_media_info
+from reelhouse.media.probe_ffprobe import FFPROBE_ENV, ffprobe_args, parse_probe
+
+from ..media_factory import MediaFactory, VideoSpec
 
 FFMPEG_TIMEOUT = 30
 HAVE_FFMPEG = shutil.which("ffmpeg") is not None and shutil.which("ffprobe") is not None
@@ -110,18 +115,162 @@ def samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Probed]:
             "-color_primaries", "bt2020", "-color_trc", "smpte2084",
             "-colorspace", "bt2020nc", files["hdr10"],
         )  # fmt: skip
+        hevc = root / "hevc.mp4"
+        _ffmpeg(
+            *TINY_VIDEO, "-t", "0.4", "-c:v", "libx265", "-preset", "ultrafast",
+            "-x265-params", "log-level=none", "-tag:v", "hvc1", "-pix_fmt", "yuv420p10le",
+            "-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc", hevc,
+        )  # fmt: skip
+        files["dovi-record"] = root / "dv-record.mp4"
+        files["dovi-record"].write_bytes(with_dolby_vision(hevc.read_bytes(), record=True))
+        files["dovi-tag"] = root / "dv-tag.mp4"
+        files["dovi-tag"].write_bytes(with_dolby_vision(hevc.read_bytes(), tag=b"dvh1"))
     files["text"] = root / "notes.avi"
     files["text"].write_text("this is not a video\n" * 20)
     files["truncated"] = root / "cut.mp4"
     files["truncated"].write_bytes(files["mp4"].read_bytes()[:2000])
     files["missing"] = root / "gone.mkv"
+    files["empty"] = root / "empty.mkv"
+    files["empty"].write_bytes(b"")
+    files["random"] = root / "noise.mkv"
+    files["random"].write_bytes(random.Random(19).randbytes(64 * 1024))
+    factory = MediaFactory(root / "factory-cache")
+    for index, spec in enumerate(FACTORY_SPECS):
+        files[f"factory-{index}"] = factory.video(root / "factory" / spec.key, spec)
     return {name: _ffprobe(path) for name, path in files.items()}
+
+
+# What the suite's MediaFactory makes (tests/http/...), and its other codecs
+# and containers.
+FACTORY_SPECS = (
+    VideoSpec(),
+    VideoSpec(audio_language="ger", subtitle=True),
+    VideoSpec(1280, 720),
+    VideoSpec(640, 360),
+    VideoSpec(codec="mpeg4", container="avi"),
+    VideoSpec(codec="mpeg4", container="mp4", audio_language="jpn"),
+    VideoSpec(1920, 1080, codec="mpeg2video", container="ts"),
+    VideoSpec(codec="libvpx", container="mkv", subtitle=True),
+    VideoSpec(codec="mjpeg", container="mov"),
+)
 
 
 def _parsed(samples: dict[str, Probed], name: str) -> ProbeResult:
     probed = samples[name]
     assert probed.returncode == 0, probed.stderr
     return parse_probe(probed.stdout, path_container_hint=probed.path.name)
+
+
+# A Dolby Vision configuration record (ETSI GS CCM 001, "dvcC"): version
+# 1.0, profile 8, level 6, RPU and base layer present, compatibility id 1.
+DVCC = struct.pack(">BBH", 1, 0, (8 << 9) | (6 << 3) | 0b101) + bytes([0x10]) + bytes(19)
+VISUAL_SAMPLE_ENTRY_FIELDS = 78  # bytes of a video sample entry before its child boxes
+
+
+def with_dolby_vision(mp4: bytes, *, record: bool = False, tag: bytes | None = None) -> bytes:
+    """An MP4 (moov after mdat) whose hvc1 sample entry gets a dvcC box and/or a new fourcc.
+
+    ffmpeg 5.1 cannot write Dolby Vision; this is how a DV file declares it.
+    """
+    data = bytearray(mp4)
+    path = [b"moov", b"trak", b"mdia", b"minf", b"stbl", b"stsd"]
+    ancestors: list[int] = []
+    start, end = 0, len(data)
+    for kind in path:
+        position = _find_box(data, start, end, kind)
+        ancestors.append(position)
+        size = struct.unpack_from(">I", data, position)[0]
+        start, end = position + 8, position + size
+    entry = start + 8  # stsd: version, flags and entry count
+    assert data[entry + 4 : entry + 8] == b"hvc1", "a sample entry other than hvc1"
+    if tag is not None:
+        data[entry + 4 : entry + 8] = tag
+    if record:
+        entry_end = entry + struct.unpack_from(">I", data, entry)[0]
+        box = struct.pack(">I4s", 8 + len(DVCC), b"dvcC") + DVCC
+        data[entry_end:entry_end] = box
+        for position in [*ancestors, entry]:
+            struct.pack_into(">I", data, position, struct.unpack_from(">I", data, position)[0] + len(box))
+    return bytes(data)
+
+
+def _find_box(data: bytearray, start: int, end: int, kind: bytes) -> int:
+    position = start
+    while position + 8 <= end:
+        size, found = struct.unpack_from(">I4s", data, position)
+        if found == kind:
+            return position
+        position += size
+    raise AssertionError(f"no {kind!r} box")
+
+
+def _reference(probed: Probed) -> ProbeResult | ProbeFailure:
+    """What the ffprobe reference made of a file: its result, or its failure."""
+    if probed.returncode != 0:
+        exists = probed.path.exists()
+        return classify_probe_failure(probed.returncode, probed.stderr, timed_out=False, exists=exists, permission=False)
+    try:
+        return parse_probe(probed.stdout, path_container_hint=str(probed.path))
+    except ProbeError as exc:
+        return exc.failure
+
+
+def _in_process(path: Path) -> ProbeResult | ProbeFailure:
+    try:
+        return read_media_info(str(path))
+    except ProbeError as exc:
+        return exc.failure
+
+
+# -- in-process probes equal the ffprobe reference --------------------------
+
+
+def test_every_test_file_probes_in_process_as_ffprobe_probes_it(samples: dict[str, Probed]) -> None:
+    quiet_logging()
+    assert len(samples) > 15
+    for name, probed in samples.items():
+        assert _in_process(probed.path) == _reference(probed), name
+
+
+def test_dolby_vision_is_read_from_the_configuration_record_and_the_codec_tag(samples: dict[str, Probed]) -> None:
+    if "dovi-record" not in samples:
+        pytest.skip("ffmpeg has no libx265 encoder")
+    quiet_logging()
+    for name in ("dovi-record", "dovi-tag"):
+        reference = _reference(samples[name])
+        assert isinstance(reference, ProbeResult) and reference.streams[0].dynamic_range is DynamicRange.DOLBY_VISION
+        assert _in_process(samples[name].path) == reference
+
+
+def test_damaged_files_and_non_media_give_the_reference_failure(samples: dict[str, Probed]) -> None:
+    quiet_logging()
+    expected = {
+        "truncated": ProbeFailure.INVALID,
+        "text": ProbeFailure.NOT_MEDIA,
+        "random": ProbeFailure.NOT_MEDIA,
+        "empty": ProbeFailure.NOT_MEDIA,
+        "missing": ProbeFailure.LINK_GONE,
+    }
+    assert {name: _in_process(samples[name].path) for name in expected} == expected
+
+
+@needs_ffmpeg
+def test_in_process_probe_reads_a_url_like_path_as_a_local_file(tmp_path: Path) -> None:
+    assert _in_process(Path("http://127.0.0.1:9/a.mkv")) is ProbeFailure.LINK_GONE
+
+
+def test_in_process_probe_of_an_unreadable_file_is_permission_denied(samples: dict[str, Probed], tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads every file")
+    locked = tmp_path / "locked.mkv"
+    shutil.copyfile(samples["mkv"].path, locked)
+    locked.chmod(0)
+    assert _in_process(locked) is ProbeFailure.PERMISSION_DENIED
+
+
+def test_library_versions_name_pyav_and_libavformat() -> None:
+    versions = library_versions()
+    assert versions["av"] and versions["ffmpeg"] and versions["libavformat"].count(".") == 2
 
 
 # -- ffprobe_args ---------------------------------------------------------

@@ -391,8 +391,15 @@ class LibraryActor(Supervisor):
         base = JobSnapshot(job_id, "mediaInfoRead", "Read media information", "running", False,
                            library_id=self.library_id, started_at_ms=started, trigger="scan")
 
+        last_report = -services.progress_interval
+
         def report(done: int, total: int) -> None:
-            self.ref.try_tell(_MediaInfoProgress(replace(base, processed=done, total=total)))
+            # Files are answered by the thousand a second: progress at the scan's pace.
+            nonlocal last_report
+            now = trio.current_time()
+            if now - last_report >= services.progress_interval or done == total:
+                last_report = now
+                self.ref.try_tell(_MediaInfoProgress(replace(base, processed=done, total=total)))
 
         concurrency = effective_read_concurrency(self._record.options, global_probe_limit=services.global_probe_limit)
         try:

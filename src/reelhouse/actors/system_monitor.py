@@ -1,14 +1,16 @@
 """SystemMonitor: the slow health checks, measured in the background.
 
 ``GET /system/status`` must answer fast even while scans run, so checks that
-cost a process start or a directory walk (the ffprobe version, the data
-directory's writability, cache sizes, the update check) are measured here on
+cost a process or a directory walk (a media probe of a small embedded
+sample in the probe workers, the data directory's writability, cache
+sizes, the update check) are measured here on
 a period and the latest results are read with an ask. The database check is
 live: the HTTP handler pings the store itself.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
@@ -20,13 +22,30 @@ from pathlib import Path
 import trio
 
 from ._runtime import Actor
+from .scan.probe_pool import ProbePool
 
 log = logging.getLogger(__name__)
 
 CHECK_INTERVAL_SECONDS = 60.0
 FIRST_MEASUREMENT_WAIT_SECONDS = 2.0
 UPDATE_INTERVAL_SECONDS = 6 * 3600.0
-FFPROBE_TIMEOUT_SECONDS = 10.0
+MEDIA_PROBE_TIMEOUT_SECONDS = 10.0
+MEDIA_PROBE_SAMPLE_NAME = ".media-probe-sample.mkv"  # in the data directory
+# One black 16x16 MPEG-4 frame in Matroska (531 bytes, made with ffmpeg -bitexact).
+MEDIA_PROBE_SAMPLE = base64.b64decode(
+    """
+GkXfo6NChoEBQveBAULygQRC84EIQoKIbWF0cm9za2FCh4EEQoWBAhhTgGcBAAAAAAAB3xFNm3TA
+v4RFUJp4TbuLU6uEFUmpZlOsgaFNu4tTq4QWVK5rU6yBzE27jFOrhBJUw2dTrIIBQ027jFOrhBxT
+u2tTrIIBw+wBAAAAAAAAUwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAFUmpZqa/hFqKZDUq17GD
+D0JATYCETGF2ZldBhExhdmZEiYhAj0AAAAAAABZUrmvyv4SWZuiArgEAAAAAAABj14EBc8WIAAAA
+AAAAAAGcgQAitZyDdW5kiIEAho9WX01QRUc0L0lTTy9BU1CDgQEj44OEO5rKAOCJsIEQuoEQmoEC
+Y6KeAAABsAEAAAG1iRMAAAEAAAABIADEjYgADQCEAhRjElTDZ9a/hLI6nbFzc81jwItjxYgAAAAA
+AAAAAWfIl0Wjh0VOQ09ERVJEh4pMYXZjIG1wZWc0Z8iiRaOIRFVSQVRJT05Eh5QwMDowMDowMS4w
+MDAwMDAwMDAAAB9DtnWgv4TFBuqX54EAo5WBAACAAAABswAQBwAAAbYWBRgj234cU7trl7+EZD0P
+ZbuPs4EAt4r3gQHxggGe8IEJ
+"""
+)
 UPDATE_TIMEOUT_SECONDS = 10.0
 MAX_RELEASE_DOCUMENT_BYTES = 64 * 1024
 
@@ -85,7 +104,7 @@ class _UpdateChecked:
 
 @dataclass(frozen=True, slots=True)
 class MonitorConfig:
-    ffprobe_path: str
+    probe_pool: ProbePool | None
     data_dir: Path
     version: str
     release_url: str = ""
@@ -99,7 +118,7 @@ class SystemMonitor(Actor):
     def __init__(self, config: MonitorConfig) -> None:
         self._config = config
         self._checks: tuple[CheckResult, ...] = (
-            CheckResult("ffprobe", "error", 0, "not checked yet"),
+            CheckResult("mediaProbe", "error", 0, "not checked yet"),
             CheckResult("mediaRoot", "error", 0, "not checked yet"),
         )
         self._caches = tuple(CacheStat(name, str(path), "pending") for name, path in config.cache_dirs)
@@ -109,8 +128,9 @@ class SystemMonitor(Actor):
 
     async def on_start(self) -> None:
         # The first measurement is usually in before the server answers, so
-        # a fresh server reports real results; a hanging check (a broken
-        # ffprobe) must not hold up the start, so the wait is bounded.
+        # a fresh server reports real results; a hanging check (a probe
+        # worker that does not start) must not hold up the start, so the
+        # wait is bounded.
         first = trio.Event()
         self.nursery.start_soon(self._measure_forever, first)
         with trio.move_on_after(FIRST_MEASUREMENT_WAIT_SECONDS):
@@ -150,23 +170,50 @@ class SystemMonitor(Actor):
 
 
 async def measure(config: MonitorConfig) -> tuple[tuple[CheckResult, ...], tuple[CacheStat, ...]]:
-    checks = (await ffprobe_check(config.ffprobe_path), await media_root_check(config.data_dir))
+    checks = (await media_probe_check(config.probe_pool, config.data_dir), await media_root_check(config.data_dir))
     caches = tuple([await cache_usage(name, path) for name, path in config.cache_dirs])
     return checks, caches
 
 
-async def ffprobe_check(ffprobe_path: str) -> CheckResult:
+async def media_probe_check(pool: ProbePool | None, data_dir: Path) -> CheckResult:
+    """Probe the embedded sample in the probe workers, as a scan would.
+
+    ``latencyMs`` is that probe's time (a worker's start-up included when
+    none was running); the detail names PyAV's and FFmpeg's versions.
+    """
     started = trio.current_time()
+    if pool is None:
+        return CheckResult("mediaProbe", "error", 0, "no probe workers")
     try:
-        with trio.fail_after(FFPROBE_TIMEOUT_SECONDS):
-            done = await trio.run_process([ffprobe_path, "-version"], capture_stdout=True, capture_stderr=True, check=False)
-    except (OSError, trio.TooSlowError) as exc:
-        return CheckResult("ffprobe", "error", _ms_since(started), f"ffprobe could not run: {type(exc).__name__}")
-    if done.returncode != 0:
-        return CheckResult("ffprobe", "error", _ms_since(started), f"ffprobe exited with {done.returncode}")
-    first_line = done.stdout.decode("utf-8", "replace").splitlines()[0] if done.stdout else ""
-    version = first_line.split(" ")[2] if first_line.startswith("ffprobe version ") else first_line
-    return CheckResult("ffprobe", "ok", _ms_since(started), version or "unknown version")
+        sample = await trio.to_thread.run_sync(_write_probe_sample, data_dir)
+    except OSError:
+        return CheckResult("mediaProbe", "error", _ms_since(started), "the probe sample could not be written")
+    with trio.move_on_after(MEDIA_PROBE_TIMEOUT_SECONDS):
+        (probed,) = await pool.probe([str(sample)])
+        if probed.result is None:
+            return CheckResult("mediaProbe", "error", _ms_since(started), f"the probe sample failed ({probed.failure})")
+        return CheckResult("mediaProbe", "ok", _ms_since(started), _versions(pool.versions))
+    return CheckResult("mediaProbe", "error", _ms_since(started), "the probe sample took too long")
+
+
+def _write_probe_sample(data_dir: Path) -> Path:
+    path = data_dir / MEDIA_PROBE_SAMPLE_NAME
+    try:
+        if path.read_bytes() == MEDIA_PROBE_SAMPLE:
+            return path
+    except OSError:
+        pass
+    with tempfile.NamedTemporaryFile(dir=data_dir, prefix=".media-probe-", delete=False) as f:
+        f.write(MEDIA_PROBE_SAMPLE)
+    os.replace(f.name, path)
+    return path
+
+
+def _versions(versions: dict[str, str]) -> str:
+    parts = [f"PyAV {versions.get('av', '?')}", f"FFmpeg {versions.get('ffmpeg', '?')}"]
+    if "libavformat" in versions:
+        parts.append(f"libavformat {versions['libavformat']}")
+    return ", ".join(parts)
 
 
 async def media_root_check(data_dir: Path) -> CheckResult:

@@ -8,6 +8,7 @@ then the bus, which persists what was published before it ends.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,6 +27,8 @@ from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
 from .scan import ScanDeps
+from .scan.probe_pool import DEFAULT_COMMAND as DEFAULT_PROBE_COMMAND
+from .scan.probe_pool import run_probe_pool
 from .scan_actor import ScanSlots
 from .system_monitor import MonitorConfig, SystemMonitor
 
@@ -55,21 +58,28 @@ class ActorTree:
 @asynccontextmanager
 async def open_actor_tree(settings: Settings, store: Store, version: str) -> AsyncIterator[ActorTree]:
     """Start the tree; on exit whatever still runs is cancelled."""
-    monitor_config = MonitorConfig(
-        ffprobe_path=settings.ffprobe_path,
-        data_dir=settings.data_dir,
-        version=version,
-        release_url=settings.update.release_url,
-        update_check_enabled=settings.update.check_enabled,
-        cache_dirs=(("images", settings.data_dir / IMAGE_CACHE_DIR),),
-    )
-    children = [
-        ChildSpec("system", lambda: SystemMonitor(monitor_config)),
-        ChildSpec("jobs", JobRegistry),
-    ]
     async with trio.open_nursery() as nursery:
         bus = EventBus(StoreEventLog(store))
         await nursery.start(bus.run)
+        # Probe workers outlive every scan and die with the tree (cancelled last).
+        probe_pool = await nursery.start(
+            functools.partial(
+                run_probe_pool, settings.scan.probe_concurrency, timeout=settings.scan.probe_timeout_seconds,
+                command=settings.scan.probe_worker_command or DEFAULT_PROBE_COMMAND,
+            )
+        )  # fmt: skip
+        monitor_config = MonitorConfig(
+            probe_pool=probe_pool,
+            data_dir=settings.data_dir,
+            version=version,
+            release_url=settings.update.release_url,
+            update_check_enabled=settings.update.check_enabled,
+            cache_dirs=(("images", settings.data_dir / IMAGE_CACHE_DIR),),
+        )
+        children = [
+            ChildSpec("system", lambda: SystemMonitor(monitor_config)),
+            ChildSpec("jobs", JobRegistry),
+        ]
         root = RootActor(children)
         await nursery.start(root.run)
         system, jobs = _child(root, "system"), _child(root, "jobs")
@@ -79,7 +89,7 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
             jobs=jobs,
             deps=ScanDeps(
                 probe_limiter=trio.CapacityLimiter(settings.scan.probe_concurrency),
-                ffprobe_path=settings.ffprobe_path,
+                probe_pool=probe_pool,
                 probe_timeout=settings.scan.probe_timeout_seconds,
                 thread_limiter=trio.CapacityLimiter(SCAN_PARSE_THREADS),
                 parse_processes=trio.CapacityLimiter(SCAN_PARSE_PROCESSES),

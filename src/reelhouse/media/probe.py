@@ -1,10 +1,15 @@
-"""Media info from ffprobe: the command line, its JSON, and its failures.
+"""Media info: what a probe of one file gives, and the rules that derive it.
 
-Nothing here runs ffprobe. The scanner runs ``ffprobe_args(path)`` in a
-subprocess (with ``FFPROBE_ENV`` merged into its environment and its own
-timeout), hands stdout to :func:`parse_probe` and, when ffprobe fails, its
-exit status and stderr to :func:`classify_probe_failure`. Every function is
-pure, synchronous and fast; none blocks or can be cancelled half-way.
+A probe reads a file's container and streams with libavformat
+(``probe_av``, in the scan's probe worker processes) and hands them to
+:func:`probe_result` as a *document*: a mapping shaped like ffprobe's JSON
+(``format`` and ``streams`` sections, the same field names), so the rules
+here (containers, tiers, dynamic range, languages, fallbacks for bitrate
+and duration) are written once. ``probe_ffprobe`` builds the same document
+from ffprobe's output; it is kept as the reference the tests compare with.
+
+Every function is pure, synchronous and fast. :func:`classify_probe_failure`
+turns libavformat's error text into a ProbeFailure.
 
 Language codes of streams are normalised to ISO 639-2/B (the reference's
 MediaStream ``language``) by :func:`normalize_language`, shared with
@@ -13,7 +18,6 @@ MediaStream ``language``) by :func:`normalize_language`, shared with
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -21,9 +25,24 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-FFPROBE_EXECUTABLE = "ffprobe"
-# ffmpeg prints strerror() text; the C locale keeps it matchable.
-FFPROBE_ENV: Mapping[str, str] = {"LC_ALL": "C"}
+from ._languages import NO_LANGUAGE_CODES, normalize_language
+
+__all__ = [
+    "NO_LANGUAGE_CODES",
+    "DynamicRange",
+    "MediaStreamInfo",
+    "ProbeError",
+    "ProbeFailure",
+    "ProbeResult",
+    "StreamType",
+    "classify_probe_failure",
+    "container_name",
+    "dynamic_range",
+    "normalize_language",
+    "probe_result",
+    "resolution_name",
+]
+
 TICKS_PER_SECOND = 10_000_000
 
 # (name, min width, min height), highest first: a tier is reached when
@@ -36,13 +55,13 @@ RESOLUTION_TIERS: tuple[tuple[str, int, int], ...] = (
     ("720p", 1280, 720),
 )
 
-# ffprobe demuxers that open files which are not audio/video (a picture or a
+# Demuxers that open files which are not audio/video (a picture or a
 # text file renamed to .mkv still "probes").
 NOT_MEDIA_FORMATS = frozenset({"image2", "tty", "webvtt", "srt", "ass", "subviewer"})
 DOLBY_VISION_CODEC_TAGS = frozenset({"dvhe", "dvh1", "dvav", "dva1", "dav1"})
 
-# Lower-case fragments of ffprobe's stderr (strerror texts in the C locale
-# and demuxer messages), checked in classify_probe_failure's order.
+# Lower-case fragments of libavformat's error text (strerror texts in the C
+# locale and demuxer messages), checked in classify_probe_failure's order.
 PERMISSION_MARKERS = ("permission denied", "operation not permitted")
 GONE_MARKERS = ("no such file or directory",)
 UNREACHABLE_MARKERS = (
@@ -96,7 +115,7 @@ class DynamicRange(StrEnum):
 
 
 class ProbeError(ValueError):
-    """ffprobe answered, but not with media info; ``failure`` says why."""
+    """The probe gave no media info; ``failure`` says why."""
 
     def __init__(self, failure: ProbeFailure, message: str) -> None:
         super().__init__(message)
@@ -106,7 +125,7 @@ class ProbeError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class MediaStreamInfo:
-    """One embedded stream. ``index`` is ffprobe's stream index."""
+    """One embedded stream. ``index`` is the container's stream index (ffprobe's)."""
 
     index: int
     type: StreamType
@@ -139,28 +158,6 @@ class ProbeResult:
     streams: tuple[MediaStreamInfo, ...]
 
 
-def ffprobe_args(path: str, *, executable: str = FFPROBE_EXECUTABLE) -> list[str]:
-    """The full argv probing the local file ``path`` (executable first).
-
-    Output is JSON with format and streams; ``-show_streams`` includes each
-    stream's side data (the Dolby Vision configuration record). Only the
-    ``file`` protocol is allowed and the path is passed as ``file:<path>``, so
-    neither a name starting with ``-`` nor one that looks like a URL, nor a
-    playlist inside the file, makes ffprobe parse an option or open the
-    network. Run it with ``FFPROBE_ENV`` so errors come in English.
-    """
-    return [
-        executable,
-        "-v", "error",
-        "-hide_banner",
-        "-protocol_whitelist", "file",
-        "-print_format", "json",
-        "-show_format",
-        "-show_streams",
-        "-i", f"file:{path}",
-    ]  # fmt: skip
-
-
 def resolution_name(width: int | None, height: int | None) -> str | None:
     """SD, 720p, 1080p, 1440p, 4K or 8K; None when neither size is known.
 
@@ -177,16 +174,16 @@ def resolution_name(width: int | None, height: int | None) -> str | None:
 
 
 def container_name(format_name: str, path_hint: str) -> str:
-    """The container name for ffprobe's ``format_name``.
+    """The container name for a demuxer's ``format_name``.
 
-    ffprobe names a demuxer family, not a file type, so the extension of
+    libavformat names a demuxer family, not a file type, so the extension of
     ``path_hint`` (a path or an extension, with or without the dot) picks the
     member: ``matroska,webm`` is ``webm`` for .webm files, else ``mkv``;
     ``mov,mp4,m4a,3gp,3g2,mj2`` is ``mov``, ``m4v``, ``m4a``, ``3gp`` or ``3g2``
     by extension, else ``mp4``; ``mpegts`` (also .m2ts/.mts) is ``mpegts``;
     ``mpeg`` is ``vob`` for .vob files. Anything else is the first name of
     the family (``avi``, ``asf``, ``flv``, ``ogg``...), or the extension
-    when ffprobe named no format.
+    when no format was named.
     """
     ext = path_hint.rsplit(".", 1)[-1].lower() if path_hint else ""
     family = format_name.split(",")
@@ -199,26 +196,22 @@ def container_name(format_name: str, path_hint: str) -> str:
     return family[0] or ext
 
 
-def parse_probe(json_text: str | bytes, *, path_container_hint: str) -> ProbeResult:
-    """Media info from ffprobe's JSON (as produced by :func:`ffprobe_args`).
+def probe_result(document: Mapping[str, Any], *, path_container_hint: str) -> ProbeResult:
+    """Media info from a probe document (ffprobe's JSON shape, see the module).
 
-    Raises :class:`ProbeError` with ``invalid`` when the text is not the JSON
-    object ffprobe writes or has no format section, and with ``not_media``
-    when the file has no audio or video stream or was opened by a picture or
-    text demuxer. Data and attachment streams and attached pictures (cover
-    art) are not listed. Never raises anything else.
+    Raises :class:`ProbeError` with ``invalid`` when the document has no
+    format section, and with ``not_media`` when the file has no audio or
+    video stream or was opened by a picture or text demuxer. Data and
+    attachment streams and attached pictures (cover art) are not listed.
+    Never raises anything else.
     """
-    try:
-        document = json.loads(json_text)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ProbeError(ProbeFailure.INVALID, "ffprobe output is not JSON") from exc
-    if not isinstance(document, dict) or not isinstance(document.get("format"), dict):
-        raise ProbeError(ProbeFailure.INVALID, "ffprobe output has no format")
-    fmt: dict[str, Any] = document["format"]
+    if not isinstance(document, Mapping) or not isinstance(document.get("format"), Mapping):
+        raise ProbeError(ProbeFailure.INVALID, "the probe found no format")
+    fmt: Mapping[str, Any] = document["format"]
     format_name = _text(fmt.get("format_name")) or ""
     if format_name in NOT_MEDIA_FORMATS or format_name.endswith("_pipe"):
         raise ProbeError(ProbeFailure.NOT_MEDIA, f"not a media file ({format_name})")
-    raw_streams = [s for s in _list(document.get("streams")) if isinstance(s, dict)]
+    raw_streams = [s for s in _list(document.get("streams")) if isinstance(s, Mapping)]
     streams = tuple(
         info for info in (_stream(s) for s in raw_streams) if info is not None
     )
@@ -237,7 +230,7 @@ def parse_probe(json_text: str | bytes, *, path_container_hint: str) -> ProbeRes
 
 
 def dynamic_range(stream: Mapping[str, Any]) -> DynamicRange:
-    """The dynamic range of a video stream from ffprobe's stream object.
+    """The dynamic range of a video stream from its document entry.
 
     Dolby Vision (a DOVI configuration record in the side data, or a Dolby
     Vision codec tag) wins over the transfer function of its base layer;
@@ -246,7 +239,7 @@ def dynamic_range(stream: Mapping[str, Any]) -> DynamicRange:
     """
     side_data = _list(stream.get("side_data_list"))
     if any(
-        isinstance(d, dict) and "dovi" in str(d.get("side_data_type", "")).lower()
+        isinstance(d, Mapping) and "dovi" in str(d.get("side_data_type", "")).lower()
         for d in side_data
     ):
         return DynamicRange.DOLBY_VISION
@@ -268,9 +261,10 @@ def classify_probe_failure(
     exists: bool,
     permission: bool,
 ) -> ProbeFailure:
-    """Why an ffprobe run gave no media info.
+    """Why a probe gave no media info, from libavformat's error text.
 
-    ``returncode`` is None when ffprobe never finished (or never started);
+    ``returncode`` is the ffprobe reference's exit status (None when it
+    never finished, or for an in-process probe);
     ``exists`` is whether the path (following links) still exists and
     ``permission`` whether the caller already saw a permission error reading
     it. In order: a timeout is ``timeout``; a permission error (seen by the
@@ -278,7 +272,7 @@ def classify_probe_failure(
     is ``link_gone``; I/O and network errors in stderr are ``unreachable``;
     a recognised but damaged file (``moov atom not found``...) is
     ``invalid``; data no demuxer recognises is ``not_media``; anything else,
-    including a crash or a missing executable, is ``unknown``.
+    including a crash, is ``unknown``.
     """
     if timed_out:
         return ProbeFailure.TIMEOUT
@@ -307,11 +301,11 @@ _STREAM_TYPES = {
 }
 
 
-def _stream(raw: dict[str, Any]) -> MediaStreamInfo | None:
+def _stream(raw: Mapping[str, Any]) -> MediaStreamInfo | None:
     stream_type = _STREAM_TYPES.get(str(raw.get("codec_type")))
     index = _int(raw.get("index"))
     disposition = raw.get("disposition")
-    flags = disposition if isinstance(disposition, dict) else {}
+    flags = disposition if isinstance(disposition, Mapping) else {}
     if stream_type is None or index is None or flags.get("attached_pic") == 1:
         return None
     tags = _lower_keys(raw.get("tags"))
@@ -345,7 +339,7 @@ def _says_forced(stream_type: StreamType, title: str | None) -> bool:
     return stream_type is StreamType.SUBTITLE and "forced" in (title or "").lower()
 
 
-def _runtime_ticks(fmt: Mapping[str, Any], streams: list[dict[str, Any]]) -> int | None:
+def _runtime_ticks(fmt: Mapping[str, Any], streams: list[Mapping[str, Any]]) -> int | None:
     seconds = _float(fmt.get("duration"))
     if seconds is None:
         per_stream = [_stream_seconds(s) for s in streams]
@@ -407,85 +401,6 @@ def _list(value: Any) -> list[Any]:
 
 
 def _lower_keys(value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
+    if not isinstance(value, Mapping):
         return {}
     return {str(key).lower(): item for key, item in value.items()}
-
-
-# ISO 639-2 from the iso-codes package: "bcode", "alpha2:bcode" or
-# "alpha2:bcode/tcode" where the terminology code differs.
-_ISO_639 = """
-    aa:aar ab:abk ace ach ada ady afa afh af:afr ain ak:aka akk ale alg alt am:amh
-    ang anp apa ar:ara arc an:arg arn arp art arw as:asm ast ath aus av:ava ae:ave
-    awa ay:aym az:aze bad bai ba:bak bal bm:bam ban bas bat bej be:bel bem bn:ben
-    ber bho bh:bih bik bin bi:bis bla bnt bo:tib/bod bs:bos bra br:bre btk bua bug
-    bg:bul byn cad cai car ca:cat cau ceb cel cs:cze/ces ch:cha chb ce:che chg chk
-    chm chn cho chp chr cu:chu cv:chv chy cmc cnr cop kw:cor co:cos cpe cpf cpp
-    cr:cre crh crp csb cus cy:wel/cym dak da:dan dar day del den de:ger/deu dgr din
-    dv:div doi dra dsb dua dum dyu dz:dzo efi egy eka el:gre/ell elx en:eng enm
-    eo:epo et:est eu:baq/eus ee:ewe ewo fan fo:fao fa:per/fas fat fj:fij fil fi:fin
-    fiu fon fr:fre/fra frm fro frr frs fy:fry ff:ful fur gaa gay gba gem gez gil
-    gd:gla ga:gle gl:glg gv:glv gmh goh gon gor got grb grc gn:grn gsw gu:guj gwi
-    hai ht:hat ha:hau haw he:heb hz:her hil him hi:hin hit hmn ho:hmo hr:hrv hsb
-    hu:hun hup hy:arm/hye iba ig:ibo io:ido ii:iii ijo iu:iku ie:ile ilo ia:ina inc
-    id:ind ine inh ik:ipk ira iro is:ice/isl it:ita jv:jav jbo ja:jpn jpr jrb kaa
-    kab kac kl:kal kam kn:kan kar ks:kas ka:geo/kat kr:kau kaw kk:kaz kbd kha khi
-    km:khm kho ki:kik rw:kin ky:kir kmb kok kv:kom kg:kon ko:kor kos kpe krc krl kro
-    kru kj:kua kum ku:kur kut lad lah lam lo:lao la:lat lv:lav lez li:lim ln:lin
-    lt:lit lol loz lb:ltz lua lu:lub lg:lug lui lun luo lus mad mag mh:mah mai mak
-    ml:mal man map mr:mar mas mdf mdr men mga mic min mis mk:mac/mkd mkh mg:mlg
-    mt:mlt mnc mni mno moh mn:mon mos mi:mao/mri ms:may/msa mul mun mus mwl mwr
-    my:bur/mya myn myv nah nai nap na:nau nv:nav nr:nbl nd:nde ng:ndo nds ne:nep new
-    nia nic niu nl:dut/nld nn:nno nb:nob nog non no:nor nqo nso nub nwc ny:nya nym
-    nyn nyo nzi oc:oci oj:oji or:ori om:orm osa os:oss ota oto paa pag pal pam
-    pa:pan pap pau peo phi phn pi:pli pl:pol pon pt:por pra pro ps:pus qu:que raj
-    rap rar roa rm:roh rom ro:rum/ron rn:run rup ru:rus sad sg:sag sah sai sal sam
-    sa:san sas sat scn sco sel sem sga sgn shn sid si:sin sio sit sla sk:slo/slk
-    sl:slv sma se:sme smi smj smn sm:smo sms sn:sna sd:snd snk sog so:som son st:sot
-    es:spa sq:alb/sqi sc:srd srn sr:srp srr ssa ss:ssw suk su:sun sus sux sw:swa
-    sv:swe syc syr ty:tah tai ta:tam tt:tat te:tel tem ter tet tg:tgk tl:tgl th:tha
-    tig ti:tir tiv tkl tlh tli tmh tog to:ton tpi tsi tn:tsn ts:tso tk:tuk tum tup
-    tr:tur tut tvl tw:twi tyv udm uga ug:uig uk:ukr umb und ur:urd uz:uzb vai ve:ven
-    vi:vie vo:vol vot wak wal war was wen wa:wln wo:wol xal xh:xho yao yap yi:yid
-    yo:yor ypk zap zbl zen zgh za:zha zh:chi/zho znd zu:zul zun zxx zza
-"""
-# Withdrawn, ISO 639-3 and other codes muxers and users still write.
-_LANGUAGE_ALIASES = {
-    "iw": "heb", "in": "ind", "ji": "yid", "jw": "jav", "mo": "rum", "mol": "rum",
-    "scc": "srp", "scr": "hrv", "sh": "hrv", "cmn": "chi", "yue": "chi",
-    "nan": "chi", "pes": "per", "prs": "per", "arb": "ara", "zsm": "may",
-}
-# Codes that mean "no language": a stream tagged so has no language.
-NO_LANGUAGE_CODES = frozenset({"und", "zxx", "mis"})
-
-
-def _language_table() -> dict[str, str]:
-    table: dict[str, str] = {}
-    for token in _ISO_639.split():
-        alpha2, _, codes = token.rpartition(":")
-        bibliographic, _, terminology = codes.partition("/")
-        table[bibliographic] = bibliographic
-        for alias in (alpha2, terminology):
-            if alias:
-                table[alias] = bibliographic
-    table.update(_LANGUAGE_ALIASES)
-    return table
-
-
-_LANGUAGES = _language_table()
-
-
-def normalize_language(code: str | None) -> str | None:
-    """The ISO 639-2/B code for a language code, or None.
-
-    Accepts ISO 639-1 (``de``), 639-2/T (``deu``) and /B (``ger``) codes in
-    any case, BCP 47 tags by their primary subtag (``pt-BR`` -> ``por``) and
-    a few withdrawn or 639-3 codes muxers write (``iw``, ``cmn``). Unknown
-    codes and "no language" codes (``und``, ``zxx``, ``mis``) give None.
-    """
-    if not code:
-        return None
-    primary = re.split(r"[-_]", code.strip().lower(), maxsplit=1)[0]
-    if primary in NO_LANGUAGE_CODES:
-        return None
-    return _LANGUAGES.get(primary)

@@ -1,10 +1,11 @@
-"""Media info: ffprobe on real small videos per mediaInfoTiming; the remote-target rule."""
+"""Media info: probe workers on real small videos per mediaInfoTiming; failures
+that hang or crash a worker; the remote-target rule."""
 
 from __future__ import annotations
 
 import os
+import random
 import shutil
-import stat
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +18,7 @@ from reelhouse.media.library_options import LibraryOptions
 from reelhouse.storage.confined_files import confinement_for
 
 from .conftest import LIBRARY_ID, Library, Tree
+from .probe_workers import mp4_head, probe_worker_pids, worker_command
 
 FFMPEG_LIMIT_S = 60
 pytestmark = pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not installed")
@@ -116,20 +118,54 @@ async def test_a_changed_file_is_probed_again(tree: Tree, library: Library, samp
     assert (source["probe_failure"], source["container"]) == (None, "mkv")
 
 
-async def test_a_probe_that_overruns_its_timeout_is_a_timeout_failure(tree: Tree, library: Library, tmp_path: Path) -> None:
-    slow = tmp_path / "slow-ffprobe"
-    slow.write_text("#!/bin/sh\nexec sleep 30\n")
-    slow.chmod(slow.stat().st_mode | stat.S_IEXEC)
-    tree.add("A (2001).mkv")
-    library.deps = ScanDeps(trio.CapacityLimiter(2), ffprobe_path=str(slow), probe_timeout=0.3)
+async def test_a_probe_that_overruns_its_timeout_is_a_timeout_failure_and_the_scan_goes_on(
+    tree: Tree, library: Library, sample_video: bytes
+) -> None:
+    tree.add("A (2001).mkv", sample_video)
+    tree.add("Hang (2002).mkv", sample_video)
+    tree.add("C (2003).mkv", sample_video)
+    library.deps = ScanDeps(trio.CapacityLimiter(1), probe_command=worker_command(hang_on="Hang"), probe_timeout=0.5)
     await library.scan(options=timing("scan"))
-    source = (await sources(library))["A (2001).mkv"]
-    assert (source["probe_failure"], source["probe_pending"]) == ("timeout", 0)
+    found = await sources(library)
+    assert (found["Hang (2002).mkv"]["probe_failure"], found["Hang (2002).mkv"]["probe_pending"]) == ("timeout", 0)
+    assert found["A (2001).mkv"]["container"] == found["C (2003).mkv"]["container"] == "mkv"
+    assert found["A (2001).mkv"]["probe_failure"] is None and found["C (2003).mkv"]["probe_failure"] is None
+    assert probe_worker_pids() == []
 
 
-async def test_a_missing_ffprobe_is_an_unknown_failure(tree: Tree, library: Library, tmp_path: Path) -> None:
+async def test_a_file_that_crashes_its_worker_is_invalid_and_the_scan_goes_on(
+    tree: Tree, library: Library, sample_video: bytes
+) -> None:
+    for name in ("A (2001).mkv", "Crash (2002).mkv", "C (2003).mkv", "Crash (2004).mkv", "E (2005).mkv"):
+        tree.add(name, sample_video)
+    library.deps = ScanDeps(trio.CapacityLimiter(2), probe_command=worker_command(abort_on="Crash"))
+    outcome = await library.scan(options=timing("scan"))
+    found = await sources(library)
+    assert outcome.probe_pending == 0
+    assert {name: row["probe_failure"] for name, row in found.items()} == {
+        "A (2001).mkv": None, "Crash (2002).mkv": "invalid", "C (2003).mkv": None,
+        "Crash (2004).mkv": "invalid", "E (2005).mkv": None,
+    }  # fmt: skip
+    assert probe_worker_pids() == []
+
+
+async def test_truncated_random_and_empty_files_get_their_failure_and_the_rest_is_probed(
+    tree: Tree, library: Library, sample_video: bytes
+) -> None:
+    tree.add("A (2001).mkv", sample_video)
+    tree.add("Cut (2002).mp4", mp4_head())
+    tree.add("Noise (2003).mkv", random.Random(3).randbytes(50_000))
+    tree.add("Empty (2004).mkv", b"")
+    await library.scan(options=timing("scan"))
+    found = {name: row["probe_failure"] for name, row in (await sources(library)).items()}
+    assert found == {
+        "A (2001).mkv": None, "Cut (2002).mp4": "invalid", "Noise (2003).mkv": "not_media", "Empty (2004).mkv": "not_media",
+    }  # fmt: skip
+
+
+async def test_a_worker_that_cannot_start_is_an_unknown_failure(tree: Tree, library: Library, tmp_path: Path) -> None:
     tree.add("A (2001).mkv")
-    library.deps = replace(library.deps, ffprobe_path=os.fspath(tmp_path / "no-such-ffprobe"))
+    library.deps = replace(library.deps, probe_command=(os.fspath(tmp_path / "no-such-worker"),))
     await library.scan(options=timing("scan"))
     assert (await sources(library))["A (2001).mkv"]["probe_failure"] == "unknown"
 
@@ -184,3 +220,24 @@ async def test_a_file_swapped_for_a_link_out_before_its_probe_is_not_probed(
     source = (await sources(library))["A (2001).mkv"]
     assert count == 1 and (source["probe_failure"], source["container"]) == ("permission_denied", "mkv")
     assert source["runtime_ticks"] in (None, 0)
+async def test_the_probe_phase_reports_progress_file_by_file(tree: Tree, library: Library, sample_video: bytes) -> None:
+    """Regression (issue 12, item 20): ``processed`` stayed at the directory count for the whole probe phase."""
+    names = [f"Film {chr(65 + i)} ({2000 + i}).mkv" for i in range(20)]
+    for name in names:
+        tree.add(name, sample_video)
+    tree.add("Zz Hang (2030).mkv", sample_video)  # probed last (by path), and hangs
+    library.deps = ScanDeps(trio.CapacityLimiter(1), probe_command=worker_command(hang_on="Hang"), probe_timeout=3)
+    outcome = None
+
+    async def scan() -> None:
+        nonlocal outcome
+        outcome = await library.scan(options=timing("scan"))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(scan)
+        with trio.fail_after(15):
+            while library.progress.phase != "write" or library.progress.processed < 1 + len(names):
+                await trio.sleep(0.02)
+        during = (library.progress.processed, library.progress.total)
+    assert during == (1 + len(names), 1 + len(names) + 1)  # one directory, 20 files probed, one hanging
+    assert outcome is not None and outcome.processed == library.progress.total == 1 + len(names) + 1

@@ -5,7 +5,7 @@ A ScanActor calls :func:`run_scan` with a :class:`ScanPlan`, a Store, a
 the background mediaInfoRead job calls :func:`probe_pending_sources`.
 See ``pipeline`` (the steps and their guarantees), ``walk`` (quick and
 full modes), ``parse`` (what is read and when), ``roots`` (offline roots)
-and ``probing`` (ffprobe, remote targets); the naming and item rules are
+and ``probing`` (media info in ``probe_pool`` workers, remote targets); the naming and item rules are
 in ``reelhouse.media.assemble``.
 """
 

@@ -67,6 +67,7 @@ WALK_MAX_SECONDS = 0.05  # ...or about this long
 PARSE_MAX_FILES = 1200  # listed files per parse hop (a few hundred items per write)
 PARSE_MAX_DIRS = 4000  # directories per parse hop (unchanged ones cost little)
 WRITE_QUEUE = 1  # parsed batches waiting for the writer
+WARM_PROBES_MIN_FILES = 200  # listed files from which a probing scan starts its probe workers early
 MS_PER_HOUR = 3_600_000
 
 
@@ -87,8 +88,8 @@ class ScanProgress:
     """Mutated by the scan, read by its actor (same task tree, no locks)."""
 
     phase: str = "walk"  # walk, parse, write
-    processed: int = 0  # directories processed
-    total: int | None = None  # directories known so far (grows while walking)
+    processed: int = 0  # directories processed, then also files probed (phase write)
+    total: int | None = None  # directories known so far (grows while walking), then plus files to probe
     added: int = 0
     changed: int = 0
     missing: int = 0
@@ -150,16 +151,18 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
     if any(visit.listing is not None for visit in visits):
         index.images = await load_local_images(store, plan.library_id)
     scope = _Scope(scope.starts, scope.within, scope.protected + tuple(unreadable))
+    listed = listed_files(visits)
+    if timing == "scan" and deps.probe_pool is not None and listed >= WARM_PROBES_MIN_FILES:
+        # Workers start while the scan parses, not when its probes begin.
+        deps.probe_pool.warm(effective_read_concurrency(plan.options, global_probe_limit=int(deps.probe_limiter.total_tokens)))
     progress.phase = "parse"
     setup = ParserSetup(rules, index, plan.rewrite, timing in ("scan", "background"), walker.within)
-    async with open_parser(
-        setup, listed_files=listed_files(visits), thread_limiter=limiter, process_slots=deps.parse_processes
-    ) as parser:
+    async with open_parser(setup, listed_files=listed, thread_limiter=limiter, process_slots=deps.parse_processes) as parser:
         await _parse_and_write(parser, visits, store, progress)
         seen = await parser.seen_ids()
     progress.phase = "write"
     if timing == "scan":
-        await _probe(store, plan, deps, walker.within)
+        await _probe(store, plan, deps, progress, walker.within)
     await _finish(plan, store, index, seen, visits, scope, progress, limiter)
     return ScanOutcome(
         added=progress.added,
@@ -272,10 +275,22 @@ async def _parse_and_write(
             await parser.parse_all(_chunks(visits), send)
 
 
-async def _probe(store: Store, plan: ScanPlan, deps: ScanDeps, within: Confinement) -> None:
-    concurrency = effective_read_concurrency(plan.options, global_probe_limit=deps.probe_limiter.total_tokens)
+async def _probe(store: Store, plan: ScanPlan, deps: ScanDeps, progress: ScanProgress, within: Confinement) -> None:
+    """Probe what the scan marked; each file probed counts in ``processed``.
+
+    The files to probe are added to ``total`` when the phase starts, so
+    ``processed`` keeps growing towards ``total`` instead of standing at
+    the directory count for the whole phase.
+    """
+    concurrency = effective_read_concurrency(plan.options, global_probe_limit=int(deps.probe_limiter.total_tokens))
     sources = await pending_probe_sources(store, plan.library_id)
-    await probe_sources(store, sources, deps, read_concurrency=concurrency, within=within)
+    directories = progress.processed
+    progress.total = max(progress.total or 0, directories) + len(sources)
+
+    def probed(done: int, _total: int) -> None:
+        progress.processed = directories + done
+
+    await probe_sources(store, sources, deps, read_concurrency=concurrency, on_progress=probed, within=within)
 
 
 async def _finish(

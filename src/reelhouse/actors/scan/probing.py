@@ -1,49 +1,53 @@
-"""Media info: ffprobe subprocesses, bounded per library and server-wide.
+"""Media info: probes in the probe workers, bounded per library and server-wide.
 
-A probe runs ``ffprobe`` (``media.probe.ffprobe_args``, environment
-``FFPROBE_ENV``) under ``trio.fail_after(probe_timeout)``; a probe that
-overruns is killed (trio.run_process terminates its child when cancelled)
-and recorded as ``timeout``. Concurrency is bounded twice: by the library's
-read concurrency (the number of workers) and by the server-wide probe
-limiter every library shares (``ScanDeps.probe_limiter``). A file ffprobe
-cannot read keeps its item with a ProbeFailure and no media info; so does
-a file that resolves outside the library's roots by the time it is probed
-(``within``: :mod:`reelhouse.media.containment`; ``permission_denied``).
+A scan (and the background mediaInfoRead job) probes its pending local
+files in batches of :data:`BATCH` through a :class:`~.probe_pool.ProbePool`
+(``ScanDeps.probe_pool``: the server's long-lived workers; without one, a
+pool is opened for the call). Concurrency is bounded twice, as it always
+was: by the library's read concurrency (the number of lanes) and by the
+server-wide probe limiter every library shares (``ScanDeps.probe_limiter``),
+held per batch. A file that cannot be read keeps its item with a
+ProbeFailure and no media info; a file that hangs or crashes a worker
+costs that file a ``timeout`` or ``invalid`` failure, not the scan. A file
+that resolves outside the library's roots by the time it is probed
+(``within``: :mod:`reelhouse.media.containment`) is never handed to a
+worker: it is recorded ``permission_denied``.
 
-Results are written in batches of :data:`FLUSH_EVERY` (one transaction
-each), so a cancelled probe run keeps what it finished and the rest stays
-pending. Remote sources (``.strm``) are never probed here; whoever reads
-them later must check every hop with :func:`remote_target_allowed`.
+Results are written by a writer task, up to :data:`FLUSH_EVERY` per
+transaction (the lanes never wait for the database), so a cancelled probe
+run keeps what was written and the rest stays pending.
+``on_progress(done, total)`` is called as each file is answered. Remote
+sources (``.strm``) are never probed here; whoever reads them later must
+check every hop with :func:`remote_target_allowed`.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import math
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import trio
 
-from reelhouse.media.file_names import to_fs
-from reelhouse.media.probe import (
-    FFPROBE_ENV,
-    ProbeError,
-    ProbeFailure,
-    ProbeResult,
-    classify_probe_failure,
-    ffprobe_args,
-    parse_probe,
-)
 from reelhouse.media.containment import Confinement
+from reelhouse.media.file_names import to_fs
+from reelhouse.media.probe import ProbeFailure
 from reelhouse.storage import Store, now_ms
 from reelhouse.storage.confined_files import resolves_inside
 from reelhouse.storage.catalog import PendingSource, ProbeOutcomeRow, pending_probe_sources, save_probe_results
 
-FLUSH_EVERY = 32  # probe results per write transaction
-MAX_STDOUT_BYTES = 16 * 1024 * 1024
+from .probe_pool import DEFAULT_COMMAND, ProbePool, Probed, open_probe_pool
+
+FLUSH_EVERY = 256  # probe results per write transaction, at most...
+FLUSH_WAIT_S = 0.2  # ...or those that came within this long
+BATCH = 64  # paths per request to a worker (and per hold of the limiter)
 DEFAULT_PORTS = {"http": 80, "https": 443}
+OUTSIDE_ROOTS = Probed(failure=ProbeFailure.PERMISSION_DENIED, message="The file resolves outside the library's folders.")
+
+__all__ = ["BATCH", "FLUSH_EVERY", "Probed", "ScanDeps", "probe_pending_sources", "probe_sources", "remote_target_allowed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,58 +55,38 @@ class ScanDeps:
     """What a scan needs from the server.
 
     ``probe_limiter`` is the server-wide probe limit (config
-    ``scan.probe_concurrency``); ``thread_limiter`` bounds the worker
-    threads that walk and parse (None: each scan uses one thread);
-    ``parse_processes`` the child processes big scans may parse in (see
-    ``parser_process``; None: every scan parses in threads).
+    ``scan.probe_concurrency``); ``probe_pool`` the server's probe workers
+    (None: each probe run opens its own, with ``probe_command`` as the
+    worker's command line); ``probe_timeout`` how long one file may take;
+    ``thread_limiter`` bounds the worker threads that walk and parse (None:
+    each scan uses one thread); ``parse_processes`` the child processes big
+    scans may parse in (see ``parser_process``; None: every scan parses in
+    threads).
     """
 
     probe_limiter: trio.CapacityLimiter
-    ffprobe_path: str = "ffprobe"
+    probe_pool: ProbePool | None = None
+    probe_command: tuple[str, ...] = DEFAULT_COMMAND
     probe_timeout: float = 30.0
     thread_limiter: trio.CapacityLimiter | None = None
     parse_processes: trio.CapacityLimiter | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Probed:
-    """One probe: media info, or why there is none."""
-
-    result: ProbeResult | None = None
-    failure: ProbeFailure | None = None
-    message: str = ""
-
-
-async def probe_file(path: str, deps: ScanDeps) -> Probed:
-    """Run ffprobe on one local file (the caller holds the limiters).
-
-    Never raises for a failed probe; cancellation kills ffprobe and raises.
-    """
-    env = {**os.environ, **FFPROBE_ENV}
-    argv = ffprobe_args(to_fs(path), executable=deps.ffprobe_path)  # path text -> the name on disk
-    try:
-        with trio.fail_after(deps.probe_timeout):
-            done = await trio.run_process(argv, capture_stdout=True, capture_stderr=True, check=False, env=env)
-    except trio.TooSlowError:
-        return Probed(failure=ProbeFailure.TIMEOUT, message=f"ffprobe took longer than {deps.probe_timeout:g} s")
-    except OSError as exc:  # ffprobe missing or not executable
-        return Probed(failure=ProbeFailure.UNKNOWN, message=f"ffprobe could not run: {exc}")
-    stderr = done.stderr.decode("utf-8", errors="replace")
-    if done.returncode != 0:
-        exists = await trio.to_thread.run_sync(os.path.exists, to_fs(path))
-        failure = classify_probe_failure(done.returncode, stderr, timed_out=False, exists=exists, permission=False)
-        return Probed(failure=failure, message=stderr.strip()[:500])
-    try:
-        return Probed(result=parse_probe(done.stdout[:MAX_STDOUT_BYTES], path_container_hint=path))
-    except ProbeError as exc:
-        return Probed(failure=exc.failure, message=exc.message)
+@asynccontextmanager
+async def _pool(deps: ScanDeps) -> AsyncIterator[ProbePool]:
+    if deps.probe_pool is not None:
+        yield deps.probe_pool
+        return
+    slots = int(deps.probe_limiter.total_tokens)
+    async with open_probe_pool(slots, timeout=deps.probe_timeout, command=deps.probe_command) as pool:
+        yield pool
 
 
-async def _probe_inside(path: str, deps: ScanDeps, within: Confinement | None) -> Probed:
-    """ffprobe reads a file only inside the library (it opens the path itself, after this check)."""
-    if within is not None and not await trio.to_thread.run_sync(resolves_inside, path, within):
-        return Probed(failure=ProbeFailure.PERMISSION_DENIED, message="The file resolves outside the library's folders.")
-    return await probe_file(path, deps)
+def _inside(batch: Sequence[PendingSource], within: Confinement | None) -> list[bool]:
+    """Which files of ``batch`` resolve inside ``within`` now (blocking: a worker thread)."""
+    if within is None:
+        return [True] * len(batch)
+    return [resolves_inside(to_fs(source.path), within) for source in batch]
 
 
 async def probe_sources(
@@ -114,38 +98,60 @@ async def probe_sources(
     on_progress: Callable[[int, int], None] | None = None,
     within: Confinement | None = None,
 ) -> int:
-    """Probe ``sources`` with ``read_concurrency`` workers; returns how many were probed.
+    """Probe ``sources`` in ``read_concurrency`` lanes; returns how many were probed.
 
-    Raises StoreError when results cannot be written.
+    Lanes never wait for the database: a writer task saves the outcomes
+    as they come. Raises StoreError when results cannot be written.
     """
     total = len(sources)
     pending: Iterator[PendingSource] = iter(sources)
-    done: list[ProbeOutcomeRow] = []
+    send, receive = trio.open_memory_channel[ProbeOutcomeRow](math.inf)  # at most ``total``
     count = 0
 
-    async def flush() -> None:
-        batch = done[:]
-        done.clear()
-        if batch:
-            await save_probe_results(store, batch)
+    async def lane(pool: ProbePool) -> None:
+        while batch := [source for _, source in zip(range(BATCH), pending)]:
 
-    async def worker() -> None:
-        nonlocal count
-        for source in pending:
+            def answered(i: int, probed: Probed, batch: list[PendingSource] = batch) -> None:
+                nonlocal count
+                send.send_nowait(ProbeOutcomeRow(batch[i], now_ms(), probed.result, probed.failure))
+                count += 1
+                if on_progress is not None:
+                    on_progress(count, total)
+
             async with deps.probe_limiter:
-                probed = await _probe_inside(source.path, deps, within)
-            done.append(ProbeOutcomeRow(source, now_ms(), probed.result, probed.failure))
-            count += 1
-            if on_progress is not None:
-                on_progress(count, total)
-            if len(done) >= FLUSH_EVERY:
-                await flush()
+                allowed = await trio.to_thread.run_sync(_inside, batch, within)
+                for i, ok in enumerate(allowed):
+                    if not ok:
+                        answered(i, OUTSIDE_ROOTS)
+                inside = [i for i, ok in enumerate(allowed) if ok]
+                # Workers get the os form (path text -> the name on disk).
+                await pool.probe([to_fs(batch[i].path) for i in inside], lambda j, probed: answered(inside[j], probed))
 
-    async with trio.open_nursery() as nursery:
-        for _ in range(max(1, min(read_concurrency, total))):
-            nursery.start_soon(worker)
-    await flush()
+    async def lanes(pool: ProbePool) -> None:
+        async with send, trio.open_nursery() as nursery:
+            for _ in range(max(1, min(read_concurrency, total))):
+                nursery.start_soon(lane, pool)
+
+    if total:
+        async with _pool(deps) as pool, trio.open_nursery() as nursery:
+            nursery.start_soon(_write_outcomes, store, receive)
+            await lanes(pool)
     return count
+
+
+async def _write_outcomes(store: Store, receive: trio.MemoryReceiveChannel[ProbeOutcomeRow]) -> None:
+    """Save outcomes until the lanes are done: up to FLUSH_EVERY per transaction,
+    or what came within FLUSH_WAIT_S of the first."""
+    async with receive:
+        async for first in receive:
+            batch = [first]
+            with trio.move_on_after(FLUSH_WAIT_S):
+                while len(batch) < FLUSH_EVERY:
+                    try:
+                        batch.append(await receive.receive())
+                    except trio.EndOfChannel:
+                        break
+            await save_probe_results(store, batch)
 
 
 async def probe_pending_sources(
