@@ -40,6 +40,7 @@ from ._runtime import ActorRef
 from ._supervisor import ChildSpec, Supervisor
 from .library import LibraryActor, LibraryServices, StartScan
 from .library_settings import check_roots_writable, entitled
+from .plugins.infos import installed_plugin_infos
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,7 @@ class LibraryRegistry(Supervisor):
             None if request.options is None else dict(request.options),
             creating=True,
             collection_type=collection_type,
-            installed_plugins=(),
+            installed_plugins=await installed_plugin_infos(self._services.plugins),
             entitled=entitled,
             roots_have_strm=has_strm,
             realtime_monitor_flag=request.realtime_monitor,

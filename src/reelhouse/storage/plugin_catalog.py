@@ -91,6 +91,9 @@ def discover(data_dir: Path, bundled_dir: Path | None = BUNDLED_DIR) -> list[Plu
             entries.append(PluginEntry(plugin_id, None, None, state))
             continue
         directory, manifest, error = found
+        if not state.installed_at_ms:  # bundled and never touched: as old as the package's copy
+            shipped_ms = (_mtime(directory / MANIFEST_NAME) or 0) // 1_000_000
+            state = replace(state, installed_at_ms=shipped_ms, updated_at_ms=state.updated_at_ms or shipped_ms)
         entries.append(PluginEntry(
             plugin_id, directory, manifest, state,
             bundled=shipped is not None, bundled_version=bundled_version, manifest_error=error,
