@@ -122,3 +122,47 @@ async def test_a_change_from_the_command_line_reaches_the_running_server(plugin_
                 await trio.sleep(0.2)
             response = await client.get("/plugins/installed")
             assert "secret-value" not in response.text
+
+
+async def test_the_command_line_installs_configures_disables_and_removes_for_a_running_server(
+    server: RunningServer, tmp_path: Path,
+) -> None:
+    from reelhouse.storage import open_store
+    from reelhouse.storage.activity import list_activity
+    from tests.process import clean_environ, run_cli
+
+    source = make_plugin(tmp_path / "src", "needy", extra='[[settings]]\nkey = "apiKey"\nrequired = true\n')
+    options = ["--data-dir", str(server.data_dir), "--database", server.database_url]
+
+    async def cli(*args: str) -> str:
+        done = await run_cli([*args, *options], env=clean_environ())
+        assert done.returncode == 0, done.stderr.decode()
+        return done.stdout.decode()
+
+    async def status(client: httpx.AsyncClient, wanted: str) -> dict:
+        while (plugin := (await _plugins(client)).get("needy", {})).get("status") != wanted:
+            await trio.sleep(0.2)
+        return plugin
+
+    with trio.fail_after(CAP_S):
+        async with server.client() as client:
+            await cli("plugin", "install", str(source))
+            assert (await status(client, "needs_configuration"))["missingRequired"] == ["apiKey"]
+            await cli("plugin", "set", "needy", "apiKey=top-secret")
+            await status(client, "idle")
+            await cli("plugin", "disable", "needy")
+            assert (await status(client, "disabled"))["disableReason"] == "manual"
+            await cli("plugin", "enable", "needy")
+            await status(client, "idle")
+            listing = await cli("plugin", "list")
+            assert "needy\t1.0.0\tenabled\tinstalled" in listing and "top-secret" not in listing
+            bad = await run_cli(["plugin", "set", "needy", "nokey=1", *options], env=clean_environ())
+            assert bad.returncode == 2  # an unknown setting is refused
+            await cli("plugin", "remove", "needy")
+            await status(client, "not_installed")
+    async with open_store(server.database_url) as store:
+        entries = [e for e in await list_activity(store, 50) if e.target_kind == "plugin"]
+    assert sorted(e.action for e in entries) == sorted(
+        ["plugin.install", "plugin.configure", "plugin.disable", "plugin.enable", "plugin.remove"])
+    assert all("top-secret" not in str(e.details) for e in entries)
+    assert next(e for e in entries if e.action == "plugin.configure").details == {"keys": ["apiKey"]}
