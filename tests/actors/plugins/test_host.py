@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import trio
+from trio.testing import MockClock
 
 from reelhouse.actors import ActorRef
 from reelhouse.actors._supervisor import ChildSpec, RootActor
@@ -265,3 +267,37 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return not zombie_children(os.getpid()) or pid not in zombie_children(os.getpid())
+
+
+async def _real_wait(host: Host, plugin_id: str, predicate: Callable[[PluginView], bool]) -> PluginView:
+    """Wait in real time (the trio clock is frozen), at most 20 s."""
+    started = time.monotonic()
+    while not predicate(view := await host.view(plugin_id)):
+        assert time.monotonic() - started < 20, view
+        await trio.to_thread.run_sync(time.sleep, 0.02)
+    return view
+
+
+async def test_a_crashed_plugin_restarts_after_a_backoff_that_doubles(mock_clock: MockClock, tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    make_plugin(plugin_catalog.plugins_dir(data_dir), "crashy", "crash")
+    config = HostConfig(data_dir=data_dir, server_version="test",
+                        policy=CrashPolicy(max_crashes=5, window=1000, base=10, cap=15))
+    async with trio.open_nursery() as nursery:
+        root = RootActor([ChildSpec("plugins", lambda: PluginHost(config, bundled_dir=None, poll_seconds=3600))])
+        await nursery.start(root.run)
+        ref = root.child("plugins")
+        assert ref is not None
+        host = Host(ref, data_dir, plugin_catalog.plugins_dir(data_dir))
+        for backoff in (10, 15):  # 10 s, then 20 s capped at 15 s
+            with pytest.raises(PluginCallError):
+                await host.call("crashy", "echo", 1)
+            await _real_wait(host, "crashy", lambda v: v.status == "restarting")
+            mock_clock.jump(backoff - 0.5)
+            await trio.to_thread.run_sync(time.sleep, 0.2)
+            assert await host.status("crashy") == "restarting"
+            mock_clock.jump(1)
+            await _real_wait(host, "crashy", lambda v: v.status == "running")
+        await root.stop(timeout=10)
+    assert processes_under(tmp_path) == []
+    assert zombie_children(os.getpid()) == []
