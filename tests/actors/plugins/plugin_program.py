@@ -7,6 +7,7 @@ old       answers initialize with protocol 1
 flood     on echo, writes 1,000 notifications at once
 garbage   on echo, writes a line that is not JSON
 deaf      good, but ignores the end of stdin (must be killed)
+slowstart good, but answers initialize after a second
 """
 
 import json
@@ -33,6 +34,8 @@ def answer(request_id, result):
 def handle(message):
     method, request_id, params = message.get("method"), message.get("id"), message.get("params") or {}
     if method == "initialize":
+        if MODE == "slowstart":
+            time.sleep(1)
         answer(request_id, {"protocol": 1 if MODE == "old" else 2, "settings": params.get("settings")})
     elif method == "echo":
         if MODE == "crash":

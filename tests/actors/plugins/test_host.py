@@ -96,6 +96,15 @@ async def test_a_plugin_is_idle_until_used_then_running_then_idle_after_its_idle
     assert await host.call("good", "echo", [2]) == [2]  # started again on next use
 
 
+async def test_a_plugin_reads_starting_until_its_handshake_and_the_host_answers_meanwhile(host: Host) -> None:
+    make_plugin(host.plugins, "slow", "slowstart")
+    await host.rescan()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host.call, "slow", "echo", 1)
+        await host.wait_status("slow", "starting")  # the actor's mailbox is not blocked by the start
+    assert await host.status("slow") == "running"
+
+
 async def test_a_required_setting_keeps_the_plugin_needing_configuration_until_set(host: Host) -> None:
     make_plugin(host.plugins, "needy", extra='[[settings]]\nkey = "apiKey"\nrequired = true\nsecret = true\n')
     await host.rescan()

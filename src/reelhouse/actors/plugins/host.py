@@ -33,8 +33,8 @@ from reelhouse.storage.plugin_catalog import BUNDLED_DIR, PluginCatalogError, Pl
 
 from .._runtime import ActorRef
 from .._supervisor import ChildSpec, Supervisor
-from .connection import ConnectionClosed, PluginConnection
-from .plugin_actor import Acquire, Describe, HostConfig, IdleCheck, PluginActor, PluginView, Reconfigure
+from .connection import ConnectionClosed, PluginConnection, PluginNotRunning
+from .plugin_actor import Acquire, Describe, HostConfig, IdleCheck, PluginActor, PluginView, Reconfigure, Startup
 from .stats import PluginStats
 
 POLL_SECONDS: Final = 2.0
@@ -188,8 +188,10 @@ def _info(view: PluginView) -> PluginInfo:
 
 async def acquire(host: ActorRef, plugin_id: str) -> PluginConnection:
     plugin: ActorRef = await host.ask(GetPlugin(plugin_id), timeout=ASK_TIMEOUT_S)
-    connection: PluginConnection = await plugin.ask(Acquire(), timeout=ASK_TIMEOUT_S)
-    return connection
+    startup: Startup = await plugin.ask(Acquire(), timeout=ASK_TIMEOUT_S)
+    with trio.move_on_after(ASK_TIMEOUT_S):
+        return await startup.connection()
+    raise PluginNotRunning(plugin_id, "starting")
 
 
 async def call_plugin(host: ActorRef, plugin_id: str, method: str, params: Any = None, *,

@@ -24,7 +24,7 @@ cost nothing until something needs them.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,19 +35,16 @@ from reelhouse.media.plugin_policy import CrashPolicy, CrashWindow
 from reelhouse.storage.plugin_catalog import PluginEntry
 
 from .._runtime import Actor, ActorStopped
-from .connection import PluginConnection, PluginNotRunning
+from .connection import PluginCallError, PluginConnection, PluginNotRunning
 from .session import IncompatiblePlugin, LaunchSpec, Session, SessionEnd, resolve_argv, run_session
 from .stats import PluginStats, Stat
 
 _log = logging.getLogger("reelhouse.plugins")
 
-NOT_STARTABLE = frozenset({"not_installed", "unknown", "incompatible", "disabled", "crash_disabled",
-                           "license_required", "needs_configuration"})
-
 
 @dataclass(frozen=True, slots=True)
 class Acquire:
-    """Ask: the running connection, starting the process if needed; PluginNotRunning otherwise."""
+    """Ask: a :class:`Startup` (starting the process if needed); PluginNotRunning when it cannot run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +68,41 @@ class IdleCheck:
 class _Ended:
     generation: int
     end: SessionEnd
+
+
+@dataclass(frozen=True, slots=True)
+class _Launched:
+    generation: int
+    session: Session | None
+    error: Exception | None
+
+
+class Startup:
+    """What :class:`Acquire` answers: the connection, once the process is up."""
+
+    def __init__(self) -> None:
+        self._done = trio.Event()
+        self._connection: PluginConnection | None = None
+        self._error: Exception | None = None
+
+    @classmethod
+    def ready(cls, connection: PluginConnection) -> Startup:
+        startup = cls()
+        startup.finish(connection=connection)
+        return startup
+
+    def finish(self, *, connection: PluginConnection | None = None, error: Exception | None = None) -> None:
+        if not self._done.is_set():
+            self._connection, self._error = connection, error
+            self._done.set()
+
+    async def connection(self) -> PluginConnection:
+        """Raises PluginNotRunning or PluginCallError when the start failed."""
+        await self._done.wait()
+        if self._error is not None:
+            raise self._error
+        assert self._connection is not None
+        return self._connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +141,7 @@ class PluginActor(Actor):
         self._stats = stats or PluginStats(entry.id)
         self._crashes = CrashWindow(config.policy)
         self._session: Session | None = None
-        self._starting = False
+        self._startup: Startup | None = None
         self._generation = 0
         self._restart_at: float | None = None
         self._crash_disabled = False
@@ -120,7 +152,9 @@ class PluginActor(Actor):
     async def handle(self, msg: object) -> object:
         match msg:
             case Acquire():
-                return await self._acquire()
+                return self._acquire()
+            case _Launched():
+                self._launched(msg)
             case Describe():
                 return self._view()
             case Reconfigure(entry=entry):
@@ -131,7 +165,7 @@ class PluginActor(Actor):
                 self._ended(end)
             case _RestartDue(generation=generation) if generation == self._generation:
                 self._restart_at = None
-                await self._start_quietly()
+                self._start_quietly()
             case _Ended() | _RestartDue():
                 pass  # about an older session
             case _:
@@ -141,6 +175,8 @@ class PluginActor(Actor):
     async def on_stop(self) -> None:
         if self._session is not None:
             self._session.stop()
+        if self._startup is not None:
+            self._startup.finish(error=PluginNotRunning(self._entry.id, "stopped"))
 
     # -- status ------------------------------------------------------------------
 
@@ -160,7 +196,7 @@ class PluginActor(Actor):
             return "license_required"
         if self._missing():
             return "needs_configuration"
-        if self._starting:
+        if self._startup is not None:
             return "starting"
         if self._session is not None:
             return "running"
@@ -198,51 +234,78 @@ class PluginActor(Actor):
 
     # -- the process ---------------------------------------------------------------
 
-    async def _acquire(self) -> PluginConnection:
-        if self._session is None:
-            status = self.status()
-            if status in NOT_STARTABLE or status == "restarting":
-                retry = None if self._restart_at is None else self._restart_at - trio.current_time()
-                raise PluginNotRunning(self._entry.id, status, retry_after=retry)
-            await self._start()
-            if self._session is None:
-                raise PluginNotRunning(self._entry.id, self.status())
-        return self._session.connection
+    def _acquire(self) -> Startup:
+        if self._session is not None:
+            return Startup.ready(self._session.connection)
+        if self._startup is not None:
+            return self._startup  # being started: wait with the others
+        status = self.status()
+        if status != "idle":
+            retry = None if self._restart_at is None else self._restart_at - trio.current_time()
+            raise PluginNotRunning(self._entry.id, status, retry_after=retry)
+        return self._begin_start()
 
-    async def _start_quietly(self) -> None:
-        if self._session is None and self.status() == "idle":
-            await self._start()
+    def _start_quietly(self) -> None:
+        if self._session is None and self._startup is None and self.status() == "idle":
+            self._begin_start()
 
-    async def _start(self) -> None:
+    def _begin_start(self) -> Startup:
+        """Start the process in a task of this actor: the mailbox stays free
+        (the status reads ``starting``), and the outcome comes back as a message."""
         entry, manifest = self._entry, self._entry.manifest
         assert entry.directory is not None and manifest is not None
         self._generation += 1
-        generation = self._generation
+        startup = self._startup = Startup()
         data_dir = self._config.data_dir / "plugin-data" / entry.id
-        self._starting = True
+        spec = LaunchSpec(
+            plugin_id=entry.id,
+            argv=manifest.entry,
+            cwd=entry.directory,
+            settings=manifest.effective_settings(entry.state.settings),
+            data_dir=data_dir,
+            concurrency=self._concurrency(),
+            server_version=self._config.server_version,
+            timeout_seconds=manifest.timeout_seconds,
+        )
+        self.nursery.start_soon(self._launch, self._generation, spec)
+        return startup
+
+    async def _launch(self, generation: int, spec: LaunchSpec) -> None:
+        session: Session | None = None
+        error: Exception | None = None
         try:
-            await trio.to_thread.run_sync(lambda: data_dir.mkdir(parents=True, exist_ok=True))
-            spec = LaunchSpec(
-                plugin_id=entry.id,
-                argv=resolve_argv(manifest.entry, entry.directory),
-                cwd=entry.directory,
-                settings=manifest.effective_settings(entry.state.settings),
-                data_dir=data_dir,
-                concurrency=self._concurrency(),
-                server_version=self._config.server_version,
-                timeout_seconds=manifest.timeout_seconds,
-            )
-            self._session = await self.nursery.start(run_session, spec, self._stats, self._reporter(generation))
-        except IncompatiblePlugin as exc:
-            self._incompatible = str(exc)
-            _log.warning("plugin %s is incompatible: %s", entry.id, exc)
-        except Exception as exc:  # a start that fails is a crash: spawn error, died, hung
-            self._session = None
-            self._crashed("crashed", f"could not start: {getattr(exc, 'message', None) or exc}")
-        else:
+            await trio.to_thread.run_sync(lambda: spec.data_dir.mkdir(parents=True, exist_ok=True))
+            spec = replace(spec, argv=resolve_argv(spec.argv, spec.cwd))
+            session = await self.nursery.start(run_session, spec, self._stats, self._reporter(generation))
+        except Exception as exc:  # spawn error, died or hung in the handshake, incompatible
+            error = exc
+        try:
+            await self.ref.tell(_Launched(generation, session, error))
+        except ActorStopped:
+            if session is not None:
+                session.stop()
+
+    def _launched(self, msg: _Launched) -> None:
+        startup, self._startup = self._startup, None
+        if msg.generation != self._generation:  # reconfigured while starting
+            if msg.session is not None:
+                msg.session.stop()
+            if startup is not None:
+                startup.finish(error=PluginNotRunning(self._entry.id, self.status()))
+            return
+        assert startup is not None
+        if msg.session is not None:
+            self._session = msg.session
             self._last_error, self._last_error_code = None, None
-        finally:
-            self._starting = False
+            startup.finish(connection=msg.session.connection)
+        elif isinstance(msg.error, IncompatiblePlugin):
+            self._incompatible = str(msg.error)
+            _log.warning("plugin %s is incompatible: %s", self._entry.id, msg.error)
+            startup.finish(error=PluginNotRunning(self._entry.id, "incompatible"))
+        else:
+            detail = f"could not start: {getattr(msg.error, 'message', None) or msg.error}"
+            self._crashed("crashed", detail)
+            startup.finish(error=PluginCallError(self._entry.id, "crashed", f"plugin {self._entry.id} {detail}"))
 
     def _reporter(self, generation: int) -> Any:
         async def report(end: SessionEnd) -> None:
@@ -295,7 +358,7 @@ class PluginActor(Actor):
             if self._session is not None:
                 self._session.stop()  # the next use starts it with the new settings
                 self._session = None
-                self._generation += 1
+            self._generation += 1  # a start under way is stale: stopped when it reports
             self._restart_at = None
 
     def _idle_check(self) -> None:
