@@ -91,12 +91,6 @@ class InstalledPlugin(ApiModel):
     tasks: list[PluginTask] | None = None
 
 
-class InstalledPluginList(ApiModel):
-    """Documentation only: the response is a bare array."""
-
-    plugins: list[InstalledPlugin]
-
-
 @blueprint.get("/plugins/installed")
 @validate_querystring(PluginsQuery)
 @document_response(list[InstalledPlugin], 200)  # type: ignore[arg-type]

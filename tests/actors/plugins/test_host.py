@@ -310,3 +310,14 @@ async def test_a_crashed_plugin_restarts_after_a_backoff_that_doubles(mock_clock
         await root.stop(timeout=10)
     assert processes_under(tmp_path) == []
     assert zombie_children(os.getpid()) == []
+
+
+async def test_a_plugin_with_an_unreadable_manifest_reads_unknown_with_the_reason(host: Host) -> None:
+    broken = host.plugins / "broken"
+    broken.mkdir()
+    (broken / "plugin.toml").write_text('id = "broken"\nname = "Broken"\n')
+    await host.rescan()
+    view = await host.view("broken")
+    assert view.status == "unknown" and "version" in (view.last_error or "")
+    with pytest.raises(PluginNotRunning):
+        await host.call("broken", "echo", 1)

@@ -229,7 +229,8 @@ class PluginConnection:
         except orjson.JSONDecodeError:
             message = None
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            self.fault(Fault("garbage", f"not a JSON-RPC 2.0 message: {line[:80]!r}"))
+            # Not quoted: the line may hold anything, a setting's secret value included.
+            self.fault(Fault("garbage", f"a line of {len(line)} bytes that is not a JSON-RPC 2.0 message"))
             return False
         if "method" in message:
             return self._notification(message)
