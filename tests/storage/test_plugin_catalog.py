@@ -69,3 +69,12 @@ def test_the_fingerprint_changes_with_every_change(tmp_path: Path) -> None:
     os.utime(data / catalog.STATE_FILE, ns=(1, 1))
     catalog.update_state(data, "demo", enabled=False)
     assert catalog.fingerprint(data, None) != installed
+
+
+def test_an_install_in_progress_or_a_retired_copy_is_not_listed(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    make_plugin(catalog.plugins_dir(data), ".demo-staging", extra="")
+    catalog.install(data, make_plugin(tmp_path / "src", "demo"))
+    catalog.install(data, make_plugin(tmp_path / "src2", "demo", version="2"))
+    assert [e.id for e in catalog.discover(data, None)] == ["demo"]
+    assert sorted(p.name for p in catalog.plugins_dir(data).iterdir()) == [".demo-staging", "demo"]

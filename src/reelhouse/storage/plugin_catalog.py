@@ -108,7 +108,8 @@ def fingerprint(data_dir: Path, bundled_dir: Path | None = BUNDLED_DIR) -> tuple
         if root is None or not root.is_dir():
             continue
         for child in sorted(root.iterdir()):
-            marks.append((str(child), _mtime(child / MANIFEST_NAME)))
+            if not child.name.startswith("."):
+                marks.append((str(child), _mtime(child / MANIFEST_NAME)))
     return tuple(marks)
 
 
@@ -126,7 +127,8 @@ def _read_dirs(root: Path | None) -> dict[str, tuple[Path, PluginManifest | None
         return found
     for child in sorted(root.iterdir()):
         manifest_path = child / MANIFEST_NAME
-        if not child.is_dir() or not manifest_path.is_file():
+        if child.name.startswith(".") or not child.is_dir() or not manifest_path.is_file():
+            # (dot names: an install's staging or retired copy)
             continue
         try:
             manifest = read_manifest(child)
@@ -188,9 +190,12 @@ def install(data_dir: Path, source: Path) -> PluginEntry:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{manifest.id}-", dir=target.parent))
     shutil.copytree(source, staging, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    # Swap by renames, so a server reading meanwhile sees the old copy or the new one.
+    retired = target.parent / f".{manifest.id}-old-{now_ms()}"
     if target.exists():
-        shutil.rmtree(target)
+        os.rename(target, retired)
     os.replace(staging, target)
+    shutil.rmtree(retired, ignore_errors=True)
     states = load_states(data_dir)
     old = states.get(manifest.id)
     now = now_ms()

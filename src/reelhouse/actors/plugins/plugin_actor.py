@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -33,6 +34,8 @@ import trio
 from reelhouse.media.plugin_manifest import MIN_PROTOCOL_VERSION
 from reelhouse.media.plugin_policy import CrashPolicy, CrashWindow
 from reelhouse.storage.plugin_catalog import PluginEntry
+
+from ..library_settings import entitled
 
 from .._runtime import Actor, ActorStopped
 from .connection import PluginCallError, PluginConnection, PluginNotRunning
@@ -116,7 +119,8 @@ class HostConfig:
     server_version: str
     policy: CrashPolicy = CrashPolicy()
     idle_seconds: float | None = None  # overrides the manifests' (tests)
-    entitled: Any = staticmethod(lambda feature: False)
+    # Whether a license covers a paid feature (or a paid plugin, by its id).
+    entitled: Callable[[str], bool] = entitled
 
 
 @dataclass(frozen=True, slots=True)
