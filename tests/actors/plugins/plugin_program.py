@@ -8,6 +8,7 @@ flood     on echo, writes 1,000 notifications at once
 garbage   on echo, writes a line that is not JSON
 deaf      good, but ignores the end of stdin (must be killed)
 slowstart good, but answers initialize after a second
+noisy     on echo, writes 500 long lines to stderr first
 """
 
 import json
@@ -45,6 +46,9 @@ def handle(message):
         if MODE == "flood":
             for i in range(1000):
                 write({"jsonrpc": "2.0", "method": "log", "params": {"message": f"spam {i}"}})
+        if MODE == "noisy":
+            sys.stderr.write("".join(f"noise {i} {'x' * 5000}\n" for i in range(500)))
+            sys.stderr.flush()
         if MODE == "garbage":
             with LOCK:
                 sys.stdout.write("this is not json\n")

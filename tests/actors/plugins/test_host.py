@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import AsyncIterator, Callable
@@ -26,6 +27,7 @@ from reelhouse.actors.plugins import (
     Rescan,
     call_plugin,
 )
+from reelhouse.actors.plugins.session import STDERR_LINE_CHARS, STDERR_LINES_PER_MINUTE
 from reelhouse.media.plugin_policy import CrashPolicy
 from reelhouse.storage import plugin_catalog
 
@@ -166,6 +168,19 @@ async def test_a_plugin_flooding_or_writing_garbage_is_killed_and_counted(host: 
     assert view.last_error_code == "crashed"
     assert mode in (view.last_error or "")
     assert dict((s.code, s.value) for s in view.stats)["errors"] == 1
+
+
+async def test_stderr_reaches_the_log_bounded_in_lines_and_length(
+    host: Host, caplog: pytest.LogCaptureFixture
+) -> None:
+    make_plugin(host.plugins, "noisy", "noisy")
+    await host.rescan()
+    with caplog.at_level(logging.WARNING, logger="reelhouse.plugins"):
+        assert await host.call("noisy", "echo", 1) == 1
+        await trio.sleep(0.5)
+    noise = [r.getMessage() for r in caplog.records if "noise" in r.getMessage()]
+    assert 0 < len(noise) <= STDERR_LINES_PER_MINUTE
+    assert all(len(line) <= STDERR_LINE_CHARS + 50 for line in noise)
 
 
 async def test_an_old_protocol_plugin_is_incompatible_and_not_retried(host: Host) -> None:
