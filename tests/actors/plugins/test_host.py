@@ -26,6 +26,7 @@ from reelhouse.actors.plugins import (
     PluginView,
     Rescan,
     call_plugin,
+    run_task,
 )
 from reelhouse.actors.plugins.session import STDERR_LINE_CHARS, STDERR_LINES_PER_MINUTE
 from reelhouse.media.plugin_policy import CrashPolicy
@@ -272,6 +273,7 @@ async def test_tasks_and_infos_list_enabled_plugins(host: Host) -> None:
     await host.rescan()
     tasks = await host.ref.ask(ListTasks(), timeout=10)
     assert [t.key for t in tasks] == ["tasky.sync"]
+    assert await run_task(host.ref, "tasky.sync") == {"message": "ok"}
     infos = await host.ref.ask(PluginInfos(), timeout=10)
     assert [(i.id, i.enabled, i.capabilities) for i in infos] == [("tasky", True, frozenset({"metadata.movie"}))]
     plugin_catalog.update_state(host.data_dir, "tasky", enabled=False)
