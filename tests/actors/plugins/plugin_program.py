@@ -8,6 +8,7 @@ flood     on echo, writes 1,000 notifications at once
 garbage   on echo, writes a line that is not JSON
 deaf      good, but ignores the end of stdin (must be killed)
 slowstart good, but answers initialize after a second
+dead      exits at once, before the handshake
 noisy     on echo, writes 500 long lines to stderr first
 """
 
@@ -75,6 +76,8 @@ def handle(message):
 
 
 def main():
+    if MODE == "dead":
+        sys.exit(1)
     for line in sys.stdin:
         message = json.loads(line)
         if message.get("method") == "$/cancel":

@@ -144,6 +144,21 @@ async def test_a_plugin_crashing_on_calls_restarts_then_is_crash_disabled(host: 
     assert await host.status("crashy") == "idle"
 
 
+async def test_a_plugin_that_cannot_start_counts_as_a_crash(host: Host) -> None:
+    make_plugin(host.plugins, "dead", "dead")
+    missing = make_plugin(host.plugins, "missing")
+    toml = (missing / "plugin.toml").read_text().replace('["python3", "main.py", "good"]', '["./nothing-here"]')
+    (missing / "plugin.toml").write_text(toml)
+    await host.rescan()
+    for plugin_id in ("dead", "missing"):
+        with pytest.raises(PluginCallError) as failure:
+            await host.call(plugin_id, "echo", 1)
+        assert failure.value.reason == "crashed"
+        view = await host.view(plugin_id)
+        assert view.status == "restarting" and view.last_error_code == "crashed"
+        assert "could not start" in (view.last_error or "")
+
+
 async def test_a_hung_plugin_is_killed_after_its_timeout_and_counted(host: Host) -> None:
     make_plugin(host.plugins, "hung", "hang")
     await host.rescan()

@@ -30,7 +30,7 @@ import trio
 
 from reelhouse.media.plugin_manifest import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
 
-from .connection import Fault, PluginCallError, PluginConnection
+from .connection import Fault, PluginCallError, PluginConnection, PluginNotRunning
 from .stats import PluginStats
 
 HANDSHAKE_TIMEOUT_S: Final = 10.0
@@ -66,8 +66,12 @@ class SessionEnd:
 class Session:
     """The actor's handle on a running session: its connection and how to stop it."""
 
-    def __init__(self, connection: PluginConnection, process: trio.Process) -> None:
-        self.connection = connection
+    def __init__(self, spec: LaunchSpec, process: trio.Process, stats: PluginStats) -> None:
+        assert process.stdin is not None
+        self.connection = PluginConnection(
+            spec.plugin_id, process.stdin, concurrency=spec.concurrency, stats=stats,
+            default_timeout=spec.timeout_seconds, on_fault=self.kill,
+        )
         self._process = process
         self.stopping = False
         self.stop_requested = trio.Event()
@@ -116,29 +120,28 @@ async def run_session(
     )
     session: Session | None = None
     try:
-        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
-        session = Session(PluginConnection(
-            spec.plugin_id, process.stdin, concurrency=spec.concurrency, stats=stats, default_timeout=spec.timeout_seconds,
-            on_fault=lambda fault: session.kill(fault) if session else None,  # type: ignore[func-returns-value]
-        ), process)
-        failure: BaseException | None = None
+        assert process.stdout is not None and process.stderr is not None
+        session = Session(spec, process, stats)
+        failure: Exception | None = None
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_read_answers, session, process.stdout)
             nursery.start_soon(_pump_stderr, spec.plugin_id, process.stderr)
             nursery.start_soon(_kill_after_grace, session)
+            nursery.start_soon(_close_on_exit, session, process)
             try:
                 await _handshake(spec, session)
-            except (IncompatiblePlugin, PluginCallError) as exc:
+            except (IncompatiblePlugin, PluginCallError, PluginNotRunning) as exc:
                 failure = exc
+                if not session.stopping:
+                    session.kill(Fault("crashed", "the handshake failed"))
             else:
                 task_status.started(session)
             await process.wait()
             nursery.cancel_scope.cancel()
         if failure is not None:
             raise failure  # to nursery.start: as itself, not in a group
-        end = _how_it_ended(session, process)
-        session.connection.close(end.reason if end.reason != "stopped" else "crashed", end.detail)
-        await on_end(end)
+        _close_on_end(session, process)  # whichever of this and _close_on_exit comes first
+        await on_end(_how_it_ended(session, process))
     finally:
         if session is not None:
             session.connection.closed = True
@@ -147,6 +150,17 @@ async def run_session(
                 process.kill()
             with trio.move_on_after(5):
                 await process.wait()
+
+
+async def _close_on_exit(session: Session, process: trio.Process) -> None:
+    """Pending calls (the handshake's too) fail as soon as the process is gone."""
+    await process.wait()
+    _close_on_end(session, process)
+
+
+def _close_on_end(session: Session, process: trio.Process) -> None:
+    end = _how_it_ended(session, process)
+    session.connection.close(end.reason if end.reason != "stopped" else "crashed", end.detail)
 
 
 async def _kill_after_grace(session: Session) -> None:
