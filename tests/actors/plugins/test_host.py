@@ -28,7 +28,7 @@ from reelhouse.actors.plugins import (
     call_plugin,
     run_task,
 )
-from reelhouse.actors.plugins.session import STDERR_LINE_CHARS, STDERR_LINES_PER_MINUTE
+from reelhouse.actors.plugins.session import HANDSHAKE_TIMEOUT_S, STDERR_LINE_CHARS, STDERR_LINES_PER_MINUTE
 from reelhouse.media.plugin_policy import CrashPolicy
 from reelhouse.storage import plugin_catalog
 
@@ -151,7 +151,8 @@ async def test_a_plugin_that_cannot_start_counts_as_a_crash(host: Host) -> None:
     (missing / "plugin.toml").write_text(toml)
     await host.rescan()
     for plugin_id in ("dead", "missing"):
-        with pytest.raises(PluginCallError) as failure:
+        # Known at once, not after the handshake's time limit.
+        with pytest.raises(PluginCallError) as failure, trio.fail_after(HANDSHAKE_TIMEOUT_S / 2):
             await host.call(plugin_id, "echo", 1)
         assert failure.value.reason == "crashed"
         view = await host.view(plugin_id)
