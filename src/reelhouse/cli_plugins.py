@@ -3,7 +3,7 @@
     reelhouse plugin list
     reelhouse plugin install DIR
     reelhouse plugin enable ID | disable ID
-    reelhouse plugin set ID KEY=VALUE ...     (KEY= unsets)
+    reelhouse plugin set ID KEY=VALUE ...     (KEY= unsets) [--concurrency N]
     reelhouse plugin remove ID                (settings are kept)
 
 These are not in the API. They change ``<data dir>/plugins`` and
@@ -22,6 +22,7 @@ from typing import Any
 
 import trio
 
+from reelhouse.media.plugin_manifest import MAX_CONCURRENCY
 from reelhouse.storage import Store, now_ms
 from reelhouse.storage import plugin_catalog as catalog
 from reelhouse.storage.activity import ActivityRecord, record_activity
@@ -43,7 +44,9 @@ def add_plugin_commands(commands: Any, common: argparse.ArgumentParser) -> None:
         action.add_argument("id")
     set_ = actions.add_parser("set", parents=[common], help="set plugin settings (KEY= unsets)")
     set_.add_argument("id")
-    set_.add_argument("pairs", nargs="+", metavar="KEY=VALUE")
+    set_.add_argument("pairs", nargs="*", metavar="KEY=VALUE")
+    set_.add_argument("--concurrency", type=int, metavar="N",
+                      help=f"calls in flight at once, overriding the manifest (1-{MAX_CONCURRENCY}; 0 clears)")
 
 
 def plugin_commands() -> dict[tuple[str, str], Command]:
@@ -96,6 +99,11 @@ async def _disable(store: Store, args: argparse.Namespace) -> int:
 
 
 async def _set(store: Store, args: argparse.Namespace) -> int:
+    if args.concurrency is not None:
+        return await _set_concurrency(store, args)
+    if not args.pairs:
+        print("reelhouse: plugin set needs KEY=VALUE or --concurrency", file=sys.stderr)
+        return EXIT_USAGE
     changes: dict[str, str] = {}
     for pair in args.pairs:
         key, sep, value = pair.partition("=")
@@ -121,6 +129,18 @@ async def _set(store: Store, args: argparse.Namespace) -> int:
         return EXIT_FAILED
     await _record(store, "plugin.configure", args.id, {"keys": sorted(changes)})
     print(f"updated {args.id}: {', '.join(sorted(changes))}")
+    return EXIT_OK
+
+
+async def _set_concurrency(store: Store, args: argparse.Namespace) -> int:
+    if args.pairs or not 0 <= args.concurrency <= MAX_CONCURRENCY:
+        print(f"reelhouse: --concurrency takes 0 to {MAX_CONCURRENCY}, alone", file=sys.stderr)
+        return EXIT_USAGE
+    override = args.concurrency or None
+    if await _catalog(catalog.update_state, args.data_dir_path, args.id, concurrency_override=override) is None:
+        return EXIT_FAILED
+    await _record(store, "plugin.configure", args.id, {"keys": ["concurrencyOverride"]})
+    print(f"updated {args.id}: concurrency {override or 'from the manifest'}")
     return EXIT_OK
 
 

@@ -154,6 +154,10 @@ async def test_the_command_line_installs_configures_disables_and_removes_for_a_r
             assert (await status(client, "disabled"))["disableReason"] == "manual"
             await cli("plugin", "enable", "needy")
             await status(client, "idle")
+            await cli("plugin", "set", "needy", "--concurrency", "3")
+            while (plugin := await status(client, "idle")).get("concurrencyOverride") != 3:
+                await trio.sleep(0.2)
+            assert plugin["concurrency"] == 3
             listing = await cli("plugin", "list")
             assert "needy\t1.0.0\tenabled\tinstalled" in listing and "top-secret" not in listing
             bad = await run_cli(["plugin", "set", "needy", "nokey=1", *options], env=clean_environ())
@@ -163,6 +167,8 @@ async def test_the_command_line_installs_configures_disables_and_removes_for_a_r
     async with open_store(server.database_url) as store:
         entries = [e for e in await list_activity(store, 50) if e.target_kind == "plugin"]
     assert sorted(e.action for e in entries) == sorted(
-        ["plugin.install", "plugin.configure", "plugin.disable", "plugin.enable", "plugin.remove"])
+        ["plugin.install", "plugin.configure", "plugin.disable", "plugin.enable", "plugin.configure",
+         "plugin.remove"])
     assert all("top-secret" not in str(e.details) for e in entries)
-    assert next(e for e in entries if e.action == "plugin.configure").details == {"keys": ["apiKey"]}
+    assert sorted(e.details["keys"][0] for e in entries if e.action == "plugin.configure") == [
+        "apiKey", "concurrencyOverride"]
