@@ -9,14 +9,14 @@ SCRIPT = Path(__file__).with_name("plugin_program.py")
 
 
 def make_plugin(root: Path, plugin_id: str, mode: str = "good", *, extra: str = "", protocol: int = 2,
-                version: str = "1.0.0") -> Path:
+                version: str = "1.0.0", timeout: float = 5) -> Path:
     """A plugin directory ``root/plugin_id`` running the test plugin in ``mode``."""
     directory = root / plugin_id
     directory.mkdir(parents=True, exist_ok=True)
     shutil.copy(SCRIPT, directory / "main.py")
     (directory / "plugin.toml").write_text(
         f'id = "{plugin_id}"\nname = "Test {plugin_id}"\nversion = "{version}"\nprotocol = {protocol}\n'
-        f'entry = ["python3", "main.py", "{mode}"]\ntimeout_seconds = 5\n{extra}\n',
+        f'entry = ["python3", "main.py", "{mode}"]\ntimeout_seconds = {timeout}\n{extra}\n',
         encoding="utf-8",
     )
     return directory

@@ -161,11 +161,11 @@ async def test_a_plugin_that_cannot_start_counts_as_a_crash(host: Host) -> None:
 
 
 async def test_a_hung_plugin_is_killed_after_its_timeout_and_counted(host: Host) -> None:
-    make_plugin(host.plugins, "hung", "hang")
+    make_plugin(host.plugins, "hung", "hang", timeout=0.3)
     await host.rescan()
     pid = await host.call("hung", "pid")
     with pytest.raises(PluginCallError) as failure:
-        await host.call("hung", "echo", 1, timeout=0.3)
+        await host.call("hung", "echo", 1)
     assert failure.value.reason == "timeout"
     view = await host.wait_view("hung", lambda v: v.last_error_code is not None)
     assert view.last_error_code == "timeout"
@@ -239,6 +239,23 @@ async def test_a_paid_plugin_without_a_license_is_license_required(host: Host) -
     view = await host.view("paid")
     assert view.status == "license_required"
     assert view.entry.manifest is not None and view.entry.manifest.features == ("alpha", "zeta")
+
+
+async def test_a_caller_deadline_shorter_than_the_plugins_cancels_the_call_and_kills_nothing(
+    host: Host, tmp_path: Path
+) -> None:
+    make_plugin(host.plugins, "good")
+    await host.rescan()
+    pid = await host.call("good", "pid")
+    marker = tmp_path / "marker"
+    with pytest.raises(PluginCallError) as failure:
+        await host.call("good", "wait", {"marker": str(marker)}, timeout=0.3)
+    assert failure.value.reason == "timeout"
+    with trio.fail_after(5):
+        while not marker.exists():
+            await trio.sleep(0.05)
+    assert await host.call("good", "pid") == pid
+    assert (await host.view("good")).last_error_code is None
 
 
 async def test_a_cancelled_caller_cancels_its_call_in_the_plugin(host: Host, tmp_path: Path) -> None:

@@ -33,6 +33,10 @@ MAX_LINE_BYTES: Final = 1 << 20
 MAX_NOTIFICATIONS_PER_SECOND: Final = 200
 CANCEL_SEND_TIMEOUT_S: Final = 1.0  # bounded shield: a cancelled caller's `$/cancel`
 READ_CHUNK: Final = 64 * 1024
+# The reference's ProviderErrorCode; garbage and floods are `crashed`.
+PROVIDER_ERROR_CODES: Final = frozenset(
+    {"crashed", "needs_configuration", "auth_failed", "rate_limited", "unreachable", "timeout", "unknown"}
+)
 
 _log = logging.getLogger("reelhouse.plugins")
 
@@ -115,8 +119,10 @@ class PluginConnection:
                    counted: bool = True) -> Any:
         """The plugin's answer to ``method``; raises PluginCallError or ConnectionClosed.
 
-        ``timeout`` covers waiting for a slot and the answer; a plugin that
-        took a request and does not answer within it is killed.
+        ``timeout`` (default: the manifest's ``timeout_seconds``) covers
+        waiting for a slot and the answer. A plugin that took a request and
+        does not answer within its own ``timeout_seconds`` hangs: it is
+        killed. A caller's shorter deadline only cancels the request.
         """
         timeout = self.default_timeout if timeout is None else timeout
         deadline = trio.current_time() + timeout
@@ -127,14 +133,18 @@ class PluginConnection:
             if waiting.cancelled_caught:
                 raise PluginCallError(self.plugin_id, "timeout", f"plugin {self.plugin_id} is busy; no slot in {timeout}s")
             try:
-                return await self._call_in_slot(method, params, deadline, self._stats if counted else None)
+                return await self._call_in_slot(method, params, deadline, self._stats if counted else None,
+                                                hung=timeout >= self.default_timeout)
             finally:
                 self._slots.release()
         finally:
             self.in_flight -= 1
             self.last_activity = trio.current_time()
 
-    async def _call_in_slot(self, method: str, params: Any, deadline: float, stats: PluginStats | None) -> Any:
+    async def _call_in_slot(
+        self, method: str, params: Any, deadline: float, stats: PluginStats | None, *, hung: bool
+    ) -> Any:
+        """One request; ``hung``: silence until ``deadline`` means the plugin hangs (it is killed)."""
         if self.closed:
             raise ConnectionClosed(self.plugin_id)
         call_id = next(self._ids)
@@ -155,7 +165,10 @@ class PluginConnection:
         if not pending.done.is_set():
             if stats is not None:
                 stats.record_call(ok=False)
-            self.fault(Fault("timeout", f"no answer to {method} in time"))
+            if hung:
+                self.fault(Fault("timeout", f"no answer to {method} in time"))
+            else:  # the caller's own, shorter deadline: the plugin is not at fault
+                await self._send_cancel(call_id)
             raise PluginCallError(self.plugin_id, "timeout", f"plugin {self.plugin_id} did not answer {method} in time")
         return self._outcome(method, pending, stats)
 
@@ -165,7 +178,9 @@ class PluginConnection:
         if pending.error is None:
             return pending.result
         data = pending.error.get("data") if isinstance(pending.error.get("data"), dict) else {}
-        reason = str(data.get("code") or ("crashed" if pending.error.get("code") == -32099 else "unknown"))
+        reason = data.get("code") or ("crashed" if pending.error.get("code") == -32099 else "unknown")
+        if reason not in PROVIDER_ERROR_CODES:
+            reason = "unknown"
         extra = {}
         if reason == "rate_limited" and isinstance(data.get("retryAfterSeconds"), (int, float)):
             extra["retryAfterSeconds"] = data["retryAfterSeconds"]
