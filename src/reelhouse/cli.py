@@ -4,6 +4,7 @@
     reelhouse migrate
     reelhouse apikey create NAME | list | revoke ID
     reelhouse user add NAME [--admin] [--password-stdin] | list
+    reelhouse plugin list | install DIR | enable ID | disable ID | set ID KEY=VALUE ... | remove ID
 
 Every command accepts the same configuration options. The admin commands
 open the store directly, so they work while the server runs (SQLite in WAL
@@ -25,6 +26,8 @@ from reelhouse import errors
 from reelhouse.config import ConfigError, Settings, load_settings
 from reelhouse.storage import Store, StoreError, migrate, open_store
 from reelhouse.storage import apikeys, users
+
+from .cli_plugins import add_plugin_commands, plugin_commands
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -95,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("--admin", action="store_true", help="the member is an administrator")
     add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     user_commands.add_parser("list", parents=[common], help="list members")
+    add_plugin_commands(commands, common)
     return parser
 
 
@@ -110,7 +114,9 @@ async def _run_admin(args: argparse.Namespace, settings: Settings) -> int:
         ("apikey", "revoke"): _apikey_revoke,
         ("user", "add"): _user_add,
         ("user", "list"): _user_list,
+        **plugin_commands(),
     }[(args.command, getattr(args, "action", None))]
+    args.data_dir_path = settings.data_dir
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     async with open_store(settings.effective_database_url) as store:
         await migrate(store)

@@ -39,6 +39,7 @@ from ._supervisor import ChildSpec, Supervisor
 from .covers import refresh_covers
 from .jobs import JobSnapshot, JobUpdate
 from .library_settings import check_roots_writable, entitled
+from .plugins.infos import installed_plugin_infos
 from .monitor import RootMonitor
 from .rescans import DirectoryRescans, RescanDirectories, rescan_directories
 from .scan import ScanDeps, ScanPlan, probe_pending_sources
@@ -65,6 +66,7 @@ class LibraryServices:
     global_probe_limit: int
     covers_dir: Path | None = None  # automatic collages (None: none are made)
     data_dir: Path | None = None  # the server's own files: never a root, never walked nor served
+    plugins: ActorRef | None = None  # the PluginHost: settings naming plugins are checked against it
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,7 +327,7 @@ class LibraryActor(Supervisor):
             body,
             creating=False,
             collection_type=record.collection_type,  # type: ignore[arg-type]
-            installed_plugins=(),
+            installed_plugins=await installed_plugin_infos(self._services.plugins),
             entitled=entitled,
         )
         if outcome.check_roots_writable:

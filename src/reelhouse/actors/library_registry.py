@@ -59,6 +59,7 @@ from ._runtime import (
 from ._supervisor import ChildSpec, Supervisor
 from .library import LibraryActor, LibraryServices, StartScan
 from .library_settings import check_roots_writable, entitled
+from .plugins.infos import installed_plugin_infos
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +146,7 @@ class LibraryRegistry(Supervisor):
         """Validate a creation off the mailbox turn, then hand it back to the turn."""
         with trio.CancelScope(deadline=reply.deadline):
             try:
-                library = await _checked_request(self._services.store, request, self._services.data_dir)
+                library = await _checked_request(self._services.store, request, self._services)
             except DomainError as error:
                 reply.fail(error)
                 return
@@ -237,8 +238,9 @@ def _child_name(library_id: str) -> str:
     return f"library-{library_id}"
 
 
-async def _checked_request(store: Store, request: CreateLibrary, data_dir: os.PathLike[str] | None) -> _NewLibrary:
+async def _checked_request(store: Store, request: CreateLibrary, services: LibraryServices) -> _NewLibrary:
     """Every check of a creation but the final overlap one; the disk is read in worker threads."""
+    data_dir = services.data_dir
     name = _valid_name(request.name)
     collection_type = parse_collection_type(request.collection_type)
     paths = await _valid_paths(store, request.paths, data_dir)
@@ -248,7 +250,7 @@ async def _checked_request(store: Store, request: CreateLibrary, data_dir: os.Pa
         None if request.options is None else dict(request.options),
         creating=True,
         collection_type=collection_type,
-        installed_plugins=(),
+        installed_plugins=await installed_plugin_infos(services.plugins),
         entitled=entitled,
         roots_have_strm=has_strm,
         realtime_monitor_flag=request.realtime_monitor,

@@ -26,6 +26,7 @@ from ._supervisor import ChildSpec, RootActor
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
+from .plugins import HostConfig, PluginHost
 from .scan import ScanDeps
 from .scan.probe_pool import DEFAULT_COMMAND as DEFAULT_PROBE_COMMAND
 from .scan.probe_pool import run_probe_pool
@@ -48,6 +49,7 @@ class ActorTree:
     jobs: ActorRef
     libraries: ActorRef
     _nursery: trio.Nursery
+    plugins: ActorRef | None = None
 
     async def stop(self, *, deadline: float) -> None:
         """Stop every actor gracefully by ``deadline``, then the bus."""
@@ -79,10 +81,12 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
         children = [
             ChildSpec("system", lambda: SystemMonitor(monitor_config)),
             ChildSpec("jobs", JobRegistry),
+            # Before the libraries (which check settings against it), so it stops after them.
+            ChildSpec("plugins", lambda: PluginHost(HostConfig(data_dir=settings.data_dir, server_version=version))),
         ]
         root = RootActor(children)
         await nursery.start(root.run)
-        system, jobs = _child(root, "system"), _child(root, "jobs")
+        system, jobs, plugins = _child(root, "system"), _child(root, "jobs"), _child(root, "plugins")
         services = LibraryServices(
             store=store,
             bus=bus,
@@ -100,12 +104,13 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
             global_probe_limit=settings.scan.probe_concurrency,
             covers_dir=settings.data_dir / COVERS_DIR,
             data_dir=settings.data_dir,
+            plugins=plugins,
         )
         # Started last, so it stops first: running scans end before the
         # registries they report to.
         libraries = await root.start_child(ChildSpec("libraries", lambda: LibraryRegistry(services)))
         try:
-            yield ActorTree(root, bus, system, jobs, libraries, nursery)
+            yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins)
         finally:
             nursery.cancel_scope.cancel()
 

@@ -22,6 +22,7 @@ from .item_actions import blueprint as item_actions_blueprint
 from .items import blueprint as items_blueprint
 from .jobs import blueprint as jobs_blueprint
 from .libraries import blueprint as libraries_blueprint
+from .plugins import blueprint as plugins_blueprint
 from .scans import blueprint as scans_blueprint
 from .search import blueprint as search_blueprint
 from .streams import AbortableStreams
@@ -37,6 +38,7 @@ BLUEPRINTS = (
     items_blueprint,
     search_blueprint,
     images_blueprint,
+    plugins_blueprint,
 )
 
 API_PREFIX = "/api/v1"

@@ -1,0 +1,60 @@
+"""Plugin directories for the tests, written into a temporary directory."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+SCRIPT = Path(__file__).with_name("plugin_program.py")
+
+
+def make_plugin(root: Path, plugin_id: str, mode: str = "good", *, extra: str = "", protocol: int = 2,
+                version: str = "1.0.0", timeout: float = 5) -> Path:
+    """A plugin directory ``root/plugin_id`` running the test plugin in ``mode``."""
+    directory = root / plugin_id
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SCRIPT, directory / "main.py")
+    (directory / "plugin.toml").write_text(
+        f'id = "{plugin_id}"\nname = "Test {plugin_id}"\nversion = "{version}"\nprotocol = {protocol}\n'
+        f'entry = ["python3", "main.py", "{mode}"]\ntimeout_seconds = {timeout}\n{extra}\n',
+        encoding="utf-8",
+    )
+    return directory
+
+
+def processes_under(root: Path) -> list[int]:
+    """Live processes whose command line names a file under ``root`` (orphans included)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if str(root).encode() in cmdline or b"main.py" in cmdline and _cwd_under(entry, root):
+            found.append(int(entry.name))
+    return found
+
+
+def _cwd_under(entry: Path, root: Path) -> bool:
+    try:
+        return Path(entry / "cwd").resolve().is_relative_to(root.resolve())
+    except OSError:
+        return False
+
+
+def zombie_children(parent: int) -> list[int]:
+    """Children of ``parent`` that exited and were never reaped."""
+    zombies = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] == "Z" and int(fields[1]) == parent:
+            zombies.append(int(entry.name))
+    return zombies

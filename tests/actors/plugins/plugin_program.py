@@ -1,0 +1,92 @@
+"""A plugin for the tests; its behaviour is its first argument.
+
+good      answers initialize, echo, pid, wait (until $/cancel), notify, task.run
+crash     exits with code 3 on echo
+hang      never answers echo
+old       answers initialize with protocol 1
+flood     on echo, writes 1,000 notifications at once
+garbage   on echo, writes a line that is not JSON
+deaf      good, but ignores the end of stdin (must be killed)
+slowstart good, but answers initialize after a second
+dead      exits at once, before the handshake
+noisy     on echo, writes 500 long lines to stderr first
+"""
+
+import json
+import os
+import sys
+import threading
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
+LOCK = threading.Lock()
+CANCELLED = {}
+
+
+def write(message):
+    with LOCK:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+
+def answer(request_id, result):
+    write({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def handle(message):
+    method, request_id, params = message.get("method"), message.get("id"), message.get("params") or {}
+    if method == "initialize":
+        if MODE == "slowstart":
+            time.sleep(1)
+        answer(request_id, {"protocol": 1 if MODE == "old" else 2, "settings": params.get("settings")})
+    elif method == "echo":
+        if MODE == "crash":
+            os._exit(3)
+        if MODE == "hang":
+            return
+        if MODE == "flood":
+            for i in range(1000):
+                write({"jsonrpc": "2.0", "method": "log", "params": {"message": f"spam {i}"}})
+        if MODE == "noisy":
+            sys.stderr.write("".join(f"noise {i} {'x' * 5000}\n" for i in range(500)))
+            sys.stderr.flush()
+        if MODE == "garbage":
+            with LOCK:
+                sys.stdout.write("this is not json\n")
+                sys.stdout.flush()
+            return
+        answer(request_id, params)
+    elif method == "pid":
+        answer(request_id, os.getpid())
+    elif method == "wait":
+        event = CANCELLED.setdefault(request_id, threading.Event())
+        event.wait(60)
+        with open(params["marker"], "a") as marker:
+            marker.write(f"cancelled {request_id}\n")
+    elif method == "limited":
+        write({"jsonrpc": "2.0", "id": request_id,
+               "error": {"code": -32000, "message": "slow down", "data": {"code": "rate_limited", "retryAfterSeconds": 60}}})
+    elif method == "stat":
+        write({"jsonrpc": "2.0", "method": "stat", "params": {"code": "quota", "value": 42, "unit": "count"}})
+        answer(request_id, None)
+    elif method == "task.run":
+        answer(request_id, {"message": "ok"})
+    else:
+        write({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "unknown method"}})
+
+
+def main():
+    if MODE == "dead":
+        sys.exit(1)
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message.get("method") == "$/cancel":
+            CANCELLED.setdefault(message["params"]["id"], threading.Event()).set()
+            continue
+        threading.Thread(target=handle, args=(message,), daemon=True).start()
+    if MODE == "deaf":
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
