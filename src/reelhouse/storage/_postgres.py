@@ -11,13 +11,11 @@ Trio.  Cancelling a caller cancels its asyncio task: an unfinished
 transaction is rolled back (all-or-nothing either way).
 
 SQL arrives in the shared dialect with ``?`` placeholders; they are rewritten
-to ``$1..$n`` (cached).  Our SQL never has ``?`` inside string literals.
+to ``$1..$n`` (:mod:`._postgres_sql`).
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, TypeVar
@@ -28,9 +26,9 @@ import trio_asyncio
 
 from ._key_revision import KeyRevision
 from ._postgres_reads import PostgresReaders, open_readers
+from ._postgres_sql import translate_error, translate_sql
 from ._store import (
     Backend,
-    IntegrityError,
     Params,
     Row,
     Statement,
@@ -43,36 +41,9 @@ POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
 CONNECT_TIMEOUT_S = 15.0  # opening the pool (first connection, schema check)
 CLOSE_TIMEOUT_S = 10.0  # graceful pool close before connections are cut
-SQL_CACHE_SIZE = 2048  # distinct statements whose translation is kept
 
 T = TypeVar("T")
 
-_LEADING_QUERY = re.compile(r"^\s*(SELECT|VALUES|SHOW|TABLE|EXPLAIN)\b", re.IGNORECASE)
-_LEADING_WITH = re.compile(r"^\s*WITH\b", re.IGNORECASE)
-_DML = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE)
-_RETURNING = re.compile(r"\bRETURNING\b", re.IGNORECASE)
-
-
-@functools.lru_cache(maxsize=SQL_CACHE_SIZE)
-def translate_sql(sql: str) -> tuple[str, bool]:
-    """``sql`` with ``$n`` placeholders, and whether it returns rows."""
-    head, *rest = sql.split("?")
-    text = head + "".join(f"${n}{part}" for n, part in enumerate(rest, start=1))
-    return text, _returns_rows(sql)
-
-
-def _returns_rows(sql: str) -> bool:
-    if _RETURNING.search(sql) or _LEADING_QUERY.match(sql):
-        return True
-    return bool(_LEADING_WITH.match(sql)) and not _DML.search(sql)
-
-
-def translate_error(exc: BaseException) -> StoreError:
-    """The Store error for a failure of asyncpg or of the connection."""
-    integrity = isinstance(exc, asyncpg.IntegrityConstraintViolationError)
-    error = (IntegrityError if integrity else StoreError)(f"{type(exc).__name__}: {exc}")
-    error.__cause__ = exc
-    return error
 
 
 _DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
@@ -92,7 +63,8 @@ async def _aio_transaction(pool: asyncpg.Pool, statements: Sequence[Statement]) 
 
 
 async def _aio_statement(conn: asyncpg.Connection, statement: Statement) -> WriteResult:
-    sql, returns_rows = translate_sql(statement.sql)
+    translated = translate_sql(statement.sql)
+    sql, returns_rows = translated.numbered, translated.returns_rows
     if statement.many is not None:
         await conn.executemany(sql, statement.many)
         return WriteResult(rowcount=len(statement.many), rows=[])
@@ -177,10 +149,6 @@ class PostgresStore(StoreShorthands):
     def _check_open(self) -> None:
         if self.closed:
             raise StoreError("the store is closed")
-
-    async def fetch_value(self, sql: str, params: Params = ()) -> Any:
-        row = await self.fetch_one(sql, params)
-        return None if row is None else row[0]
 
     async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
         """Run ``statements`` all-or-nothing on one pooled connection.

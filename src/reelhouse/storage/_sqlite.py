@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import outcome
 import trio
@@ -44,6 +44,7 @@ from ._store import (
     StoreError,
     StoreShorthands,
     WriteResult,
+    store_error,
 )
 
 READER_POOL_SIZE = 4  # reader connections (and so concurrent reads)
@@ -58,10 +59,7 @@ log = logging.getLogger(__name__)
 
 def translate_error(exc: BaseException) -> StoreError:
     """The Store error for a failure of sqlite3 (or of binding parameters)."""
-    cls = IntegrityError if isinstance(exc, sqlite3.IntegrityError) else StoreError
-    error = cls(f"{type(exc).__name__}: {exc}")
-    error.__cause__ = exc
-    return error
+    return store_error(exc, integrity=isinstance(exc, sqlite3.IntegrityError))
 
 
 def _connect(path: str, *, query_only: bool) -> sqlite3.Connection:
@@ -351,10 +349,6 @@ class SqliteStore(StoreShorthands):
             raise StoreError("the store is closed") from None
         except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
             raise translate_error(exc) from exc
-
-    async def fetch_value(self, sql: str, params: Params = ()) -> Any:
-        row = await self.fetch_one(sql, params)
-        return None if row is None else row[0]
 
     async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
         """Run ``statements`` all-or-nothing through the writer.

@@ -132,14 +132,19 @@ class StoreShorthands:
     """The one-statement shorthands, written once on top of the core methods.
 
     A backend class inherits these and implements ``transaction`` and
-    ``fetch_value``.
+    ``fetch_one``.
     """
 
     async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
         raise NotImplementedError
 
-    async def fetch_value(self, sql: str, params: Params = ()) -> Any:
+    async def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
         raise NotImplementedError
+
+    async def fetch_value(self, sql: str, params: Params = ()) -> Any:
+        """The first column of the first row, None when there is no row."""
+        row = await self.fetch_one(sql, params)
+        return None if row is None else row[0]
 
     async def execute(self, sql: str, params: Params = ()) -> WriteResult:
         """Run one statement in its own transaction."""
@@ -154,6 +159,13 @@ class StoreShorthands:
     async def ping(self) -> None:
         """A round trip to the database; raises StoreError when it is down."""
         await self.fetch_value("SELECT 1")
+
+
+def store_error(exc: BaseException, *, integrity: bool) -> StoreError:
+    """The Store error for a driver's failure ``exc`` (IntegrityError when a constraint refused it)."""
+    error = (IntegrityError if integrity else StoreError)(f"{type(exc).__name__}: {exc}")
+    error.__cause__ = exc
+    return error
 
 
 def as_dict(row: Row) -> Mapping[str, Any]:

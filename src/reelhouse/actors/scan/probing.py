@@ -21,7 +21,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import trio
@@ -51,7 +51,8 @@ class ScanDeps:
 
     ``probe_limiter`` is the server-wide probe limit (config
     ``scan.probe_concurrency``); ``thread_limiter`` bounds the worker
-    threads that walk and parse (None: each scan uses one thread);
+    threads that walk and parse, for every scan given these deps (default:
+    one thread);
     ``parse_processes`` the child processes big scans may parse in (see
     ``parser_process``; None: every scan parses in threads).
     """
@@ -59,7 +60,7 @@ class ScanDeps:
     probe_limiter: trio.CapacityLimiter
     ffprobe_path: str = "ffprobe"
     probe_timeout: float = 30.0
-    thread_limiter: trio.CapacityLimiter | None = None
+    thread_limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(1))
     parse_processes: trio.CapacityLimiter | None = None
 
 
