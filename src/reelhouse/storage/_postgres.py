@@ -24,7 +24,6 @@ import asyncpg
 import trio
 import trio_asyncio
 
-from ._key_revision import KeyRevision
 from ._postgres_reads import PostgresReaders, open_readers
 from ._postgres_sql import translate_error, translate_sql
 from ._store import (
@@ -109,9 +108,6 @@ class PostgresStore(StoreShorthands):
     """The Store on a PostgreSQL database.  Open it with :func:`open_postgres_store`."""
 
     backend: Backend = "postgresql"
-    # Revocations come from other processes, possibly on other machines: no
-    # shared file can announce them, so every request asks the database.
-    key_revision: KeyRevision | None = None
 
     def __init__(self, loop: trio_asyncio.TrioEventLoop, pool: asyncpg.Pool, readers: PostgresReaders) -> None:
         self._loop = loop
@@ -124,7 +120,7 @@ class PostgresStore(StoreShorthands):
         # 1.9 s).  Trio's limiter hands each freed slot to the longest waiter.
         self._slots = trio.CapacityLimiter(POOL_MAX_SIZE)
         self.closed = False
-        self.generation = 0  # see Store.generation
+        self._transactions_ended = 0  # the data version (see Store.data_version)
 
     async def _run(self, unit: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
         self._check_open()
@@ -150,6 +146,10 @@ class PostgresStore(StoreShorthands):
         if self.closed:
             raise StoreError("the store is closed")
 
+    def data_version(self) -> int:
+        self._check_open()
+        return self._transactions_ended
+
     async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
         """Run ``statements`` all-or-nothing on one pooled connection.
 
@@ -162,7 +162,7 @@ class PostgresStore(StoreShorthands):
         try:
             return await self._run(_aio_transaction, self._pool, list(statements))
         finally:
-            self.generation += 1
+            self._transactions_ended += 1
 
     async def close(self) -> None:
         """Refuse new work, let running work finish (shielded, bounded), close the pool and the readers."""

@@ -30,7 +30,6 @@ import trio
 
 from reelhouse.thread_pool import PoolClosed, ThreadPool
 
-from ._key_revision import KeyRevision
 from ._name_key import name_key
 from ._search_fold import search_key
 from ._sqlite_bulk import BULK_MIN_ROWS, bulk_form, encode_rows
@@ -95,7 +94,7 @@ def _name_key(text: str | None) -> str | None:
 
 
 def _open_connections(path: str) -> tuple[sqlite3.Connection, sqlite3.Connection, list[sqlite3.Connection]]:
-    """The writer's, the checkpointer's and the readers' connections."""
+    """The writer's, the checkpointer's and the other connections (the readers', then the data version's)."""
     parent = os.path.dirname(path)
     if parent:
         os.makedirs(parent, exist_ok=True)
@@ -107,7 +106,7 @@ def _open_connections(path: str) -> tuple[sqlite3.Connection, sqlite3.Connection
             raise StoreError(f"SQLite refused WAL mode for {path} (got {mode})")
         writer_pragmas(writer)
         others.append(_connect(path, query_only=False))
-        others.extend(_connect(path, query_only=True) for _ in range(READER_POOL_SIZE))
+        others.extend(_connect(path, query_only=True) for _ in range(READER_POOL_SIZE + 1))
     except BaseException:
         for conn in [writer, *others]:
             conn.close()
@@ -136,7 +135,6 @@ class StoreWriter:
         self._after_commit = after_commit
         self._send, self._receive = trio.open_memory_channel[_WriteRequest](WRITE_QUEUE_SIZE)
         self._stopped = trio.Event()
-        self.batches_ended = 0  # the store's generation (see Store.generation)
 
     async def submit(self, statements: Sequence[Statement]) -> list[WriteResult]:
         """Queue one transaction and wait for its results.
@@ -160,10 +158,7 @@ class StoreWriter:
         try:
             async for first in self._receive:
                 batch = self._take_batch(first)
-                try:
-                    await trio.to_thread.run_sync(_commit_batch, self._conn, batch)
-                finally:
-                    self.batches_ended += 1
+                await trio.to_thread.run_sync(_commit_batch, self._conn, batch)
                 _answer(batch)
                 self._after_commit()
                 batch = []
@@ -317,16 +312,23 @@ class SqliteStore(StoreShorthands):
         path: str,
         readers: ThreadPool[sqlite3.Connection],
         writer: StoreWriter,
-        key_revision: KeyRevision | None = None,
+        version_conn: sqlite3.Connection,
     ) -> None:
         self.path = path
         self._readers = readers
         self._writer = writer
-        self.key_revision = key_revision
+        self._version_conn = version_conn  # used on the event loop only
+        self._closed = False
 
-    @property
-    def generation(self) -> int:
-        return self._writer.batches_ended
+    def data_version(self) -> int:
+        # A memory read of the WAL index (a few microseconds): cheaper on the
+        # event loop than the hand-over to a thread it spares.
+        if self._closed:
+            raise StoreError("the store is closed")
+        try:
+            return int(self._version_conn.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise translate_error(exc) from exc
 
     async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
         return await self._read(_fetch_all(sql, params))
@@ -371,20 +373,20 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     is closed.  Raises StoreError when the file cannot be opened.
     """
     try:
-        writer_conn, checkpoint_conn, reader_conns = await trio.to_thread.run_sync(_open_connections, path)
+        writer_conn, checkpoint_conn, other_conns = await trio.to_thread.run_sync(_open_connections, path)
     except sqlite3.Error as exc:
         raise translate_error(exc) from exc
+    *reader_conns, version_conn = other_conns
     readers = ThreadPool(reader_conns, name="sqlite-reader")
     checkpointer = Checkpointer(checkpoint_conn)
     writer = StoreWriter(writer_conn, after_commit=checkpointer.request)
-    key_revision: KeyRevision | None = None
+    store = SqliteStore(path, readers, writer, version_conn)
     try:
-        key_revision = await trio.to_thread.run_sync(_open_key_revision, path)
         async with trio.open_nursery() as nursery:
             await nursery.start(checkpointer.run)
             await nursery.start(writer.run)
             try:
-                yield SqliteStore(path, readers, writer, key_revision)
+                yield store
             finally:
                 with trio.move_on_after(CLOSE_TIMEOUT_S, shield=True):
                     await writer.close()
@@ -392,18 +394,8 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     finally:
         with trio.CancelScope(shield=True):
             await readers.aclose()  # reads are bounded by the busy timeout
-            await trio.to_thread.run_sync(_close_all, writer_conn, checkpoint_conn, reader_conns)
-            if key_revision is not None:
-                key_revision.close()
-
-
-def _open_key_revision(path: str) -> KeyRevision | None:
-    """The database's key revision file; None (logged) when it cannot be opened."""
-    try:
-        return KeyRevision.beside(path)
-    except OSError as exc:
-        log.warning("cannot open the API key revision file beside %s (%s): keys are checked on every request", path, exc)
-        return None
+            store._closed = True
+            await trio.to_thread.run_sync(_close_all, writer_conn, checkpoint_conn, [*reader_conns, version_conn])
 
 
 def _close_all(

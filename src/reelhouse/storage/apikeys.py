@@ -11,10 +11,9 @@ import secrets
 import uuid
 from dataclasses import dataclass
 
-import trio
 
 from ..errors import Invalid
-from ._store import Row, Store, StoreError, now_ms
+from ._store import Row, Store, now_ms
 
 KEY_PREFIX = "rhk_"
 KEY_RANDOM_BYTES = 32  # token_urlsafe(32): 43 characters
@@ -66,19 +65,12 @@ async def list_api_keys(store: Store) -> list[ApiKeyRecord]:
 async def revoke_api_key(store: Store, key_id: str) -> bool:
     """Revoke a key; False when no active key has that id (unknown or already revoked).
 
-    On SQLite the revocation is then announced through the key revision
-    file (:mod:`._key_revision`), so a running server stops accepting the
-    key at once; when that file cannot be opened nothing is revoked and
-    StoreError says why (a server could otherwise go on trusting the key).
+    A running server notices the commit on its next request, from whichever
+    process it comes (:mod:`.verified_keys`).
     """
-    if store.backend == "sqlite" and store.key_revision is None:
-        raise StoreError("cannot revoke: the API key revision file beside the database cannot be opened")
     result = await store.execute(
         "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (now_ms(), key_id)
     )
-    if store.key_revision is not None:
-        with trio.CancelScope(shield=True):  # committed: the announcement must follow
-            await trio.to_thread.run_sync(store.key_revision.bump)
     return result.rowcount > 0
 
 
