@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 
 import trio
 from cachetools import LRUCache
+from werkzeug.http import http_date
 
 from reelhouse.errors import NotFound, Unavailable
 from reelhouse.media.containment import Confinement
@@ -48,8 +49,6 @@ from reelhouse.storage import Store
 from reelhouse.storage.confined_files import OutsideRoots, confinement_for
 from reelhouse.storage.stored_images import find_stored_image
 from reelhouse.thread_pool import ThreadPool
-
-from .conditional import http_date
 
 T = TypeVar("T")
 _Wanted = tuple[str, str, int]  # item id, kind, index
