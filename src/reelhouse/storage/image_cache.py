@@ -47,6 +47,8 @@ from reelhouse.thread_pool import ThreadPool
 
 log = logging.getLogger(__name__)
 
+IMAGE_CACHE_DIR = "cache/images"
+"""Where the renditions live, under the data directory."""
 KEY_VERSION = "1"
 """Bump when renditions of the same parameters would change (encoder settings)."""
 TEMP_SUFFIX = ".tmp"
