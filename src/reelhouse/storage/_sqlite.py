@@ -17,7 +17,6 @@ for each other instead of failing.
 
 from __future__ import annotations
 
-import logging
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -53,7 +52,6 @@ BUSY_TIMEOUT_MS = 5_000  # how long to wait for another process's write lock
 CLOSE_TIMEOUT_S = 30.0  # how long closing waits for queued writes to commit
 
 T = TypeVar("T")
-log = logging.getLogger(__name__)
 
 
 def translate_error(exc: BaseException) -> StoreError:
