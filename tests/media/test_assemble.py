@@ -366,3 +366,18 @@ def test_episode_numbers_from_the_nfo_fill_in_what_the_name_lacks() -> None:
     (draft,) = drafts("tvshows", "Show/Specials", "Behind the Show.mkv")
     meta = metadata_from_nfo(draft, NfoData(kind="episode", title="Making", episode_number=4, season_number=7))
     assert (meta.name, meta.index_number, meta.parent_index_number) == ("Making", 4, 0)
+
+
+def test_titles_cut_from_names_that_are_not_utf8_show_replacement_characters() -> None:
+    # Listings hold path text (media.file_names): b"Caf\xe9" is "Caf\\xe9".
+    movie, trailer = drafts("movies", "Caf\\xe9 (2001)", "Caf\\xe9 (2001).mkv", "Caf\\xe9 (2001)-trailer.mkv")
+    assert (movie.name, movie.sort_name, movie.path) == ("Caf\ufffd", "Caf\ufffd", f"{ROOT}/Caf\\xe9 (2001)/Caf\\xe9 (2001).mkv")
+    resolved = resolve_owner(trailer, movie.id)  # a draft copied again keeps its title
+    assert (trailer.name, resolved.name) == ("Caf\ufffd (2001)-trailer", "Caf\ufffd (2001)-trailer")
+    found = assemble_directory(listing("Caf\\xe9 Show/Season 1", "Caf\\xe9 Show - S01E01 - Ol\\xe9.mkv"), ScanRules("lib", "tvshows"))
+    (episode,) = found.items
+    (series,) = found.series
+    assert episode.name == "Ol\ufffd" and series_draft(series, None, ScanRules("lib", "tvshows")).name == "Caf\ufffd Show"
+    # A literal backslash sequence is kept as written (its path text escapes the backslash).
+    (literal,) = drafts("movies", "", "a\\x5cxe9 (2001).mkv")
+    assert literal.name == "a\\xe9"

@@ -21,6 +21,7 @@ import trio
 
 from reelhouse.media.containment import Confinement
 from reelhouse.media.covers import COLLAGE_POSTERS, CoverKind, collage, is_final, scanned_cover
+from reelhouse.media.file_names import from_fs, to_fs
 from reelhouse.media.local_images import image_tag
 from reelhouse.media.renditions import BrokenImage
 from reelhouse.storage import Store, now_ms
@@ -68,8 +69,10 @@ def _found(roots: tuple[str, ...], stored: dict[str, StoredCover], within: Confi
     found: dict[str, StoredCover] = {}
     for root in roots:
         try:
-            with os.scandir(root) as entries:
-                names = [e.name for e in entries if e.is_file() and (not e.is_symlink() or resolves_inside(e.path, within))]
+            with os.scandir(to_fs(root)) as entries:  # roots and names as path text, os form at the call
+                names = [
+                    from_fs(e.name) for e in entries if e.is_file() and (not e.is_symlink() or resolves_inside(e.path, within))
+                ]
         except OSError:
             continue
         for kind in COVER_KINDS:
@@ -82,14 +85,14 @@ def _found(roots: tuple[str, ...], stored: dict[str, StoredCover], within: Confi
 
 def _hashed(path: str, previous: StoredCover | None, within: Confinement) -> StoredCover | None:
     try:
-        stat = os.stat(path)
+        stat = os.stat(to_fs(path))
         if stat.st_size > MAX_COVER_BYTES:
             return None
         mtime_ms = stat.st_mtime_ns // 1_000_000
         unchanged = previous is not None and previous.source == "scanned" and previous.path == path
         if unchanged and previous.size == stat.st_size and previous.mtime_ms == mtime_ms:
             return previous
-        data = read_confined(path, within, MAX_COVER_BYTES)
+        data = read_confined(to_fs(path), within, MAX_COVER_BYTES)
     except OSError:
         return None
     return StoredCover(image_tag(data), "scanned", path=path, size=stat.st_size, mtime_ms=mtime_ms)
@@ -117,7 +120,7 @@ def _write_collage(kind: CoverKind, posters: list[Poster], target: Path, within:
     images: list[bytes] = []
     for poster in posters:
         try:
-            images.append(read_confined(poster.path, within, MAX_COVER_BYTES)[:MAX_COVER_BYTES])
+            images.append(read_confined(to_fs(poster.path), within, MAX_COVER_BYTES)[:MAX_COVER_BYTES])  # path text
         except OSError:
             continue
     if not images:

@@ -19,6 +19,7 @@ import trio
 
 from reelhouse import errors
 from reelhouse.media.containment import is_under
+from reelhouse.media.file_names import from_fs, to_fs
 from reelhouse.media.library_options import (
     UpdateHints,
     apply_update,
@@ -169,7 +170,7 @@ class LibraryActor(Supervisor):
             data_dir = self._services.data_dir
             self._fenced_forms = await trio.to_thread.run_sync(fenced_forms, self._record.paths, data_dir)
             self._monitor = RootMonitor(
-                [Path(p) for p in self._record.paths],
+                [Path(to_fs(p)) for p in self._record.paths],  # the os form; changes come back in it
                 debounce_seconds=self._services.monitor_debounce,
                 on_changes=self._on_changes,
             )
@@ -356,7 +357,8 @@ class LibraryActor(Supervisor):
     async def _on_changes(self, dirs: frozenset[Path]) -> None:
         # The server's own writes under a root that holds the data directory
         # are no change to the library (and rescanning them would write again).
-        changed = frozenset(str(d) for d in dirs if not any(is_under(str(d), f) for f in self._fenced_forms))
+        kept = (str(d) for d in dirs if not any(is_under(str(d), f) for f in self._fenced_forms))
+        changed = frozenset(from_fs(d) for d in kept)  # as path text
         if changed:
             await self.ref.tell(DirectoriesChanged(changed))
 

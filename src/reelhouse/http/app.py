@@ -13,6 +13,8 @@ from .auth import install_auth
 from .context import AppContext
 from .errors import register_error_handlers
 from .jsonbody import install_json_bodies
+from .openapi import ApiOpenAPIProvider
+from .request_input import install_request_input
 from .schema import DUMP_OPTIONS
 from .events import blueprint as events_blueprint
 from .images import blueprint as images_blueprint
@@ -58,10 +60,12 @@ def create_app(context: AppContext) -> Quart:
         pydantic_dump_options=DUMP_OPTIONS,
         security_schemes={"apiKey": {"type": "http", "scheme": "bearer"}},
         security=[{"apiKey": []}],
+        openapi_provider_class=ApiOpenAPIProvider,
     )
     install_json_bodies(app)
     app.before_request(_assign_request_id)
     install_auth(app)
+    install_request_input(app)  # after auth: a request without a key learns only that
     app.after_request(_add_request_id)
     register_error_handlers(app)
     for blueprint in BLUEPRINTS:

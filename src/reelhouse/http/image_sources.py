@@ -45,6 +45,7 @@ from werkzeug.http import http_date
 
 from reelhouse.errors import NotFound, Unavailable
 from reelhouse.media.containment import Confinement
+from reelhouse.media.file_names import to_fs
 from reelhouse.storage import Store
 from reelhouse.storage.confined_files import OutsideRoots, confinement_for
 from reelhouse.storage.stored_images import find_stored_image
@@ -129,7 +130,7 @@ class ImageSources:
         self._found.pop(wanted, None)
         found_at = trio.current_time()
         stored = await find_stored_image(self._store, *wanted)
-        source = await self._on_disk(Path(stored.path), stored.tag, stored.roots)
+        source = await self._on_disk(Path(to_fs(stored.path)), stored.tag, stored.roots)  # stored as path text
         self._remember(wanted, source, data_version, found_at)
         return source
 

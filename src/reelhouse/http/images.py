@@ -90,6 +90,7 @@ from .conditional import (
     evaluate,
 )
 from .context import app_context
+from .openapi import may_answer, raw_response
 from .errors import error_response
 from .image_sources import (
     RETRY_AFTER_SECONDS,
@@ -171,6 +172,12 @@ class _NotAnImage(NotFound):
 
 @blueprint.get("/images/items/<item_id>")
 @document_querystring(ImageQuery)
+@raw_response(200, "image/*", "The image: the stored file, or a JPEG or WebP rendition.")
+@raw_response(206, "image/*", "The requested byte range of the image.")
+@raw_response(304, None, "Not modified (If-None-Match, If-Modified-Since).")
+@may_answer(
+    (412, "A precondition failed (If-Match, If-Unmodified-Since)."), (416, "The range cannot be satisfied.")
+)
 async def item_image(item_id: str) -> Response:
     """An item's image: the stored file, or a resized JPEG/WebP rendition.
 
@@ -214,7 +221,7 @@ async def item_image(item_id: str) -> Response:
 
 def parse_image_request(args: Mapping[str, str]) -> ImageRequest:
     """The request's parameters; Invalid naming the first bad one."""
-    kind = (args.get("kind") or "primary").lower()
+    kind = args.get("kind", "primary").lower()  # an empty kind is invalid, not the default
     if kind not in _KINDS:
         raise Invalid(f"kind must be one of {', '.join(sorted(_KINDS))}.", field="kind")
     index = _integer(args, "index", default=0)

@@ -29,6 +29,7 @@ from reelhouse.media._assemble_model import (
 from reelhouse.media._assemble_meta import date_ms
 from reelhouse.media._assemble_versions import episode_versions, is_theme_audio
 from reelhouse.media.companions import match_companions
+from reelhouse.media.file_names import readable
 from reelhouse.media.local_images import ImageContext, classify_image
 from reelhouse.media.naming import (
     EpisodeFile,
@@ -313,8 +314,8 @@ def _movie_draft(
         format3d=found.format3d,
         path=folder.path_of(file),
         dir_path=folder.abs_dir,
-        name=name.title,
-        sort_name=sort_name(name.title),
+        name=readable(name.title),
+        sort_name=sort_name(readable(name.title)),
         file=file,
         strm=found.strm,
         production_year=name.year,
@@ -411,7 +412,7 @@ def _episode_draft(
     folder: _Dir, file: FileStat, found: EpisodeFile, series: SeriesRef, season: SeasonRef | None
 ) -> ItemDraft:
     stem = _stem(file.name)
-    name = _episode_name(found, stem)
+    name = readable(_episode_name(found, stem))
     return ItemDraft(
         id=folder.video_id(file),
         type="Episode",
@@ -482,8 +483,8 @@ def _extras(folder: _Dir, stem_owner: dict[str, str], local_owner: str | None) -
                 type="Video",
                 path=folder.path_of(file),
                 dir_path=folder.abs_dir,
-                name=found.title,
-                sort_name=found.title,
+                name=readable(found.title),
+                sort_name=readable(found.title),
                 file=file,
                 strm=found.strm,
                 extra_type=found.extra_type.value,

@@ -101,19 +101,52 @@ def test_a_symlink_loop_is_walked_once(tree: Tree) -> None:
     assert errors == []
 
 
-def test_dangling_symlinks_and_bad_names_are_errors(tree: Tree) -> None:
+def test_dangling_symlinks_are_errors(tree: Tree) -> None:
     tree.add("a.mkv")
     os.symlink(tree.path("nowhere"), tree.path("gone.mkv"))
     os.symlink(tree.path("nowhere"), tree.path("gone folder"))
-    with open(os.path.join(os.fsencode(tree.path()), b"bad\xff.mkv"), "wb"):
-        pass
+    os.symlink(b"nowhere", os.path.join(os.fsencode(tree.path()), b"gone\xff.mkv"))
     visits, errors, _ = run(full(tree))
     assert [f.name for f in visits[0].listing.files] == ["a.mkv"]
     assert sorted((Path(e.path).name, e.error.split(":")[0]) for e in errors) == [
-        ("bad\udcff.mkv", "The name is not valid UTF-8; rename it to scan it."),
         ("gone folder", "Dangling symbolic link"),
         ("gone.mkv", "Dangling symbolic link"),
+        ("gone\\xff.mkv", "Dangling symbolic link"),  # path text: valid Unicode, stored as it is
     ]
+
+
+def _bad_names(tree: Tree) -> None:
+    base = os.fsencode(tree.path())
+    os.makedirs(os.path.join(base, b"Caf\xe9 (2001)"))
+    for name in (b"Caf\xe9 (2001)/Caf\xe9 (2001).mkv", b"Caf\xe9 (2001)/x\\xe9.mkv", b"Ol\xe9.mkv"):
+        with open(os.path.join(base, name), "wb") as handle:
+            handle.write(b"\x00" * 64)
+
+
+def test_names_that_are_not_utf8_are_listed_as_path_text(tree: Tree) -> None:
+    _bad_names(tree)
+    visits, errors, _ = run(full(tree))
+    assert errors == []
+    assert [v.path for v in visits] == [tree.path(), tree.path("Caf\\xe9 (2001)")]
+    assert [f.name for f in visits[0].listing.files] == ["Ol\\xe9.mkv"]
+    assert visits[1].listing.rel_dir == "Caf\\xe9 (2001)" and visits[1].parent == tree.path()
+    # A backslash that reads like an escape is escaped itself: the mapping stays lossless.
+    assert [f.name for f in visits[1].listing.files] == ["Caf\\xe9 (2001).mkv", "x\\x5cxe9.mkv"]
+    cafe = os.path.join(visits[1].path, visits[1].listing.files[0].name)
+    within = confinement_for([tree.path()], None)
+    assert walk.read_file(cafe, 100, within) == b"\x00" * 64  # path text reads the file back
+
+
+def test_a_quick_walk_finds_directories_that_are_not_utf8_unchanged(tree: Tree) -> None:
+    _bad_names(tree)
+    tree.age()
+    mtimes, children = stored(run(full(tree))[0])
+    again = Walker([WalkStart(tree.path())], quick=True, stored_mtimes=mtimes, stored_children=children)
+    visits, errors, _ = run(again)
+    assert [(v.path, v.listing) for v in visits] == [(tree.path(), None), (tree.path("Caf\\xe9 (2001)"), None)]
+    assert errors == []
+    listing, _ = walk.list_directory(tree.path(), "Caf\\xe9 (2001)", confinement_for([tree.path()], None))
+    assert listing is not None and len(listing.files) == 2
 
 
 def test_an_unreadable_directory_is_an_error_and_the_walk_goes_on(tree: Tree, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 import trio
 
+from reelhouse.media.file_names import to_fs
 from reelhouse.media.probe import (
     FFPROBE_ENV,
     ProbeError,
@@ -79,7 +80,7 @@ async def probe_file(path: str, deps: ScanDeps) -> Probed:
     Never raises for a failed probe; cancellation kills ffprobe and raises.
     """
     env = {**os.environ, **FFPROBE_ENV}
-    argv = ffprobe_args(path, executable=deps.ffprobe_path)
+    argv = ffprobe_args(to_fs(path), executable=deps.ffprobe_path)  # path text -> the name on disk
     try:
         with trio.fail_after(deps.probe_timeout):
             done = await trio.run_process(argv, capture_stdout=True, capture_stderr=True, check=False, env=env)
@@ -89,7 +90,7 @@ async def probe_file(path: str, deps: ScanDeps) -> Probed:
         return Probed(failure=ProbeFailure.UNKNOWN, message=f"ffprobe could not run: {exc}")
     stderr = done.stderr.decode("utf-8", errors="replace")
     if done.returncode != 0:
-        exists = await trio.to_thread.run_sync(os.path.exists, path)
+        exists = await trio.to_thread.run_sync(os.path.exists, to_fs(path))
         failure = classify_probe_failure(done.returncode, stderr, timed_out=False, exists=exists, permission=False)
         return Probed(failure=failure, message=stderr.strip()[:500])
     try:
