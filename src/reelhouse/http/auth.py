@@ -3,8 +3,8 @@
 Only a hash of each key is stored; the lookup is by hash and the final
 comparison constant-time (in the storage layer). Keys found active are
 remembered (:class:`reelhouse.storage.verified_keys.VerifiedKeys`) only
-while no revocation has been announced since, so a key revoked from the
-command line still fails on its very next request.
+while no write has committed since, so a key revoked from the command line
+still fails on its very next request.
 """
 
 from __future__ import annotations
