@@ -381,7 +381,8 @@ async def fill_catalog(store: Store, items: int, media_root: Path, posters: list
     rng = random.Random(seed)
     people = _people(max(50, int(items * PEOPLE_PER_ITEM)), rng)
     libraries = {"Films": _new_id("bench-library:films"), "Shows": _new_id("bench-library:shows")}
-    await _write_libraries(store, libraries, media_root, [(pid, name) for pid, name in people])
+    await _write_libraries(store, libraries, media_root, [(pid, name) for pid, name in people],
+                           Path(posters[0].path).parent)  # fmt: skip
     generator = _Generator(media_root, posters, [pid for pid, _ in people], seed)
     for batch in _batches(generator, items, libraries["Films"], libraries["Shows"]):
         await store.transaction(batch.statements())
@@ -400,7 +401,7 @@ async def fill_catalog(store: Store, items: int, media_root: Path, posters: list
 
 
 async def _write_libraries(store: Store, libraries: dict[str, str], media_root: Path,
-                           people: list[tuple[str, str]]) -> None:  # fmt: skip
+                           people: list[tuple[str, str]], posters_dir: Path) -> None:  # fmt: skip
     statements = []
     for name, library_id in libraries.items():
         kind = "movies" if name == "Films" else "tvshows"
@@ -408,6 +409,8 @@ async def _write_libraries(store: Store, libraries: dict[str, str], media_root: 
         root.mkdir(parents=True, exist_ok=True)
         statements.append(Statement(LIBRARY_SQL, (library_id, name, kind, LIBRARY_OPTIONS, START_MS, START_MS)))
         statements.append(Statement(LIBRARY_PATH_SQL, (library_id, str(root))))
+        # A second root holding the shared posters: an image is served only from inside its library.
+        statements.append(Statement(LIBRARY_PATH_SQL.replace("0)", "1)"), (library_id, str(posters_dir))))
     rows = [(pid, name, name, START_MS, START_MS) for pid, name in people]
     statements.append(Statement(PEOPLE_SQL, many=rows))
     await store.transaction(statements)

@@ -1,9 +1,11 @@
-"""Server configuration.
+"""Server configuration, layered by pydantic-settings.
 
 Precedence, lowest first: built-in defaults < the TOML file (``--config`` or
 ``REELHOUSE_CONFIG``) < ``REELHOUSE_*`` environment variables (a setting in a
 table as ``REELHOUSE_SCAN__MAX_CONCURRENT_FULL_SCANS``) < command-line flags.
-The layers are merged key by key, then validated once. ``conf/default.toml`` documents every setting with its default.
+The layers are merged key by key, then validated once.  ``conf/default.toml``
+documents every setting with its default.  The layers are only those
+:func:`load_settings` is given: ``Settings()`` alone is the defaults.
 
 :func:`load_settings` raises :class:`ConfigError` with one readable line for
 any invalid value; the command line turns that into exit code 2.
@@ -14,11 +16,21 @@ from __future__ import annotations
 import os
 import socket
 import tomllib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+from pydantic_settings.sources.utils import parse_env_vars
 
 ENV_PREFIX = "REELHOUSE_"
 CONFIG_ENV = "REELHOUSE_CONFIG"
@@ -52,8 +64,12 @@ class UpdateSettings(_Section):
     release_url: str = ""
 
 
-class Settings(_Section):
+class Settings(BaseSettings):
     """Every setting of the server; see conf/default.toml for the meaning."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid", frozen=True
+    )
 
     bind: str = DEFAULT_BIND
     data_dir: Path = Path("data")
@@ -83,6 +99,19 @@ class Settings(_Section):
             raise ValueError("must start with sqlite:// or postgresql://")
         return value
 
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Highest first: flags (the constructor's arguments), environment, file."""
+        path, environ = _LAYERS.get()
+        return (init_settings, _Environment(settings_cls, environ), TomlConfigSettingsSource(settings_cls, path))
+
     @property
     def host(self) -> str:
         return self.bind.rpartition(":")[0]
@@ -104,6 +133,29 @@ class Settings(_Section):
 
 
 
+_LAYERS: ContextVar[tuple[Path | None, Mapping[str, str]]] = ContextVar("reelhouse_config_layers", default=(None, {}))
+
+
+class _Environment(EnvSettingsSource):
+    """``REELHOUSE_*`` from a given mapping; a name that is no setting is an error, not ignored."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = {name: value for name, value in environ.items() if name != CONFIG_ENV}
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+
+    def __call__(self) -> dict[str, Any]:
+        values = super().__call__()
+        prefix = ENV_PREFIX.lower()
+        for name in self.env_vars:
+            key = name.removeprefix(prefix).partition("__")[0]
+            if name.startswith(prefix) and key not in self.settings_cls.model_fields:
+                values[key] = self.env_vars[name]  # refused by extra="forbid", by its name
+        return values
+
+
 def load_settings(
     config_file: str | os.PathLike[str] | None = None,
     flags: dict[str, Any] | None = None,
@@ -115,45 +167,28 @@ def load_settings(
     """
     environ = os.environ if environ is None else environ
     path = config_file or environ.get(CONFIG_ENV) or None
-    values = _read_toml(Path(path)) if path else {}
-    _deep_merge(values, _from_environ(environ))
-    _deep_merge(values, {k: v for k, v in (flags or {}).items() if v is not None})
+    given = {key: value for key, value in (flags or {}).items() if value is not None}
     try:
-        return Settings(**values)
+        with _layers(Path(path) if path else None, environ):
+            return Settings(**given)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, path)) from None
-
-
-def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:
-    """``REELHOUSE_SCAN__PROBE_CONCURRENCY=3`` -> ``{"scan": {"probe_concurrency": "3"}}``."""
-    values: dict[str, Any] = {}
-    for name, raw in environ.items():
-        if not name.startswith(ENV_PREFIX) or name == CONFIG_ENV:
-            continue
-        *sections, key = name.removeprefix(ENV_PREFIX).lower().split("__")
-        target = values
-        for section in sections:
-            target = target.setdefault(section, {})
-        target[key] = raw
-    return values
-
-
-def _deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> None:
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
-            _deep_merge(base[key], value)
-        else:
-            base[key] = value
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+
+
+@contextmanager
+def _layers(path: Path | None, environ: Mapping[str, str]) -> Iterator[None]:
+    if path is not None:
+        try:  # the TOML source skips a missing file; a file named must be there
+            path.open("rb").close()
+        except OSError as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    token = _LAYERS.set((path, environ))
+    try:
+        yield
+    finally:
+        _LAYERS.reset(token)
 
 
 def _describe(exc: ValidationError, path: str | os.PathLike[str] | None) -> str:

@@ -9,6 +9,7 @@ import trio
 from reelhouse.storage import open_store
 from reelhouse.storage.apikeys import create_api_key, list_api_keys, revoke_api_key
 
+from ..process import run_cli
 from .conftest import RunningServer
 
 
@@ -46,6 +47,19 @@ async def test_revoked_key_fails_on_its_very_next_request(server: RunningServer)
             assert (await client.get("/system/status")).status_code == 200
             async with open_store(server.database_url) as store:
                 assert await revoke_api_key(store, record.id)
+            assert_unauthorized(await client.get("/system/status"))
+
+
+async def test_a_key_revoked_by_the_command_line_fails_on_the_servers_very_next_request(server: RunningServer) -> None:
+    async with open_store(server.database_url) as store:
+        record, key = await create_api_key(store, "short-lived")
+    async with server.client(key=key) as client:
+        with trio.fail_after(60):
+            for _ in range(3):  # verified, then remembered
+                assert (await client.get("/system/status")).status_code == 200
+            done = await run_cli(["--data-dir", str(server.data_dir), "--database", server.database_url,
+                                  "apikey", "revoke", record.id])  # fmt: skip
+            assert done.returncode == 0, done.stderr
             assert_unauthorized(await client.get("/system/status"))
 
 

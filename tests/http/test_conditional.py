@@ -5,8 +5,9 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from werkzeug.http import http_date
 
-from reelhouse.http.conditional import Decision, evaluate, http_date, parse_http_date
+from reelhouse.http.conditional import Decision, evaluate, parse_http_date
 
 ETAG = '"v1"'
 MODIFIED = datetime(2024, 5, 1, 12, 0, 0, 500_000, tzinfo=UTC)  # sub-second on purpose

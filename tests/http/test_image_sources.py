@@ -1,4 +1,8 @@
-"""Finding the stored file of an image request: remembered until a catalogue write or the recheck time."""
+"""Finding the stored file of an image request: remembered until a catalogue write or the recheck time (Trio's mock clock).
+
+The clock runs at real speed and the tests jump it: an autojump clock would
+jump to the next deadline while a thread stats the file.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +13,12 @@ from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 from reelhouse.errors import NotFound
 from reelhouse.http import image_sources as image_sources_module
 from reelhouse.http.image_sources import RECHECK_SECONDS, ImageSources
 from reelhouse.thread_pool import ThreadPool
-from tests.clock import ManualClock
 from tests.catalog_factory import catalog
 
 LIMIT_S = 20
@@ -38,23 +42,23 @@ async def movie_with_poster(store, poster: Path) -> str:
 
 
 async def test_a_file_deleted_behind_the_catalogue_is_noticed_at_the_recheck_time(
-    store, files: ThreadPool[None], tmp_path: Path
+    store, files: ThreadPool[None], tmp_path: Path, mock_clock: trio.testing.MockClock
 ) -> None:
-    clock = ManualClock()
-    sources = ImageSources(store, files, clock=clock)
+    mock_clock.rate = 1.0
+    sources = ImageSources(store, files)
     with trio.fail_after(LIMIT_S):
         movie = await movie_with_poster(store, tmp_path / "poster.jpg")
         found = await sources.find(movie, "primary", 0)
         assert (found.tag, found.size) == ("first", len(b"\xff\xd8\xff poster"))
         (tmp_path / "poster.jpg").unlink()
         assert await sources.find(movie, "primary", 0) == found  # remembered
-        clock.now += RECHECK_SECONDS
+        mock_clock.jump(RECHECK_SECONDS)
         with pytest.raises(NotFound, match="missing from disk"):
             await sources.find(movie, "primary", 0)
 
 
 async def test_a_write_of_the_catalogue_is_seen_by_the_next_find(store, files: ThreadPool[None], tmp_path: Path) -> None:
-    sources = ImageSources(store, files, clock=ManualClock())
+    sources = ImageSources(store, files)
     with trio.fail_after(LIMIT_S):
         movie = await movie_with_poster(store, tmp_path / "poster.jpg")
         assert (await sources.find(movie, "primary", 0)).tag == "first"
@@ -70,10 +74,10 @@ async def test_a_write_of_the_catalogue_is_seen_by_the_next_find(store, files: T
 
 
 async def test_while_one_request_rechecks_the_file_the_others_are_answered_from_memory(
-    store, files: ThreadPool[None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store, files: ThreadPool[None], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mock_clock: trio.testing.MockClock
 ) -> None:
-    clock = ManualClock()
-    sources = ImageSources(store, files, clock=clock)
+    mock_clock.rate = 1.0
+    sources = ImageSources(store, files)
     with trio.fail_after(LIMIT_S):
         movie = await movie_with_poster(store, tmp_path / "poster.jpg")
         found = await sources.find(movie, "primary", 0)
@@ -87,7 +91,7 @@ async def test_while_one_request_rechecks_the_file_the_others_are_answered_from_
 
         real_stat = image_sources_module._stat
         monkeypatch.setattr(image_sources_module, "_stat", slow_stat)
-        clock.now += RECHECK_SECONDS
+        mock_clock.jump(RECHECK_SECONDS)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(sources.find, movie, "primary", 0)
             while not stats:

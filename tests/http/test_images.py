@@ -24,12 +24,12 @@ import trio
 from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve as hypercorn_serve
 from PIL import Image
+from werkzeug.http import http_date
 
 from reelhouse.config import load_settings
 from reelhouse.http import AppContext, create_app
 from reelhouse.http import image_sources as image_sources_module
 from reelhouse.http import images as images_module
-from reelhouse.http.conditional import http_date
 from reelhouse.http.images import blueprint
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.apikeys import create_api_key

@@ -11,22 +11,22 @@ import trio
 import reelhouse.storage._postgres as postgres_backend
 import reelhouse.storage._postgres_reads as postgres_reads
 from reelhouse.storage import StoreError, migrate, open_store
-from reelhouse.storage._postgres import translate_sql
+from reelhouse.storage._postgres_sql import translate_sql
 
 
 def test_question_marks_become_numbered_placeholders() -> None:
-    sql, _ = translate_sql("UPDATE t SET a = ?, b = ? WHERE id IN (?, ?)")
+    sql = translate_sql("UPDATE t SET a = ?, b = ? WHERE id IN (?, ?)").numbered
     assert sql == "UPDATE t SET a = $1, b = $2 WHERE id IN ($3, $4)"
-    assert translate_sql("SELECT 1")[0] == "SELECT 1"
+    assert translate_sql("SELECT 1").numbered == "SELECT 1"
 
 
 def test_queries_and_returning_statements_return_rows() -> None:
-    assert translate_sql("  select * from t")[1]
-    assert translate_sql("INSERT INTO t (a) VALUES (?) RETURNING id")[1]
-    assert translate_sql("WITH x AS (SELECT 1) SELECT * FROM x")[1]
-    assert not translate_sql("UPDATE t SET a = ?")[1]
-    assert not translate_sql("WITH x AS (SELECT 1) DELETE FROM t WHERE a IN (SELECT * FROM x)")[1]
-    assert not translate_sql("CREATE TABLE t (a INTEGER)")[1]
+    assert translate_sql("  select * from t").returns_rows
+    assert translate_sql("INSERT INTO t (a) VALUES (?) RETURNING id").returns_rows
+    assert translate_sql("WITH x AS (SELECT 1) SELECT * FROM x").returns_rows
+    assert not translate_sql("UPDATE t SET a = ?").returns_rows
+    assert not translate_sql("WITH x AS (SELECT 1) DELETE FROM t WHERE a IN (SELECT * FROM x)").returns_rows
+    assert not translate_sql("CREATE TABLE t (a INTEGER)").returns_rows
 
 
 @pytest.mark.parametrize("backend", ["postgresql"])
@@ -91,7 +91,7 @@ async def test_a_reader_whose_connection_was_cut_reconnects_for_the_next_read(da
 
 
 def test_reader_sql_takes_percent_s_placeholders_and_literal_percent_signs() -> None:
-    assert postgres_reads.psycopg_sql("SELECT ? WHERE name LIKE '%a' || ?") == "SELECT %s WHERE name LIKE '%%a' || %s"
+    assert translate_sql("SELECT ? WHERE name LIKE '%a' || ?").percent == "SELECT %s WHERE name LIKE '%%a' || %s"
 
 
 @pytest.mark.parametrize("backend", ["postgresql"])

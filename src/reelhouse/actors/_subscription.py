@@ -38,16 +38,16 @@ class Subscription:
 
     Ends (StopAsyncIteration) when the bus stops; raises SubscriberDropped
     at the next read once its live queue overflowed. Obtain it from
-    ``EventBus.subscribe``.
+    ``EventBus.subscribe``. Live events wait in a memory channel of
+    ``capacity``; a publisher never waits on it (``send_nowait``), and one
+    that finds it full drops the subscriber.
     """
 
     def __init__(self, replay: Sequence[Event | Gap], capacity: int = SUBSCRIBER_QUEUE_SIZE) -> None:
         self._replay: collections.deque[Event | Gap] = collections.deque(replay)
-        self._live: collections.deque[Event] = collections.deque()
-        self._capacity = capacity
+        channel: tuple[trio.MemorySendChannel[Event], trio.MemoryReceiveChannel[Event]] = trio.open_memory_channel(capacity)
+        self._send, self._receive = channel
         self._dropped = False
-        self._closed = False
-        self._waiters = trio.lowlevel.ParkingLot()
         self._on_drop: Callable[[], None] | None = None
 
     @property
@@ -67,35 +67,41 @@ class Subscription:
 
     def push(self, events: Iterable[Event]) -> bool:
         """Queue live events; never blocks. False (and dropped) if they do not fit."""
-        if self._dropped or self._closed:
-            return not self._dropped
-        self._live.extend(events)
-        if len(self._live) > self._capacity:
-            self._dropped = True
-            self._live.clear()
-            self._replay.clear()
-            if self._on_drop is not None:
-                self._on_drop()
-        self._waiters.unpark_all()
+        try:
+            for event in events:
+                self._send.send_nowait(event)
+        except trio.WouldBlock:
+            self._drop()
+        except trio.ClosedResourceError:
+            pass  # closed or dropped already
         return not self._dropped
+
+    def _drop(self) -> None:
+        self._dropped = True
+        self._replay.clear()
+        self._send.close()  # wakes a waiting reader, which then raises SubscriberDropped
+        if self._on_drop is not None:
+            self._on_drop()
 
     def close(self) -> None:
         """End the iteration once what is queued has been read."""
-        self._closed = True
-        self._waiters.unpark_all()
+        self._send.close()
 
     def __aiter__(self) -> Subscription:
         return self
 
     async def __anext__(self) -> Event | Gap:
         await trio.lowlevel.checkpoint()
-        while True:
-            if self._dropped:
-                raise SubscriberDropped("subscriber fell behind and was dropped")
-            if self._replay:
-                return self._replay.popleft()
-            if self._live:
-                return self._live.popleft()
-            if self._closed:
-                raise StopAsyncIteration
-            await self._waiters.park()
+        if self._dropped:
+            raise SubscriberDropped("subscriber fell behind and was dropped")
+        if self._replay:
+            return self._replay.popleft()
+        try:
+            event = await self._receive.receive()
+        except trio.EndOfChannel:
+            event = None
+        if self._dropped:
+            raise SubscriberDropped("subscriber fell behind and was dropped")
+        if event is None:
+            raise StopAsyncIteration
+        return event

@@ -363,7 +363,7 @@ class LibraryActor(Supervisor):
 
     async def _refresh_covers(self) -> None:
         services = self._services
-        limiter = services.deps.thread_limiter or trio.CapacityLimiter(1)
+        limiter = services.deps.thread_limiter
         async with self._covers_lock:  # one choice at a time, in the order scans completed
             try:
                 await refresh_covers(

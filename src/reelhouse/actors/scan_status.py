@@ -11,11 +11,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reelhouse.jsonfields import put_present, put_time
+from reelhouse.storage.scans import FINAL_STATES as FINAL_STATES  # where a run's states are recorded
 
 # ScanState values.
 IDLE, RUNNING, CANCELLING = "idle", "running", "cancelling"
 COMPLETED, FAILED, CANCELLED = "completed", "failed", "cancelled"
-FINAL_STATES = frozenset({COMPLETED, FAILED, CANCELLED})
 
 
 @dataclass(frozen=True, slots=True)

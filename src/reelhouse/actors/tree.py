@@ -19,6 +19,7 @@ import trio
 from reelhouse.config import Settings
 from reelhouse.storage import Store
 from reelhouse.storage.events import StoreEventLog
+from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 
 from ._eventbus import EventBus
 from ._runtime import ActorRef
@@ -33,7 +34,6 @@ from .scan.probe_pool import run_probe_pool
 from .scan_actor import ScanSlots
 from .system_monitor import MonitorConfig, SystemMonitor
 
-IMAGE_CACHE_DIR = "cache/images"
 # Walk/parse worker threads shared by all scans: more than the cores only
 # adds GIL contention and delays the event loop.
 SCAN_PARSE_THREADS = 2

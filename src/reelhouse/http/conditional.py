@@ -24,6 +24,17 @@ Order of evaluation (RFC 9110 13.2.2):
 
 Invalid dates in any header are ignored, as if the header were absent.
 Dates compare at whole seconds, the resolution of HTTP dates.
+
+Dates are written by ``werkzeug.http.http_date``.  The rest of ``werkzeug.http``
+was measured against this module's cases (tests/http/test_conditional.py) and
+is kept out where it answers otherwise:
+``parse_date`` takes 5 of the 11 non-HTTP-dates there ("... UTC", "+0000",
+no seconds; RFC 9110 13.1.3 says to ignore them); ``parse_etags`` matches
+unquoted tags (``If-Match: v1``, ``W/v1``); ``parse_range_header`` ignores
+``bytes=-0`` and an over-long position (RFC: 416) and its
+``range_for_length`` refuses a suffix longer than the representation (RFC:
+all of it).  Speed decides nothing here: ``evaluate`` costs ~3 us without
+conditional headers, ~12 us with ``If-None-Match`` (``parse_etags`` alone ~3 us).
 """
 
 from __future__ import annotations
@@ -120,16 +131,6 @@ def _asking(headers: Mapping[str, str]) -> dict[str, str]:
         if name in _ASKING and name not in asked:
             asked[name] = value
     return asked
-
-
-def http_date(value: datetime) -> str:
-    """IMF-fixdate (``Sun, 06 Nov 1994 08:49:37 GMT``); naive means UTC."""
-    value = _seconds(value)
-    return (
-        f"{_DAYS[value.weekday()].title()}, {value.day:02d} "
-        f"{_MONTHS[value.month - 1].title()} {value.year:04d} "
-        f"{value.hour:02d}:{value.minute:02d}:{value.second:02d} GMT"
-    )
 
 
 def parse_http_date(text: str) -> datetime | None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 import trio
 from quart import current_app
 
+from reelhouse.actors.tree import ActorTree
 from reelhouse.config import Settings
 from reelhouse.storage import Store
 
@@ -25,7 +25,7 @@ class AppContext:
     version: str
     server_id: str
     started_at: datetime
-    actors: Any  # reelhouse.actors.tree.ActorTree: the refs handlers ask
+    actors: ActorTree  # the refs handlers ask
     cursor_secret: bytes = b""  # signs paging cursors; private to this server
     shutting_down: trio.Event = field(default_factory=trio.Event)
 

@@ -5,9 +5,10 @@ stat of the file (its size and modification time make the ``ETag``,
 ``Last-Modified`` and ranges).  A source found is remembered by item, kind
 and index while both hold:
 
-- the store's :attr:`~reelhouse.storage.Store.generation` has not moved
-  since it was read: a scan or refresh that changes an item's images ends a
-  write of this server, so the next request reads the catalogue again;
+- the store's :meth:`~reelhouse.storage.Store.data_version` has not moved
+  since it was read: a scan or refresh that changes an item's images
+  commits a write, so the next request reads the catalogue again (any
+  write moves it, so during a scan most requests read it again);
 - it was looked at on disk less than :data:`RECHECK_SECONDS` ago: a file
   replaced or deleted behind the catalogue's back shows (new
   ``Last-Modified``, or 404) within that.  Past it one request stats the
@@ -23,7 +24,7 @@ that confinement, and the reader checks the opened file again
 link swapped after the scan or after this lookup is never followed out.
 
 What is not found is not remembered.  At most :data:`MAX_SOURCES` are kept,
-the oldest going first.  Stats run on the image file threads within
+least recently used out.  Time is ``trio.current_time()``.  Stats run on the image file threads within
 :data:`SOURCE_TIMEOUT_SECONDS` (a stored image may sit on a network mount
 that hangs); past it the request gets 503 with ``Retry-After``.
 """
@@ -31,8 +32,6 @@ that hangs); past it the request gets 503 with ``Retry-After``.
 from __future__ import annotations
 
 import os
-import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -41,15 +40,16 @@ from stat import S_ISREG
 from typing import Any, TypeVar
 
 import trio
+from cachetools import LRUCache
+from werkzeug.http import http_date
 
 from reelhouse.errors import NotFound, Unavailable
 from reelhouse.media.containment import Confinement
 from reelhouse.media.file_names import to_fs
 from reelhouse.storage import Store
 from reelhouse.storage.confined_files import OutsideRoots, confinement_for
+from reelhouse.storage.stored_images import find_stored_image
 from reelhouse.thread_pool import ThreadPool
-
-from .conditional import http_date
 
 T = TypeVar("T")
 _Wanted = tuple[str, str, int]  # item id, kind, index
@@ -87,7 +87,7 @@ class SourceChanged(Unavailable):
 @dataclass(frozen=True, slots=True)
 class _Found:
     source: SourceImage
-    generation: int
+    data_version: int
     found_at: float
 
 
@@ -100,13 +100,11 @@ class ImageSources:
         files: ThreadPool[None],
         *,
         data_dir: Path | None = None,
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store = store
         self._files = files
         self._data_dir = data_dir
-        self._clock = clock
-        self._found: OrderedDict[_Wanted, _Found] = OrderedDict()
+        self._found: LRUCache[_Wanted, _Found] = LRUCache(MAX_SOURCES)
         self._rechecking: set[_Wanted] = set()
 
     async def find(self, item_id: str, kind: str, index: int) -> SourceImage:
@@ -116,11 +114,11 @@ class ImageSources:
         Unavailable (the file did not answer in time) or StoreError.
         """
         wanted = (item_id, kind, index)
-        generation = self._store.generation
+        data_version = self._store.data_version()
         known = self._found.get(wanted)
-        if known is None or known.generation != generation:
-            return await self._find_anew(wanted, generation)
-        if self._clock() - known.found_at < RECHECK_SECONDS or wanted in self._rechecking:
+        if known is None or known.data_version != data_version:
+            return await self._find_anew(wanted, data_version)
+        if trio.current_time() - known.found_at < RECHECK_SECONDS or wanted in self._rechecking:
             return known.source
         return await self._recheck(wanted, known)
 
@@ -128,31 +126,25 @@ class ImageSources:
         """Drop what is remembered of that image (its file turned out changed)."""
         self._found.pop((item_id, kind, index), None)
 
-    async def _find_anew(self, wanted: _Wanted, generation: int) -> SourceImage:
+    async def _find_anew(self, wanted: _Wanted, data_version: int) -> SourceImage:
         self._found.pop(wanted, None)
-        found_at = self._clock()
-        item_id, kind, index = wanted
-        rows = await self._store.fetch_all(_IMAGE_AND_ROOTS, (item_id, kind, index))
-        if not rows:
-            if await self._store.fetch_one("SELECT 1 FROM items WHERE id = ?", (item_id,)) is None:
-                raise NotFound("No such item.")
-            raise NotFound(f"The item has no {kind} image at index {index}.")
-        roots = tuple(row["root"] for row in rows if row["root"] is not None)
-        source = await self._on_disk(Path(to_fs(rows[0]["path"])), rows[0]["tag"], roots)  # stored as path text
-        self._remember(wanted, source, generation, found_at)
+        found_at = trio.current_time()
+        stored = await find_stored_image(self._store, *wanted)
+        source = await self._on_disk(Path(to_fs(stored.path)), stored.tag, stored.roots)  # stored as path text
+        self._remember(wanted, source, data_version, found_at)
         return source
 
     async def _recheck(self, wanted: _Wanted, known: _Found) -> SourceImage:
         """The remembered file looked at again; meanwhile others are answered as before."""
         self._rechecking.add(wanted)
         try:
-            found_at = self._clock()
+            found_at = trio.current_time()
             try:
                 source = await self._on_disk(known.source.path, known.source.tag, known.source.roots)
             except NotFound:
                 self._found.pop(wanted, None)
                 raise
-            self._remember(wanted, source, known.generation, found_at)
+            self._remember(wanted, source, known.data_version, found_at)
             return source
         finally:
             self._rechecking.discard(wanted)
@@ -167,22 +159,10 @@ class ImageSources:
         modified = datetime.fromtimestamp(mtime, UTC)
         return SourceImage(path, tag, size, modified, http_date(modified), roots, within)
 
-    def _remember(self, wanted: _Wanted, source: SourceImage, generation: int, found_at: float) -> None:
-        """Keep ``source`` unless a write ended since ``generation`` was read."""
-        if self._store.generation != generation:
-            return
-        self._found[wanted] = _Found(source, generation, found_at)
-        self._found.move_to_end(wanted)
-        if len(self._found) > MAX_SOURCES:
-            self._found.popitem(last=False)
-
-
-_IMAGE_AND_ROOTS = (
-    "SELECT im.path, im.tag, lp.path AS root FROM images im"
-    " JOIN items it ON it.id = im.item_id"
-    " LEFT JOIN library_paths lp ON lp.library_id = it.library_id"
-    " WHERE im.item_id = ? AND im.kind = ? AND im.idx = ?"
-)
+    def _remember(self, wanted: _Wanted, source: SourceImage, data_version: int, found_at: float) -> None:
+        """Keep ``source`` unless a write committed since ``data_version`` was read."""
+        if self._store.data_version() == data_version:
+            self._found[wanted] = _Found(source, data_version, found_at)
 
 
 def _stat(path: Path, roots: tuple[str, ...], data_dir: Path | None) -> tuple[int, float, Confinement]:

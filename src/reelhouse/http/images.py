@@ -66,7 +66,6 @@ from pydantic import Field
 from quart import Blueprint, Response, current_app, request
 from quart_schema import document_querystring
 
-from reelhouse.actors.tree import IMAGE_CACHE_DIR
 from reelhouse.errors import Invalid, NotFound, Unavailable
 from reelhouse.media.local_images import SNIFF_BYTES, ImageKind, sniff_image_type
 from reelhouse.media.renditions import (
@@ -79,7 +78,7 @@ from reelhouse.media.renditions import (
     validate_size,
 )
 from reelhouse.storage.confined_files import OutsideRoots, open_confined, read_confined
-from reelhouse.storage.image_cache import ImageCache, RenditionKey
+from reelhouse.storage.image_cache import IMAGE_CACHE_DIR, ImageCache, RenditionKey
 from reelhouse.thread_pool import ThreadPool
 
 from .conditional import (

@@ -11,13 +11,11 @@ Trio.  Cancelling a caller cancels its asyncio task: an unfinished
 transaction is rolled back (all-or-nothing either way).
 
 SQL arrives in the shared dialect with ``?`` placeholders; they are rewritten
-to ``$1..$n`` (cached).  Our SQL never has ``?`` inside string literals.
+to ``$1..$n`` (:mod:`._postgres_sql`).
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, TypeVar
@@ -28,11 +26,10 @@ import trio_asyncio
 
 from reelhouse.shutdown import bounded_shield, shutdown_deadline
 
-from ._key_revision import KeyRevision
 from ._postgres_reads import PostgresReaders, open_readers
+from ._postgres_sql import translate_error, translate_sql
 from ._store import (
     Backend,
-    IntegrityError,
     Params,
     Row,
     Statement,
@@ -45,36 +42,9 @@ POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
 CONNECT_TIMEOUT_S = 15.0  # opening the pool (first connection, schema check)
 CLOSE_TIMEOUT_S = 10.0  # graceful pool close before connections are cut (never past the shutdown deadline)
-SQL_CACHE_SIZE = 2048  # distinct statements whose translation is kept
 
 T = TypeVar("T")
 
-_LEADING_QUERY = re.compile(r"^\s*(SELECT|VALUES|SHOW|TABLE|EXPLAIN)\b", re.IGNORECASE)
-_LEADING_WITH = re.compile(r"^\s*WITH\b", re.IGNORECASE)
-_DML = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE)
-_RETURNING = re.compile(r"\bRETURNING\b", re.IGNORECASE)
-
-
-@functools.lru_cache(maxsize=SQL_CACHE_SIZE)
-def translate_sql(sql: str) -> tuple[str, bool]:
-    """``sql`` with ``$n`` placeholders, and whether it returns rows."""
-    head, *rest = sql.split("?")
-    text = head + "".join(f"${n}{part}" for n, part in enumerate(rest, start=1))
-    return text, _returns_rows(sql)
-
-
-def _returns_rows(sql: str) -> bool:
-    if _RETURNING.search(sql) or _LEADING_QUERY.match(sql):
-        return True
-    return bool(_LEADING_WITH.match(sql)) and not _DML.search(sql)
-
-
-def translate_error(exc: BaseException) -> StoreError:
-    """The Store error for a failure of asyncpg or of the connection."""
-    integrity = isinstance(exc, asyncpg.IntegrityConstraintViolationError)
-    error = (IntegrityError if integrity else StoreError)(f"{type(exc).__name__}: {exc}")
-    error.__cause__ = exc
-    return error
 
 
 _DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
@@ -94,7 +64,8 @@ async def _aio_transaction(pool: asyncpg.Pool, statements: Sequence[Statement]) 
 
 
 async def _aio_statement(conn: asyncpg.Connection, statement: Statement) -> WriteResult:
-    sql, returns_rows = translate_sql(statement.sql)
+    translated = translate_sql(statement.sql)
+    sql, returns_rows = translated.numbered, translated.returns_rows
     if statement.many is not None:
         await conn.executemany(sql, statement.many)
         return WriteResult(rowcount=len(statement.many), rows=[])
@@ -139,9 +110,6 @@ class PostgresStore(StoreShorthands):
     """The Store on a PostgreSQL database.  Open it with :func:`open_postgres_store`."""
 
     backend: Backend = "postgresql"
-    # Revocations come from other processes, possibly on other machines: no
-    # shared file can announce them, so every request asks the database.
-    key_revision: KeyRevision | None = None
 
     def __init__(self, loop: trio_asyncio.TrioEventLoop, pool: asyncpg.Pool, readers: PostgresReaders) -> None:
         self._loop = loop
@@ -154,7 +122,7 @@ class PostgresStore(StoreShorthands):
         # 1.9 s).  Trio's limiter hands each freed slot to the longest waiter.
         self._slots = trio.CapacityLimiter(POOL_MAX_SIZE)
         self.closed = False
-        self.generation = 0  # see Store.generation
+        self._transactions_ended = 0  # the data version (see Store.data_version)
 
     async def _run(self, unit: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
         self._check_open()
@@ -180,9 +148,9 @@ class PostgresStore(StoreShorthands):
         if self.closed:
             raise StoreError("the store is closed")
 
-    async def fetch_value(self, sql: str, params: Params = ()) -> Any:
-        row = await self.fetch_one(sql, params)
-        return None if row is None else row[0]
+    def data_version(self) -> int:
+        self._check_open()
+        return self._transactions_ended
 
     async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
         """Run ``statements`` all-or-nothing on one pooled connection.
@@ -196,7 +164,7 @@ class PostgresStore(StoreShorthands):
         try:
             return await self._run(_aio_transaction, self._pool, list(statements))
         finally:
-            self.generation += 1
+            self._transactions_ended += 1
 
     async def close(self) -> None:
         """Refuse new work, let running work finish (shielded, bounded), close the pool and the readers."""

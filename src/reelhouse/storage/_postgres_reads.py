@@ -16,7 +16,7 @@ found broken (the server restarted, the network dropped it) is replaced
 before the next read on that thread; the read that found it broken fails
 with StoreError.  Rows index by name and by position, like asyncpg's and
 sqlite3's.  SQL arrives with ``?`` placeholders; they become ``%s`` and a
-literal ``%`` is doubled (cached).  A caller cancelled while its read runs
+literal ``%`` is doubled (:mod:`._postgres_sql`).  A caller cancelled while its read runs
 leaves at once: the read finishes on its thread and its rows are dropped.
 """
 
@@ -32,7 +32,8 @@ from psycopg.rows import RowMaker
 
 from reelhouse.thread_pool import PoolClosed, ThreadPool
 
-from ._store import IntegrityError, Params, Row, StoreError
+from ._postgres_sql import translate_error, translate_sql
+from ._store import Params, Row, StoreError
 
 READER_COUNT = 4  # connections, and so reads at once
 CONNECT_TIMEOUT_S = 15
@@ -70,19 +71,6 @@ def _row_class(names: tuple[str, ...]) -> type[PgRow]:
     return type("PgRow", (PgRow,), {"__slots__": (), "_names": names, "_index": index})
 
 
-@functools.lru_cache(maxsize=SQL_CACHE_SIZE)
-def psycopg_sql(sql: str) -> str:
-    """``sql`` with ``%s`` placeholders and literal ``%`` doubled."""
-    return sql.replace("%", "%%").replace("?", "%s")
-
-
-def translate_error(exc: BaseException) -> StoreError:
-    cls = IntegrityError if isinstance(exc, psycopg.errors.IntegrityError) else StoreError
-    error = cls(f"{type(exc).__name__}: {exc}")
-    error.__cause__ = exc
-    return error
-
-
 class _Connection:
     """One thread's connection, opened again when found broken."""
 
@@ -110,16 +98,16 @@ class PostgresReaders:
         self._pool = ThreadPool(connections, name="postgres-reader")
 
     async def fetch_all(self, sql: str, params: Params) -> list[Row]:
-        return await self._run(lambda conn: _rows(conn.execute(psycopg_sql(sql), params)))
+        return await self._run(lambda conn: _rows(conn.execute(translate_sql(sql).percent, params)))
 
     async def fetch_one(self, sql: str, params: Params) -> Row | None:
-        return await self._run(lambda conn: _first(conn.execute(psycopg_sql(sql), params)))
+        return await self._run(lambda conn: _first(conn.execute(translate_sql(sql).percent, params)))
 
     async def fetch_each(self, queries: Sequence[tuple[str, Params]]) -> list[list[Row]]:
         def read(conn: psycopg.Connection[PgRow]) -> list[list[Row]]:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             try:
-                return [_rows(conn.execute(psycopg_sql(sql), params)) for sql, params in queries]
+                return [_rows(conn.execute(translate_sql(sql).percent, params)) for sql, params in queries]
             finally:
                 if not conn.broken:
                     conn.execute("ROLLBACK")  # nothing was written: ending the snapshot is all it does

@@ -23,7 +23,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import outcome
 import trio
@@ -31,7 +31,6 @@ import trio
 from reelhouse.shutdown import bounded_shield, shutdown_deadline
 from reelhouse.thread_pool import PoolClosed, ThreadPool
 
-from ._key_revision import KeyRevision
 from ._name_key import name_key
 from ._search_fold import search_key
 from ._sqlite_bulk import BULK_MIN_ROWS, bulk_form, encode_rows
@@ -45,6 +44,7 @@ from ._store import (
     StoreError,
     StoreShorthands,
     WriteResult,
+    store_error,
 )
 
 READER_POOL_SIZE = 4  # reader connections (and so concurrent reads)
@@ -61,10 +61,7 @@ log = logging.getLogger(__name__)
 
 def translate_error(exc: BaseException) -> StoreError:
     """The Store error for a failure of sqlite3 (or of binding parameters)."""
-    cls = IntegrityError if isinstance(exc, sqlite3.IntegrityError) else StoreError
-    error = cls(f"{type(exc).__name__}: {exc}")
-    error.__cause__ = exc
-    return error
+    return store_error(exc, integrity=isinstance(exc, sqlite3.IntegrityError))
 
 
 def _connect(path: str, *, query_only: bool) -> sqlite3.Connection:
@@ -100,7 +97,7 @@ def _name_key(text: str | None) -> str | None:
 
 
 def _open_connections(path: str) -> tuple[sqlite3.Connection, sqlite3.Connection, list[sqlite3.Connection]]:
-    """The writer's, the checkpointer's and the readers' connections."""
+    """The writer's, the checkpointer's and the other connections (the readers', then the data version's)."""
     parent = os.path.dirname(path)
     if parent:
         os.makedirs(parent, exist_ok=True)
@@ -112,7 +109,7 @@ def _open_connections(path: str) -> tuple[sqlite3.Connection, sqlite3.Connection
             raise StoreError(f"SQLite refused WAL mode for {path} (got {mode})")
         writer_pragmas(writer)
         others.append(_connect(path, query_only=False))
-        others.extend(_connect(path, query_only=True) for _ in range(READER_POOL_SIZE))
+        others.extend(_connect(path, query_only=True) for _ in range(READER_POOL_SIZE + 1))
     except BaseException:
         for conn in [writer, *others]:
             conn.close()
@@ -141,7 +138,6 @@ class StoreWriter:
         self._after_commit = after_commit
         self._send, self._receive = trio.open_memory_channel[_WriteRequest](WRITE_QUEUE_SIZE)
         self._stopped = trio.Event()
-        self.batches_ended = 0  # the store's generation (see Store.generation)
         # A commit left running in its thread when the writer was cancelled
         # (a close cut short by the shutdown deadline): the connection is
         # still in use and must not be closed under it.
@@ -169,14 +165,11 @@ class StoreWriter:
         try:
             async for first in self._receive:
                 batch = self._take_batch(first)
-                try:
-                    # Abandonable: a commit waiting out another process's lock
-                    # (the busy timeout) must not hold a shutdown past its deadline.
-                    self.commit_abandoned = True
-                    await trio.to_thread.run_sync(_commit_batch, self._conn, batch, abandon_on_cancel=True)
-                    self.commit_abandoned = False
-                finally:
-                    self.batches_ended += 1
+                # Abandonable: a commit waiting out another process's lock
+                # (the busy timeout) must not hold a shutdown past its deadline.
+                self.commit_abandoned = True
+                await trio.to_thread.run_sync(_commit_batch, self._conn, batch, abandon_on_cancel=True)
+                self.commit_abandoned = False
                 _answer(batch)
                 self._after_commit()
                 batch = []
@@ -330,16 +323,23 @@ class SqliteStore(StoreShorthands):
         path: str,
         readers: ThreadPool[sqlite3.Connection],
         writer: StoreWriter,
-        key_revision: KeyRevision | None = None,
+        version_conn: sqlite3.Connection,
     ) -> None:
         self.path = path
         self._readers = readers
         self._writer = writer
-        self.key_revision = key_revision
+        self._version_conn = version_conn  # used on the event loop only
+        self._closed = False
 
-    @property
-    def generation(self) -> int:
-        return self._writer.batches_ended
+    def data_version(self) -> int:
+        # A memory read of the WAL index (a few microseconds): cheaper on the
+        # event loop than the hand-over to a thread it spares.
+        if self._closed:
+            raise StoreError("the store is closed")
+        try:
+            return int(self._version_conn.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise translate_error(exc) from exc
 
     async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
         return await self._read(_fetch_all(sql, params))
@@ -362,10 +362,6 @@ class SqliteStore(StoreShorthands):
             raise StoreError("the store is closed") from None
         except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
             raise translate_error(exc) from exc
-
-    async def fetch_value(self, sql: str, params: Params = ()) -> Any:
-        row = await self.fetch_one(sql, params)
-        return None if row is None else row[0]
 
     async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
         """Run ``statements`` all-or-nothing through the writer.
@@ -391,20 +387,20 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     cannot be opened.
     """
     try:
-        writer_conn, checkpoint_conn, reader_conns = await trio.to_thread.run_sync(_open_connections, path)
+        writer_conn, checkpoint_conn, other_conns = await trio.to_thread.run_sync(_open_connections, path)
     except sqlite3.Error as exc:
         raise translate_error(exc) from exc
+    *reader_conns, version_conn = other_conns
     readers = ThreadPool(reader_conns, name="sqlite-reader")
     checkpointer = Checkpointer(checkpoint_conn)
     writer = StoreWriter(writer_conn, after_commit=checkpointer.request)
-    key_revision: KeyRevision | None = None
+    store = SqliteStore(path, readers, writer, version_conn)
     try:
-        key_revision = await trio.to_thread.run_sync(_open_key_revision, path)
         async with trio.open_nursery() as nursery:
             await nursery.start(checkpointer.run)
             await nursery.start(writer.run)
             try:
-                yield SqliteStore(path, readers, writer, key_revision)
+                yield store
             finally:
                 with bounded_shield(CLOSE_TIMEOUT_S) as flushing:
                     await writer.close()
@@ -413,9 +409,8 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
                 nursery.cancel_scope.cancel()
     finally:
         with bounded_shield(CLOSE_TIMEOUT_S):
-            await _close_connections(readers, writer, writer_conn, checkpoint_conn, reader_conns)
-        if key_revision is not None:
-            key_revision.close()
+            store._closed = True
+            await _close_connections(readers, writer, writer_conn, checkpoint_conn, [*reader_conns, version_conn])
 
 
 async def _close_connections(
@@ -423,26 +418,17 @@ async def _close_connections(
     writer: StoreWriter,
     writer_conn: sqlite3.Connection,
     checkpoint_conn: sqlite3.Connection,
-    reader_conns: list[sqlite3.Connection],
+    other_conns: list[sqlite3.Connection],
 ) -> None:
     """Close every connection no thread still uses; the rest go with the process."""
     readers_stopped = await readers.aclose(min(CLOSE_TIMEOUT_S, shutdown_deadline().remaining()))
-    conns = list(reader_conns) if readers_stopped else []
+    conns = list(other_conns) if readers_stopped else []
     conns.append(checkpoint_conn)
     if not writer.commit_abandoned:
         conns.append(writer_conn)  # the last one: SQLite checkpoints what is left
     else:
         log.warning("closing the store: a commit was still running; its connection is left open")
     await trio.to_thread.run_sync(_close_all, conns, abandon_on_cancel=True)
-
-
-def _open_key_revision(path: str) -> KeyRevision | None:
-    """The database's key revision file; None (logged) when it cannot be opened."""
-    try:
-        return KeyRevision.beside(path)
-    except OSError as exc:
-        log.warning("cannot open the API key revision file beside %s (%s): keys are checked on every request", path, exc)
-        return None
 
 
 def _close_all(conns: list[sqlite3.Connection]) -> None:

@@ -37,8 +37,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from ._key_revision import KeyRevision
-
 Row = Any  # sqlite3.Row, asyncpg.Record (PostgreSQL writes) or PgRow (its reads): all index by name and position
 Params = Sequence[Any]
 Backend = Literal["sqlite", "postgresql"]
@@ -79,18 +77,19 @@ class Store(Protocol):
     """The storage contract every backend fulfils."""
 
     backend: Backend
-    key_revision: KeyRevision | None
-    """Where revocations of API keys are announced to other processes
-    (:mod:`._key_revision`): SQLite only; None on PostgreSQL, or when the
-    file cannot be opened."""
 
-    @property
-    def generation(self) -> int:
-        """How many write transactions of this process have ended (committed or not).
+    def data_version(self) -> int:
+        """A number that moves once a write commits, read without a trip to a thread or the network.
 
-        It grows after a write's outcome is visible to readers, never before:
-        a value read before a query and unchanged after proves that no write
-        of this process ended meanwhile, so a cache may keep what it read.
+        SQLite: ``PRAGMA data_version`` on a connection of its own (a few
+        microseconds on the event loop); it moves for every commit of
+        another connection, this process's writer or another process's
+        (``reelhouse apikey revoke``).  PostgreSQL: this store's own
+        transactions only; another process's writes are not seen.  It moves
+        after a write is visible to readers, never before: a value read
+        before a query and unchanged after proves that no such write
+        committed meanwhile, so a cache may keep what it read.  Raises
+        StoreError when the store is closed.
         """
         ...
 
@@ -132,14 +131,19 @@ class StoreShorthands:
     """The one-statement shorthands, written once on top of the core methods.
 
     A backend class inherits these and implements ``transaction`` and
-    ``fetch_value``.
+    ``fetch_one``.
     """
 
     async def transaction(self, statements: Sequence[Statement]) -> list[WriteResult]:
         raise NotImplementedError
 
-    async def fetch_value(self, sql: str, params: Params = ()) -> Any:
+    async def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
         raise NotImplementedError
+
+    async def fetch_value(self, sql: str, params: Params = ()) -> Any:
+        """The first column of the first row, None when there is no row."""
+        row = await self.fetch_one(sql, params)
+        return None if row is None else row[0]
 
     async def execute(self, sql: str, params: Params = ()) -> WriteResult:
         """Run one statement in its own transaction."""
@@ -154,6 +158,13 @@ class StoreShorthands:
     async def ping(self) -> None:
         """A round trip to the database; raises StoreError when it is down."""
         await self.fetch_value("SELECT 1")
+
+
+def store_error(exc: BaseException, *, integrity: bool) -> StoreError:
+    """The Store error for a driver's failure ``exc`` (IntegrityError when a constraint refused it)."""
+    error = (IntegrityError if integrity else StoreError)(f"{type(exc).__name__}: {exc}")
+    error.__cause__ = exc
+    return error
 
 
 def as_dict(row: Row) -> Mapping[str, Any]:

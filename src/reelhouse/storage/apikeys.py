@@ -11,13 +11,8 @@ import secrets
 import uuid
 from dataclasses import dataclass
 
-import trio
-
 from ..errors import Invalid
-from ..shutdown import bounded_shield, shutdown_deadline
-from ._key_revision import LOCK_TIMEOUT_SECONDS as KEY_REVISION_LOCK_TIMEOUT_S
-from ._key_revision import KeyRevision
-from ._store import Row, Store, StoreError, now_ms
+from ._store import Row, Store, now_ms
 
 KEY_PREFIX = "rhk_"
 KEY_RANDOM_BYTES = 32  # token_urlsafe(32): 43 characters
@@ -69,34 +64,13 @@ async def list_api_keys(store: Store) -> list[ApiKeyRecord]:
 async def revoke_api_key(store: Store, key_id: str) -> bool:
     """Revoke a key; False when no active key has that id (unknown or already revoked).
 
-    On SQLite the revocation is then announced through the key revision
-    file (:mod:`._key_revision`), so a running server stops accepting the
-    key at once; when that file cannot be opened nothing is revoked and
-    StoreError says why (a server could otherwise go on trusting the key).
+    A running server notices the commit on its next request, from whichever
+    process it comes (:mod:`.verified_keys`).
     """
-    if store.backend == "sqlite" and store.key_revision is None:
-        raise StoreError("cannot revoke: the API key revision file beside the database cannot be opened")
     result = await store.execute(
         "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (now_ms(), key_id)
     )
-    if store.key_revision is not None:
-        await _announce_revoke(store.key_revision)
     return result.rowcount > 0
-
-
-async def _announce_revoke(key_revision: KeyRevision) -> None:
-    """Bump the revision file, shielded (committed: the announcement must follow) but bounded."""
-    timeout = min(KEY_REVISION_LOCK_TIMEOUT_S, shutdown_deadline().remaining())
-    with bounded_shield(timeout):
-        try:
-            await trio.to_thread.run_sync(key_revision.bump, timeout)
-            return
-        except TimeoutError:
-            pass
-    raise StoreError(
-        "the key is revoked, but announcing it timed out (the key revision file stayed locked): "
-        "a running server notices within its recheck; revoking again announces it again"
-    )
 
 
 async def find_active_key(store: Store, plaintext: str) -> ApiKeyRecord | None:

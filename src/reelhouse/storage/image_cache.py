@@ -41,11 +41,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import trio
+from cachetools import LRUCache
 
 from reelhouse.thread_pool import ThreadPool
 
 log = logging.getLogger(__name__)
 
+IMAGE_CACHE_DIR = "cache/images"
+"""Where the renditions live, under the data directory."""
 KEY_VERSION = "1"
 """Bump when renditions of the same parameters would change (encoder settings)."""
 TEMP_SUFFIX = ".tmp"
@@ -88,7 +91,8 @@ class ImageCache:
         self.root = root
         self.max_bytes = max_bytes
         self._files = files
-        self._memory = _Memory(min(memory_max_bytes, max_bytes))
+        # Renditions by name, weighed in bytes, least recently used out.
+        self._memory: LRUCache[str, bytes] = LRUCache(min(memory_max_bytes, max_bytes), getsizeof=len)
         self._index: OrderedDict[str, int] = OrderedDict()  # name -> size, oldest first
         self._total = 0
         self._loaded = False
@@ -113,7 +117,7 @@ class ImageCache:
             except OSError:
                 self._forget(name)
                 return None
-            self._memory.put(name, data)
+            self._keep_in_memory(name, data)
         if name in self._index:
             self._index.move_to_end(name)
         return data
@@ -136,8 +140,12 @@ class ImageCache:
         self._forget(name)
         self._index[name] = len(data)
         self._total += len(data)
-        self._memory.put(name, data)
+        self._keep_in_memory(name, data)
         await self._evict(keep=name)
+
+    def _keep_in_memory(self, name: str, data: bytes) -> None:
+        if len(data) <= min(MEMORY_ITEM_MAX_BYTES, self._memory.maxsize) and name not in self._memory:
+            self._memory[name] = data
 
     def _path(self, name: str) -> Path:
         return self.root / name[:2] / name
@@ -171,30 +179,6 @@ class ImageCache:
             self._loaded = True
             if self._index:
                 await self._evict(keep="")
-
-
-class _Memory:
-    """Renditions by name within ``max_bytes``, least recently used out."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self._data: OrderedDict[str, bytes] = OrderedDict()
-        self._total = 0
-
-    def get(self, name: str) -> bytes | None:
-        data = self._data.get(name)
-        if data is not None:
-            self._data.move_to_end(name)
-        return data
-
-    def put(self, name: str, data: bytes) -> None:
-        if len(data) > min(MEMORY_ITEM_MAX_BYTES, self.max_bytes) or name in self._data:
-            return
-        self._data[name] = data
-        self._total += len(data)
-        while self._total > self.max_bytes:
-            _, dropped = self._data.popitem(last=False)
-            self._total -= len(dropped)
 
 
 def _read_and_touch(path: Path) -> bytes:

@@ -10,13 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
 from ._store import Row, Store, now_ms
 
 SERVER_STOPPED_MESSAGE = "The server stopped while this scan was running."
 UNFINISHED_STATES = ("running", "cancelling")
-FINAL_STATES = ("completed", "failed", "cancelled")
+FINAL_STATES = frozenset({"completed", "failed", "cancelled"})
 
 _COLUMNS = "id, library_id, mode, state, started_at, finished_at, counts, message"
 
@@ -62,7 +60,7 @@ async def update_scan_run(
     ``counts`` None keeps the stored counts.  Returns False when no run has
     that id.  Raises ValueError for an unknown state.
     """
-    if state not in UNFINISHED_STATES + FINAL_STATES:
+    if state not in UNFINISHED_STATES and state not in FINAL_STATES:
         raise ValueError(f"unknown scan state {state!r}")
     finished = None
     if state in FINAL_STATES:

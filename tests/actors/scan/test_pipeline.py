@@ -15,10 +15,10 @@ from PIL import Image
 
 import reelhouse.actors.scan.pipeline as pipeline
 import reelhouse.actors.scan.walk as walk
-from reelhouse.actors.scan import ScanProgress, item_id, run_scan
+from reelhouse.actors.scan import ScanDeps, ScanProgress, item_id, run_scan
 from reelhouse.media.library_options import LibraryOptions
 
-from .conftest import LIBRARY_ID, Library, Tree
+from .conftest import LIBRARY_ID, SCAN_LIMIT_S, Library, Tree
 
 PLAYBACK = LibraryOptions(media_info_timing="playback")
 MOVIE_NFO = """<?xml version="1.0" encoding="UTF-8"?>
@@ -512,3 +512,16 @@ async def test_non_image_poster_is_not_indexed(tree: Tree, library: Library) -> 
     assert outcome.errors == 1
     [(path, error)] = await library.errors()
     assert path == tree.path("A (2001)/poster.jpg") and "not an image" in error
+
+
+async def test_scans_given_deps_without_a_thread_limit_share_one_worker_thread(library: Library, tree: Tree) -> None:
+    tree.add("Arrival (2016)/Arrival (2016).mkv")
+    library.deps = ScanDeps(trio.CapacityLimiter(2))  # no thread_limiter given
+    shared = library.deps.thread_limiter
+    async with trio.open_nursery() as nursery:
+        async with shared:  # another scan's worker thread holds the one token
+            nursery.start_soon(library.scan)
+            with trio.fail_after(SCAN_LIMIT_S):
+                while shared.statistics().tasks_waiting == 0:  # the scan queues behind it
+                    await trio.sleep(0.01)
+    assert "Arrival (2016)/Arrival (2016).mkv" in await library.items()

@@ -138,7 +138,7 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
     scan fails; what was written stays). Cancellation stops between hops:
     batches already written stay, nothing is marked missing.
     """
-    limiter = deps.thread_limiter or trio.CapacityLimiter(1)
+    limiter = deps.thread_limiter
     rules = ScanRules.from_options(plan.library_id, plan.collection_type, plan.options)
     index = await load_scan_index(store, plan.library_id)
     progress.phase = "walk"

@@ -27,7 +27,7 @@ import ipaddress
 import math
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 import trio
@@ -58,17 +58,17 @@ class ScanDeps:
     ``scan.probe_concurrency``); ``probe_pool`` the server's probe workers
     (None: each probe run opens its own, with ``probe_command`` as the
     worker's command line); ``probe_timeout`` how long one file may take;
-    ``thread_limiter`` bounds the worker threads that walk and parse (None:
-    each scan uses one thread); ``parse_processes`` the child processes big
-    scans may parse in (see ``parser_process``; None: every scan parses in
-    threads).
+    ``thread_limiter`` bounds the worker threads that walk and parse, for
+    every scan given these deps (default: one thread); ``parse_processes``
+    the child processes big scans may parse in (see ``parser_process``;
+    None: every scan parses in threads).
     """
 
     probe_limiter: trio.CapacityLimiter
     probe_pool: ProbePool | None = None
     probe_command: tuple[str, ...] = DEFAULT_COMMAND
     probe_timeout: float = 30.0
-    thread_limiter: trio.CapacityLimiter | None = None
+    thread_limiter: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(1))
     parse_processes: trio.CapacityLimiter | None = None
 
 

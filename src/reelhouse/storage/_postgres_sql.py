@@ -1,0 +1,53 @@
+"""The shared SQL dialect in PostgreSQL's terms, for both of its drivers.
+
+SQL arrives with ``?`` placeholders (:mod:`._store`); asyncpg (writes)
+wants ``$1..$n``, psycopg (reads) wants ``%s`` with a literal ``%``
+doubled.  One translation, cached, makes both.  Our SQL never has ``?``
+inside string literals.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+import asyncpg
+import psycopg
+
+from ._store import StoreError, store_error
+
+SQL_CACHE_SIZE = 2048  # distinct statements whose translation is kept
+
+_LEADING_QUERY = re.compile(r"^\s*(SELECT|VALUES|SHOW|TABLE|EXPLAIN)\b", re.IGNORECASE)
+_LEADING_WITH = re.compile(r"^\s*WITH\b", re.IGNORECASE)
+_DML = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE)
+_RETURNING = re.compile(r"\bRETURNING\b", re.IGNORECASE)
+_INTEGRITY = (asyncpg.IntegrityConstraintViolationError, psycopg.errors.IntegrityError)
+
+
+@dataclass(frozen=True, slots=True)
+class PgSql:
+    numbered: str  # $1..$n: asyncpg
+    percent: str  # %s, literal % doubled: psycopg
+    returns_rows: bool
+
+
+@functools.lru_cache(maxsize=SQL_CACHE_SIZE)
+def translate_sql(sql: str) -> PgSql:
+    """``sql`` in both placeholder styles, and whether it returns rows."""
+    head, *rest = sql.split("?")
+    numbered = head + "".join(f"${n}{part}" for n, part in enumerate(rest, start=1))
+    percent = "%s".join(part.replace("%", "%%") for part in (head, *rest))
+    return PgSql(numbered, percent, _returns_rows(sql))
+
+
+def _returns_rows(sql: str) -> bool:
+    if _RETURNING.search(sql) or _LEADING_QUERY.match(sql):
+        return True
+    return bool(_LEADING_WITH.match(sql)) and not _DML.search(sql)
+
+
+def translate_error(exc: BaseException) -> StoreError:
+    """The Store error for a failure of either driver or of the connection."""
+    return store_error(exc, integrity=isinstance(exc, _INTEGRITY))
