@@ -1,0 +1,111 @@
+"""Device tokens this server verified recently, and when each was last used.
+
+A device token is checked on every player request; asking the database
+each time would make a player request dearer than an API-key request.
+This mirrors :class:`.verified_keys.VerifiedKeys`: a sign-in found valid is
+remembered by its token hash while
+
+- the store's revision counter (:mod:`._key_revision`) has not moved since
+  it was read (the command line's `user set` moves it, so a member disabled
+  or given other libraries is seen on the next request), and
+- it was read less than :data:`RECHECK_SECONDS` ago, and
+- this process has not forgotten it: ``DELETE /devices/{id}`` and logout
+  call :meth:`forget` after their commit, so a revoked token fails on its
+  very next request.
+
+Without a revision file (PostgreSQL) nothing is remembered.
+
+Use is not written per request: :meth:`find` notes the time in memory and
+:meth:`flush` writes every noted time in one transaction, every
+:data:`FLUSH_SECONDS` (:meth:`run_flusher`), before a device list is read,
+and at shutdown.  Used from the Trio thread only.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import trio
+
+from ._store import Store, StoreError, now_ms
+from .devices import DeviceSignIn, find_sign_in, hash_token, note_seen
+
+RECHECK_SECONDS = 30.0
+FLUSH_SECONDS = 60.0
+MAX_SIGN_INS = 10_000
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class _Verified:
+    sign_in: DeviceSignIn
+    revision: int
+    read_at: float
+
+
+class VerifiedDevices:
+    """:meth:`find` with a memory of recent answers and of last use (module doc)."""
+
+    def __init__(self, store: Store, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._store = store
+        self._clock = clock
+        self._known: OrderedDict[str, _Verified] = OrderedDict()
+        self._seen: dict[str, tuple[str, int]] = {}
+        self._forgotten = 0  # bumps on every forget: a read that raced one is not kept
+
+    async def find(self, token: str) -> DeviceSignIn | None:
+        """The enabled member's sign-in this token stands for, else None; raises StoreError."""
+        sign_in = await self._lookup(token)
+        if sign_in is None or sign_in.disabled:
+            return None
+        self._seen[sign_in.token_hash] = (sign_in.device_id, now_ms())
+        return sign_in
+
+    def forget(self, token_hashes: Iterable[str]) -> None:
+        """Drop these sign-ins (revoked in this process): their next request asks the database."""
+        self._forgotten += 1
+        for token_hash in token_hashes:
+            self._known.pop(token_hash, None)
+            self._seen.pop(token_hash, None)
+
+    async def flush(self) -> None:
+        """Write the last-seen times noted since the previous flush."""
+        seen, self._seen = self._seen, {}
+        try:
+            await note_seen(self._store, seen)
+        except StoreError:
+            for token_hash, value in seen.items():  # kept for the next flush
+                self._seen.setdefault(token_hash, value)
+            raise
+
+    async def run_flusher(self) -> None:
+        """Flush every FLUSH_SECONDS until cancelled; a failed flush is logged and retried."""
+        while True:
+            await trio.sleep(FLUSH_SECONDS)
+            try:
+                await self.flush()
+            except StoreError as exc:
+                log.warning("could not record device last-seen times: %s", exc)
+
+    async def _lookup(self, token: str) -> DeviceSignIn | None:
+        revision = self._store.key_revision
+        if revision is None:
+            return await find_sign_in(self._store, token)
+        wanted = hash_token(token)
+        before, forgotten = revision.current(), self._forgotten
+        known = self._known.get(wanted)
+        if known is not None and known.revision == before and self._clock() - known.read_at < RECHECK_SECONDS:
+            return known.sign_in
+        read_at = self._clock()
+        sign_in = await find_sign_in(self._store, token)
+        self._known.pop(wanted, None)
+        if sign_in is not None and revision.current() == before and self._forgotten == forgotten:
+            self._known[wanted] = _Verified(sign_in, before, read_at)
+            if len(self._known) > MAX_SIGN_INS:
+                self._known.popitem(last=False)
+        return sign_in
