@@ -12,6 +12,7 @@ from reelhouse.storage.signin_limits import (
     PIN_LOCK_FAILURES,
     PIN_WINDOW_MS,
     Failure,
+    name_key,
     clear_pin_lock,
     pin_locked,
     record_failure,
@@ -71,4 +72,4 @@ async def test_failures_older_than_a_day_are_pruned(store) -> None:
         await fail(store, "old", "1.1.1.1", T0)
         await fail(store, "new", "1.1.1.1", T0 + PIN_WINDOW_MS + 1)
         rows = await store.fetch_all("SELECT name_key FROM signin_failures")
-    assert [row["name_key"] for row in rows] == ["new"]
+    assert [row["name_key"] for row in rows] == [name_key("new")]

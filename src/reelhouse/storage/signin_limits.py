@@ -14,6 +14,7 @@ windows are tested with a fake clock.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from ._store import Statement, Store
@@ -40,7 +41,7 @@ PIN_FAILURES_BY_USER_SQL = (
 
 @dataclass(frozen=True, slots=True)
 class Failure:
-    name_key: str
+    name: str  # as typed; only its hash is kept
     remote_addr: str
     kind: str  # PIN, PASSWORD or NAME
     user_id: str | None = None
@@ -84,7 +85,7 @@ async def record_failure(store: Store, failure: Failure, now: int) -> None:
             Statement("DELETE FROM signin_failures WHERE at <= ?", (now - KEEP_MS,)),
             Statement(
                 "INSERT INTO signin_failures (at, name_key, remote_addr, kind, user_id) VALUES (?, ?, ?, ?, ?)",
-                (now, name_key(failure.name_key), failure.remote_addr, failure.kind, failure.user_id),
+                (now, name_key(failure.name), failure.remote_addr, failure.kind, failure.user_id),
             ),
         ]
     )
@@ -115,4 +116,5 @@ async def clear_pin_lock(store: Store, user_id: str) -> None:
 
 
 def name_key(name: str) -> str:
-    return name.strip().casefold()
+    """The name as kept: a hash of its casefolded form, since people type passwords into name fields."""
+    return hashlib.sha256(name.strip().casefold().encode("utf-8")).hexdigest()
