@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import trio
 
 from reelhouse.storage import open_store
 from reelhouse.storage.members import MemberChanges, update_member
 
-from .conftest import RunningServer
+from .conftest import RunningServer, start_server
 from .members import add_member, login, token_for
+from .test_signin import wait_until_closed
 
 PASSWORD = "correct horse battery"
 
@@ -100,3 +103,25 @@ async def test_a_disabled_members_device_does_not_count_and_its_token_is_refused
             refused = await player.get("/items")
     assert row["countsTowardLimit"] is False and row["notCountedReason"] == "memberDisabled"
     assert refused.status_code == 401
+
+
+async def test_use_is_noted_in_memory_without_a_write_and_written_at_shutdown(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path
+) -> None:
+    with trio.fail_after(60):
+        server = await start_server(nursery, database_url, tmp_path / "data")
+        await add_member(server, "Gil", password=PASSWORD)
+        token = await token_for(server, "Gil", password=PASSWORD)
+        async with open_store(server.database_url) as store:
+            signed_in = await store.fetch_value("SELECT last_seen FROM device_tokens")
+            await trio.sleep(0.01)
+            async with server.client(key=token) as player:
+                assert (await player.get("/items")).status_code == 200
+            after_use = await store.fetch_value("SELECT last_seen FROM device_tokens")
+            server.shutdown.set()
+            await wait_until_closed(server)
+            with trio.fail_after(10):  # the shutdown flush follows the last request
+                while (after_shutdown := await store.fetch_value("SELECT last_seen FROM device_tokens")) == signed_in:
+                    await trio.sleep(0.05)
+    assert after_use == signed_in  # no write per request
+    assert after_shutdown > signed_in
