@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 
 from reelhouse.media._naming_classify import _parse_movie_folder
-from reelhouse.media._naming_episodes import parse_season_folder
+from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_files import extras_folder_type
 from reelhouse.media._naming_text import is_junk
 from reelhouse.media._naming_titles import parse_series_folder
@@ -32,7 +32,7 @@ from reelhouse.media.naming import classify
 DEFAULT_PATHS = 100_000
 DEFAULT_ROUNDS = 5
 # Every memo of the naming rules, cleared so each round starts like a fresh scan.
-CACHES = (parse_series_folder, parse_season_folder, _parse_movie_folder, extras_folder_type, is_junk)
+CACHES = (parse_series_folder, parse_season_folder, season_series_prefix, _parse_movie_folder, extras_folder_type, is_junk)
 SEED = 20240607
 
 WORDS = (

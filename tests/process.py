@@ -36,17 +36,20 @@ async def run_cli(args: Sequence[str], *, stdin: bytes = b"", env: dict[str, str
 class ServerProcess:
     """``reelhouse serve`` on a free port; its stderr is collected."""
 
-    def __init__(self, data_dir: Path, database_url: str, *extra: str) -> None:
-        self.args = reelhouse_argv(
+    def __init__(self, data_dir: Path, database_url: str, *extra: str, prefix: Sequence[str] = (),
+                 env: dict[str, str] | None = None) -> None:
+        """``prefix`` runs the server under another command (``unshare ...``)."""
+        self.args = [*prefix, *reelhouse_argv(
             "serve", "--bind", "127.0.0.1:0", "--data-dir", str(data_dir), "--database", database_url, *extra
-        )
+        )]
+        self.env = env
         self.log = b""
         self.process: trio.Process | None = None
         self.base_url = ""
 
     async def start(self, nursery: trio.Nursery) -> str:
         self.process = await trio.lowlevel.open_process(
-            self.args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=clean_environ()
+            self.args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=self.env or clean_environ()
         )
         assert self.process.stderr is not None
         nursery.start_soon(self._collect)
@@ -68,6 +71,11 @@ class ServerProcess:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
 
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
     def send_signal(self, signum: int) -> None:
         assert self.process is not None
         self.process.send_signal(signum)
@@ -75,3 +83,34 @@ class ServerProcess:
     async def wait(self) -> int:
         assert self.process is not None
         return await self.process.wait()
+
+
+def children(pid: int) -> list[int]:
+    """The direct children of a process (Linux /proc)."""
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found.extend(int(p) for p in f.read().split())
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    found = []
+    pending = children(pid)
+    while pending:
+        child = pending.pop()
+        found.append(child)
+        pending.extend(children(child))
+    return found
+
+
+def is_running(pid: int) -> bool:
+    """Alive and not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

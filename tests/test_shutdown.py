@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import signal
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 import trio
 
+from .http.edge.rawhttp import Reader, connect, request
+from .http.scanning import hanging_ffprobe
 from .process import ServerProcess as _ServerProcess
-from .process import run_cli
+from .process import clean_environ, descendants, is_running, run_cli
 
 GRACE_S = 10.0
 _started: list[_ServerProcess] = []
 
 
-def ServerProcess(*args: object) -> _ServerProcess:  # noqa: N802 - stands in for the class
-    process = _ServerProcess(*args)  # type: ignore[arg-type]
+def ServerProcess(*args: object, **kwargs: object) -> _ServerProcess:  # noqa: N802 - stands in for the class
+    process = _ServerProcess(*args, **kwargs)  # type: ignore[arg-type]
     _started.append(process)
     return process
 
@@ -126,3 +132,139 @@ async def test_a_slow_request_in_flight_completes_during_the_grace(
     assert b'"name":"Films"' in answer
     assert code == 0
     assert trio.current_time() - started < GRACE_S
+
+
+async def _idle_keep_alive_client(base: str, key: str) -> trio.SocketStream:
+    stream = await connect(base)
+    await stream.send_all(request("GET", "/api/v1/system/status", f"Authorization: Bearer {key}"))
+    assert (await Reader(stream).response()).status == 200
+    return stream
+
+
+async def _open_event_stream(base: str, key: str) -> trio.SocketStream:
+    stream = await connect(base)
+    await stream.send_all(request("GET", "/api/v1/scans/events", f"Authorization: Bearer {key}"))
+    seen = b""
+    while b": stream open" not in seen:
+        chunk = await stream.receive_some(65536)
+        assert chunk, seen
+        seen += chunk
+    return stream
+
+
+async def _read_to_eof(stream: trio.SocketStream) -> None:
+    try:
+        while await stream.receive_some(65536):
+            pass
+    except trio.BrokenResourceError:
+        pass
+
+
+IDLE_SHUTDOWN_LIMIT_S = 1.0
+
+
+async def test_sigterm_with_idle_keep_alive_clients_and_event_streams_open_exits_0_in_under_a_second(
+    nursery: trio.Nursery, tmp_path: Path, database_url: str
+) -> None:
+    """Nothing in flight: idle connections and SSE streams close at once (they
+    used to hold the shutdown for the whole grace)."""
+    server = ServerProcess(tmp_path / "data", database_url)
+    base = await server.start(nursery)
+    key = await create_key(tmp_path / "data", database_url)
+    with trio.fail_after(30):
+        idle = [await _idle_keep_alive_client(base, key) for _ in range(20)]
+        silent = await connect(base)  # connected, never sent a byte
+        partial = await connect(base)
+        await partial.send_all(b"GET /api/v1/system/status HTTP/1.1\r\nHo")
+        streams = [await _open_event_stream(base, key) for _ in range(2)]
+    started = trio.current_time()
+    server.send_signal(signal.SIGTERM)
+    with trio.fail_after(GRACE_S + 5):
+        code = await server.wait()
+    took = trio.current_time() - started
+    print(f"SIGTERM to exit with 20 idle keep-alive clients and 2 event streams open: {took:.3f} s")
+    assert code == 0, server.log.decode(errors="replace")
+    assert took < IDLE_SHUTDOWN_LIMIT_S
+    with trio.fail_after(5):
+        for stream in [*idle, silent, partial, *streams]:
+            await _read_to_eof(stream)
+
+
+def _pid_namespace_problem() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root for a PID namespace (unshare --pid)"
+    if shutil.which("unshare") is None:
+        return "needs unshare(1) from util-linux"
+    return None
+
+
+def _write_films(root: Path, count: int) -> None:
+    for i in range(count):
+        folder = root / f"Film {i} ({2000 + i})"
+        folder.mkdir(parents=True)
+        (folder / f"Film {i} ({2000 + i}).mkv").write_bytes(b"\x1a\x45\xdf\xa3" + b"\0" * 4096)
+
+
+@pytest.mark.skipif(_pid_namespace_problem() is not None, reason=str(_pid_namespace_problem()))
+async def test_as_pid_1_of_its_own_pid_namespace_sigterm_exits_0_answering_the_request_in_flight_and_leaving_no_child(
+    nursery: trio.Nursery, tmp_path: Path, database_url: str
+) -> None:
+    env = clean_environ(REELHOUSE_FFPROBE_PATH=str(_orphaning_ffprobe(tmp_path)),
+                        REELHOUSE_SCAN__PROBE_TIMEOUT_SECONDS="120")
+    server = ServerProcess(tmp_path / "data", database_url, prefix=["unshare", "--pid", "--kill-child"], env=env)
+    base = await server.start(nursery)
+    key = await create_key(tmp_path / "data", database_url)
+    pid_1 = _only(descendants(server.pid)[:1])  # unshare's child: PID 1 inside
+    _write_films(tmp_path / "films", 4)
+    (tmp_path / "more").mkdir()
+    auth = {"Authorization": f"Bearer {key}"}
+    async with httpx.AsyncClient(base_url=f"{base}/api/v1", headers=auth) as client:
+        with trio.fail_after(30):
+            created = await client.post("/libraries", json={
+                "name": "Films", "paths": [str(tmp_path / "films")], "collectionType": "movies"})
+            assert created.status_code == 201, created.text
+            while len(children := descendants(pid_1)) < 2:  # the server, and a probe under it
+                await trio.sleep(0.05)
+            # The probe's orphan ended at once: PID 1 must reap it.
+            await trio.sleep(0.5)
+            while [pid for pid in descendants(pid_1) if _is_zombie(pid)]:
+                await trio.sleep(0.05)
+    body = json.dumps({"name": "More", "paths": [str(tmp_path / "more")], "collectionType": "movies",
+                       "options": {"remoteAllowedHosts": [], "scansSuspended": True}}).encode()
+    whole = request("POST", "/api/v1/libraries", f"Authorization: Bearer {key}",
+                    "Content-Type: application/json", body=body)
+    with trio.fail_after(GRACE_S + 10):
+        stream = await connect(base)
+        await stream.send_all(whole[:-10])
+        await trio.sleep(0.3)  # in flight: the head read, the body not complete
+        started = trio.current_time()
+        os.kill(pid_1, signal.SIGTERM)
+        await trio.sleep(0.5)
+        await stream.send_all(whole[-10:])
+        answer = await Reader(stream).response()
+        code = await server.wait()
+    assert answer.status == 201, answer.body
+    assert code == 0, server.log.decode(errors="replace")
+    assert trio.current_time() - started < GRACE_S
+    assert not [pid for pid in [pid_1, *children] if is_running(pid)]
+
+
+def _orphaning_ffprobe(directory: Path) -> Path:
+    """A probe that never answers and leaves an orphan behind, which ends
+    at once: in a container, PID 1 inherits it and must reap it."""
+    script = hanging_ffprobe(directory)
+    script.write_text("#!/bin/sh\n(sleep 0.01 &)\nexec sleep 120\n")
+    return script
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] == "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _only(pids: list[int]) -> int:
+    assert len(pids) == 1, pids
+    return pids[0]

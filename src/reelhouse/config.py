@@ -41,6 +41,11 @@ class ScanSettings(_Section):
     progress_interval_seconds: float = Field(0.25, gt=0, le=60)
 
 
+class HttpSettings(_Section):
+    max_connections: int = Field(256, ge=1, le=100_000)
+    keep_alive_seconds: float = Field(5.0, gt=0, le=3600)
+
+
 class UpdateSettings(_Section):
     check_enabled: bool = False
     release_url: str = ""
@@ -58,6 +63,7 @@ class Settings(_Section):
     ffprobe_path: str = "ffprobe"
     image_cache_max_bytes: int = Field(512 * 1024 * 1024, ge=0)
     scan: ScanSettings = ScanSettings()
+    http: HttpSettings = HttpSettings()
     update: UpdateSettings = UpdateSettings()
 
     @field_validator("bind")

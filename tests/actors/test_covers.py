@@ -101,7 +101,7 @@ async def test_no_posters_and_no_image_means_no_cover(tree: Tree, library: Libra
 async def test_unreadable_posters_are_left_out_of_the_collage(tree: Tree, library: Library, tmp_path: Path) -> None:
     add_movies(tree, ["red"])
     tree.add("Broken (2001)/Broken (2001).mkv")
-    tree.add("Broken (2001)/poster.jpg", b"not a jpeg at all")
+    tree.add("Broken (2001)/poster.jpg", b"\xff\xd8\xff not a jpeg at all")  # indexed (a JPEG by its magic), does not decode
     with trio.fail_after(LIMIT_S):
         await library.scan()
         covers = await refresh_covers(library.store, record(tree), tmp_path / "covers", trio.CapacityLimiter(1))

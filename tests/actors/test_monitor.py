@@ -32,11 +32,11 @@ from reelhouse.actors.monitor import (
     RootMonitor,
     WatchStatus,
     debounce_changes,
+    default_watch_factory,
     disabled_status,
     inotify_watches_exhausted,
     rescan_directories,
     watch_limit_kind,
-    watchfiles_factory,
 )
 
 DEBOUNCE = 0.1
@@ -304,6 +304,18 @@ async def test_a_new_directory_tree_rescans_where_it_was_added(tmp_path: Path) -
         assert await changes.next() == {tmp_path / "Movies"}
 
 
+async def test_a_tree_holding_names_that_are_not_utf8_is_watched(tmp_path: Path) -> None:
+    cafe = Path(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"Caf\xe9 (2001)")))
+    make_tree(cafe, "Caf\udce9 (2001).mkv")
+    make_tree(tmp_path, "Heat/heat.mkv")
+    changes = Changes()
+    monitor = monitor_for([tmp_path], changes)
+    async with running(monitor):
+        assert monitor.status == WatchStatus("watching")
+        (cafe / "new\udcff.mkv").write_text("x")
+        assert await changes.next() == {cafe}  # the os form; the library stores it as path text
+
+
 async def test_changes_from_several_roots_share_a_window(tmp_path: Path) -> None:
     first, second = tmp_path / "one", tmp_path / "two"
     make_tree(first, "a/f.mkv")
@@ -322,7 +334,7 @@ async def test_cancellation_stops_the_watchers_promptly(tmp_path: Path) -> None:
     def recording_factory(root: Path, stop: threading.Event) -> Iterator[Collection[FileChange]]:
         stops.append(stop)
         try:
-            yield from watchfiles_factory(root, stop)
+            yield from default_watch_factory(root, stop)
         finally:
             closed.set()
 
@@ -525,7 +537,7 @@ async def test_the_limit_on_one_root_outranks_watching_others(tmp_path: Path) ->
     def limit_on_big(root: Path, stop: threading.Event) -> Iterator[Collection[FileChange]]:
         if root == big:
             raise OSError("OS file watch limit reached. (Error { kind: MaxFilesWatch })")
-        return watchfiles_factory(root, stop)
+        return default_watch_factory(root, stop)
 
     changes = Changes()
     monitor = monitor_for([ok, big], changes, watch_factory=limit_on_big)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -32,6 +33,7 @@ async def movie_with_poster(store, poster: Path) -> str:
         movie = cat.movie(cat.library("Films"), "Arrival")
         cat.image(movie, "primary", tag="first")
     await store.execute("UPDATE images SET path = ? WHERE item_id = ?", (str(poster), movie))
+    await store.execute("UPDATE library_paths SET path = ?", (str(poster.parent),))  # the poster is inside the library
     return movie
 
 
@@ -78,10 +80,10 @@ async def test_while_one_request_rechecks_the_file_the_others_are_answered_from_
         stats: list[Path] = []
         answer = threading.Event()
 
-        def slow_stat(path: Path) -> tuple[int, float]:
+        def slow_stat(path: Path, *args: Any) -> tuple[int, float, Any]:
             stats.append(path)
             answer.wait(LIMIT_S)
-            return real_stat(path)
+            return real_stat(path, *args)
 
         real_stat = image_sources_module._stat
         monkeypatch.setattr(image_sources_module, "_stat", slow_stat)

@@ -134,6 +134,7 @@ async def _fill(api: Api) -> None:
     await api.store.execute(
         "INSERT INTO libraries (id, name, collection_type, created_at, updated_at) VALUES ('lib', 'M', 'movies', 1, 1)"
     )
+    await api.store.execute("INSERT INTO library_paths (library_id, path, position) VALUES ('lib', ?, 0)", (str(api.media),))
     await api.store.execute(
         "INSERT INTO items (id, library_id, type, name, sort_name, date_created, date_modified)"
         " VALUES ('movie', 'lib', 'Movie', 'Arrival', 'Arrival', 1, 1)"
@@ -510,3 +511,32 @@ async def test_head_of_a_stored_image_gives_its_type_and_length_without_the_body
     assert response.status_code == 200 and response.content == b""
     assert response.headers["content-type"] == "image/png"
     assert int(response.headers["content-length"]) == size
+
+
+# -- containment and sniffing (issue 12, item 1) ------------------------------------------------
+
+
+async def test_non_image_poster_is_not_served(api: Api) -> None:
+    """A catalogued image whose file is no image (whatever its name) is 404, never its bytes."""
+    text = api.media / "notes.jpg"
+    text.write_bytes(b"root:$6$secret:19000:0:99999:7:::\n")
+    await api.add_image("logo", 0, text, "notes0")
+    for response in (await api.get(kind="logo"), await api.get(kind="logo", maxWidth="50")):
+        assert_error(response, 404, "not_found")
+        assert b"secret" not in response.content
+    with trio.fail_after(LIMIT_S):
+        head = await api.client.head(URL, params={"kind": "logo"})
+    assert head.status_code == 404
+
+
+async def test_image_symlinked_to_secret_is_not_served(api: Api, tmp_path: Path) -> None:
+    """A catalogued path that resolves outside the library's roots is 404, even a real image."""
+    outside = write_image(tmp_path / "private.jpg", (50, 50), "JPEG", color=(1, 2, 3))
+    link = api.media / "linked.jpg"
+    link.symlink_to(outside)
+    await api.add_image("banner", 0, link, "linked0")
+    await api.add_image("art", 0, outside, "outside0")  # not even through a link
+    for kind in ("banner", "art"):
+        for response in (await api.get(kind=kind), await api.get(kind=kind, maxWidth="20")):
+            assert_error(response, 404, "not_found")
+            assert outside.read_bytes() not in response.content

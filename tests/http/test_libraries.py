@@ -233,3 +233,86 @@ async def test_covers_come_from_an_image_found_at_the_root_else_a_collage_of_pos
     assert isinstance(covers["primary"], str) and covers["primaryGeneratedAt"].endswith("Z")
     assert covers["thumbSource"] == "scanned" and isinstance(covers["thumb"], str)
     assert "thumbFinal" not in covers and "thumbGeneratedAt" not in covers
+
+
+# -- roots the server refuses (issue 12, item 7) ---------------------------------------------
+
+
+async def post_library(client: httpx.AsyncClient, *paths: Path | str) -> httpx.Response:
+    body = {"name": "Refused", "paths": [str(p) for p in paths], "collectionType": "movies"}
+    with trio.fail_after(30):
+        return await client.post("/libraries", json=body)
+
+
+def assert_refused(response: httpx.Response, code: str, path: Path | str, reason: str) -> None:
+    assert response.status_code == 400, response.text
+    error = response.json()
+    assert error["code"] == code and error["message"], error
+    assert error["params"] == {**error["params"], "field": "paths", "path": str(path), "reason": reason}
+
+
+async def test_root_symlinked_to_another_library_root_is_overlap(
+    client: httpx.AsyncClient, movies_root: Path, tmp_path: Path
+) -> None:
+    """Compared by real path: a link to a root (or into it, or above it) overlaps it."""
+    with trio.fail_after(60):
+        first = await create_library(client, "Films", [movies_root])
+        (tmp_path / "alias").symlink_to(movies_root)
+        (tmp_path / "inner").symlink_to(movies_root / "Arrival (2016)")
+        (tmp_path / "outer").symlink_to(tmp_path)
+        for link in (tmp_path / "alias", tmp_path / "inner", tmp_path / "outer"):
+            response = await post_library(client, link)
+            assert_refused(response, "field_invalid", link, "overlaps")
+            assert response.json()["params"]["libraryId"] == first["id"]
+        assert len((await client.get("/libraries")).json()) == 1
+
+
+async def test_two_roots_of_one_request_naming_the_same_directory_overlap(
+    client: httpx.AsyncClient, movies_root: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "alias").symlink_to(movies_root)
+    assert_refused(await post_library(client, movies_root, tmp_path / "alias"), "field_invalid", tmp_path / "alias", "overlaps")
+
+
+@pytest.mark.parametrize("root", ["/proc", "/proc/self/root", "/sys", "/sys/kernel", "/dev", "/dev/shm", "/"])
+async def test_proc_root_refused(client: httpx.AsyncClient, root: str) -> None:
+    """/proc, /sys, /dev, anything under them and what holds them (a /proc root walked the whole machine)."""
+    if not Path(root).is_dir():
+        pytest.skip(f"{root} is not a directory here")
+    response = await post_library(client, root)
+    assert_refused(response, "library_path_not_allowed", root, "system_directory")
+    assert (await client.get("/libraries")).json() == []
+
+
+async def test_a_symlink_to_proc_is_refused_as_proc(client: httpx.AsyncClient, tmp_path: Path) -> None:
+    (tmp_path / "innocent").symlink_to("/proc")
+    assert_refused(await post_library(client, tmp_path / "innocent"), "library_path_not_allowed", tmp_path / "innocent", "system_directory")
+
+
+async def test_data_dir_root_refused(server, client: httpx.AsyncClient, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The server's data directory, anything under it, and a link to it."""
+    inside = server.data_dir / "cache"
+    inside.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "data-link").symlink_to(server.data_dir)
+    for root in (server.data_dir, inside, tmp_path / "data-link"):
+        assert_refused(await post_library(client, root), "library_path_not_allowed", root, "data_directory")
+    assert (await client.get("/libraries")).json() == []
+
+
+async def test_a_root_holding_the_data_dir_is_accepted_but_the_data_dir_is_never_indexed(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
+) -> None:
+    root = tmp_path / "media"
+    media.video(root / "Heat (1995)" / "Heat (1995).mkv")
+    data_dir = root / "server-data"
+    media.video(data_dir / "Planted (2020)" / "Planted (2020).mkv")
+    running = await start_server(nursery, database_url, data_dir)
+    try:
+        async with running.client() as client:
+            with trio.fail_after(60):
+                library = await create_library(client, "Films", [root])
+                status = await wait_for_state(client, library["id"])
+                names = [item["name"] for item in (await client.get("/items", params={"libraryId": library["id"]})).json()["items"]]
+        assert status["state"] == "completed" and names == ["Heat"]
+    finally:
+        running.shutdown.set()

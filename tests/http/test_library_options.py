@@ -146,8 +146,8 @@ async def test_the_settings_and_confirmation_endpoints_are_documented(server: Ru
             document = (await anonymous.get("/openapi.json")).json()
     update = document["paths"]["/api/v1/libraries/{library_id}/options"]["patch"]
     confirm = document["paths"]["/api/v1/libraries/{library_id}/confirm-missing"]["post"]
-    assert set(update["responses"]) == {"200", "400", "403", "404", "503"}
+    assert set(update["responses"]) == {"200", "400", "401", "403", "404", "413", "500", "503"}
     assert "requestBody" in update
     body_schema = update["requestBody"]["content"]["application/json"]["schema"]
     assert body_schema["required"] == ["remoteAllowedHosts"] and "followStorage" in body_schema["properties"]
-    assert set(confirm["responses"]) == {"200", "404", "409", "503"}
+    assert set(confirm["responses"]) == {"200", "400", "401", "404", "409", "500", "503"}

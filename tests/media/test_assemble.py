@@ -149,8 +149,13 @@ EXCLUSIONS: list[tuple[tuple[str, ...], dict[str, Any], set[str]]] = [
     # size: a file exactly at the threshold is kept; .strm files are never size-excluded
     (("Small (2001).mkv", "Exact (2002).mkv", "Big (2003).mkv", "Tiny (2004).strm"),
      {"exclude_smaller_than_bytes": 1000}, {"Exact (2002).mkv", "Big (2003).mkv", "Tiny (2004).strm"}),
+    # nor are .disc stubs (a disc's label)
+    (("Shelf (2005).disc", "Small (2001).mkv"), {"exclude_smaller_than_bytes": 1000}, {"Shelf (2005).disc"}),
 ]
-SIZES = {"Small (2001).mkv": 999, "Exact (2002).mkv": 1000, "Big (2003).mkv": 5000, "Tiny (2004).strm": 10}
+SIZES = {
+    "Small (2001).mkv": 999, "Exact (2002).mkv": 1000, "Big (2003).mkv": 5000, "Tiny (2004).strm": 10,
+    "Shelf (2005).disc": 20,
+}
 
 
 @pytest.mark.parametrize(("names", "rules", "kept"), EXCLUSIONS)
@@ -226,6 +231,62 @@ def test_episodes_at_the_root_without_a_folder_form_a_series_named_by_the_files(
 def test_root_season_folders_belong_to_the_root_as_series() -> None:
     result = assemble_directory(Listing("/media/Dark (2017)", "Season 1", (FileStat("S01E01.mkv", 1, 1),)), ScanRules("lib", "tvshows"))
     assert [(s.title, s.year, s.rel_folder) for s in result.series] == [("Dark", 2017, "")]
+
+
+def test_a_release_season_folder_at_the_root_names_its_series() -> None:
+    result = assemble_directory(
+        listing("The.Show.S01.720p.WEB", "The.Show.S01E01.720p.mkv", "The.Show.S01E02.720p.mkv"),
+        ScanRules("lib", "tvshows"),
+    )
+    assert [(s.title, s.rel_folder) for s in result.series] == [("The Show", None)]
+    assert [(s.rel_folder, s.number) for s in result.seasons] == [("The.Show.S01.720p.WEB", 1)]
+
+
+def test_a_disc_folder_inside_a_season_folder_keeps_the_season_and_series() -> None:
+    result = assemble_directory(listing("Show/Season 10/Disc 1", "Show S10E01.mkv"), ScanRules("lib", "tvshows"))
+    assert [(s.title, s.rel_folder) for s in result.series] == [("Show", "Show")]
+    assert [(s.rel_folder, s.number) for s in result.seasons] == [("Show/Season 10", 10)]
+
+
+def test_episode_versions_point_to_their_primary() -> None:
+    items = by_name(drafts(
+        "tvshows", "Show/Season 1",
+        "Show - S01E01 - 720p.mkv", "Show - S01E01 - 1080p.mkv", "Show - S01E02 - 720p.mkv",
+    ))
+    primary = items["Show - S01E01 - 1080p.mkv"]
+    assert primary.version_of is None
+    assert items["Show - S01E01 - 720p.mkv"].version_of == primary.id
+    assert items["Show - S01E02 - 720p.mkv"].version_of is None
+    assert (primary.index_number, items["Show - S01E01 - 720p.mkv"].index_number) == (1, 1)
+
+
+def test_theme_song_next_to_a_movie_is_its_theme_song_extra() -> None:
+    items = by_name(drafts("movies", "Arrival (2016)", "Arrival (2016).mkv", "theme.mp3", "Arrival (2016).en.mp3"))
+    movie, theme = items["Arrival (2016).mkv"], items["theme.mp3"]
+    assert (theme.type, theme.extra_type, theme.owner_id) == ("Video", "ThemeSong", movie.id)
+    # other audio files stay companions (external audio), not extras
+    assert [c.file.name for c in movie.companions] == ["Arrival (2016).en.mp3"]
+
+
+def test_theme_videos_in_backdrops_belong_to_the_folder_above() -> None:
+    (theme,) = drafts("movies", "Arrival (2016)/backdrops", "intro.mp4")
+    assert (theme.type, theme.extra_type, theme.owner_id) == ("Video", "ThemeVideo", None)
+    assert theme.owner_folder == f"{ROOT}/Arrival (2016)"
+
+
+def test_a_disc_stub_is_an_offline_item() -> None:
+    items = by_name(drafts("movies", "Arrival (2016)", "Arrival (2016).disc", "Other (2001).mkv"))
+    assert (items["Arrival (2016).disc"].type, items["Arrival (2016).disc"].offline) == ("Movie", True)
+    assert items["Other (2001).mkv"].offline is False
+    (episode,) = drafts("tvshows", "Show/Season 1", "Show - S01E01.disc")
+    assert (episode.type, episode.index_number, episode.offline) == ("Episode", 1, True)
+
+
+def test_a_3d_version_carries_its_format() -> None:
+    items = by_name(drafts("movies", "Avatar (2009)", "Avatar (2009).mkv", "Avatar (2009) - 3D HSBS.mkv"))
+    plain, three_d = items["Avatar (2009).mkv"], items["Avatar (2009) - 3D HSBS.mkv"]
+    assert (plain.format3d, plain.version_of) == (None, None)
+    assert (three_d.format3d, three_d.version_of, three_d.name) == ("HSBS", plain.id, "Avatar")
 
 
 def test_resolving_an_extra_without_owner_makes_it_a_standalone_video() -> None:
@@ -305,3 +366,18 @@ def test_episode_numbers_from_the_nfo_fill_in_what_the_name_lacks() -> None:
     (draft,) = drafts("tvshows", "Show/Specials", "Behind the Show.mkv")
     meta = metadata_from_nfo(draft, NfoData(kind="episode", title="Making", episode_number=4, season_number=7))
     assert (meta.name, meta.index_number, meta.parent_index_number) == ("Making", 4, 0)
+
+
+def test_titles_cut_from_names_that_are_not_utf8_show_replacement_characters() -> None:
+    # Listings hold path text (media.file_names): b"Caf\xe9" is "Caf\\xe9".
+    movie, trailer = drafts("movies", "Caf\\xe9 (2001)", "Caf\\xe9 (2001).mkv", "Caf\\xe9 (2001)-trailer.mkv")
+    assert (movie.name, movie.sort_name, movie.path) == ("Caf\ufffd", "Caf\ufffd", f"{ROOT}/Caf\\xe9 (2001)/Caf\\xe9 (2001).mkv")
+    resolved = resolve_owner(trailer, movie.id)  # a draft copied again keeps its title
+    assert (trailer.name, resolved.name) == ("Caf\ufffd (2001)-trailer", "Caf\ufffd (2001)-trailer")
+    found = assemble_directory(listing("Caf\\xe9 Show/Season 1", "Caf\\xe9 Show - S01E01 - Ol\\xe9.mkv"), ScanRules("lib", "tvshows"))
+    (episode,) = found.items
+    (series,) = found.series
+    assert episode.name == "Ol\ufffd" and series_draft(series, None, ScanRules("lib", "tvshows")).name == "Caf\ufffd Show"
+    # A literal backslash sequence is kept as written (its path text escapes the backslash).
+    (literal,) = drafts("movies", "", "a\\x5cxe9 (2001).mkv")
+    assert literal.name == "a\\xe9"

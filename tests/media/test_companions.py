@@ -41,7 +41,17 @@ AUDIO = StreamType.AUDIO
          False, False, False),
         ("Arrival (2016).Director.Commentary.en.srt", SUB, "subrip", "eng",
          "Director.Commentary", False, False, False),
-        ("Arrival (2016).en.fr.srt", SUB, "subrip", "eng", "fr", False, False, False),
+        # the last language token wins
+        ("Arrival (2016).en.fr.srt", SUB, "subrip", "fre", None, False, False, False),
+        ("Arrival (2016).English.de.srt", SUB, "subrip", "ger", None, False, False, False),
+        ("Arrival (2016).de.forced.en.srt", SUB, "subrip", "eng", None, False, True, False),
+        ("Arrival (2016).Commentary.en.sdh.srt", SUB, "subrip", "eng", "Commentary", False, False, True),
+        ("Arrival (2016).hi.srt", SUB, "subrip", None, None, False, False, True),
+        ("Arrival (2016).en.default.forced.srt", SUB, "subrip", "eng", None, True, True, False),
+        # more subtitle formats
+        ("Arrival (2016).en.smi", SUB, "sami", "eng", None, False, False, False),
+        ("Arrival (2016).sami", SUB, "sami", None, None, False, False, False),
+        ("Arrival (2016).de.mks", SUB, None, "ger", None, False, False, False),
         ("Arrival (2016).en.mka", AUDIO, None, "eng", None, False, False, False),
         ("Arrival (2016).de.Commentary.mka", AUDIO, None, "ger", "Commentary",
          False, False, False),

@@ -11,12 +11,14 @@ from PIL import Image
 
 from reelhouse.media.local_images import (
     SIZE_HEADER_BYTES,
+    SNIFF_BYTES,
     ImageContext,
     ImageKind,
     ImageRef,
     classify_image,
     image_tag,
     read_image_size,
+    sniff_image_type,
 )
 
 P, B, L, T = ImageKind.PRIMARY, ImageKind.BACKDROP, ImageKind.LOGO, ImageKind.THUMB
@@ -206,3 +208,28 @@ def test_any_bytes_give_a_size_or_none(header: bytes) -> None:
 def test_format_prefixes_with_junk_never_raise(prefix: bytes, rest: bytes) -> None:
     size = read_image_size(prefix + rest)
     assert size is None or (size[0] > 0 and size[1] > 0)
+
+
+# -- sniffing: an image by its bytes, never by its name ----------------------
+
+
+@pytest.mark.parametrize("label", sorted(FORMATS))
+def test_every_decodable_format_is_sniffed_from_its_first_bytes(label: str) -> None:
+    data = _encoded(20, 10, label)
+    expected = "image/" + label.split()[-1].lower()
+    assert sniff_image_type(data[:SNIFF_BYTES]) == expected
+
+
+@pytest.mark.parametrize(
+    "head",
+    [b"root:$6$saltsalt$hash:19000:0:99999:7:::", b"", b"<svg xmlns=", b"BM not a bitmap at all....", b"RIFF\0\0\0\0WAVEfmt ",
+     b"GIF8", b"\x89PNG", b"\x00" * 32, b"%PDF-1.7"],
+)  # fmt: skip
+def test_non_images_are_not_sniffed_as_images(head: bytes) -> None:
+    assert sniff_image_type(head) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=64))
+def test_sniffing_never_raises_and_only_names_known_types(head: bytes) -> None:
+    assert sniff_image_type(head) in (None, "image/jpeg", "image/png", "image/gif", "image/bmp", "image/webp")

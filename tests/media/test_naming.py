@@ -18,27 +18,32 @@ from hypothesis import strategies as st
 from .naming_cases.classify import CLASSIFY
 from .naming_cases.episodes import (
     ABSOLUTE,
+    BROADCAST,
     CROSS,
     DATED,
     EPISODE_ONLY,
+    EPISODE_RANGES,
     LEADING,
+    LEADING_PAIRS,
     NOT_EPISODES,
     SEASON_EPISODE,
     SEASON_FOLDERS,
     WORDS,
 )
 from .naming_cases.files import EXTRAS, SAMPLES, VIDEO_NAMES
-from .naming_cases.groups import SPLIT_VERSIONS, STACK_PARTS, STACKS, VERSION_GROUPS
-from .naming_cases.movies import MOVIES, SERIES_FOLDERS, SORT_NAMES, TAGS
+from .naming_cases.groups import EPISODE_VERSIONS, SPLIT_VERSIONS, STACK_PARTS, STACKS, VERSION_GROUPS
+from .naming_cases.movies import MOVIES, MOVIES_3D, SERIES_FOLDERS, SORT_NAMES, TAGS
 from reelhouse.media.naming import (
     STRM_EXTENSION,
     VIDEO_EXTENSIONS,
     EpisodeMarker,
     ExtraType,
     FileKind,
+    MovieFile,
     StackPart,
     classify,
     extra_type_of,
+    group_episode_versions,
     group_stacks,
     group_versions,
     is_sample,
@@ -86,7 +91,7 @@ def test_extra_type_from_suffix_or_folder(parts: tuple[str, ...], expected: Extr
 def test_extra_types_are_the_reference_strings() -> None:
     assert [str(t) for t in ExtraType] == [
         "Trailer", "BehindTheScenes", "DeletedScene", "Featurette", "Interview",
-        "Scene", "Short", "Clip", "Other", "AdditionalPart",
+        "Scene", "Short", "Clip", "Other", "AdditionalPart", "ThemeSong", "ThemeVideo",
     ]
     assert extra_type_of(["Movie-trailer.mkv"]) == "Trailer"
 
@@ -98,6 +103,15 @@ def test_extra_types_are_the_reference_strings() -> None:
 def test_parse_movie_title_and_year(name: str, title: str, year: int | None) -> None:
     parsed = parse_movie(name)
     assert (parsed.title, parsed.year) == (title, year)
+
+
+@pytest.mark.parametrize(("stem", "title", "year", "format3d"), MOVIES_3D)
+def test_3d_markers_are_the_version_format_not_the_title(
+    stem: str, title: str, year: int | None, format3d: str | None
+) -> None:
+    assert (parse_movie(stem).title, parse_movie(stem).year) == (title, year)
+    found = classify(f"{stem}.mkv", "movies")
+    assert isinstance(found, MovieFile) and found.format3d == format3d
 
 
 @pytest.mark.parametrize(("name", "tags"), TAGS)
@@ -163,6 +177,25 @@ def test_episode_number_without_season(stem: str, episode: int, hint: str | None
     assert (parsed.season, parsed.episode, parsed.series_hint, parsed.title) == (None, episode, hint, title)
 
 
+@pytest.mark.parametrize(("stem", "episode", "end", "hint", "title"), EPISODE_RANGES)
+def test_episode_range_without_season(
+    stem: str, episode: int, end: int, hint: str | None, title: str | None
+) -> None:
+    parsed = parse_episode(stem)
+    assert parsed is not None and parsed.marker is EpisodeMarker.EPISODE
+    assert (parsed.season, parsed.episode, parsed.episode_end) == (None, episode, end)
+    assert (parsed.series_hint, parsed.title) == (hint, title)
+
+
+@pytest.mark.parametrize(("stem", "episode", "air_date", "hint", "title"), BROADCAST)
+def test_broadcast_episode_with_its_air_date(
+    stem: str, episode: int, air_date: datetime.date | None, hint: str | None, title: str | None
+) -> None:
+    parsed = parse_episode(stem)
+    assert parsed is not None and parsed.marker is EpisodeMarker.EPISODE
+    assert (parsed.episode, parsed.air_date, parsed.series_hint, parsed.title) == (episode, air_date, hint, title)
+
+
 @pytest.mark.parametrize(("stem", "absolute", "hint", "title"), ABSOLUTE)
 def test_absolute_numbering(stem: str, absolute: int, hint: str | None, title: str | None) -> None:
     parsed = parse_episode(stem)
@@ -176,6 +209,13 @@ def test_leading_number(stem: str, episode: int, title: str | None) -> None:
     parsed = parse_episode(stem)
     assert parsed is not None and parsed.marker is EpisodeMarker.LEADING
     assert (parsed.season, parsed.episode, parsed.series_hint, parsed.title) == (None, episode, None, title)
+
+
+@pytest.mark.parametrize(("stem", "season", "episode", "end", "title"), LEADING_PAIRS)
+def test_leading_pair(stem: str, season: int | None, episode: int, end: int | None, title: str | None) -> None:
+    parsed = parse_episode(stem)
+    assert parsed is not None and parsed.marker is EpisodeMarker.LEADING
+    assert (parsed.season, parsed.episode, parsed.episode_end, parsed.title) == (season, episode, end, title)
 
 
 @pytest.mark.parametrize("stem", NOT_EPISODES)
@@ -227,6 +267,13 @@ def test_group_versions_ignores_input_order(stems: list[str], folder: str | None
     assert group_versions(list(reversed(stems)), folder) == group_versions(stems, folder)
 
 
+@pytest.mark.parametrize(("stems", "expected"), EPISODE_VERSIONS)
+def test_group_episode_versions(stems: list[str], expected: list[Any]) -> None:
+    groups = group_episode_versions(stems)
+    assert [(g.base, [(v.stem, v.label) for v in g.versions]) for g in groups] == expected
+    assert group_episode_versions(list(reversed(stems))) == groups
+
+
 # ------------------------------------------------------------- classify
 
 
@@ -254,6 +301,15 @@ def test_classify_rejects_an_unknown_library_kind() -> None:
 
 _NAME_CHARS = string.ascii_letters + string.digits + " ._-()[]{}'&!,#"
 _names = st.text(alphabet=_NAME_CHARS, min_size=1, max_size=60)
+
+
+@pytest.mark.parametrize("name", ["Movie 2²33", "Movie.2²33.1080p", "Show ²⁰²¹", "Show - ٢٠١٩"])
+def test_digits_that_are_not_ascii_never_break_the_parsers(name: str) -> None:
+    assert parse_movie(name).title
+    parse_series_folder(name)
+    parse_episode(name)
+    for kind in ("movies", "tvshows", "mixed"):
+        assert classify(f"Folder/{name}.mkv", kind).path == f"Folder/{name}.mkv"
 
 
 @settings(max_examples=300, deadline=None)

@@ -85,6 +85,18 @@ async def test_written_records_come_back_in_the_index(store: Store) -> None:
     assert await store.fetch_value("SELECT probe_pending FROM items WHERE id = ?", (movie.id,)) == 1
 
 
+async def test_a_disc_stub_is_stored_as_an_item_without_a_media_source(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        await library(store)
+        stub, movie = (replace(r, probe=False) if r.draft.offline else r for r in records("A (2001).disc", "B (2002).mkv"))
+        assert stub.draft.offline and not movie.draft.offline
+        await write_batch(store, LIB, [stub, movie], now_ms=1000)
+        index = await load_scan_index(store, LIB)
+        sources = await store.fetch_all("SELECT item_id FROM media_sources")
+    assert set(index.items) == {stub.draft.id, movie.draft.id}
+    assert [row[0] for row in sources] == [movie.draft.id]
+
+
 async def test_a_rewrite_without_nfo_data_keeps_stored_metadata(store: Store) -> None:
     nfo = NfoData(kind="movie", title="Titled", plot="Plot", genres=("Drama",), people=(NfoPerson("Ann", PersonKind.ACTOR, "X", 0),))
     with trio.fail_after(LIMIT_S):

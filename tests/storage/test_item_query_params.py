@@ -101,8 +101,21 @@ def test_values_are_normalised() -> None:
     assert query.ids == ("b", "a")
 
 
-def test_empty_and_unknown_parameters_are_ignored() -> None:
-    assert parse(type="", q="", genreId=["", "Drama"], somethingElse="x") == parse(genreId="Drama")
+def test_empty_free_text_and_unknown_parameters_are_ignored() -> None:
+    assert parse(q="", genreId=["", "Drama"], libraryId="", cursor="", somethingElse="x") == parse(genreId="Drama")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["recursive", "includeTotal", "missing", "isPlayed", "type", "excludeType", "sort", "order", "card",
+     "personMatch", "limit", "offset", "year", "yearFrom", "minRating", "minOfficialRating", "initial",
+     "subtitleLanguages", "ids", "imageKinds", "attention", "scrapeState", "resolutions"],
+)  # fmt: skip
+def test_an_empty_boolean_enum_number_or_code_is_field_invalid_not_absent(name: str) -> None:
+    with pytest.raises(Invalid) as raised:
+        parse(**{name: ""})
+    assert raised.value.code == "field_invalid"
+    assert raised.value.params["field"] == name
 
 
 def test_a_card_overrides_type_exclusions_scrape_states_poster_and_probe_filters() -> None:

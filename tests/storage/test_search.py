@@ -148,6 +148,15 @@ async def test_a_query_of_only_punctuation_matches_nothing(catalogue: Store) -> 
     assert await names(catalogue, "!!!") == []
 
 
+@pytest.mark.parametrize("query", ["abc\x00", "\x00", "abc\x00def", "ab\x00"])
+async def test_a_query_holding_nul_matches_nothing_instead_of_failing(catalogue: Store, query: str) -> None:
+    await add_item(catalogue, "abcdef")
+    await add_person(catalogue, "abc def")
+    with trio.fail_after(LIMIT_S):
+        hits = await search(catalogue, query, 20)
+    assert (hits.items, hits.people) == ([], [])
+
+
 @pytest.mark.parametrize("query", ["100%", "a_b", '"quoted" *', "back\\slash"])
 async def test_wildcards_and_query_syntax_in_the_query_are_plain_text(catalogue: Store, query: str) -> None:
     await add_item(catalogue, "Give 100% of a_b")

@@ -18,6 +18,8 @@ from typing import Any
 import trio
 
 from reelhouse import errors
+from reelhouse.media.containment import is_under
+from reelhouse.media.file_names import from_fs, to_fs
 from reelhouse.media.library_options import (
     UpdateHints,
     apply_update,
@@ -26,6 +28,7 @@ from reelhouse.media.library_options import (
 )
 from reelhouse.storage import Store, now_ms
 from reelhouse.storage.catalog import mark_missing
+from reelhouse.storage.confined_files import confinement_for, fenced_forms
 from reelhouse.storage.libraries import LibraryRecord, get_library, update_library_options
 from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_run
 
@@ -59,6 +62,7 @@ class LibraryServices:
     monitor_debounce: float
     global_probe_limit: int
     covers_dir: Path | None = None  # automatic collages (None: none are made)
+    data_dir: Path | None = None  # the server's own files: never a root, never walked nor served
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +146,7 @@ class LibraryActor(Supervisor):
         self._rescans = DirectoryRescans(self._pipeline_lock, self._rescan)
         self._held_missing: tuple[str, ...] | None = None  # waiting for POST .../confirm-missing
         self._monitor_scope: trio.CancelScope | None = None
+        self._fenced_forms: tuple[str, ...] = ()  # the data directory as the monitor names it
 
     @property
     def library_id(self) -> str:
@@ -162,8 +167,10 @@ class LibraryActor(Supervisor):
         options = self._record.options
         wanted = options.realtime_monitor and not options.scans_suspended
         if wanted and self._monitor is None:
+            data_dir = self._services.data_dir
+            self._fenced_forms = await trio.to_thread.run_sync(fenced_forms, self._record.paths, data_dir)
             self._monitor = RootMonitor(
-                [Path(p) for p in self._record.paths],
+                [Path(to_fs(p)) for p in self._record.paths],  # the os form; changes come back in it
                 debounce_seconds=self._services.monitor_debounce,
                 on_changes=self._on_changes,
             )
@@ -225,6 +232,7 @@ class LibraryActor(Supervisor):
             options=self._record.options,
             only_dirs=request.only_dirs,
             rewrite=request.rewrite,
+            data_dir=str(services.data_dir) if services.data_dir is not None else None,
         )
         setup = ScanSetup(
             run_id=run.id,
@@ -280,7 +288,8 @@ class LibraryActor(Supervisor):
 
     async def _rescan(self, dirs: tuple[str, ...]) -> None:
         record, services = self._record, self._services
-        outcome = await rescan_directories(record, services.store, services.deps, dirs)
+        data_dir = str(services.data_dir) if services.data_dir is not None else None
+        outcome = await rescan_directories(record, services.store, services.deps, dirs, data_dir)
         if outcome and outcome.probe_pending and effective_media_info_timing(record.options) == "background":
             self.nursery.start_soon(self._read_media_info)
 
@@ -333,7 +342,9 @@ class LibraryActor(Supervisor):
         limiter = services.deps.thread_limiter or trio.CapacityLimiter(1)
         async with self._covers_lock:  # one choice at a time, in the order scans completed
             try:
-                await refresh_covers(services.store, self._record, services.covers_dir, limiter)
+                await refresh_covers(
+                    services.store, self._record, services.covers_dir, limiter, data_dir=services.data_dir
+                )
             except Exception:  # a cover is never worth failing the library for
                 log.exception("choosing the covers of library %s failed", self.library_id)
 
@@ -344,7 +355,12 @@ class LibraryActor(Supervisor):
         await self._start_scan(StartScan(mode="quick", only_dirs=tuple(sorted(dirs)), trigger="monitor"))
 
     async def _on_changes(self, dirs: frozenset[Path]) -> None:
-        await self.ref.tell(DirectoriesChanged(frozenset(str(d) for d in dirs)))
+        # The server's own writes under a root that holds the data directory
+        # are no change to the library (and rescanning them would write again).
+        kept = (str(d) for d in dirs if not any(is_under(str(d), f) for f in self._fenced_forms))
+        changed = frozenset(from_fs(d) for d in kept)  # as path text
+        if changed:
+            await self.ref.tell(DirectoriesChanged(changed))
 
     async def _read_media_info(self) -> None:
         """The background mediaInfoRead job: probe what the scan left pending."""
@@ -358,9 +374,11 @@ class LibraryActor(Supervisor):
 
         concurrency = effective_read_concurrency(self._record.options, global_probe_limit=services.global_probe_limit)
         try:
+            within = await trio.to_thread.run_sync(confinement_for, self._record.paths, services.data_dir)
             count = await probe_pending_sources(
-                services.store, self.library_id, services.deps, read_concurrency=concurrency, on_progress=report
-            )
+                services.store, self.library_id, services.deps,
+                read_concurrency=concurrency, on_progress=report, within=within,
+            )  # fmt: skip
         except Exception as exc:
             log.exception("media info read for library %s failed", self.library_id)
             final = replace(base, state="failed", finished_at_ms=now_ms(), message=f"{type(exc).__name__}: {exc}")

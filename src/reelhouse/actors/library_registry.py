@@ -1,7 +1,12 @@
 """LibraryRegistry: creates libraries and runs one LibraryActor for each.
 
 Creation is serialised here, so two requests can never both claim
-overlapping roots. Everything is validated before anything is written; the
+overlapping roots. Roots are compared by their real paths (a symbolic link
+to another library's root overlaps it); a root that is, or is under,
+``/proc``, ``/sys``, ``/dev`` (or holds one: ``/``) or the server's data
+directory is refused with ``library_path_not_allowed`` (a root holding the
+data directory is accepted: the walk and the image endpoint never enter
+it; see :mod:`reelhouse.media.containment`). Everything is validated before anything is written; the
 write is one transaction, and if the new LibraryActor cannot start the
 library is removed again.
 """
@@ -17,8 +22,10 @@ from typing import Any
 import trio
 
 from reelhouse import errors
+from reelhouse.media.containment import roots_overlap
 from reelhouse.media.library_options import apply_update, parse_collection_type
 from reelhouse.storage import Store
+from reelhouse.storage.confined_files import root_refusal
 from reelhouse.storage.libraries import (
     LibraryRecord,
     all_library_paths,
@@ -94,7 +101,7 @@ class LibraryRegistry(Supervisor):
         store = self._services.store
         name = _valid_name(request.name)
         collection_type = parse_collection_type(request.collection_type)
-        paths = await _valid_paths(store, request.paths)
+        paths = await _valid_paths(store, request.paths, self._services.data_dir)
         has_strm = await trio.to_thread.run_sync(_roots_have_strm, paths)
         outcome = apply_update(
             None,
@@ -151,7 +158,7 @@ def _valid_name(name: Any) -> str:
     return name.strip()
 
 
-async def _valid_paths(store: Store, raw: Any) -> tuple[str, ...]:
+async def _valid_paths(store: Store, raw: Any, data_dir: os.PathLike[str] | None) -> tuple[str, ...]:
     if not isinstance(raw, list) or not raw:
         raise errors.Invalid("Give at least one root directory in paths.", field="paths")
     if len(raw) > MAX_PATHS or not all(isinstance(p, str) and p for p in raw):
@@ -162,11 +169,30 @@ async def _valid_paths(store: Store, raw: Any) -> tuple[str, ...]:
             raise errors.Invalid(f"{path} is not an absolute path.", field="paths", code="path_not_absolute", params={"path": path})
         paths.append(os.path.normpath(path))
     for path in paths:
+        refusal = await trio.to_thread.run_sync(root_refusal, path, data_dir)
+        if refusal is not None:
+            raise errors.Invalid(
+                f"{path} may not be a library folder: {_REFUSALS[refusal]}.",
+                field="paths", code="library_path_not_allowed", params={"path": path, "reason": refusal},
+            )  # fmt: skip
         problem = await trio.to_thread.run_sync(_directory_problem, path)
         if problem is not None:
             raise errors.Invalid(f"{path}: {problem[1]}", field="paths", params={"path": path, "reason": problem[0]})
-    _check_no_overlap(paths, await all_library_paths(store))
+    existing = await all_library_paths(store)
+    real = await trio.to_thread.run_sync(_real_paths, [*paths, *(root for _id, root in existing)])
+    _check_no_overlap(paths, existing, real)
     return tuple(dict.fromkeys(paths))
+
+
+_REFUSALS = {
+    "system_directory": "it is, holds or is under /proc, /sys or /dev",
+    "data_directory": "it is, or is under, the server's data directory",
+}
+
+
+def _real_paths(paths: Sequence[str]) -> dict[str, str]:
+    """Each path's real path (symbolic links resolved; a root offline resolves as far as it can)."""
+    return {path: os.path.realpath(path) for path in paths}
 
 
 def _directory_problem(path: str) -> tuple[str, str] | None:
@@ -183,17 +209,14 @@ def _directory_problem(path: str) -> tuple[str, str] | None:
     return None
 
 
-def _overlaps(a: str, b: str) -> bool:
-    return a == b or a.startswith(b.rstrip(os.sep) + os.sep) or b.startswith(a.rstrip(os.sep) + os.sep)
-
-
-def _check_no_overlap(paths: list[str], existing: list[tuple[str, str]]) -> None:
+def _check_no_overlap(paths: list[str], existing: list[tuple[str, str]], real: Mapping[str, str]) -> None:
+    """No two roots overlap, compared by real path (a path repeated as given is merged instead)."""
     for i, path in enumerate(paths):
         for other in paths[i + 1 :]:
-            if other != path and _overlaps(path, other):
+            if other != path and roots_overlap(real[path], real[other]):
                 raise errors.Invalid(f"{path} and {other} overlap.", field="paths", params={"path": other, "reason": "overlaps"})
         for library_id, root in existing:
-            if _overlaps(path, root):
+            if roots_overlap(real[path], real[root]):
                 raise errors.Invalid(
                     f"{path} overlaps {root}, a root of another library.",
                     field="paths",

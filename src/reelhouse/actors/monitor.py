@@ -22,11 +22,12 @@ only moves when an administrator raises it). A root watched again after a
 failure is rescanned whole: changes made in the gap were not seen. The mount
 table is read on every attempt, so a share mounted after start-up is noticed.
 
-Each watcher is a :func:`watchfiles.watch` generator driven by a worker
-thread on this monitor's own CapacityLimiter. ``watchfiles.awatch`` runs
-under Trio (through AnyIO) but holds a token of Trio's shared default thread
-limiter for as long as it watches, and notices cancellation only when its
-5 s Rust timeout expires; a stop flag set on cancellation avoids both.
+Each watcher is a blocking iterator of change batches (by default
+watchdog's inotify observer, ``watchdog_watch``) driven by a worker thread
+on this monitor's own CapacityLimiter, never a token of Trio's shared
+default thread limiter; a stop flag set on cancellation ends it within a
+tick. (watchfiles was the watcher until a name that is not UTF-8 turned out
+to stop it watching the whole root.)
 """
 
 from __future__ import annotations
@@ -43,19 +44,19 @@ from pathlib import Path
 from typing import Literal
 
 import trio
-import watchfiles
 
 from reelhouse.media.mounts import WatchSupport, mount_for, parse_mountinfo, watch_support
 
+from .watchdog_watch import Change, watchdog_factory
+
+from .watchdog_watch import watchdog_factory
+
 log = logging.getLogger(__name__)
 
-WATCH_GROUP_MS = 200  # watchfiles groups changes this long before handing them over
-WATCH_STEP_MS = 50  # how often the watcher thread looks at changes and the stop flag
-WATCH_TICK_MS = 100  # the thread wakes at least this often to check its root is still there
 MAX_WAIT_FACTOR = 10  # default cap on one debounce window, in debounce periods
 ROOT_RETRY_SECONDS = 60.0
 LIMIT_RETRY_SECONDS = 600.0
-CHANGE_BATCHES_BUFFERED = 64  # beyond this the watcher threads wait; watchfiles keeps merging
+CHANGE_BATCHES_BUFFERED = 64  # beyond this the watcher threads wait; the watcher keeps queueing
 
 MOUNTINFO_PATH = "/proc/self/mountinfo"
 MAX_USER_WATCHES_PATH = "/proc/sys/fs/inotify/max_user_watches"
@@ -67,7 +68,7 @@ WatchState = Literal["watching", "disabled", "unsupported", "limit", "pending"]
 LimitKind = Literal["watches", "instances"]
 
 FileChange = tuple[object, str]
-"""One change as watchfiles reports it: (``watchfiles.Change``, path)."""
+"""One change: (``watchdog_watch.Change``, path as ``os`` gives it)."""
 
 WatchFactory = Callable[[Path, threading.Event], Iterator[Collection[FileChange]]]
 """Starts watching a root; called in a worker thread.
@@ -113,24 +114,11 @@ def disabled_status(message: str | None = None) -> WatchStatus:
     return WatchStatus(state="disabled", message=message)
 
 
-def watchfiles_factory(root: Path, stop: threading.Event) -> Iterator[Collection[FileChange]]:
-    """The default :data:`WatchFactory`: a recursive ``watchfiles.watch``.
-
-    Permission errors are not ignored: watchfiles' ignore switch would also
-    hide the watch limit, so an unreadable directory fails the root instead
-    (reported and retried).
-    """
-    return watchfiles.watch(
-        root,
-        watch_filter=None,
-        debounce=WATCH_GROUP_MS,
-        step=WATCH_STEP_MS,
-        stop_event=stop,
-        rust_timeout=WATCH_TICK_MS,
-        yield_on_timeout=True,
-        raise_interrupt=False,
-        ignore_permission_denied=False,
-    )
+def default_watch_factory(root: Path, stop: threading.Event) -> Iterator[Collection[FileChange]]:
+    """The default :data:`WatchFactory`: watchdog's inotify observer (see
+    ``watchdog_watch``: unlike watchfiles, it watches trees holding names
+    that are not UTF-8)."""
+    return watchdog_factory(root, stop, exhausted=inotify_watches_exhausted)
 
 
 def read_mountinfo() -> str:
@@ -172,9 +160,9 @@ def _libc() -> ctypes.CDLL | None:
 def watch_limit_kind(exc: BaseException) -> LimitKind | None:
     """Which inotify limit ``exc`` reports, if any.
 
-    watchfiles raises OSError("OS file watch limit reached. (...MaxFilesWatch...)")
-    when the limit is hit while adding watches, and RuntimeError("error in
-    underlying watcher: ...") when it is hit later, on a new directory.
+    OSError with ``ENOSPC`` / ``EMFILE`` (what watchdog raises), or an
+    OSError or RuntimeError whose text names the limit (what watchfiles, the
+    earlier watcher, raised).
     """
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return "watches"
@@ -323,7 +311,7 @@ class RootMonitor:
         debounce_seconds: float,
         on_changes: Callable[[frozenset[Path]], Awaitable[None]],
         mountinfo_reader: Callable[[], str] = read_mountinfo,
-        watch_factory: WatchFactory = watchfiles_factory,
+        watch_factory: WatchFactory = default_watch_factory,
         limit_probe: Callable[[Path], bool] = inotify_watches_exhausted,
         max_wait_seconds: float | None = None,
         retry_seconds: float = ROOT_RETRY_SECONDS,
@@ -369,7 +357,7 @@ class RootMonitor:
         including the watch limit, are reported in :attr:`status` and logged,
         never raised; exceptions from ``on_changes`` propagate (in an
         ExceptionGroup). Cancellation stops every watcher thread within about
-        :data:`WATCH_STEP_MS`, or, for a watcher still adding watches on a
+        :data:`~.watchdog_watch.TICK_SECONDS`, or, for a watcher still adding watches on a
         large tree, as soon as that is done.
         """
         send, receive = trio.open_memory_channel[frozenset[Path]](CHANGE_BATCHES_BUFFERED)
@@ -540,7 +528,7 @@ async def _set_when_cancelled(stop: threading.Event) -> None:
 
 
 def _has_additions(batch: Collection[FileChange]) -> bool:
-    return any(change == watchfiles.Change.added for change, _ in batch)
+    return any(change == Change.added for change, _ in batch)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

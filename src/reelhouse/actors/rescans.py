@@ -57,7 +57,7 @@ class DirectoryRescans:
 
 
 async def rescan_directories(
-    record: LibraryRecord, store: Store, deps: ScanDeps, dirs: tuple[str, ...]
+    record: LibraryRecord, store: Store, deps: ScanDeps, dirs: tuple[str, ...], data_dir: str | None = None
 ) -> ScanOutcome | None:
     """Scan ``dirs`` of the library (every file, as a full scan would); None when it failed (logged)."""
     plan = ScanPlan(
@@ -67,6 +67,7 @@ async def rescan_directories(
         mode="full",
         options=record.options,
         only_dirs=dirs,
+        data_dir=data_dir,
     )
     try:
         outcome = await run_scan(plan, store, ScanProgress(), deps)

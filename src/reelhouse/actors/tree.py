@@ -89,6 +89,7 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
             monitor_debounce=settings.scan.monitor_debounce_seconds,
             global_probe_limit=settings.scan.probe_concurrency,
             covers_dir=settings.data_dir / COVERS_DIR,
+            data_dir=settings.data_dir,
         )
         # Started last, so it stops first: running scans end before the
         # registries they report to.

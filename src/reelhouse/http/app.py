@@ -17,6 +17,8 @@ from .device_auth import install_device_auth
 from .devices import blueprint as devices_blueprint
 from .errors import register_error_handlers
 from .jsonbody import install_json_bodies
+from .openapi import ApiOpenAPIProvider
+from .request_input import install_request_input
 from .schema import DUMP_OPTIONS
 from .events import blueprint as events_blueprint
 from .images import blueprint as images_blueprint
@@ -67,11 +69,13 @@ def create_app(context: AppContext) -> Quart:
         pydantic_dump_options=DUMP_OPTIONS,
         security_schemes={"apiKey": {"type": "http", "scheme": "bearer"}},
         security=[{"apiKey": []}],
+        openapi_provider_class=ApiOpenAPIProvider,
     )
     install_json_bodies(app)
     app.before_request(_assign_request_id)
     install_auth(app)
     install_device_auth(app)
+    install_request_input(app)  # after auth: a request without a key learns only that
     app.after_request(_add_request_id)
     register_error_handlers(app)
     for blueprint in BLUEPRINTS:

@@ -9,11 +9,12 @@ An unhandled exception is logged with its request id and answered 500
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 from pydantic import ValidationError
-from quart import Quart, Response, g, jsonify
+from quart import Quart, Response, current_app, g, jsonify
 from quart_schema import RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
@@ -62,6 +63,14 @@ def error_response(
     return response
 
 
+def error_body_bytes(code: str, message: str, params: dict[str, Any] | None = None) -> bytes:
+    """The same body as :func:`error_response`, as bytes: for the connection
+    layer, which answers some errors (malformed HTTP, too many connections)
+    before any request reaches the app."""
+    body = ErrorBody(code=code, message=message, params=params or None).to_json()
+    return json.dumps(body, separators=(",", ":")).encode() + b"\n"
+
+
 def status_of(error: errors.DomainError) -> int:
     for cls, status in STATUS_BY_CLASS:
         if isinstance(error, cls):
@@ -89,6 +98,8 @@ async def _validation_error(error: RequestSchemaValidationError) -> Response:
         return error_response(400, "bad_request", "The request body is not valid JSON of the expected shape.")
     first = cause.errors()[0]
     field = _field_name(first.get("loc", ()))
+    if not field:  # the body as a whole: absent, or not an object
+        return error_response(400, "bad_request", "The request body must be a JSON object of the expected shape.")
     if first.get("type") == "missing":
         return error_response(400, "field_required", f"{field} is required.", {"field": field})
     message = f"{field}: {first.get('msg', 'invalid value')}." if field else "The request body is invalid."
@@ -110,8 +121,12 @@ async def _http_exception(error: HTTPException) -> Response:
         400: "The request is malformed.",
         404: "No such resource.",
         405: "This method is not allowed on this resource.",
+        413: "The request body is too large.",
     }.get(status, error.description or "The request failed.")
-    response = error_response(status, code, message)
+    params = None
+    if status == 413:  # the body is over the app's limit, which the client needs to know
+        params = {"maxBytes": current_app.config["MAX_CONTENT_LENGTH"]}
+    response = error_response(status, code, message, params)
     if status == 405 and getattr(error, "valid_methods", None):
         response.headers["Allow"] = ", ".join(error.valid_methods)
     return response

@@ -14,16 +14,20 @@ resumes; shutdown ends every stream.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import trio
 from quart import Blueprint, Response, request
+from quart_schema import document_headers, document_querystring
 
 from reelhouse import errors
 from reelhouse.actors import ActorRef, Event, Gap, SubscriberDropped
 
 from .context import AppContext, app_context
+from .openapi import raw_response
+from .rendered_models import ScanEventsHeaders, ScanEventsQuery
 from .scans import all_scan_statuses
 from .streams import ABORT_KEY
 
@@ -32,9 +36,14 @@ blueprint = Blueprint("events", __name__)
 KEEPALIVE_SECONDS = 15.0
 # How often a waiting stream looks at the shutdown flag.
 SHUTDOWN_POLL_SECONDS = 1.0
+_EVENT_ID = re.compile(r"[0-9]{1,18}")
 
 
 @blueprint.get("/scans/events")
+@document_headers(ScanEventsHeaders)
+@document_querystring(ScanEventsQuery)
+@raw_response(200, "text/event-stream", "Server-sent events: id, event (scan.*), data (one line of ScanStatus JSON).",
+              {"type": "string"})  # fmt: skip
 async def scan_events() -> Response:
     after = _last_event_id()
     # The body is produced after the handler returned, outside the request
@@ -51,7 +60,9 @@ def _last_event_id() -> int | None:
     raw = request.headers.get("Last-Event-ID") or request.args.get("lastEventId")
     if raw is None or raw == "":
         return None
-    if not raw.isdigit():
+    # ASCII digits only (str.isdigit also takes "²", which int() refuses),
+    # and few enough to fit the stores' 64-bit sequence column.
+    if not _EVENT_ID.fullmatch(raw):
         raise errors.Invalid("Last-Event-ID must be a decimal event id.", field="Last-Event-ID")
     return int(raw)
 

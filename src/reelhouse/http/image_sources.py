@@ -15,6 +15,13 @@ and index while both hold:
   to a thread costs the server far more throughput than its CPU time, so
   a popular image must not send every request to one.
 
+Containment (:mod:`reelhouse.media.containment`): the file must resolve
+inside a root of its item's library (and outside the fenced directories)
+when it is looked at, else it is not found; :class:`SourceImage` carries
+that confinement, and the reader checks the opened file again
+(:func:`reelhouse.storage.confined_files.open_confined`), so a symbolic
+link swapped after the scan or after this lookup is never followed out.
+
 What is not found is not remembered.  At most :data:`MAX_SOURCES` are kept,
 the oldest going first.  Stats run on the image file threads within
 :data:`SOURCE_TIMEOUT_SECONDS` (a stored image may sit on a network mount
@@ -23,18 +30,23 @@ that hangs); past it the request gets 503 with ``Retry-After``.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, TypeVar
 
 import trio
 
 from reelhouse.errors import NotFound, Unavailable
+from reelhouse.media.containment import Confinement
+from reelhouse.media.file_names import to_fs
 from reelhouse.storage import Store
+from reelhouse.storage.confined_files import OutsideRoots, confinement_for
 from reelhouse.thread_pool import ThreadPool
 
 from .conditional import http_date
@@ -59,6 +71,8 @@ class SourceImage:
     size: int
     modified: datetime
     last_modified: str  # modified as an HTTP date, made once
+    roots: tuple[str, ...]  # of the item's library, as stored
+    within: Confinement  # where the file may resolve: checked again when it is opened
 
 
 class SourceChanged(Unavailable):
@@ -80,9 +94,17 @@ class _Found:
 class ImageSources:
     """:meth:`find` with a short memory (see the module doc).  Used from the Trio thread only."""
 
-    def __init__(self, store: Store, files: ThreadPool[None], *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        store: Store,
+        files: ThreadPool[None],
+        *,
+        data_dir: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._store = store
         self._files = files
+        self._data_dir = data_dir
         self._clock = clock
         self._found: OrderedDict[_Wanted, _Found] = OrderedDict()
         self._rechecking: set[_Wanted] = set()
@@ -110,14 +132,13 @@ class ImageSources:
         self._found.pop(wanted, None)
         found_at = self._clock()
         item_id, kind, index = wanted
-        row = await self._store.fetch_one(
-            "SELECT path, tag FROM images WHERE item_id = ? AND kind = ? AND idx = ?", (item_id, kind, index)
-        )
-        if row is None:
+        rows = await self._store.fetch_all(_IMAGE_AND_ROOTS, (item_id, kind, index))
+        if not rows:
             if await self._store.fetch_one("SELECT 1 FROM items WHERE id = ?", (item_id,)) is None:
                 raise NotFound("No such item.")
             raise NotFound(f"The item has no {kind} image at index {index}.")
-        source = await self._on_disk(Path(row["path"]), row["tag"])
+        roots = tuple(row["root"] for row in rows if row["root"] is not None)
+        source = await self._on_disk(Path(to_fs(rows[0]["path"])), rows[0]["tag"], roots)  # stored as path text
         self._remember(wanted, source, generation, found_at)
         return source
 
@@ -127,7 +148,7 @@ class ImageSources:
         try:
             found_at = self._clock()
             try:
-                source = await self._on_disk(known.source.path, known.source.tag)
+                source = await self._on_disk(known.source.path, known.source.tag, known.source.roots)
             except NotFound:
                 self._found.pop(wanted, None)
                 raise
@@ -136,13 +157,15 @@ class ImageSources:
         finally:
             self._rechecking.discard(wanted)
 
-    async def _on_disk(self, path: Path, tag: str) -> SourceImage:
+    async def _on_disk(self, path: Path, tag: str, roots: tuple[str, ...]) -> SourceImage:
         try:
-            size, mtime = await source_file_call(self._files, _stat, path)
+            size, mtime, within = await source_file_call(self._files, _stat, path, roots, self._data_dir)
         except (FileNotFoundError, NotADirectoryError):
             raise NotFound("The image file is missing from disk.") from None
+        except OutsideRoots:
+            raise NotFound("The image file is not inside the library's folders.") from None
         modified = datetime.fromtimestamp(mtime, UTC)
-        return SourceImage(path, tag, size, modified, http_date(modified))
+        return SourceImage(path, tag, size, modified, http_date(modified), roots, within)
 
     def _remember(self, wanted: _Wanted, source: SourceImage, generation: int, found_at: float) -> None:
         """Keep ``source`` unless a write ended since ``generation`` was read."""
@@ -154,11 +177,28 @@ class ImageSources:
             self._found.popitem(last=False)
 
 
-def _stat(path: Path) -> tuple[int, float]:
-    stat = path.stat()
-    if not path.is_file():
+_IMAGE_AND_ROOTS = (
+    "SELECT im.path, im.tag, lp.path AS root FROM images im"
+    " JOIN items it ON it.id = im.item_id"
+    " LEFT JOIN library_paths lp ON lp.library_id = it.library_id"
+    " WHERE im.item_id = ? AND im.kind = ? AND im.idx = ?"
+)
+
+
+def _stat(path: Path, roots: tuple[str, ...], data_dir: Path | None) -> tuple[int, float, Confinement]:
+    """Size and mtime of the file ``path`` resolves to, and its library's confinement.
+
+    Raises OutsideRoots when it resolves outside, FileNotFoundError when it
+    is gone or not a regular file.
+    """
+    within = confinement_for(roots, data_dir)
+    real = os.path.realpath(path)
+    if not within.allows(real):
+        raise OutsideRoots()
+    stat = os.stat(real)
+    if not S_ISREG(stat.st_mode):
         raise FileNotFoundError(str(path))
-    return stat.st_size, stat.st_mtime
+    return stat.st_size, stat.st_mtime, within
 
 
 async def source_file_call(files: ThreadPool[None], fn: Callable[..., T], *args: Any) -> T:

@@ -20,8 +20,11 @@ Choices the reference leaves open:
   ``Last-Modified`` and ``Accept-Ranges`` too, 412 and 416 the error body
   (code ``bad_request``), 416 also ``Content-Range: bytes */length``.
   Preconditions are decided before any rendering: a 304 never renders.
-- 404 ``not_found``: unknown item, no image of that kind and index, or the
-  file gone from disk.  500 ``internal_error`` (with the error body): a
+- 404 ``not_found``: unknown item, no image of that kind and index, the
+  file gone from disk, a file that resolves outside its library's roots
+  (checked on the opened file: a symbolic link swapped after the scan is
+  not followed out), or a file that is not an image (its first bytes are
+  no JPEG, PNG, WebP, GIF or BMP: a non-image is never served as one).  500 ``internal_error`` (with the error body): a
   file that does not decode or is too large to render (the item claims an
   image the server cannot produce; 404 would tell the client it does not
   exist).  503 ``service_unavailable`` with ``Retry-After`` when rendering
@@ -56,7 +59,6 @@ import os
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 import trio
@@ -66,7 +68,7 @@ from quart_schema import document_querystring
 
 from reelhouse.actors.tree import IMAGE_CACHE_DIR
 from reelhouse.errors import Invalid, NotFound, Unavailable
-from reelhouse.media.local_images import ImageKind
+from reelhouse.media.local_images import SNIFF_BYTES, ImageKind, sniff_image_type
 from reelhouse.media.renditions import (
     CONTENT_TYPES,
     MAX_SIZE,
@@ -76,6 +78,7 @@ from reelhouse.media.renditions import (
     render,
     validate_size,
 )
+from reelhouse.storage.confined_files import OutsideRoots, open_confined, read_confined
 from reelhouse.storage.image_cache import ImageCache, RenditionKey
 from reelhouse.thread_pool import ThreadPool
 
@@ -88,6 +91,7 @@ from .conditional import (
     evaluate,
 )
 from .context import app_context
+from .openapi import may_answer, raw_response
 from .errors import error_response
 from .library_access import require_item_visible
 from .image_sources import (
@@ -115,19 +119,12 @@ RENDER_TIMEOUT_SECONDS = 30.0
 MAX_SOURCE_BYTES = 128 * 1024 * 1024
 """Larger stored files are not loaded to be rendered (served as is, they stream)."""
 READ_CHUNK_BYTES = 256 * 1024
-SNIFF_BYTES = 16
 MAX_INDEX = 10_000
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 SIZE_PARAMETERS = ("maxWidth", "maxHeight", "fillWidth", "fillHeight")
 _EXTENSION_KEY = "reelhouse.images"
 _PLAIN_TAG = re.compile(r"[A-Za-z0-9._-]{1,64}")
-_MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"GIF8", "image/gif"),
-    (b"BM", "image/bmp"),
-)
 _KINDS = {kind.value for kind in ImageKind}
 
 
@@ -168,8 +165,21 @@ class _CannotRender(Exception):
     """The stored file cannot be made into a rendition (answered 500)."""
 
 
+class _NotAnImage(NotFound):
+    """The stored file is no image the server knows (answered 404, never its bytes)."""
+
+    def __init__(self) -> None:
+        super().__init__("The image file is not an image.")
+
+
 @blueprint.get("/images/items/<item_id>")
 @document_querystring(ImageQuery)
+@raw_response(200, "image/*", "The image: the stored file, or a JPEG or WebP rendition.")
+@raw_response(206, "image/*", "The requested byte range of the image.")
+@raw_response(304, None, "Not modified (If-None-Match, If-Modified-Since).")
+@may_answer(
+    (412, "A precondition failed (If-Match, If-Unmodified-Since)."), (416, "The range cannot be satisfied.")
+)
 async def item_image(item_id: str) -> Response:
     """An item's image: the stored file, or a resized JPEG/WebP rendition.
 
@@ -214,7 +224,7 @@ async def item_image(item_id: str) -> Response:
 
 def parse_image_request(args: Mapping[str, str]) -> ImageRequest:
     """The request's parameters; Invalid naming the first bad one."""
-    kind = (args.get("kind") or "primary").lower()
+    kind = args.get("kind", "primary").lower()  # an empty kind is invalid, not the default
     if kind not in _KINDS:
         raise Invalid(f"kind must be one of {', '.join(sorted(_KINDS))}.", field="kind")
     index = _integer(args, "index", default=0)
@@ -277,13 +287,15 @@ async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
         assert decision.start is not None and decision.length is not None and decision.content_range
         start, length = decision.start, decision.length
         headers["Content-Range"] = decision.content_range
-    reader = _FileRange(source.path, start, length, expected_size=source.size)
+    reader = _FileRange(source, start, length)
     files = _service().files
     with_body = request.method != "HEAD"
     try:
         content_type, first = await source_file_call(files, functools.partial(reader.open, with_body=with_body))
     except (FileNotFoundError, NotADirectoryError):
         raise NotFound("The image file is missing from disk.") from None
+    except OutsideRoots:
+        raise NotFound("The image file is not inside the library's folders.") from None
     response = Response(_chunks(reader, first, files), status=decision.status, headers=headers)
     response.content_type = content_type
     response.headers["Content-Length"] = str(length)
@@ -291,12 +303,10 @@ async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
 
 
 def _sniff(head: bytes) -> str:
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    for magic, content_type in _MAGIC:
-        if head.startswith(magic):
-            return content_type
-    return "application/octet-stream"
+    content_type = sniff_image_type(head)
+    if content_type is None:
+        raise _NotAnImage()
+    return content_type
 
 
 class _FileRange:
@@ -308,9 +318,10 @@ class _FileRange:
     and closed in one call of :meth:`open`: one hop to a thread.
     """
 
-    def __init__(self, path: Path, start: int, length: int, *, expected_size: int) -> None:
-        self.path = path
-        self._expected_size = expected_size
+    def __init__(self, source: SourceImage, start: int, length: int) -> None:
+        self.path = source.path
+        self._within = source.within
+        self._expected_size = source.size
         self._start = start
         self._remaining = length
         self._file: BinaryIO | None = None
@@ -324,9 +335,10 @@ class _FileRange:
 
         Without the body (a HEAD request) the file is closed once sniffed.
         Raises SourceChanged when the file is not of the expected size (the
-        range and Content-Length were computed from it).
+        range and Content-Length were computed from it), OutsideRoots when
+        it resolves outside its library, _NotAnImage when it is no image.
         """
-        self._file = self.path.open("rb")
+        self._file = os.fdopen(open_confined(self.path, self._within), "rb")
         try:
             if os.fstat(self._file.fileno()).st_size != self._expected_size:
                 raise SourceChanged()
@@ -413,7 +425,7 @@ async def _rendition_bytes(source: SourceImage, key: RenditionKey) -> bytes:
         return cached
     try:
         with trio.fail_after(RENDER_TIMEOUT_SECONDS):
-            raw = await _in_file_thread(_read_source, source.path, abandon=True)
+            raw = await _in_file_thread(_read_source, source, abandon=True)
             make = functools.partial(
                 render, raw, max_width=key.max_width, max_height=key.max_height,
                 fill_width=key.fill_width, fill_height=key.fill_height, fmt=key.fmt,  # type: ignore[arg-type]
@@ -425,15 +437,17 @@ async def _rendition_bytes(source: SourceImage, key: RenditionKey) -> bytes:
         ) from None
     except (FileNotFoundError, NotADirectoryError):
         raise NotFound("The image file is missing from disk.") from None
+    except OutsideRoots:
+        raise NotFound("The image file is not inside the library's folders.") from None
     except (BrokenImage, ImageTooLarge) as exc:
         raise _CannotRender(str(exc)) from exc
     await service.cache.put(key, rendition.data)
     return rendition.data
 
 
-def _read_source(path: Path) -> bytes:
-    with path.open("rb") as file:
-        data = file.read(MAX_SOURCE_BYTES + 1)
+def _read_source(source: SourceImage) -> bytes:
+    data = read_confined(source.path, source.within, MAX_SOURCE_BYTES)
+    _sniff(data[:SNIFF_BYTES])  # a non-image is not handed to the decoders either
     if len(data) > MAX_SOURCE_BYTES:
         raise ImageTooLarge(f"the file is over {MAX_SOURCE_BYTES} bytes")
     return data
@@ -447,7 +461,7 @@ async def _start_service() -> None:
     settings = app_context().settings
     files: ThreadPool[None] = ThreadPool([None] * FILE_CONCURRENCY, name="image-files")
     cache = ImageCache(settings.data_dir / IMAGE_CACHE_DIR, settings.image_cache_max_bytes, files)
-    sources = ImageSources(app_context().store, files)
+    sources = ImageSources(app_context().store, files, data_dir=settings.data_dir)
     current_app.extensions[_EXTENSION_KEY] = _Service(sources, cache, trio.CapacityLimiter(RENDER_CONCURRENCY), files)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from quart import Blueprint
-from quart_schema import validate_request
+from quart_schema import document_response, validate_request
 
 from reelhouse import errors
 from reelhouse.actors.library import StartScan
@@ -16,6 +16,7 @@ from .activity import log_activity
 from .asks import ask, library_ref
 from .context import app_context
 from .libraries import RefreshMetadataRequest
+from .openapi import may_answer
 from .schema import SimpleSuccess
 
 blueprint = Blueprint("item_actions", __name__)
@@ -23,6 +24,8 @@ blueprint = Blueprint("item_actions", __name__)
 
 @blueprint.post("/items/<item_id>/refresh")
 @validate_request(RefreshMetadataRequest)
+@document_response(SimpleSuccess, 202)
+@may_answer(409)
 async def refresh_item(item_id: str, data: RefreshMetadataRequest) -> tuple[dict[str, Any], int]:
     """Re-read the item's NFO files and local images now (its whole folder).
 
@@ -36,6 +39,8 @@ async def refresh_item(item_id: str, data: RefreshMetadataRequest) -> tuple[dict
 
 
 @blueprint.post("/items/<item_id>/rescan")
+@document_response(SimpleSuccess)
+@may_answer(409)
 async def rescan_item(item_id: str) -> dict[str, Any]:
     """Rescan only the item's directory on disk, not the whole library.
 

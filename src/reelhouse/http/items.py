@@ -22,6 +22,7 @@ from reelhouse.storage.item_query import list_items, parse_item_query
 
 from .context import app_context
 from .library_access import require_item_visible, scoped_item_query
+from .openapi import may_answer
 from .schema import ApiModel
 
 blueprint = Blueprint("items", __name__)
@@ -212,6 +213,7 @@ ItemsQuery = create_model(  # type: ignore[call-overload]
 @blueprint.get("/items")
 @document_querystring(ItemsQuery)
 @document_response(CursorPageItemSummary)
+@may_answer((404, "No library libraryId, or no item or library parentId."))
 async def get_items() -> dict[str, Any]:
     """List items with filters, a sort and keyset paging.
 

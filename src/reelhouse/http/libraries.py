@@ -36,7 +36,9 @@ from .activity import log_activity
 from .asks import ask, library_ref
 from .context import app_context
 from .library_options import LibraryOptionsUpdate, LibraryWithHints
-from .schema import ApiModel, ErrorBody, SimpleSuccess
+from .openapi import may_answer
+from .rendered_models import CreateLibraryBody, Library
+from .schema import ApiModel, SimpleSuccess
 
 blueprint = Blueprint("libraries", __name__)
 
@@ -64,13 +66,16 @@ class RescrapeResult(ApiModel):
 
 
 @blueprint.get("/libraries")
+@document_response(list[Library])
 async def list_all() -> list[dict[str, Any]]:
     records = await list_libraries(app_context().store)
     return [await _library_json(record, with_scrape_pending=True) for record in records]
 
 
 @blueprint.post("/libraries")
+@document_request(CreateLibraryBody)  # the contract; CreateLibraryRequest leaves the checks to the registry
 @validate_request(CreateLibraryRequest)
+@document_response(Library, 201)
 async def create(data: CreateLibraryRequest) -> tuple[dict[str, Any], int]:
     registry = app_context().actors.libraries
     record: LibraryRecord = await ask(
@@ -89,12 +94,15 @@ async def create(data: CreateLibraryRequest) -> tuple[dict[str, Any], int]:
 
 
 @blueprint.get("/libraries/<library_id>")
+@document_response(Library)
 async def get_one(library_id: str) -> dict[str, Any]:
     return await _library_json(await _require(library_id), with_scrape_pending=True)
 
 
 @blueprint.post("/libraries/<library_id>/refresh")
 @validate_request(RefreshMetadataRequest)
+@document_response(SimpleSuccess, 202)
+@may_answer(409)
 async def refresh(library_id: str, data: RefreshMetadataRequest) -> tuple[dict[str, Any], int]:
     library = await _require(library_id)
     # Until metadata providers exist, a refresh re-reads every NFO file and
@@ -116,10 +124,7 @@ async def rescrape(library_id: str) -> RescrapeResult:
 @blueprint.patch("/libraries/<library_id>/options")
 @document_request(LibraryOptionsUpdate)
 @document_response(LibraryWithHints, 200)
-@document_response(ErrorBody, 400)
-@document_response(ErrorBody, 403)
-@document_response(ErrorBody, 404)
-@document_response(ErrorBody, 503)
+@may_answer((403, "A setting needs a licence this server does not have."))
 async def update_options(library_id: str) -> dict[str, Any]:
     """Change a library's settings (the reference's LibraryOptionsUpdate rules).
 
@@ -150,9 +155,7 @@ async def update_options(library_id: str) -> dict[str, Any]:
 
 @blueprint.post("/libraries/<library_id>/confirm-missing")
 @document_response(SimpleSuccess, 200)
-@document_response(ErrorBody, 404)
-@document_response(ErrorBody, 409)
-@document_response(ErrorBody, 503)
+@may_answer((409, "No scan of this library waits for confirmation."))
 async def confirm_missing(library_id: str) -> dict[str, Any]:
     """Confirm a scan paused by the mass-missing safeguard: the items it
     would have marked missing are marked now. 409 when nothing waits."""

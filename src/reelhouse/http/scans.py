@@ -6,6 +6,7 @@ from typing import Any
 
 import trio
 from quart import Blueprint, request
+from quart_schema import document_querystring, document_request, document_response
 
 from reelhouse import errors
 from reelhouse.actors import ActorRef
@@ -18,6 +19,8 @@ from reelhouse.timefmt import rfc3339_ms
 from .activity import log_activity
 from .asks import ask, library_ref
 from .context import app_context
+from .openapi import may_answer
+from .rendered_models import ScanError, ScanErrorsQuery, ScanRequest, ScanStatus
 from .schema import SimpleSuccess
 
 blueprint = Blueprint("scans", __name__)
@@ -28,6 +31,9 @@ MAX_SCAN_ERRORS = 1000
 
 
 @blueprint.post("/libraries/<library_id>/scan")
+@document_request(ScanRequest)
+@document_response(SimpleSuccess)
+@may_answer((409, "A scan already runs for this library."))
 async def start_scan(library_id: str) -> dict[str, Any]:
     body = await _optional_json_object()
     mode = body.get("mode", DEFAULT_SCAN_MODE)
@@ -43,17 +49,23 @@ async def start_scan(library_id: str) -> dict[str, Any]:
 
 
 @blueprint.post("/libraries/<library_id>/cancel-scan")
+@document_response(SimpleSuccess)
+@may_answer((409, "No scan runs for this library."))
 async def cancel_scan(library_id: str) -> dict[str, Any]:
     await ask(await library_ref(library_id), StopScan())
     return SimpleSuccess(success=True, message="Scan cancellation requested.").to_json()
 
 
 @blueprint.get("/scans/status")
+@document_response(list[ScanStatus])
 async def scan_status() -> list[dict[str, Any]]:
     return [status.to_json() for status in await all_scan_statuses(app_context().actors.libraries)]
 
 
 @blueprint.get("/scans/errors")
+@document_querystring(ScanErrorsQuery)
+@document_response(list[ScanError])
+@may_answer((404, "No library libraryId."))
 async def scan_errors() -> list[dict[str, Any]]:
     store = app_context().store
     library_id = request.args.get("libraryId") or None

@@ -27,7 +27,9 @@ from reelhouse.media._assemble_model import (
     join_path,
 )
 from reelhouse.media._assemble_meta import date_ms
+from reelhouse.media._assemble_versions import episode_versions, is_theme_audio
 from reelhouse.media.companions import match_companions
+from reelhouse.media.file_names import readable
 from reelhouse.media.local_images import ImageContext, classify_image
 from reelhouse.media.naming import (
     EpisodeFile,
@@ -41,6 +43,7 @@ from reelhouse.media.naming import (
     parse_movie,
     parse_season_folder,
     parse_series_folder,
+    season_series_prefix,
     sort_name,
 )
 from reelhouse.media.nfo import nfo_candidates
@@ -107,7 +110,11 @@ class _Dir:
         elif ext in IMAGE_SUFFIXES:
             self.images.append(file)
         elif ext in COMPANION_SUFFIXES:
-            self.companion_files.append(file)
+            found = classify(prefix + file.name, self.rules.kind) if self._videos and is_theme_audio(ext) else None
+            if isinstance(found, ExtraFile):
+                self.extras.append((file, found))  # `theme.mp3`: a ThemeSong extra
+            else:
+                self.companion_files.append(file)
 
     def path_of(self, file: FileStat) -> str:
         return join_path(self.abs_dir, file.name)
@@ -303,10 +310,12 @@ def _movie_draft(
     return ItemDraft(
         id=folder.video_id(file),
         type="Movie",
+        offline=found.offline,
+        format3d=found.format3d,
         path=folder.path_of(file),
         dir_path=folder.abs_dir,
-        name=name.title,
-        sort_name=sort_name(name.title),
+        name=readable(name.title),
+        sort_name=sort_name(readable(name.title)),
         file=file,
         strm=found.strm,
         production_year=name.year,
@@ -366,17 +375,20 @@ def _episodes(folder: _Dir) -> tuple[list[ItemDraft], dict[str, SeriesRef], dict
         if season_ref is not None:
             seasons.setdefault(season_ref.id, season_ref)
         drafts.append(_episode_draft(folder, file, found, series_ref, season_ref))
-    return drafts, series, seasons
+    return episode_versions(drafts), series, seasons
 
 
 def series_ref_of(root: str, found: EpisodeFile, library_id: str) -> SeriesRef:
     """The series of an episode: its series folder, else the library root
-    when the episode is in a season folder or names no series, else a
-    series named by the file name alone."""
+    when the episode is in a season folder named for no series or names no
+    series, else a series named by the file name or by its season folder
+    (``The.Show.S01.720p``) alone."""
     if found.series_folder is not None and found.series is not None:
         rel: str | None = found.series_folder
         title, year = found.series.title, found.series.year
-    elif found.season_folder is not None or found.series is None:
+    elif found.series is None or (
+        found.season_folder is not None and not season_series_prefix(found.season_folder.rpartition("/")[2])
+    ):
         rel = ""
         parsed = parse_series_folder(root.rstrip("/").rpartition("/")[2] or root)
         title, year = parsed.title, parsed.year
@@ -400,10 +412,12 @@ def _episode_draft(
     folder: _Dir, file: FileStat, found: EpisodeFile, series: SeriesRef, season: SeasonRef | None
 ) -> ItemDraft:
     stem = _stem(file.name)
-    name = _episode_name(found, stem)
+    name = readable(_episode_name(found, stem))
     return ItemDraft(
         id=folder.video_id(file),
         type="Episode",
+        offline=found.offline,
+        format3d=found.format3d,
         path=folder.path_of(file),
         dir_path=folder.abs_dir,
         name=name,
@@ -469,8 +483,8 @@ def _extras(folder: _Dir, stem_owner: dict[str, str], local_owner: str | None) -
                 type="Video",
                 path=folder.path_of(file),
                 dir_path=folder.abs_dir,
-                name=found.title,
-                sort_name=found.title,
+                name=readable(found.title),
+                sort_name=readable(found.title),
                 file=file,
                 strm=found.strm,
                 extra_type=found.extra_type.value,

@@ -18,6 +18,7 @@ from reelhouse.media._assemble_model import (
     SeriesRef,
     join_path,
 )
+from reelhouse.media.file_names import readable
 from reelhouse.media.naming import sort_name
 from reelhouse.media.nfo import nfo_candidates
 
@@ -42,8 +43,8 @@ def series_draft(ref: SeriesRef, listing: Listing | None, rules: ScanRules) -> I
         type="Series",
         path=path,
         dir_path=path or ref.root,
-        name=ref.title,
-        sort_name=sort_name(ref.title),
+        name=readable(ref.title),
+        sort_name=sort_name(readable(ref.title)),
         production_year=ref.year,
         nfo=folder.nfo(nfo_candidates("", "tvshow")) if folder else None,
         nfo_kind="tvshow",

@@ -25,6 +25,7 @@ from reelhouse.media._assemble_model import (
     item_id,
     join_path,
 )
+from reelhouse.media.file_names import readable
 from reelhouse.media.local_images import image_tag, read_image_size
 from reelhouse.media.naming import STRM_EXTENSION, extension, sort_name
 from reelhouse.media.nfo import NfoData, PersonKind
@@ -92,7 +93,7 @@ def external_streams(draft: ItemDraft) -> tuple[ExternalStream, ...]:
                 type=companion.kind.value,
                 codec=companion.codec or extension(found.file.name)[1:],
                 language=companion.language,
-                title=companion.title,
+                title=readable(companion.title) if companion.title else companion.title,
                 is_default=companion.is_default,
                 is_forced=companion.is_forced,
                 path=join_path(draft.dir_path, found.file.name),

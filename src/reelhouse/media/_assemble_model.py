@@ -17,7 +17,7 @@ from typing import Literal
 from reelhouse.media.companions import AUDIO_CODECS, SUBTITLE_CODECS, Companion
 from reelhouse.media.library_options import LibraryOptions
 from reelhouse.media.local_images import IMAGE_EXTENSIONS
-from reelhouse.media.naming import STRM_EXTENSION, VIDEO_EXTENSIONS, LibraryKind
+from reelhouse.media.naming import DISC_STUB_EXTENSION, STRM_EXTENSION, VIDEO_EXTENSIONS, LibraryKind
 
 IdKind = Literal["video", "series", "season", "source", "person"]
 ItemType = Literal["Movie", "Series", "Season", "Episode", "Video"]
@@ -26,7 +26,7 @@ ID_DIGEST_BYTES = 16  # 22 URL-safe characters
 FINGERPRINT_BYTES = 12
 NFO_EXTENSION = ".nfo"
 # Files the scanner looks at; everything else in a folder is never stat'ed.
-VIDEO_OR_STRM = VIDEO_EXTENSIONS | {STRM_EXTENSION}
+VIDEO_OR_STRM = VIDEO_EXTENSIONS | {STRM_EXTENSION, DISC_STUB_EXTENSION}
 IMAGE_SUFFIXES = frozenset(f".{ext}" for ext in IMAGE_EXTENSIONS)
 COMPANION_SUFFIXES = frozenset(f".{ext}" for ext in (*SUBTITLE_CODECS, *AUDIO_CODECS))
 RELEVANT_SUFFIXES = VIDEO_OR_STRM | IMAGE_SUFFIXES | COMPANION_SUFFIXES | {NFO_EXTENSION}
@@ -140,9 +140,13 @@ class ScanRules:
         """Whether the exclusion rules drop this media file."""
         if extension in self._extensions:
             return True
-        if self._min_size and extension != STRM_EXTENSION and file.size < self._min_size:
+        if self._min_size and extension not in _POINTERS and file.size < self._min_size:
             return True
         return self._keywords is not None and self._keywords.search(stem) is not None
+
+
+# Small by nature: a URL (`.strm`) or a disc's label (`.disc`).
+_POINTERS = frozenset({STRM_EXTENSION, DISC_STUB_EXTENSION})
 
 
 def _dotted(extension: str) -> str:
@@ -175,6 +179,9 @@ class ItemDraft:
 
     ``path`` is the absolute file path (the folder for series and seasons;
     None for a series without a folder); ``file`` is None for folder items.
+    ``offline`` marks a ``.disc`` stub: the item has no playable source;
+    ``format3d`` is the 3D format the file name gives the version (movie
+    or episode; ``naming.MovieFile.format3d``).
     ``nfo`` is the NFO file to read (None: none found); ``owner_folder`` is
     set, with ``owner_id`` None, while an extra's owner is still to be
     looked up by that absolute folder.
@@ -201,6 +208,8 @@ class ItemDraft:
     owner_id: str | None = None
     version_of: str | None = None
     owner_folder: str | None = None
+    offline: bool = False
+    format3d: str | None = None
     nfo: FileStat | None = None
     nfo_kind: str | None = None
     images: tuple[ImageFile, ...] = ()

@@ -11,20 +11,23 @@ from __future__ import annotations
 
 import datetime
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import PurePosixPath
 from typing import ClassVar
 
+from reelhouse.media._naming_3d import format_3d, may_be_3d, without_3d_label
 from reelhouse.media._naming_episodes import (
     STRONG_MARKERS,
     EpisodeMarker,
     EpisodeName,
     parse_episode,
-    parse_season_folder,
+    parse_trailing_number,
 )
+from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_files import (
     DISC_FOLDERS,
+    DISC_STUB_EXTENSION,
     STRM_EXTENSION,
     THEME_FOLDERS,
     ExtraType,
@@ -35,7 +38,9 @@ from reelhouse.media._naming_files import (
     is_bare_trailer,
     SAMPLE_FOLDERS,
     is_sample_stem,
+    is_theme_audio,
     is_video,
+    theme_type,
 )
 from reelhouse.media._naming_groups import StackPart, split_version, stack_part
 from reelhouse.media._naming_text import is_release_style, split_brackets, strip_extension, tidy
@@ -85,6 +90,9 @@ class MovieFile:
     ``Movie (2010)/Movie (2010) - 1080p.mkv``; ``""`` for the plain name;
     a stack marker is not a label); None outside a movie folder.
     ``stack`` is the file's multi-part marker, to confirm with group_stacks.
+    ``offline`` marks a ``.disc`` stub: a disc on a shelf, nothing to play.
+    ``format3d`` is the version's 3D format (``HSBS``, ``FSBS``, ``HTAB``,
+    ``FTAB``, ``MVC``, or ``3D`` when the layout is not named), else None.
     """
 
     kind: ClassVar[FileKind] = FileKind.MOVIE
@@ -94,6 +102,8 @@ class MovieFile:
     name: MovieName
     version_label: str | None
     stack: StackPart | None
+    offline: bool = False
+    format3d: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +115,8 @@ class EpisodeFile:
     name). ``episode`` is the name's episode number, else its absolute
     number. ``series`` comes from the series folder, else from the name's
     series hint, else is None. ``title`` is the text after the episode
-    marker (no marker: the cleaned stem).
+    marker (no marker: the cleaned stem). ``offline`` and ``format3d`` as
+    for :class:`MovieFile`.
     """
 
     kind: ClassVar[FileKind] = FileKind.EPISODE
@@ -121,6 +132,8 @@ class EpisodeFile:
     air_date: datetime.date | None
     title: str | None
     marker: EpisodeMarker | None
+    offline: bool = False
+    format3d: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +165,8 @@ class SkippedFile:
 
 
 Classified = MovieFile | EpisodeFile | ExtraFile | SkippedFile
+# Skips that may be theme media after all (`theme.mp3`, `backdrops/x.mp4`).
+_THEME_CANDIDATES = frozenset({SkipReason.NOT_VIDEO, SkipReason.THEME})
 
 _KINDS: dict[str, LibraryKind] = {kind.value: kind for kind in LibraryKind}
 _FOLDER_SKIPS: dict[str, SkipReason] = {
@@ -181,17 +196,51 @@ def classify(rel_path: PurePosixPath | str, kind: LibraryKind | str) -> Classifi
     folders = parts[:-1]
     skipped = _skip_reason(name, parts)
     if skipped is not None:
+        if skipped in _THEME_CANDIDATES and (skipped is SkipReason.THEME or is_theme_audio(name)):
+            return _theme(path, parts, skipped)
         return SkippedFile(path, skipped)
-    strm = extension(name) == STRM_EXTENSION
+    ext = extension(name)
+    strm = ext == STRM_EXTENSION
     stem = strip_extension(name)
     extra = _extra(path, parts, stem, strm)
     if extra is not None:
         return extra
     if library is LibraryKind.MOVIES:
-        return _movie(path, folders, stem, strm)
-    if library is LibraryKind.TVSHOWS:
-        return _episode(path, folders, stem, strm, parse_episode(stem))
-    return _mixed(path, folders, stem, strm)
+        found: Classified = _movie(path, folders, stem, strm)
+    elif library is LibraryKind.TVSHOWS:
+        found = _episode(path, folders, stem, strm, parse_episode(stem))
+    else:
+        found = _mixed(path, folders, stem, strm)
+    if isinstance(found, (MovieFile, EpisodeFile)):
+        return _version_facts(found, stem, ext == DISC_STUB_EXTENSION)
+    return found
+
+
+def _version_facts(found: MovieFile | EpisodeFile, stem: str, offline: bool) -> MovieFile | EpisodeFile:
+    """A ``.disc`` stub is offline; a 3D marker outside the title is the version's format."""
+    if not may_be_3d(stem):
+        return replace(found, offline=True) if offline else found
+    if isinstance(found, MovieFile):
+        title = found.name.title
+    else:
+        if found.title and (cut := without_3d_label(found.title)) is not None:
+            found = replace(found, title=cut or None)  # `Pilot - 3D`: a label, not the title's
+        title = " ".join(t for t in (found.series.title if found.series else None, found.title) if t)
+    format3d = format_3d(stem, title)
+    if offline or format3d is not None:
+        return replace(found, offline=offline, format3d=format3d)
+    return found
+
+
+def _theme(path: str, parts: list[str], skipped: SkipReason) -> ExtraFile | SkippedFile:
+    """Theme media of the item whose folder holds it (``theme.mp3``,
+    ``backdrops/x.mp4``); else skipped as ``skipped`` says."""
+    found = theme_type(parts)
+    if found is None:
+        return SkippedFile(path, skipped)
+    extra_type, owner_index = found
+    owner = "/".join(parts[: owner_index + 1])
+    return ExtraFile(path, False, extra_type, owner, None, _readable(strip_extension(parts[-1])))
 
 
 def _skip_reason(name: str, parts: list[str]) -> SkipReason | None:
@@ -221,7 +270,8 @@ def _extra(path: str, parts: list[str], stem: str, strm: bool) -> ExtraFile | No
             return ExtraFile(path, strm, extra_type, "/".join(folders[:index]), None, _readable(stem))
     owner = "/".join(folders) or None
     suffix = extra_suffix(stem)
-    # `Show.S01E05.The.Trailer` is an episode title, not an extra.
+    # `Show.S01E05.The.Trailer` and `Show - S01E05 - Interview` are episode
+    # titles, not extras.
     if suffix is not None and (suffix.separator == "-" or parse_episode(stem) is None):
         return ExtraFile(path, strm, suffix.extra_type, owner, suffix.base, _readable(stem))
     if folders and is_bare_trailer(stem):
@@ -261,19 +311,12 @@ def _version_label(stem: str, stack: StackPart | None, folder: str) -> str | Non
 def _episode(
     path: str, folders: list[str], stem: str, strm: bool, parsed: EpisodeName | None
 ) -> EpisodeFile:
-    season_folder: str | None = None
-    series_folder: str | None = None
-    folder_season: int | None = None
-    if folders:
-        folder_season = parse_season_folder(folders[-1])
-        if folder_season is not None:
-            season_folder = "/".join(folders)
-            series_folder = "/".join(folders[:-1]) or None
-        else:
-            series_folder = "/".join(folders)
-    series = _series(series_folder, parsed)
-    if parsed is not None and parsed.marker is EpisodeMarker.LEADING and _starts_with_series(stem, series):
-        parsed = None  # `30 Rock - Pilot` in `30 Rock/`: the number is the series'
+    season_folder, series_folder, folder_season = _episode_folders(folders)
+    series = _series(series_folder, season_folder, parsed)
+    if parsed is not None and parsed.marker is EpisodeMarker.LEADING:
+        parsed = _leading_in_context(parsed, stem, series, season_folder is not None)
+    if parsed is None and series_folder is not None:
+        parsed = parse_trailing_number(stem)  # `The Simpsons 12` in `The Simpsons/`
     if parsed is None:
         title = _readable(stem)
         return EpisodeFile(
@@ -288,14 +331,72 @@ def _episode(
     )
 
 
+def _leading_in_context(
+    parsed: EpisodeName, stem: str, series: SeriesName | None, in_season_folder: bool
+) -> EpisodeName | None:
+    """A leading number read with its folders.
+
+    ``30 Rock - Pilot`` in ``30 Rock/``: the number is the series', not an
+    episode. A leading pair ``4-12`` is a range of episodes in a season
+    folder, but season 4 episode 12 directly in a series folder.
+    """
+    if _starts_with_series(stem, series):
+        return None
+    if parsed.episode_end is not None and not in_season_folder:
+        return replace(parsed, season=parsed.episode, episode=parsed.episode_end, episode_end=None)
+    return parsed
+
+
 def _starts_with_series(stem: str, series: SeriesName | None) -> bool:
     return series is not None and bool(series.title) and stem.casefold().startswith(series.title.casefold())
 
 
-def _series(series_folder: str | None, parsed: EpisodeName | None) -> SeriesName | None:
+def _episode_folders(folders: list[str]) -> tuple[str | None, str | None, int | None]:
+    """(season folder, series folder, folder's season) of an episode.
+
+    The season folder is the parent, or the grandparent when the parent is
+    not one (``Show/Season 1/Disc 2/``): a season folder is never taken
+    for the series.
+    """
+    for depth in (1, 2):
+        if len(folders) < depth:
+            break
+        season = parse_season_folder(folders[-depth])
+        if season is not None:
+            series_folder = "/".join(folders[:-depth]) or None
+            if series_folder is not None and not _same_series(series_folder, folders[-depth]):
+                series_folder = None  # `TV/The.Show.S01.720p/`: named by the season folder
+            return "/".join(folders[: len(folders) - depth + 1]), series_folder, season
+    return None, "/".join(folders) or None, None
+
+
+def _same_series(series_folder: str, season_name: str) -> bool:
+    """Whether the season folder belongs to the folder above it.
+
+    Yes unless it is a release-style season pack (``The.Show.S01.720p``)
+    whose series differs from that folder's name (``TV/``): a hand-named
+    ``Agents of SHIELD Season 1`` under ``Marvel's Agents of S.H.I.E.L.D``
+    still belongs to its folder.
+    """
+    prefix = season_series_prefix(season_name)
+    if not prefix or not is_release_style(season_name):
+        return True
+    ours = parse_series_folder(series_folder.rpartition("/")[2]).title.casefold()
+    theirs = parse_series_folder(season_name).title.casefold()
+    return ours.startswith(theirs) or theirs.startswith(ours)
+
+
+def _series(series_folder: str | None, season_folder: str | None, parsed: EpisodeName | None) -> SeriesName | None:
+    """The series folder's name; else a season folder's series prefix
+    (``The.Show.S01.720p``); else the name's series hint, unless that is
+    only a season (``Season 10``)."""
     if series_folder is not None:
         return parse_series_folder(series_folder.rpartition("/")[2])
-    if parsed is not None and parsed.series_hint:
+    if season_folder is not None:
+        season_name = season_folder.rpartition("/")[2]
+        if season_series_prefix(season_name):
+            return parse_series_folder(season_name)
+    if parsed is not None and parsed.series_hint and parse_season_folder(parsed.series_hint) is None:
         return parse_series_folder(parsed.series_hint)
     return None
 
@@ -308,7 +409,13 @@ def _parse_movie_folder(name: str) -> MovieName:
 
 def _mixed(path: str, folders: list[str], stem: str, strm: bool) -> Classified:
     parsed = parse_episode(stem)
-    in_season = bool(folders) and parse_season_folder(folders[-1]) is not None
+    # A folder named like a season after a title (`The Last Season 2 (2020)`)
+    # may be a movie's: it makes its files episodes only when they are numbered.
+    in_season = (
+        bool(folders)
+        and parse_season_folder(folders[-1]) is not None
+        and (parsed is not None or not season_series_prefix(folders[-1]))
+    )
     if in_season or (parsed is not None and parsed.marker in STRONG_MARKERS):
         return _episode(path, folders, stem, strm, parsed)
     return _movie(path, folders, stem, strm)

@@ -7,48 +7,75 @@ functions over ``str``.
 from __future__ import annotations
 
 import datetime
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
-from reelhouse.media._naming_text import is_release_style, is_year, split_brackets, tidy
+from reelhouse.media._naming_3d import may_be_3d
+from reelhouse.media._naming_dates import find_date, short_date
+from reelhouse.media._naming_seasons import SEASON_WORDS
+from reelhouse.media._naming_text import is_release_style, is_year, split_brackets, tidy, trim
 
-SEASON_CACHE_SIZE = 4096
 MAX_EPISODES_IN_ONE_FILE = 20
 
-_SEASON_WORDS = r"season|series|staffel|saison|temporada|stagione|seizoen|sezon|s[äa]song|s[æa]son|kausi"
-_EPISODE_WORDS = r"episode|[ée]pisode|episodio|folge|ep"
+_SEASON_WORDS = "|".join(re.escape(word) for word in sorted(SEASON_WORDS, key=len, reverse=True))
+# "Episode" in the languages of the libraries we meet; `ep` last (prefix).
+_EPISODE_WORDS = (
+    r"episode|[ée]pisode|episodio|epis[oó]dio|folge|afsnit|aflevering|avsnitt|jakso|odcinek"
+    r"|epizod[ae]?|серия|эпизод|b[öo]l[üu]m|cap[ií]tulo|puntata|ep"
+)
 
 # `v2` after the number is a re-release of the same episode (anime).
+# `S01x02`, `S01xE02` too; the `x` must follow the season directly
+# (`Show.S01.x264` is a season pack in x264, not episode 264).
 _SEASON_EPISODE_RE = re.compile(
-    r"(?<![a-z0-9])s(\d{1,4})[ ._-]{0,3}e(\d{1,4})(?!\d)(?:v\d(?![0-9a-z]))?", re.IGNORECASE
+    r"(?<![a-z0-9])s(\d{1,4})(?:[ ._-]{0,3}e(?:p\.?[ ]?)?|x[ ._]?e?)(\d{1,4})(?!\d)(?:v\d(?![0-9a-z]))?",
+    re.IGNORECASE,
 )
-# Further episodes after S01E01: E02, -E02, -02, - E02, -S01E02.
+# Further episodes after S01E01: E02, -E02, -02, - E02, -S01E02, - S01E02.
 # A number may be followed directly only by the next link of its chain.
 _SEASON_EPISODE_MORE_RE = re.compile(
-    r"(?:[ ._]?-?[ ._]?e|-s\d{1,4}e|-)(\d{1,4})(?![0-9a-df-z])", re.IGNORECASE
+    r"(?:[ ._]?-?[ ._]?e|[ ._]*-[ ._]*s\d{1,4}e|-)(\d{1,4})(?![0-9a-df-z])", re.IGNORECASE
 )
-_CROSS_RE = re.compile(r"(?<![a-z0-9])(\d{1,2})x(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE)
-_CROSS_MORE_RE = re.compile(r"(?:-(?:\d{1,2}x)?|_?x)(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE)
+# `1x02`, and year-numbered seasons `2009x03` (from 1930: `1920x1080` is a
+# resolution; `2048x858` a cinema frame).
+_CROSS_RE = re.compile(
+    r"(?<![a-z0-9])(\d{1,2}|(?!2048)(?:19[3-9]\d|20\d\d))x(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE
+)
+# Chains: `-03`, `-1x03`, `-E03`, `x03`, and spaced ` - 02x04` / ` - x04` /
+# ` - E04` (a spaced bare number is a title: `1x05 - 2 Broke Girls`).
+_CROSS_MORE_RE = re.compile(
+    r"(?:-(?:\d{1,4}x)?e?|_?x|[ ._]+-[ ._]+(?:\d{1,4}x|e|x))(\d{1,3})(?![0-9a-wyz])", re.IGNORECASE
+)
 _WORDS_RE = re.compile(
     rf"(?<![a-z])(?:{_SEASON_WORDS})[ ._-]*(\d{{1,4}})[ ._,-]*(?:{_EPISODE_WORDS})[ ._-]*(\d{{1,4}})(?!\d)",
     re.IGNORECASE,
 )
-_DATE_RE = re.compile(r"(?<!\d)((?:19|20)\d{2})[-._ ](\d{1,2})[-._ ](\d{1,2})(?!\d)")
 _EPISODE_ONLY_RE = re.compile(
     rf"(?<![a-z0-9])(?:e|(?:{_EPISODE_WORDS})[ ._-]{{0,2}})(\d{{1,4}})(?![0-9a-z])", re.IGNORECASE
 )
+# Ranges of whole seasons in one release (Korean packs): `E01-E16`, `E01-16`.
+_EPISODE_ONLY_MORE_RE = re.compile(r"-e?(\d{1,4})(?![0-9a-z])", re.IGNORECASE)
+# Chinese and Japanese `第12话` / `第12話` / `第12集` / `第12回`, Korean `12화`.
+_CJK_EPISODE_RE = re.compile(r"第\s*(\d{1,4})\s*[话話集回]|(?<!\d)(\d{1,4})\s*화")
+# Miniseries `Part 2`, `Pt.II` (weaker than every number above).
+_PART_RE = re.compile(r"(?<![a-z0-9])(?:part|pt)[ ._-]?(\d{1,3}|[ivx]{1,5})(?![a-z0-9])", re.IGNORECASE)
+_ROMAN = {"i": 1, "v": 5, "x": 10}
+# Korean broadcast releases: `Show.E368.170917.720p` (episode, then YYMMDD).
+_BROADCAST_DATE_RE = re.compile(r"[ ._-](\d{6})(?![0-9a-z])", re.IGNORECASE)
+# Anime `[Group] Show [21][1080p]`: a bracketed number is the episode.
+_BRACKET_NUMBER_RE = re.compile(r"\[#?(\d{1,4})(?:v\d{1,2})?\]")
+# A number ending the name: `The Simpsons 12`, `One Piece 1001` (read only
+# in a series folder, where it cannot be `Apollo 13`).
+_TRAILING_RE = re.compile(r"(?P<hint>.*?\S)[ ._]+#?(?P<number>\d{1,4})")
 # Anime-style `Show - 012`, `[Group]_Show_-_012v2_[1080p]`.
 _ABSOLUTE_RE = re.compile(r"(?<=[\s_])-[\s_]+#?(\d{1,4})(?:v\d{1,2})?(?=$|[\s_\[(])")
-_LEADING_RE = re.compile(r"(\d{1,3})(?=$|[ ._-])")
+# `01 - Pilot`, and a leading pair `02-03 - Title` (a range in a season
+# folder, season 2 episode 3 elsewhere: the caller decides).
+_LEADING_RE = re.compile(r"(\d{1,3})(?:-(\d{1,3}))?(?=$|[ ._]|-(?!\d))")
 
-_SEASON_FOLDER_RE = re.compile(
-    rf"(?:(?:{_SEASON_WORDS})[ ._-]*|s)(\d{{1,4}})(?:\s*[\[(].*|\s+-\s.*|\s*)", re.IGNORECASE | re.DOTALL
-)
-SPECIALS_FOLDERS = frozenset({"specials", "special"})
 
 
 class EpisodeMarker(StrEnum):
@@ -118,26 +145,18 @@ def parse_episode(stem: str) -> EpisodeName | None:
     return None
 
 
-@functools.lru_cache(maxsize=SEASON_CACHE_SIZE)
-def parse_season_folder(name: str) -> int | None:
-    """The season number a folder name stands for, or None.
-
-    ``Season 1``, ``Season 01``, ``S1``, ``S01``, ``Series 2``, ``Staffel 2``,
-    ``Saison 3``, ``Temporada 4`` (a year-like number is a season too:
-    ``Season 2021``); ``Specials``, ``Season 0`` and ``Season 00`` are 0.
-    The whole name must be the season: ``Season 1 (2010)`` and
-    ``Season 1 - Blu-ray`` are, ``Sherlock S1`` and ``Season of the Witch``
-    are not. A bare number (``1``) is not a season folder.
-    """
-    stripped = name.strip()
-    if stripped.casefold() in SPECIALS_FOLDERS:
-        return 0
-    match = _SEASON_FOLDER_RE.fullmatch(stripped)
-    return int(match.group(1)) if match is not None else None
+def find_strong_marker(text: str) -> int | None:
+    """Where an ``S01E02`` or ``1x02`` marker starts in ``text``, or None."""
+    for finder in (_find_season_episode, _find_cross):
+        hit = finder(text)
+        if hit is not None:
+            return hit.start
+    return None
 
 
 def _name_from_hit(stem: str, hit: _Hit) -> EpisodeName:
     release = is_release_style(split_brackets(stem)[0])
+    three_d = may_be_3d(stem)
     return EpisodeName(
         marker=hit.marker,
         season=hit.season,
@@ -145,8 +164,8 @@ def _name_from_hit(stem: str, hit: _Hit) -> EpisodeName:
         episode_end=hit.episode_end,
         air_date=hit.air_date,
         absolute=hit.absolute,
-        series_hint=tidy(stem[: hit.start], release) or None,
-        title=tidy(stem[hit.end :], release) or None,
+        series_hint=tidy(stem[: hit.start], release, three_d=three_d) or None,
+        title=tidy(stem[hit.end :], release, three_d=three_d) or None,
     )
 
 
@@ -196,21 +215,26 @@ def _find_words(stem: str) -> _Hit | None:
 
 
 def _find_date(stem: str) -> _Hit | None:
-    for match in _DATE_RE.finditer(stem):
-        year, month, day = (int(g) for g in match.groups())
-        try:
-            air_date = datetime.date(year, month, day)
-        except ValueError:
-            continue
-        return _Hit(EpisodeMarker.DATE, match.start(), match.end(), air_date=air_date)
-    return None
+    hit = find_date(stem)
+    if hit is None:
+        return None
+    return _Hit(EpisodeMarker.DATE, hit.start, hit.end, air_date=hit.date)
 
 
 def _find_episode_only(stem: str) -> _Hit | None:
     match = _EPISODE_ONLY_RE.search(stem)
     if match is None:
         return None
-    return _Hit(EpisodeMarker.EPISODE, match.start(), match.end(), episode=int(match.group(1)))
+    episode = int(match.group(1))
+    episode_end, end = _more_episodes(stem, _EPISODE_ONLY_MORE_RE, match.end(), episode)
+    air_date = None
+    broadcast = _BROADCAST_DATE_RE.match(stem, end)
+    if broadcast is not None:
+        air_date = short_date(broadcast.group(1))
+        end = broadcast.end() if air_date is not None else end
+    return _Hit(
+        EpisodeMarker.EPISODE, match.start(), end, episode=episode, episode_end=episode_end, air_date=air_date
+    )
 
 
 def _find_absolute(stem: str) -> _Hit | None:
@@ -221,11 +245,76 @@ def _find_absolute(stem: str) -> _Hit | None:
     return None
 
 
+def _find_cjk_episode(stem: str) -> _Hit | None:
+    if stem.isascii():
+        return None
+    match = _CJK_EPISODE_RE.search(stem)
+    if match is None:
+        return None
+    number = int(match.group(1) or match.group(2))
+    return _Hit(EpisodeMarker.EPISODE, match.start(), match.end(), episode=number)
+
+
+def _find_part(stem: str) -> _Hit | None:
+    match = _PART_RE.search(stem)
+    if match is None:
+        return None
+    text = match.group(1).lower()
+    number = int(text) if text.isdigit() else _roman(text)
+    if not number:
+        return None
+    return _Hit(EpisodeMarker.EPISODE, match.start(), match.end(), episode=number)
+
+
+def _roman(text: str) -> int:
+    """``ii`` -> 2, ``iv`` -> 4, ``xii`` -> 12 (0 for nonsense like ``vx``)."""
+    total = 0
+    for index, char in enumerate(text):
+        value = _ROMAN[char]
+        following = _ROMAN[text[index + 1]] if index + 1 < len(text) else 0
+        total += -value if value < following else value
+    return total if total > 0 else 0
+
+
+def _find_bracket_number(stem: str) -> _Hit | None:
+    if "[" not in stem:
+        return None
+    for match in _BRACKET_NUMBER_RE.finditer(stem):
+        if match.start() == 0 or is_year(match.group(1), explicit=True):
+            continue  # `[2010]` is a year; a leading bracket is the group
+        return _Hit(EpisodeMarker.ABSOLUTE, match.start(), match.end(), absolute=int(match.group(1)))
+    return None
+
+
 def _find_leading(stem: str) -> _Hit | None:
     match = _LEADING_RE.match(stem)
     if match is None:
         return None
-    return _Hit(EpisodeMarker.LEADING, 0, match.end(), episode=int(match.group(1)))
+    first = int(match.group(1))
+    if match.group(2) is None:
+        return _Hit(EpisodeMarker.LEADING, 0, match.end(), episode=first)
+    second = int(match.group(2))
+    if first < second <= first + MAX_EPISODES_IN_ONE_FILE:
+        return _Hit(EpisodeMarker.LEADING, 0, match.end(), episode=first, episode_end=second)
+    return _Hit(EpisodeMarker.LEADING, 0, match.end(), season=first, episode=second)
+
+
+def parse_trailing_number(stem: str) -> EpisodeName | None:
+    """A number that ends the cleaned name: ``The Simpsons 12``, ``One Piece 1001``.
+
+    For files in a series folder with no other marker (the folder says the
+    file is an episode, so the number cannot be a movie's ``Apollo 13``).
+    The number is absolute; a plausible year (``Show 2016``) is not read.
+    """
+    cleaned = tidy(stem, is_release_style(split_brackets(stem)[0]))
+    match = _TRAILING_RE.fullmatch(cleaned)
+    if match is None or is_year(match.group("number"), explicit=False):
+        return None
+    return EpisodeName(
+        marker=EpisodeMarker.ABSOLUTE,
+        absolute=int(match.group("number")),
+        series_hint=trim(match.group("hint")) or None,
+    )
 
 
 _FINDERS: tuple[Callable[[str], _Hit | None], ...] = (
@@ -234,6 +323,9 @@ _FINDERS: tuple[Callable[[str], _Hit | None], ...] = (
     _find_words,
     _find_date,
     _find_episode_only,
+    _find_cjk_episode,
     _find_absolute,
+    _find_bracket_number,
+    _find_part,
     _find_leading,
 )

@@ -28,12 +28,20 @@ VIDEO_EXTENSIONS: frozenset[str] = frozenset(
         ".y4m",
     }
 )
-_VIDEO_OR_STRM = VIDEO_EXTENSIONS | {STRM_EXTENSION}
+# A stub for a disc kept on a shelf: an item with nothing to play.
+DISC_STUB_EXTENSION = ".disc"
+_VIDEO_OR_STRM = VIDEO_EXTENSIONS | {STRM_EXTENSION, DISC_STUB_EXTENSION}
 SAMPLE_FOLDERS = frozenset({"sample", "samples"})
 # Folders of disc structures: their files are pieces of one disc, not items.
 DISC_FOLDERS = frozenset({"video_ts", "bdmv", "audio_ts", "hvdvd_ts"})
-# Jellyfin's theme-video and theme-music folders: not items, not extras.
-THEME_FOLDERS = frozenset({"backdrops", "theme-music", "theme-videos"})
+# Theme media of the item whose folder holds these folders (or `theme.mp3`).
+THEME_VIDEO_FOLDERS = frozenset({"backdrops", "theme-videos", "theme videos", "themevideos"})
+THEME_SONG_FOLDERS = frozenset({"theme-music", "theme music", "thememusic", "theme-songs"})
+THEME_FOLDERS = THEME_VIDEO_FOLDERS | THEME_SONG_FOLDERS
+THEME_AUDIO_EXTENSIONS = frozenset(
+    {".mp3", ".flac", ".m4a", ".ogg", ".oga", ".opus", ".wav", ".aac", ".mka"}
+)
+_THEME_STEM_RE = re.compile(r"theme(?:[ ._-]?\d{1,2})?", re.IGNORECASE)
 
 
 class ExtraType(StrEnum):
@@ -49,6 +57,9 @@ class ExtraType(StrEnum):
     CLIP = "Clip"
     OTHER = "Other"
     ADDITIONAL_PART = "AdditionalPart"
+    # Theme media (not listed in the reference's ExtraType; Jellyfin's names).
+    THEME_SONG = "ThemeSong"
+    THEME_VIDEO = "ThemeVideo"
 
 
 _SUFFIX_TYPES: dict[str, ExtraType] = {
@@ -62,6 +73,7 @@ _SUFFIX_TYPES: dict[str, ExtraType] = {
     "short": ExtraType.SHORT,
     "clip": ExtraType.CLIP,
     "other": ExtraType.OTHER,
+    "extra": ExtraType.OTHER,
 }
 # Folder names with spaces, dashes and underscores removed, casefolded.
 _FOLDER_TYPES: dict[str, ExtraType] = {
@@ -82,13 +94,15 @@ _FOLDER_TYPES: dict[str, ExtraType] = {
 }
 # Generic folders hold extras of any type (``Other`` unless a suffix says).
 GENERIC_EXTRAS_FOLDERS = frozenset({"extras", "extra", "bonus", "bonusfeatures"})
+# `-trailer`, ` - trailer`, `.trailer`, `_trailer`.
 _SUFFIX_RE = re.compile(
-    r"(?P<sep>[-._])(?P<word>" + "|".join(sorted(_SUFFIX_TYPES, key=len, reverse=True)) + r")(?:[ ._-]?\d{1,2})?$",
+    r"(?P<sep>\s*-\s*|[._])(?P<word>" + "|".join(sorted(_SUFFIX_TYPES, key=len, reverse=True)) + r")(?:[ ._-]?\d{1,2})?$",
     re.IGNORECASE,
 )
 _SUFFIX_WORDS = tuple(_SUFFIX_TYPES)
 _BARE_TRAILER_RE = re.compile(r"trailers?(?:[ ._-]?\d{1,2})?", re.IGNORECASE)
 _FOLDER_NOISE = str.maketrans("", "", " -_")
+_SAMPLE_END_RE = re.compile(r"(?:[._]|\s*-\s*)sample$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +110,7 @@ class ExtraSuffix:
     """An extra named by a stem suffix: ``Movie (2010)-trailer2``.
 
     ``base`` is the stem before the suffix (it names the owner in a flat
-    folder); ``separator`` is ``-``, ``.`` or ``_``.
+    folder); ``separator`` is ``-``, `` - `` (spaced), ``.`` or ``_``.
     """
 
     extra_type: ExtraType
@@ -133,15 +147,19 @@ def is_sample_parts(parts: Sequence[str]) -> bool:
 
 
 def is_sample_stem(stem: str) -> bool:
-    """The stem half of the sample rule: ``sample``, ``*-sample``, ``*.sample``."""
+    """The stem half of the sample rule: ``sample``, ``*-sample``, ``*.sample``,
+    and the variants ``*_sample`` and ``* - sample``."""
     folded = stem.casefold()
-    return folded == "sample" or folded.endswith(("-sample", ".sample"))
+    if not folded.endswith("sample"):
+        return False
+    return folded == "sample" or _SAMPLE_END_RE.search(folded) is not None
 
 
 def extra_suffix(stem: str) -> ExtraSuffix | None:
     """The extra suffix on ``stem``: ``-trailer``, ``-featurette``, ``-clip3``...
 
-    Every suffix follows a ``-``; a trailer may also follow ``.`` or ``_``.
+    Every suffix follows a ``-``; a trailer may also follow ``.``, ``_`` or
+    a spaced dash (``Movie - trailer``). ``-extra`` is ``Other``.
     """
     # Cheap test first: almost no stem ends in a suffix word.
     if not stem.rstrip("0123456789 ._-").casefold().endswith(_SUFFIX_WORDS):
@@ -150,11 +168,13 @@ def extra_suffix(stem: str) -> ExtraSuffix | None:
     if match is None or match.start() == 0:
         return None
     extra_type = _SUFFIX_TYPES[match.group("word").casefold()]
-    # Only trailers take `.`/`_` (Kodi's `300.trailer`): `The.Interview`
-    # and `The.Big.Short` are titles.
-    if match.group("sep") != "-" and extra_type is not ExtraType.TRAILER:
+    raw = match.group("sep")
+    separator = raw if raw in "-._" else " - "
+    # Only trailers take `.`/`_` (Kodi's `300.trailer`) or a spaced dash:
+    # `The.Interview`, `The.Big.Short` and `Movie (2010) - Clip` are titles.
+    if separator != "-" and extra_type is not ExtraType.TRAILER:
         return None
-    return ExtraSuffix(extra_type, stem[: match.start()].rstrip(), match.group("sep"))
+    return ExtraSuffix(extra_type, stem[: match.start()].rstrip(), separator)
 
 
 @functools.lru_cache(maxsize=FOLDER_CACHE_SIZE)
@@ -168,6 +188,35 @@ def extras_folder_type(folder: str) -> ExtraType | None:
 
 def _is_generic_extras_folder(folder: str) -> bool:
     return folder.casefold().translate(_FOLDER_NOISE) in GENERIC_EXTRAS_FOLDERS
+
+
+def is_theme_audio(name: str) -> bool:
+    """Whether ``name`` has an audio extension a theme song may have."""
+    return extension(name) in THEME_AUDIO_EXTENSIONS
+
+
+def theme_type(parts: Sequence[str]) -> tuple[ExtraType, int] | None:
+    """(ThemeSong or ThemeVideo, index of the owner's last folder) of a path.
+
+    ``Movie (2010)/theme.mp3`` and ``Movie (2010)/theme-music/a.mp3`` are
+    theme songs of ``Movie (2010)``; ``Movie (2010)/backdrops/a.mp4`` a
+    theme video. None for anything else (and at the library root).
+    """
+    name = parts[-1]
+    audio = extension(name) in THEME_AUDIO_EXTENSIONS
+    if not audio and not is_video(name):
+        return None
+    if name.startswith(".") or any(folder.startswith(".") for folder in parts[:-1]):
+        return None
+    for index in range(len(parts) - 2, 0, -1):
+        folder = parts[index].casefold()
+        if folder in THEME_SONG_FOLDERS and audio:
+            return ExtraType.THEME_SONG, index - 1
+        if folder in THEME_VIDEO_FOLDERS and is_video(name):
+            return ExtraType.THEME_VIDEO, index - 1
+    if audio and len(parts) > 1 and _THEME_STEM_RE.fullmatch(strip_extension(name)) is not None:
+        return ExtraType.THEME_SONG, len(parts) - 2
+    return None
 
 
 def is_bare_trailer(stem: str) -> bool:

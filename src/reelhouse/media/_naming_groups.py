@@ -10,13 +10,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reelhouse.media._naming_3d import layout_3d
+from reelhouse.media._naming_text import is_junk
+
 MAX_PART = 99
 
 _PART_WORDS = r"cd|dvd|part|pt|dis[ck]"
 _PART_WORD_LIST = ("cd", "dvd", "part", "pt", "dis")
-# Greedy prefix: the last marker wins (`Part 1 - cd2` is cd 2).
+# Greedy prefix: the last marker wins (`Part 1 - cd2` is cd 2). A marker
+# may sit in brackets (`(Disc 01)`, `[cd1]`) or right after one (`]part1`).
 _STACK_NUMBER_RE = re.compile(
-    rf"(?P<pre>.*)(?:^|[ ._-]+)(?:{_PART_WORDS})[ ._-]*(?P<part>\d{{1,2}})(?P<post>[ ._-].*)?",
+    rf"(?P<pre>.*)(?:^|[ ._-]+[(\[]?|[(\[]|(?<=[\])]))(?:{_PART_WORDS})[ ._-]*(?P<part>\d{{1,2}})"
+    r"(?P<post>[\])]?(?:[ ._-].*)?)",
     re.IGNORECASE | re.DOTALL,
 )
 _STACK_WORD_LETTER_RE = re.compile(
@@ -24,7 +29,17 @@ _STACK_WORD_LETTER_RE = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _STACK_DASH_LETTER_RE = re.compile(r"(?P<pre>.+?)\s*-\s*(?P<part>[a-d])(?P<post>)", re.IGNORECASE | re.DOTALL)
-_VERSION_REST_RE = re.compile(r"\s*-\s*(?P<dash>.+?)\s*|\s*\[(?P<bracket>[^\[\]]+)\]\s*", re.DOTALL)
+_VERSION_REST_RE = re.compile(
+    r"[\s._]*-[\s._]*(?P<dash>.+?)\s*"
+    r"|\s*\[(?P<bracket>[^\[\]]+)\]\s*"
+    r"|\s*\{edition-(?P<edition>[^{}]+)\}\s*"  # Plex editions
+    r"|\s*\((?P<paren>[^()]+)\)\s*"
+    r"|[\s._](?P<glued>[^-].*)",
+    re.DOTALL | re.IGNORECASE,
+)
+_LABEL_WORDS_RE = re.compile(r"[^\s._]+")
+# A lone letter (with a year) names another film, not a version: `Iron Man - B (2006)`.
+_LETTER_LABEL_RE = re.compile(r"[a-z](?:\s*\(\d{4}\))?", re.IGNORECASE)
 _VERSION_BASE_RE = re.compile(r"(?P<base>.+?\(\d{4}\))(?P<rest>.*)", re.DOTALL)
 _RESOLUTIONS: tuple[tuple[re.Pattern[str], int], ...] = (
     (re.compile(r"(?<![a-z0-9])(?:8k|4320p)(?![a-z0-9])", re.IGNORECASE), 4320),
@@ -91,7 +106,8 @@ def stack_part(stem: str) -> StackPart | None:
     """The multi-part marker of ``stem``, or None.
 
     Numbered: ``cd1``, ``dvd1``, ``part1``, ``pt1``, ``disc1``, ``disk1``
-    (any of `` ._-`` around them, any case, parts 1 to 99). Lettered:
+    (any of `` ._-`` around them, or in brackets ``(Disc 01)``, or right
+    after a bracket ``[1080p]part1``; any case, parts 1 to 99). Lettered:
     the same words with ``a``-``d``, or a trailing ``-a`` ... ``-d``.
     A marker must stand apart (``Partyland1`` has none). Whether the file
     really is part of a stack is decided by :func:`group_stacks`.
@@ -136,8 +152,13 @@ def split_version(stem: str, base_title: str) -> str | None:
     """The version label of ``stem`` within a movie named ``base_title``.
 
     ``""`` when ``stem`` is ``base_title`` itself (the plain version);
-    the label for ``Movie (2010) - 1080p`` or ``Movie (2010) [4K]``; None
-    when ``stem`` is not a version of ``base_title``. Case-insensitive.
+    the label for ``Movie (2010) - 1080p``, ``Movie (2010) [4K]``,
+    ``Movie (2010) [Final Cut]``, ``Movie (2010) (Extended)``, Plex's
+    ``Movie (2010) {edition-Director's Cut}``, or quality words after a
+    space, ``_`` or ``.`` (``Movie (2020)_4K``, ``Movie.UHD``,
+    ``Movie (2010) 1080p HDR``); None
+    when ``stem`` is not a version of ``base_title``, or the label is a lone
+    letter (``Iron Man - B (2006)`` is another film). Case-insensitive.
     Call it with main-feature stems only (extras and stack parts are
     decided first).
     """
@@ -150,7 +171,24 @@ def split_version(stem: str, base_title: str) -> str | None:
     match = _VERSION_REST_RE.fullmatch(rest)
     if match is None:
         return None
-    return (match.group("dash") or match.group("bracket")).strip() or None
+    glued = match.group("glued")
+    if glued is not None:
+        # `Movie_4K`, `Movie.UHD`, `Movie 1080p HDR`: only quality words may
+        # follow without a dash or brackets (else it is another title).
+        return glued.strip() if _all_quality_words(glued) else None
+    label = next(g for g in match.group("dash", "bracket", "edition", "paren") if g is not None).strip()
+    if label[:1] + label[-1:] in ("[]", "()"):
+        label = label[1:-1].strip()  # `Movie - [1080p]`
+    if not label or _LETTER_LABEL_RE.fullmatch(label) is not None:
+        return None
+    if match.group("paren") is not None and label.isdigit():
+        return None  # `Movie (2010) (2011)`: a year, not a version
+    return label
+
+
+def _all_quality_words(text: str) -> bool:
+    found = _LABEL_WORDS_RE.findall(text)
+    return bool(found) and all(resolution_rank(w) or is_junk(w) or layout_3d(w) for w in found)
 
 
 def group_versions(stems: Sequence[str], folder_name: str | None = None) -> list[VersionGroup]:
@@ -180,7 +218,7 @@ def group_versions(stems: Sequence[str], folder_name: str | None = None) -> list
             bases.setdefault(key, base)
             groups.setdefault(key, []).append(Version(first, label, later))
     result = [
-        VersionGroup(bases[key], tuple(sorted(members, key=_version_order)))
+        VersionGroup(bases[key], tuple(sorted(members, key=version_order)))
         for key, members in groups.items()
         if len(members) >= 2
     ]
@@ -205,7 +243,7 @@ def resolution_rank(label: str) -> int:
     return 0
 
 
-def _version_order(version: Version) -> tuple[bool, int, str, str]:
+def version_order(version: Version) -> tuple[bool, int, str, str]:
     label = version.label
     return (label != "", -resolution_rank(label), label.casefold(), version.stem)
 
@@ -222,7 +260,10 @@ def _may_be_stacked(stem: str) -> bool:
 
 
 def _join(pre: str, post: str | None) -> str:
-    return pre.rstrip(" ._-") + (post or "")
+    post = post or ""
+    if post[:1] in (")", "]"):
+        post = post[1:]  # the bracket the marker stood in
+    return pre.rstrip(" ._-") + post
 
 
 def _stack_of(members: list[tuple[int, str, str]]) -> Stack | None:

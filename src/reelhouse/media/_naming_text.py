@@ -17,6 +17,8 @@ import datetime
 import functools
 import re
 
+from reelhouse.media._naming_3d import strip_3d
+
 YEAR_MIN = 1880
 # A bare year (not in brackets) later than this is taken as part of the
 # title (`Blade Runner 2049`), read once at import so a process never
@@ -37,24 +39,63 @@ _EDGE_CHARS = " \t-_,:;~+|"
 # "cam", "extended") are deliberately absent.
 JUNK_WORDS = frozenset(
     {
-        "4k", "8k", "uhd", "fhd", "2k",
+        "4k", "8k", "uhd", "fhd", "2k", "ultrahd", "uhdtv", "uhdrip", "fullhd",
         "bluray", "blu-ray", "bdrip", "brrip", "bdremux", "remux", "bd25", "bd50",
         "webrip", "web-rip", "webdl", "web-dl", "hdtv", "pdtv", "sdtv", "dsr",
-        "hdrip", "dvdrip", "dvdscr", "dvd5", "dvd9", "hddvd", "vhsrip", "hdcam",
-        "telesync", "amzn", "dsnp", "hmax", "atvp", "pcok", "hulu",
+        "hdrip", "dvdrip", "dvdscr", "dvd5", "dvd9", "hddvd", "vhsrip", "hdcam", "dvd", "dvdr",
+        "telesync", "hdts", "hdtc", "camrip", "telecine", "dvdscreener", "bdscr", "webscr",
+        "amzn", "dsnp", "hmax", "atvp", "pcok", "hulu", "nf", "nflx",
         "x264", "x265", "h264", "h265", "hevc", "avc", "xvid", "divx", "av1",
         "vp9", "mpeg2", "10bit", "8bit", "hi10p", "10-bit",
         "aac", "ac3", "eac3", "dts", "dtshd", "dts-hd", "truehd", "atmos",
-        "flac", "mp3", "opus", "ddp", "dd", "lpcm",
-        "hdr", "hdr10", "hdr10+", "dovi", "sdr",
+        "flac", "mp3", "opus", "ddp", "dd", "dd+", "lpcm", "dts-x", "dtsx", "dts-ma", "dtsma",
+        "hdr", "hdr10", "hdr10+", "hdr10plus", "dovi", "dv", "dolbyvision", "sdr", "hlg",
         "proper", "repack", "rerip", "internal", "readnfo", "nfofix",
-        "subbed", "dubbed", "multisubs", "multi",
+        "subbed", "dubbed", "multisubs", "multi", "ntsc", "secam",
     }
 )
 _JUNK_RE = re.compile(
     r"\d{3,4}[pi]|(?:ddp?|e?ac3|aac|dts)\+?\d(?:\.\d)?|[xh]\.?26[45]|\d{1,2}ch",
     re.IGNORECASE,
 )
+
+
+# Release groups that are often glued to a title with no other junk word
+# (`Movie-HDC`); a dash before another word is a title's (`Spider-Man`).
+RELEASE_GROUPS = frozenset(
+    {
+        "hdc", "sparks", "rarbg", "yts", "yify", "fgt", "evo", "ntb", "flux", "chd",
+        "wiki", "ctrlhd", "epsilon", "tigole", "qxr", "psa", "rovers", "geckos",
+        "amiable", "drones", "ettv", "eztv", "lol", "killers", "dimension", "fum",
+    }
+)
+_GROUP_SUFFIX_RE = re.compile(r"-([A-Za-z0-9]{2,12})$")
+# A full date inside a release name (`My.Movie.2013.12.09`) stays one word.
+_DOTTED_DATE_RE = re.compile(r"(?<![0-9])((?:19|20)\d{2})[._](\d{2})[._](\d{2})(?![0-9])")
+_DATE_HINT_RE = re.compile(r"[12]\d{3}[._]\d\d[._]\d\d")
+_DATE_WORD_RE = re.compile(r"(?:19|20)\d{2}-\d{1,2}-\d{1,2}")
+
+
+def strip_release_group(title: str) -> str:
+    """``Movie-HDC`` -> ``Movie`` for a known release group; else ``title``."""
+    if "-" not in title:
+        return title
+    match = _GROUP_SUFFIX_RE.search(title)
+    if match is None or match.group(1).casefold() not in RELEASE_GROUPS:
+        return title
+    return trim(title[: match.start()]) or title
+
+
+def join_dates(text: str) -> str:
+    """Dotted dates in a release name become one word: ``2013.12.09`` -> ``2013-12-09``."""
+    if _DATE_HINT_RE.search(text) is None:  # several times cheaper than the sub
+        return text
+    return _DOTTED_DATE_RE.sub(r"\1-\2-\3", text)
+
+
+def is_date_word(token: str) -> bool:
+    """``2013-12-09``: a date, whose year is not a release year."""
+    return _DATE_WORD_RE.fullmatch(token) is not None
 
 
 def split_brackets(text: str) -> tuple[str, tuple[str, ...]]:
@@ -89,7 +130,8 @@ def is_year(token: str, *, explicit: bool) -> bool:
     ``explicit`` years (in brackets or parentheses) may lie further in the
     future than bare ones.
     """
-    if len(token) != 4 or not token.isdigit():
+    # isdigit() is also true of `²`, which int() refuses: ASCII digits only.
+    if len(token) != 4 or not token.isdigit() or not token.isascii():
         return False
     latest = LATEST_EXPLICIT_YEAR if explicit else LATEST_BARE_YEAR
     return YEAR_MIN <= int(token) <= latest
@@ -144,9 +186,12 @@ def trim(text: str) -> str:
     return text
 
 
-def tidy(text: str, release: bool) -> str:
-    """A readable fragment: no brackets, spaces for separators, no junk tail."""
+def tidy(text: str, release: bool, *, three_d: bool = True) -> str:
+    """A readable fragment: no brackets, spaces for separators, no junk tail
+    and no 3D layout marker (``three_d=False``: the caller knows there is none)."""
     text, _ = split_brackets(text)
+    if three_d:
+        text = strip_3d(text)
     tokens = words(text, release)
     return trim(" ".join(tokens[: first_junk(tokens)]))
 

@@ -11,11 +11,17 @@ import functools
 import re
 from dataclasses import dataclass
 
+from reelhouse.media._naming_3d import strip_3d
+from reelhouse.media._naming_episodes import find_strong_marker
+from reelhouse.media._naming_seasons import split_season
 from reelhouse.media._naming_text import (
     first_junk,
+    is_date_word,
     is_release_style,
+    join_dates,
     is_year,
     split_brackets,
+    strip_release_group,
     trim,
     words,
 )
@@ -25,6 +31,7 @@ FOLDER_CACHE_SIZE = 8192
 # The last "(YYYY)" wins: `2001 A Space Odyssey (1968)`, `Dune (1984) (1984)`.
 _LAST_PAREN_YEAR_RE = re.compile(r".*\((\d{4})\)", re.DOTALL)
 _PAREN_GROUP_RE = re.compile(r"\(([^()]*)\)")
+_COMPLETE_RE = re.compile(r"[ -]+(?:the )?complete(?: series)?$", re.IGNORECASE)
 _LEADING_ARTICLE_RE = re.compile(r"(?:the|an|a)\s+(?=\S)", re.IGNORECASE)
 
 
@@ -72,10 +79,17 @@ def parse_series_folder(name: str) -> SeriesName:
     Unlike movies, a bare year in a spaced name is part of the title
     (``Space 1999``, ``Berlin Station 2016`` stay whole): series folders are
     named by hand, and only bracketed years or release-style names
-    (``Doctor.Who.2005``) carry a year.
+    (``Doctor.Who.2005``) carry a year. A season or episode marker and what
+    follows it are dropped (``The.Show.S01.720p``, ``Stargate SG-1 Season
+    1``, ``The Show s02e10 720p``), and so is a trailing ``Complete Series``.
     """
+    season = split_season(name)
+    if season is not None and trim(season[0]):
+        name = season[0]  # `The.Show.S01.720p` -> `The.Show`
+    elif (episode := _episode_prefix(name)) is not None:
+        name = episode  # `The Show s02e10 720p hdtv` -> `The Show`
     title, year, _ = _parse_title(name, bare_years=False)
-    return SeriesName(title, year)
+    return SeriesName(_COMPLETE_RE.sub("", title) or title, year)
 
 
 def sort_name(title: str) -> str:
@@ -93,6 +107,7 @@ def sort_name(title: str) -> str:
 
 def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple[str, ...]]:
     text, tags = split_brackets(name)
+    text = strip_3d(text)  # `Movie.3D.HSBS`: the 3D format is the version's
     match = _LAST_PAREN_YEAR_RE.match(text)
     if match is not None and is_year(match.group(1), explicit=True):
         before = text[: match.start(1) - 1]
@@ -100,15 +115,23 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
         title = _clean_title(before) or trim(text) or name.strip()
         return title, int(match.group(1)), tags + after_tags
     release = is_release_style(text)
-    tokens = words(text, release)
+    tokens = words(join_dates(text) if release else text, release)
     cut = first_junk(tokens)
     if bare_years or release:
         index = _bare_year_index(tokens, cut)
         if index is not None:
             year = int(tokens[index][:4])
-            return trim(" ".join(tokens[:index])), year, tags
+            return strip_release_group(trim(" ".join(tokens[:index]))), year, tags
     title = trim(" ".join(tokens[:cut])) or trim(" ".join(tokens)) or name.strip()
-    return title, None, tags
+    return strip_release_group(title), None, tags
+
+
+def _episode_prefix(name: str) -> str | None:
+    """The text before a strong episode marker (``S01E02``, ``1x02``), if any."""
+    found = find_strong_marker(name)
+    if found is None or not trim(name[:found]):
+        return None
+    return name[:found]
 
 
 def _clean_title(before_year: str) -> str:
@@ -123,6 +146,8 @@ def _bare_year_index(tokens: list[str], cut: int) -> int | None:
     """Index of the last bare year in ``tokens[1:cut]`` (``2010-GRP`` counts)."""
     for index in range(min(cut, len(tokens)) - 1, 0, -1):
         token = tokens[index]
+        if len(token) > 4 and is_date_word(token):
+            continue  # `My Movie 2013-12-09` has a date, not a year
         head = token.partition("-")[0] if len(token) > 4 else token
         if is_year(head, explicit=False):
             return index

@@ -20,6 +20,11 @@ Items
     episode, season or series they belong to and numbered per owner and
     folder; an extra whose owner is in another directory carries
     ``owner_folder`` until the caller resolves it (:func:`resolve_owner`).
+    Theme songs and videos (``theme.mp3``, ``backdrops/``) are extras
+    (``ThemeSong`` / ``ThemeVideo``) of the item whose folder holds them.
+    A ``.disc`` stub is a Movie or Episode with ``offline`` set: it gets no
+    media source and is never probed. A version's 3D format from its name
+    is ``format3d``.
     Samples, hidden files and disc structures are not indexed.
     Episodes belong to a series (their series folder; the library root when
     they sit in a season folder there or name no series; else a series known
@@ -27,7 +32,9 @@ Items
     lie in a season folder, to that Season (``Specials`` / ``Season 00``
     are 0); episodes directly in the series folder have no season and their
     parent is the series. An episode's name is the title after its number,
-    else ``Episode N``. Series and Season items are drafted from their
+    else ``Episode N``. Versions of one episode (``Show - S01E01 - 1080p``
+    and ``- 720p``) point to their primary with ``version_of``, as movie
+    versions do. Series and Season items are drafted from their
     folders by :func:`series_draft` / :func:`season_draft`.
 
 Ids

@@ -8,9 +8,12 @@ dot, optional dot-separated tokens and a subtitle or audio extension:
 The tokens are read in any order and in any case: ``forced``/``foreign``
 mark a forced track, ``default`` a default one, ``sdh``/``cc``/``hi`` a
 track for the hearing impaired (so ``hi`` is never Hindi: write ``hin``);
-the first token that is a language code (ISO 639-1, 639-2/B or /T, BCP 47)
-or an English or native language name gives the language (ISO 639-2/B);
-the other tokens, joined with dots, are the title.
+the last token that is a language code (ISO 639-1, 639-2/B or /T, BCP 47)
+or an English or native language name gives the language (ISO 639-2/B;
+``Movie.en.de.srt`` is German, as other media servers read it; earlier
+language tokens are dropped); the other tokens, joined with dots, are the
+title. Subtitle extensions: ``srt``, ``vtt``, ``ass``, ``ssa``, ``sup``,
+``idx``/``sub``, ``smi``/``sami``, ``mks``.
 
 The stem is compared case-insensitively (libraries move between case-
 insensitive and case-sensitive file systems); the extension too. Pure
@@ -24,8 +27,8 @@ from dataclasses import dataclass
 
 from reelhouse.media.probe import StreamType, normalize_language
 
-# Extension -> codec as ffprobe names it.
-SUBTITLE_CODECS: dict[str, str] = {
+# Extension -> codec as ffprobe names it; None where only probing tells.
+SUBTITLE_CODECS: dict[str, str | None] = {
     "srt": "subrip",
     "vtt": "webvtt",
     "ass": "ass",
@@ -35,6 +38,10 @@ SUBTITLE_CODECS: dict[str, str] = {
     # A lone .sub is MicroDVD text; next to a same-named .idx it is the
     # VobSub picture data, which match_companions folds into the .idx.
     "sub": "microdvd",
+    "smi": "sami",
+    "sami": "sami",
+    # Matroska subtitles: the track inside decides the codec.
+    "mks": None,
 }
 # Extension -> codec; None for containers whose codec only probing tells.
 AUDIO_CODECS: dict[str, str | None] = {
@@ -157,9 +164,9 @@ def _with_tokens(base: Companion, middle: str) -> Companion:
         if lowered in FORCED_TOKENS | DEFAULT_TOKENS | HEARING_IMPAIRED_TOKENS:
             flags.add(lowered)
             continue
-        code = _language(lowered) if language is None else None
+        code = _language(lowered)
         if code is not None:
-            language = code
+            language = code  # the last language token wins
         else:
             rest.append(token.strip())
     return Companion(

@@ -40,6 +40,16 @@ ImageContext = Literal["movie", "series", "season", "episode"]
 
 IMAGE_EXTENSIONS = frozenset({"jpg", "jpeg", "png", "webp", "gif", "bmp"})
 IMAGE_TAG_LENGTH = 16
+SNIFF_BYTES = 32
+"""How much of a file :func:`sniff_image_type` needs."""
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+# BMP's magic is two letters; its DIB header size must be a known one too.
+_BMP_HEADER_SIZES = frozenset({12, 40, 52, 56, 64, 108, 124})
 # How much of a file read_image_size wants: enough for a JPEG whose size
 # follows one full-size EXIF segment.
 SIZE_HEADER_BYTES = 128 * 1024
@@ -110,6 +120,20 @@ def image_tag(content_hash_input: bytes) -> str:
     """A short content hash naming one version of an image (16 hex digits
     of its SHA-256); the same bytes always give the same tag."""
     return hashlib.sha256(content_hash_input).hexdigest()[:IMAGE_TAG_LENGTH]
+
+
+def sniff_image_type(head: bytes) -> str | None:
+    """The content type of an image from its first bytes (:data:`SNIFF_BYTES`
+    suffice): JPEG, PNG, WebP, GIF or BMP, the formats the server decodes;
+    None for anything else, whatever the file's name says."""
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    for magic, content_type in _MAGIC:
+        if head.startswith(magic):
+            return content_type
+    if head[:2] == b"BM" and len(head) >= 18 and int.from_bytes(head[14:18], "little") in _BMP_HEADER_SIZES:
+        return "image/bmp"
+    return None
 
 
 def read_image_size(header: bytes) -> tuple[int, int] | None:

@@ -6,79 +6,55 @@ or can be cancelled half-way. Fast enough for the scanner's parse step
 (``benchmarks/naming_speed.py``: well over 50,000 paths a second).
 
 The rules follow the conventions users already have (Jellyfin, Kodi and
-Plex naming guides). Where those disagree or are ambiguous, Reelhouse's
-choice is stated here.
+Plex naming guides, release names). ``docs/naming.md`` is the user's page:
+every convention with examples, and the choices where conventions
+conflict. The private modules hold the rules by concept:
 
-Videos
-    ``VIDEO_EXTENSIONS`` (55 containers) and ``.strm`` pointer files.
-    Dot-files (``._Movie.mkv``) and dot-folders are hidden, files under
-    ``VIDEO_TS``/``BDMV`` are disc pieces, ``backdrops``/``theme-music``
-    hold theme media: :func:`classify` skips all of these.
+``_naming_files``
+    Videos (55 containers, ``.strm`` pointers, ``.disc`` stubs: an offline
+    disc, an item with nothing to play), samples (``sample``, ``-sample``,
+    ``.sample``, ``_sample``, `` - sample``, ``sample(s)/`` folders),
+    extras by suffix (``-trailer`` ... ``-extra``; a trailer also after
+    ``.``, ``_`` or a spaced dash) and folder, theme media (``theme.mp3``,
+    ``theme-music/``: ThemeSong; ``backdrops/``, ``theme-videos/``:
+    ThemeVideo; extras of the item whose folder holds them).
+``_naming_episodes`` / ``_naming_dates``
+    Episode markers, strongest first: ``S01E02`` (also ``S01x02``,
+    ``S01xE02``) with multi-episode chains; ``1x02`` and year-numbered
+    ``2009x03`` with chains (``02x03 - 02x04 - 02x15``, ``02x03-E15``);
+    ``Season 1 Episode 2``; dates (year first; year last day first, month
+    first only when day first is impossible; ``20210304``; month names);
+    ``E12`` and ranges ``E01-E16``; absolute ``Show - 012`` and
+    ``[Group] Show [21]``; a leading number or pair (``01 - Pilot``,
+    ``02-03 - Title``). A bare three-digit number is never split into season
+    and episode. :func:`parse_trailing_number` reads ``The Simpsons 12``
+    for files in a series folder.
+``_naming_seasons``
+    Season folders in 20+ languages and scripts, number-first
+    (``1. évad``) and Chinese (``第1季``) forms, series-prefixed
+    (``Stargate SG-1 Season 1``) and release-style (``Show.S04.x264-GRP``)
+    folders; ``Specials`` is 0; a bare number is not a season.
+``_naming_titles`` / ``_naming_text``
+    Movie and series titles and years: ``Title (Year)``, release names cut
+    at their first junk word, the last bracketed year wins, bare years only
+    where they can be years (not the first word, not a full date, not far
+    in the future), known release groups glued on (``Movie-HDC``); series
+    folders drop season markers (``The.Show.S01``) and ``Complete Series``.
+``_naming_groups`` / ``_naming_versions``
+    Multi-part stacks (``cd1``, ``part1``, ``(Disc 01)``, ``]part1``,
+    lettered ``-a``) and versions of one movie (``- 1080p``, ``[Final
+    Cut]``, ``_4K``, ``.UHD``; a lone letter is another film) or of one
+    episode (the same episode with different labels).
+``_naming_3d``
+    3D formats (``HSBS``, ``FSBS``, ``HTAB``, ``FTAB``, ``MVC``, or ``3D``)
+    recorded on the version, never in titles; ``3D`` inside a title
+    (``Step Up 3D``) stays the title's.
+``_naming_classify``
+    :func:`classify`: one path -> movie, episode, extra or skipped, with
+    the folders read for context (season folders, series folders,
+    grandparent season folders, a movie's own folder).
 
-Sample rule (api-decisions)
-    A stem ``sample``, a stem ending ``-sample`` / ``.sample``, or a file in
-    a ``sample`` / ``samples`` folder is never indexed.
-
-Movies
-    ``Title (Year)`` in a folder or flat; release names
-    (``Title.2010.1080p.BluRay.x264-GRP``: dots and underscores become
-    spaces, dotted acronyms like ``S.W.A.T.`` stay); ``[tags]`` and
-    ``{ids}`` anywhere. The last parenthesised year wins
-    (``2001 A Space Odyssey (1968)``). A bare year counts when it is not
-    the first word and lies before the release junk (``1917`` alone is a
-    title; ``1917.2019.1080p`` is 1917 of 2019); bare years more than five
-    years ahead stay in the title (``Blade Runner 2049``). A movie in its
-    own folder (the folder has a year, or the stem starts with the folder's
-    title) takes its name from the folder.
-
-Series
-    Markers, strongest first: ``S01E02`` / ``s1e2`` / ``S01.E02``;
-    multi-episode ``S01E01-E02``, ``S01E01E02``, ``S01E01-02``,
-    ``S01E01-S01E02``; ``1x02`` (``1x02-03``); ``Season 1 Episode 2``;
-    dated ``2021-03-04`` / ``2021.03.04`` (year first only: ``04.03.2021``
-    is ambiguous between day-first and month-first and is not a date);
-    ``E12`` / ``Episode 12``; absolute ``Show - 012`` (anime,
-    ``[Group] Show - 012 [1080p]``); a leading number (``01 - Pilot``).
-    Absolute numbers are only read after `` - `` (or ``_-_``), where they
-    cannot be a year or a resolution.
-    Ambiguous: ``Season 1/Show - 102.mkv``. Kodi would read S01E02; Reelhouse
-    never splits a bare number: it is episode 102 (absolute 102) of season
-    1. Splitting would misfile every anime episode 100-199 kept in a
-    ``Season 1`` folder, while the literal reading still sorts a
-    ``101, 102, ...`` season in order.
-    Season folders: ``Season 1``, ``Season 01``, ``S1``, ``S01``,
-    ``Series 1``, ``Staffel 2``, ``Saison 3``, ``Temporada 4`` (and a few
-    more languages); ``Specials`` and ``Season 00`` are season 0; a bare
-    number is not a season folder. Episodes may sit directly under the
-    series folder. The season in the file name wins over the folder's.
-
-Extras
-    Suffixes ``-trailer``, ``-behindthescenes``, ``-deleted``,
-    ``-featurette``, ``-interview``, ``-scene``, ``-short``, ``-clip``,
-    ``-other``, optionally numbered (``-trailer2``); a trailer also as
-    ``.trailer`` / ``_trailer`` (Kodi), other types only after ``-`` so
-    that ``The.Interview`` stays a title; folders ``extras``, ``trailers``, ``behind the scenes``,
-    ``deleted scenes``, ``featurettes``, ``interviews``, ``scenes``,
-    ``shorts``, ``clips``, ``other`` anywhere below the item folder (an
-    extras-named folder at the library root is a collection, not extras);
-    ``trailer.mkv`` alone in an item folder. A ``.trailer`` on a name with
-    an episode marker (``Show.S01E05.The.Trailer``) is a title.
-
-Multi-part stacks
-    ``cd1``, ``dvd1``, ``part1``, ``pt1``, ``disc1``/``disk1`` and lettered
-    ``-a``/``-b`` (or ``part a``), grouped by :func:`group_stacks` only when
-    2+ parts with the same base run 1, 2, ... without a gap. The first part
-    is the item; later parts are its ``AdditionalPart`` parts.
-
-Versions
-    ``Movie (2010) - 1080p``, ``Movie (2010) - 4K``, ``Movie (2010) -
-    Director's Cut`` (or ``Movie (2010) [4K]``) in one folder are versions
-    of one movie (:func:`group_versions`). Primary: the plain name if
-    present, else the highest resolution in the label, else the label first
-    alphabetically (case-insensitive).
-
-Sort names
-    A leading ``The``, ``A`` or ``An`` is dropped (:func:`sort_name`).
+Sort names drop a leading ``The``, ``A`` or ``An`` (:func:`sort_name`).
 """
 
 from __future__ import annotations
@@ -99,10 +75,12 @@ from reelhouse.media._naming_episodes import (
     EpisodeMarker,
     EpisodeName,
     parse_episode,
-    parse_season_folder,
 )
+from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_files import (
+    DISC_STUB_EXTENSION,
     STRM_EXTENSION,
+    THEME_AUDIO_EXTENSIONS,
     VIDEO_EXTENSIONS,
     ExtraSuffix,
     ExtraType,
@@ -124,6 +102,7 @@ from reelhouse.media._naming_groups import (
     split_version,
     stack_part,
 )
+from reelhouse.media._naming_versions import group_episode_versions
 from reelhouse.media._naming_titles import (
     MovieName,
     SeriesName,
@@ -133,7 +112,9 @@ from reelhouse.media._naming_titles import (
 )
 
 __all__ = [
+    "DISC_STUB_EXTENSION",
     "STRM_EXTENSION",
+    "THEME_AUDIO_EXTENSIONS",
     "STRONG_MARKERS",
     "VIDEO_EXTENSIONS",
     "Classified",
@@ -159,6 +140,7 @@ __all__ = [
     "extra_suffix",
     "extra_type_of",
     "extras_folder_type",
+    "group_episode_versions",
     "group_stacks",
     "group_versions",
     "is_sample",
@@ -168,6 +150,7 @@ __all__ = [
     "parse_season_folder",
     "parse_series_folder",
     "resolution_rank",
+    "season_series_prefix",
     "sort_name",
     "split_version",
     "stack_part",

@@ -147,7 +147,7 @@ class _Rows:
         )
         if record.meta is not None:
             self._add_meta(record)
-        if draft.file is not None and draft.path is not None:
+        if draft.file is not None and draft.path is not None and not draft.offline:  # `.disc`: nothing to play
             self._add_source(record, source_id(self.library_id, draft.path))
 
     def _add_meta(self, record: ItemRecord) -> None:

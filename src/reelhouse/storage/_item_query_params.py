@@ -5,8 +5,10 @@ Rules (api-decisions.md): repeated parameters are lists; a comma-separated
 value is one value (except ``ids``); booleans are ``true``/``false``;
 an unknown enum value is 400 ``field_invalid`` naming the parameter (enum
 values are matched case-insensitively and stored in the reference's
-spelling). Empty values count as absent; unknown parameters are ignored; a
-single-valued parameter given twice is 400.
+spelling). An empty value of a free-text parameter (a name, an id, a
+codec) counts as absent; an empty boolean, enum, number or code is as
+invalid as any other malformed value (400). Unknown parameters are ignored;
+a single-valued parameter given twice is 400.
 """
 
 from __future__ import annotations
@@ -58,7 +60,9 @@ def parse_item_query(params: Mapping[str, Values]) -> ItemQuery:
     """
     given: dict[str, Any] = {}
     for name, (field, parse) in PARAMETERS.items():
-        values = [v for v in params.get(name, ()) if v != ""]
+        values = list(params.get(name, ()))
+        if parse in _EMPTY_IS_ABSENT:
+            values = [v for v in values if v != ""]
         if values:
             given[field] = parse(name, values)
     query = ItemQuery(**given)
@@ -252,3 +256,6 @@ PARAMETERS: dict[str, tuple[str, Parser]] = {
     "includeTotal": ("include_total", _bool),
 }
 """Query parameter -> (ItemQuery field, parser of its values)."""
+
+_EMPTY_IS_ABSENT: frozenset[Parser] = frozenset({_text, _texts, _lowered, _subtitle_codecs})
+"""Free-text parsers: for them an empty value is no filter (module doc)."""

@@ -99,13 +99,15 @@ async def search(store: Store, q: str, limit: int) -> SearchHits:
     """Items and people whose names match ``q``, best first (module doc).
 
     ``limit`` (>= 1) caps each list.  A query that folds to nothing (only
-    punctuation) matches nothing.  Raises ValueError for a limit below 1,
-    StoreError when the database fails.
+    punctuation) matches nothing, and so does one holding NUL: no stored
+    name holds one, and neither backend can compare it (PostgreSQL refuses
+    NUL in text, an FTS5 ``MATCH`` fails on it).  Raises ValueError for a
+    limit below 1, StoreError when the database fails.
     """
     if limit < 1:
         raise ValueError("limit must be at least 1")
     folded = search_key(q)
-    if not folded:
+    if not folded or "\x00" in folded:
         return SearchHits([], [])
     found: dict[_Entity, list[Row]] = {}
 

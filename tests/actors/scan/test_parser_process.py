@@ -14,6 +14,7 @@ from reelhouse.actors.scan.parser_process import ParserProcessError, ParserSetup
 from reelhouse.actors.scan.walk import Walker, WalkStart
 from reelhouse.media.assemble import ScanRules
 from reelhouse.media.library_options import LibraryOptions
+from reelhouse.storage.confined_files import confinement_for
 from reelhouse.storage.catalog import ScanIndex
 
 from .conftest import LIBRARY_ID, Library, Tree, create_library
@@ -33,7 +34,7 @@ def _fill(tree: Tree) -> None:
 
 def _setup(tree: Tree) -> ParserSetup:
     rules = ScanRules.from_options(LIBRARY_ID, "mixed", LibraryOptions(media_info_timing="playback"))
-    return ParserSetup(rules, ScanIndex(), rewrite=False, probe_changed=False)
+    return ParserSetup(rules, ScanIndex(), rewrite=False, probe_changed=False, within=confinement_for([tree.path()], None))
 
 
 def _visits(tree: Tree) -> list:

@@ -7,12 +7,14 @@ import io
 import json
 import os
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import trio
 from PIL import Image
 
 import reelhouse.actors.scan.pipeline as pipeline
+import reelhouse.actors.scan.walk as walk
 from reelhouse.actors.scan import ScanProgress, item_id, run_scan
 from reelhouse.media.library_options import LibraryOptions
 
@@ -84,6 +86,23 @@ async def test_versions_stacks_extras_and_samples(tree: Tree, library: Library) 
     assert [(p["type"], p["extra_type"], p["owner_id"], p["index_number"]) for p in parts] == [
         ("Video", "AdditionalPart", first["id"], 2), ("Video", "AdditionalPart", first["id"], 3),
     ]  # fmt: skip
+
+
+async def test_theme_media_are_extras_and_disc_stubs_are_items_without_a_source(tree: Tree, library: Library) -> None:
+    tree.add("M (2010)/M (2010).mkv")
+    tree.add("M (2010)/theme.mp3")
+    tree.add("M (2010)/backdrops/intro.mp4")
+    tree.add("Shelf (1999)/Shelf (1999).disc", "Disc 1 of the box set")
+    await library.scan()
+    items = await library.items()
+    movie = items["M (2010)/M (2010).mkv"]
+    song, video = items["M (2010)/theme.mp3"], items["M (2010)/backdrops/intro.mp4"]
+    assert (song["type"], song["extra_type"], song["owner_id"]) == ("Video", "ThemeSong", movie["id"])
+    assert (video["type"], video["extra_type"], video["owner_id"]) == ("Video", "ThemeVideo", movie["id"])
+    stub = items["Shelf (1999)/Shelf (1999).disc"]
+    assert (stub["type"], stub["name"], stub["production_year"]) == ("Movie", "Shelf", 1999)
+    sources = await library.store.fetch_all("SELECT item_id FROM media_sources")
+    assert stub["id"] not in {s["item_id"] for s in sources}
 
 
 async def test_series_seasons_specials_and_episodes(tree: Tree, library: Library) -> None:
@@ -208,7 +227,7 @@ async def test_use_nfo_off_keeps_stored_values(tree: Tree, library: Library) -> 
 async def test_local_images_are_recorded_with_content_tags(tree: Tree, library: Library) -> None:
     tree.add("A (2001)/A (2001).mkv")
     poster = tree.add("A (2001)/poster.png", png(3, 2))
-    tree.add("A (2001)/fanart.jpg", b"not really a jpeg")
+    tree.add("A (2001)/fanart.jpg", b"\xff\xd8\xff not really a jpeg")  # a JPEG by its magic, no size
     await library.scan()
     movie = (await library.items())["A (2001)/A (2001).mkv"]
     rows = await library.store.fetch_all("SELECT kind, idx, path, tag, width, height, size, source FROM images WHERE item_id = ? ORDER BY kind", (movie["id"],))
@@ -456,3 +475,40 @@ async def test_scanned_items_carry_the_key_of_their_sort_name(tree: Tree, librar
     items = await library.items()
     assert items["Émile (2001)/Émile (2001).mkv"]["name_key"] == "emile"
     assert items["Arrival (2016)/Arrival (2016).mkv"]["name_key"] == "arrival, the"  # the NFO's sorttitle
+
+
+# -- containment (issue 12, item 1) ------------------------------------------------------
+
+
+async def test_symlink_out_of_root_is_not_indexed(tree: Tree, library: Library, tmp_path: Path) -> None:
+    """The issue's repro: fanart.jpg -> a secret; also an NFO, a video and a folder linked out."""
+    outside = tmp_path / "outside"
+    (outside / "Planted (2020)").mkdir(parents=True)
+    (outside / "shadow").write_text("root:$6$secret")
+    (outside / "movie.nfo").write_text("<movie><title>Stolen title</title></movie>")
+    (outside / "poster.png").write_bytes(png(3, 2))
+    (outside / "Planted (2020)" / "Planted (2020).mkv").write_bytes(b"\x00" * 64)
+    tree.add("Leak (2013)/Leak (2013).mkv")
+    os.symlink(outside / "shadow", tree.path("Leak (2013)/fanart.jpg"))
+    os.symlink(outside / "poster.png", tree.path("Leak (2013)/poster.png"))
+    os.symlink(outside / "movie.nfo", tree.path("Leak (2013)/movie.nfo"))
+    os.symlink(outside / "Planted (2020)", tree.path("Planted (2020)"))
+    outcome = await library.scan()
+    items = await library.items()
+    assert list(items) == ["Leak (2013)/Leak (2013).mkv"]
+    assert items["Leak (2013)/Leak (2013).mkv"]["name"] == "Leak"  # the outside NFO was not read
+    assert await library.store.fetch_all("SELECT path FROM images") == []
+    assert outcome.errors == 4
+    assert {error for _path, error in await library.errors()} == {walk.OUTSIDE_ROOTS}
+
+
+async def test_non_image_poster_is_not_indexed(tree: Tree, library: Library) -> None:
+    tree.add("A (2001)/A (2001).mkv")
+    tree.add("A (2001)/poster.jpg", "root:$6$secret:19000:0:99999:7:::\n")
+    tree.add("A (2001)/fanart.png", png(4, 3))
+    outcome = await library.scan()
+    rows = await library.store.fetch_all("SELECT kind, path FROM images")
+    assert [(r["kind"], r["path"]) for r in rows] == [("backdrop", tree.path("A (2001)/fanart.png"))]
+    assert outcome.errors == 1
+    [(path, error)] = await library.errors()
+    assert path == tree.path("A (2001)/poster.jpg") and "not an image" in error

@@ -14,6 +14,7 @@ import trio
 
 from reelhouse.actors.scan import ScanDeps, probe_pending_sources, remote_target_allowed
 from reelhouse.media.library_options import LibraryOptions
+from reelhouse.storage.confined_files import confinement_for
 
 from .conftest import LIBRARY_ID, Library, Tree
 
@@ -164,3 +165,22 @@ async def test_a_missing_ffprobe_is_an_unknown_failure(tree: Tree, library: Libr
 )
 def test_remote_target_allowed(url: str, ips: list[str], allowed: list[str], expected: bool) -> None:
     assert remote_target_allowed(url, ips, allowed) is expected
+
+
+async def test_a_file_swapped_for_a_link_out_before_its_probe_is_not_probed(
+    tree: Tree, library: Library, sample_video: bytes, tmp_path: Path
+) -> None:
+    """The background job probes what the scan left: a link out by then is refused, not read."""
+    private = tmp_path / "private.mkv"
+    private.write_bytes(sample_video)
+    video = tree.add("A (2001).mkv", sample_video)
+    await library.scan(options=timing("background"))
+    video.unlink()
+    video.symlink_to(private)
+    with trio.fail_after(30):
+        count = await probe_pending_sources(
+            library.store, LIBRARY_ID, library.deps, read_concurrency=1, within=confinement_for([tree.path()], None)
+        )
+    source = (await sources(library))["A (2001).mkv"]
+    assert count == 1 and (source["probe_failure"], source["container"]) == ("permission_denied", "mkv")
+    assert source["runtime_ticks"] in (None, 0)

@@ -38,6 +38,8 @@ SEASON_EPISODE: list[tuple[str, int, int, int | None, str | None, str | None]] =
     ("Game of Thrones - S08E06 - The Iron Throne", 8, 6, None, "Game of Thrones", "The Iron Throne"),
     ("Twin Peaks S03E01 Part 1", 3, 1, None, "Twin Peaks", "Part 1"),
     ("Breaking.Bad.S05E14.Ozymandias.1080p.BluRay.x264-ROVERS", 5, 14, None, "Breaking Bad", "Ozymandias"),
+    ("The Wonder Years s04e07 Christmas Party NTSC PDTV", 4, 7, None, "The Wonder Years", "Christmas Party"),
+    ("the_show-s02e01_18536", 2, 1, None, "the show", "18536"),
     ("The Simpsons - S35E01 - Thirty Five Years of Simpsons", 35, 1, None, "The Simpsons",
      "Thirty Five Years of Simpsons"),
     ("Se7en S01E01", 1, 1, None, "Se7en", None),
@@ -52,6 +54,14 @@ SEASON_EPISODE: list[tuple[str, int, int, int | None, str | None, str | None]] =
     ("House.M.D.S01E01.720p", 1, 1, None, "House M.D.", None),
     ("Show.Name.2019.S01E01", 1, 1, None, "Show Name 2019", None),
     ("Show - S01E01v2 - Title", 1, 1, None, "Show", "Title"),
+    # an `x` between season and episode after the S
+    ("Show S01x02", 1, 2, None, "Show", None),
+    ("Show - S01xE02 - Title", 1, 2, None, "Show", "Title"),
+    ("show.s01x01.hdtv", 1, 1, None, "show", None),
+    ("Show S03xE10-E11", 3, 10, 11, "Show", None),
+    ("Show S01 Ep02", 1, 2, None, "Show", None),
+    ("Show.S01Ep.03.720p", 1, 3, None, "Show", None),
+    ("Show - S01E02 - S01E03 - Title", 1, 2, 3, "Show", "Title"),
     # multi-episode files
     ("Show S01E01-E02", 1, 1, 2, "Show", None),
     ("Show S01E01E02", 1, 1, 2, "Show", None),
@@ -82,6 +92,19 @@ CROSS: list[tuple[str, int, int, int | None, str | None, str | None]] = [
     ("Show 2x10 Title", 2, 10, None, "Show", "Title"),
     ("Show [1x02]", 1, 2, None, "Show", None),
     ("1x2", 1, 2, None, None, None),
+    # year-numbered seasons
+    ("Show 2009x03", 2009, 3, None, "Show", None),
+    ("Show - 2009x03 - Title", 2009, 3, None, "Show", "Title"),
+    ("Quiz.1998x112.PDTV", 1998, 112, None, "Quiz", None),
+    # chains and ranges: the last episode ends the range
+    ("Show - 02x03 - 02x04 - 02x15 - Title", 2, 3, 15, "Show", "Title"),
+    ("02x03-E15 - Title", 2, 3, 15, None, "Title"),
+    ("Show 3x01-3x02", 3, 1, 2, "Show", None),
+    ("Show 1x01 - E02 - Title", 1, 1, 2, "Show", "Title"),
+    ("Show - 2009x03 - x04 - x15 - Title", 2009, 3, 15, "Show", "Title"),
+    ("Show 02x03-04-15 - Title", 2, 3, 15, "Show", "Title"),
+    # a spaced bare number after the marker is a title, not a range
+    ("Show 1x05 - 2 Broke Girls", 1, 5, None, "Show", "2 Broke Girls"),
 ]
 
 # (stem, season, episode, series_hint, title)
@@ -107,6 +130,22 @@ DATED: list[tuple[str, datetime.date, str | None, str | None]] = [
     ("Late Show 1999.02.28", datetime.date(1999, 2, 28), "Late Show", None),
     ("The.Tonight.Show.Starring.Jimmy.Fallon.2024.01.15.Guest.720p.WEB.h264-EDITH",
      datetime.date(2024, 1, 15), "The Tonight Show Starring Jimmy Fallon", "Guest"),
+    ("A Daily Show - (2015-01-15) - Episode Name - [720p]", datetime.date(2015, 1, 15), "A Daily Show",
+     "Episode Name"),
+    ("anything_14.11.1996", datetime.date(1996, 11, 14), "anything", None),
+    # year last: day first, month first only when day first cannot be
+    ("Show 04.03.2021", datetime.date(2021, 3, 4), "Show", None),
+    ("Show - 15-01-2020 - Guest", datetime.date(2020, 1, 15), "Show", "Guest"),
+    ("Show 03.15.2021", datetime.date(2021, 3, 15), "Show", None),
+    ("Tagesschau 1.2.2019", datetime.date(2019, 2, 1), "Tagesschau", None),
+    # compact year-month-day
+    ("Show 20210304", datetime.date(2021, 3, 4), "Show", None),
+    ("show.20190715.guest.720p", datetime.date(2019, 7, 15), "show", "guest"),
+    # month names
+    ("Show - 4 March 2021", datetime.date(2021, 3, 4), "Show", None),
+    ("Show March 4, 2021 - Guest", datetime.date(2021, 3, 4), "Show", "Guest"),
+    ("Show 1st Jan 2020", datetime.date(2020, 1, 1), "Show", None),
+    ("Show.Sept.30.2018.720p", datetime.date(2018, 9, 30), "Show", None),
 ]
 
 # (stem, episode, series_hint, title): an episode number without a season
@@ -118,6 +157,42 @@ EPISODE_ONLY: list[tuple[str, int, str | None, str | None]] = [
     ("Show Ep.07", 7, "Show", None),
     ("Show - Episode 3 - Title", 3, "Show", "Title"),
     ("Folge 8", 8, None, None),
+    # "episode" in other languages and scripts
+    ("Show Afsnit 3", 3, "Show", None),
+    ("Show - Aflevering 4 - Titel", 4, "Show", "Titel"),
+    ("Show Avsnitt 5", 5, "Show", None),
+    ("Show Jakso 6", 6, "Show", None),
+    ("Show Odcinek 7", 7, "Show", None),
+    ("Show Epizoda 8", 8, "Show", None),
+    ("Show Серия 9", 9, "Show", None),
+    ("Show Bölüm 12", 12, "Show", None),
+    ("Show Capítulo 3", 3, "Show", None),
+    ("Show Episódio 2", 2, "Show", None),
+    ("進撃の巨人 第12話", 12, "進撃の巨人", None),
+    ("海贼王 第1001集", 1001, "海贼王", None),
+    ("드라마 12화", 12, "드라마", None),
+    # miniseries parts
+    ("Band of Brothers Part 1", 1, "Band of Brothers", None),
+    ("Doc Pt.II", 2, "Doc", None),
+    ("Show Part IV - Title", 4, "Show", "Title"),
+    ("Show.Part.3.720p.HDTV", 3, "Show", None),
+]
+
+# (stem, episode, air date, series_hint, title): Korean broadcast releases,
+# the episode number then the air date as YYMMDD
+BROADCAST: list[tuple[str, int, datetime.date | None, str | None, str | None]] = [
+    ("Running.Man.E368.170917.720p-NEXT", 368, datetime.date(2017, 9, 17), "Running Man", None),
+    ("Show E01 160101 Title", 1, datetime.date(2016, 1, 1), "Show", "Title"),
+    ("Show.E05.169999.720p", 5, None, "Show", "169999"),
+]
+
+# (stem, episode, episode_end, series_hint, title): ranges without a season
+# (Korean and other whole-season releases)
+EPISODE_RANGES: list[tuple[str, int, int, str | None, str | None]] = [
+    ("Show.E01-E16.1080p.WEB-DL", 1, 16, "Show", None),
+    ("Drama E01-16", 1, 16, "Drama", None),
+    ("Show - Ep 03-04 - Title", 3, 4, "Show", "Title"),
+    ("Show E05-E06 Title", 5, 6, "Show", "Title"),
 ]
 
 # (stem, absolute, series_hint, title): anime and absolute numbering
@@ -134,6 +209,11 @@ ABSOLUTE: list[tuple[str, int, str | None, str | None]] = [
     ("Band of Brothers - 01 - Currahee", 1, "Band of Brothers", "Currahee"),
     ("[Erai-raws] Shingeki no Kyojin - The Final Season - 01 [1080p][Multiple Subtitle]", 1,
      "Shingeki no Kyojin - The Final Season", None),
+    ("[Group] Title - 13", 13, "Title", None),
+    # a bracketed number after the group
+    ("[Group] Title [21]", 21, "Title", None),
+    ("[Group] Title [21][1080p]", 21, "Title", None),
+    ("[Group] Title [05v2] [720p]", 5, "Title", None),
 ]
 
 # (stem, episode, title): a number leading the stem, for files in season folders
@@ -144,6 +224,16 @@ LEADING: list[tuple[str, int, str | None]] = [
     ("1. Pilot", 1, "Pilot"),
     ("102 - Title", 102, "Title"),
     ("7 Days Later", 7, "Days Later"),
+]
+
+# (stem, season, episode, episode_end, title): a leading pair. A rising pair
+# is a range here; classify() reads it as season and episode outside a
+# season folder. A falling pair can only be season and episode.
+LEADING_PAIRS: list[tuple[str, int | None, int, int | None, str | None]] = [
+    ("02-03 - Title", None, 2, 3, "Title"),
+    ("4-12 - Title", None, 4, 12, "Title"),
+    ("4-2 - Title", 4, 2, None, "Title"),
+    ("01-02", None, 1, 2, None),
 ]
 
 NOT_EPISODES: list[str] = [
@@ -161,6 +251,11 @@ NOT_EPISODES: list[str] = [
     "Apocalypse Now",
     "Season of the Witch",
     "Escape from New York",
+    "Film 2048x858",
+    "Show.S01.x264-GRP",
+    "Show 31.02.2021",
+    "Movie [2010]",
+    "[Group] Title",
 ]
 
 SEASON_FOLDERS: list[tuple[str, int | None]] = [
@@ -192,9 +287,58 @@ SEASON_FOLDERS: list[tuple[str, int | None]] = [
     ("Season 0", 0),
     ("Season 00", 0),
     ("S00", 0),
+    # other languages and scripts, the word first
+    ("Sezon 2", 2),
+    ("Sezona 3", 3),
+    ("Sezóna 4", 4),
+    ("Sezonul 5", 5),
+    ("Säsong 6", 6),
+    ("Sæson 7", 7),
+    ("Sesong 8", 8),
+    ("Kausi 9", 9),
+    ("Évad 1", 1),
+    ("Сезон 2", 2),
+    ("сезон 03", 3),
+    ("시즌 4", 4),
+    ("시즌4", 4),
+    ("シーズン5", 5),
+    ("シーズン 6", 6),
+    ("Temporada 07", 7),
+    ("STAGIONE 8", 8),
+    # the number first, and Chinese
+    ("1. évad", 1),
+    ("2 сезон", 2),
+    ("3. Staffel", 3),
+    ("第1季", 1),
+    ("第 2 季", 2),
+    ("第三季", 3),
+    ("第十二季", 12),
+    # series-prefixed season folders
+    ("Stargate SG-1 Season 1", 1),
+    ("Doctor Who Series 4", 4),
+    ("Dark Staffel 2", 2),
+    ("Sherlock S1", 1),
+    ("Friends - Season 10", 10),
+    ("进击的巨人 第3季", 3),
+    # release-style season folders
+    ("Show.S04.PDTV.x264-GRP", 4),
+    ("The.Wonder.Years.S04.PDTV.x264-JCH", 4),
+    ("Show.Name.S02.1080p.BluRay.x264", 2),
+    ("Show S03 Complete 720p", 3),
+    ("Show.S01.German.DL.720p.WEB.h264-GRP", 1),
+    ("Show - S02", 2),
+    ("4.Staffel", 4),
+    ("Show.Season.2.720p.WEB", 2),
+    ("Season 1 1080p", 1),
     # series folders and others are not seasons
     ("Doctor Who (2005)", None),
-    ("Sherlock S1", None),
+    ("Show.S01.Extended.Cut", None),
+    ("s06e05", None),
+    ("Season (8)", None),
+    ("Show.Name.2017.V2.web-dl.1080p.h264.aac-GRP", None),
+    ("Stargate SG-1", None),
+    ("Babylon 5", None),
+    ("Sezonul", None),
     ("Season of the Witch", None),
     ("Series 7 The Contenders", None),
     ("1", None),

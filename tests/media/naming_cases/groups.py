@@ -53,6 +53,13 @@ STACKS: list[tuple[list[str], list[tuple[str, tuple[str, ...]]]]] = [
     (["Movie-CD1", "movie-cd2"], [("Movie", ("Movie-CD1", "movie-cd2"))]),
     (["Movie-cd1", "Movie-cd1", "Movie-cd2"], []),
     (["Harry Potter Part 1 (2010)", "Harry Potter Part 2 (2011)"], []),
+    # release junk after the marker, brackets around it or before it
+    (["Movie.part1.1080p.BluRay.x264-GRP", "Movie.part2.1080p.BluRay.x264-GRP"],
+     [("Movie.1080p.BluRay.x264-GRP", ("Movie.part1.1080p.BluRay.x264-GRP", "Movie.part2.1080p.BluRay.x264-GRP"))]),
+    (["Movie [1080p]part1", "Movie [1080p]part2"], [("Movie [1080p]", ("Movie [1080p]part1", "Movie [1080p]part2"))]),
+    (["Movie (2010) (Disc 01)", "Movie (2010) (Disc 02)"],
+     [("Movie (2010)", ("Movie (2010) (Disc 01)", "Movie (2010) (Disc 02)"))]),
+    (["Movie [cd1]", "Movie [cd2]"], [("Movie", ("Movie [cd1]", "Movie [cd2]"))]),
     (["Movie.2010.cd1.x264-GRP", "Movie.2010.cd2.x264-GRP"],
      [("Movie.2010.x264-GRP", ("Movie.2010.cd1.x264-GRP", "Movie.2010.cd2.x264-GRP"))]),
     ([], []),
@@ -69,9 +76,44 @@ SPLIT_VERSIONS: list[tuple[str, str, str | None]] = [
     ("Movie (2010) - 1080p HDR", "Movie (2010)", "1080p HDR"),
     ("Other (2011)", "Movie (2010)", None),
     ("Movie (2010)x", "Movie (2010)", None),
-    ("Movie (2010) 1080p", "Movie (2010)", None),
+    ("Movie (2010) 1080p", "Movie (2010)", "1080p"),
+    ("Movie (2010) 2160p HDR", "Movie (2010)", "2160p HDR"),
+    ("Movie (2010) Returns", "Movie (2010)", None),
+    ("Movie (2010) (Extended)", "Movie (2010)", "Extended"),
+    ("Movie (2010) {edition-Director's Cut}", "Movie (2010)", "Director's Cut"),
+    ("Movie (2010) (2011)", "Movie (2010)", None),
+    ("Movie (2010) HSBS", "Movie (2010)", "HSBS"),
+    ("Movie - [1080p]", "Movie", "1080p"),
+    ("Movie (2010) - (Extended)", "Movie (2010)", "Extended"),
     ("Movie (2010) - ", "Movie (2010)", None),
     ("Movie", "", None),
+    # quality words glued on with `_` or `.`, bracketed editions
+    ("Movie (2020)_4K", "Movie (2020)", "4K"),
+    ("Movie (2020).2160p", "Movie (2020)", "2160p"),
+    ("Movie.UHD", "Movie", "UHD"),
+    ("Movie (1982) [Final Cut]", "Movie (1982)", "Final Cut"),
+    ("Movie (2010)_Extended", "Movie (2010)", None),
+    ("Movie.2010.1080p", "Movie", None),
+    # a lone letter is another film
+    ("Iron Man - B (2006)", "Iron Man", None),
+    ("Iron Man - A", "Iron Man", None),
+]
+
+# (episode stems of one folder, [(base, [(stem, label)])])
+EPISODE_VERSIONS: list[tuple[list[str], list[tuple[str, list[tuple[str, str]]]]]] = [
+    (["Show - S01E01 - 1080p", "Show - S01E01 - 720p"],
+     [("Show - S01E01", [("Show - S01E01 - 1080p", "1080p"), ("Show - S01E01 - 720p", "720p")])]),
+    (["Show - S01E01 - Pilot", "Show - S01E01 - Pilot [4K]"],
+     [("Show - S01E01 - Pilot", [("Show - S01E01 - Pilot", ""), ("Show - S01E01 - Pilot [4K]", "4K")])]),
+    (["Show.S01E01.720p", "Show.S01E01.2160p"],
+     [("Show.S01E01", [("Show.S01E01.2160p", "2160p"), ("Show.S01E01.720p", "720p")])]),
+    (["Show 1x01 - Pilot - Director's Cut", "Show 1x01 - Pilot"],
+     [("Show 1x01 - Pilot", [("Show 1x01 - Pilot", ""), ("Show 1x01 - Pilot - Director's Cut", "Director's Cut")])]),
+    # different episodes, or the same number with different titles, are not versions
+    (["Show - S01E01 - 720p", "Show - S01E02 - 720p"], []),
+    (["Show S01E01 Pilot", "Show S01E01 Other"], []),
+    (["Show - S01E01", "Other - S01E01"], []),
+    (["Show - S01E01 - 720p"], []),
 ]
 
 # (stems, folder name, [(base, [(stem, label, parts)])])
@@ -101,6 +143,13 @@ VERSION_GROUPS: list[tuple[list[str], str | None, list[tuple[str, list[tuple[str
     (["Movie (2010) - 1080p - cd1", "Movie (2010) - 1080p - cd2", "Movie (2010) - 4K"], "Movie (2010)",
      [("Movie (2010)", [("Movie (2010) - 4K", "4K", ()),
                         ("Movie (2010) - 1080p - cd1", "1080p", ("Movie (2010) - 1080p - cd2",))])]),
+    (["Movie (2020)", "Movie (2020)_4K"], "Movie (2020)",
+     [("Movie (2020)", [("Movie (2020)", "", ()), ("Movie (2020)_4K", "4K", ())])]),
+    (["Movie", "Movie.UHD"], "Movie", [("Movie", [("Movie", "", ()), ("Movie.UHD", "UHD", ())])]),
+    (["Blade Runner (1982) [Final Cut]", "Blade Runner (1982) [Theatrical]"], None,
+     [("Blade Runner (1982)", [("Blade Runner (1982) [Final Cut]", "Final Cut", ()),
+                               ("Blade Runner (1982) [Theatrical]", "Theatrical", ())])]),
+    (["Iron Man - A (2006)", "Iron Man - B (2006)"], "Iron Man", []),
     (["Arrival (2016) - 8K", "Arrival (2016) - SD", "Arrival (2016) - UHD"], "Arrival (2016)",
      [("Arrival (2016)", [("Arrival (2016) - 8K", "8K", ()), ("Arrival (2016) - UHD", "UHD", ()),
                           ("Arrival (2016) - SD", "SD", ())])]),

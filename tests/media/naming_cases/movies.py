@@ -120,6 +120,71 @@ MOVIES: list[tuple[str, str, int | None]] = [
     ("Alien³ (1992)", "Alien³", 1992),
     ("Terminator 2 Judgment Day (1991)", "Terminator 2 Judgment Day", 1991),
     ("The Girl with the Dragon Tattoo 2011 1080p BluRay x264", "The Girl with the Dragon Tattoo", 2011),
+    # release junk with no year in front of it: resolution, source, HDR, audio
+    ("Movie Title UltraHD", "Movie Title", None),
+    ("Movie.Title.2160p.UHDRip.HDR10Plus", "Movie Title", None),
+    ("Movie.Title.DV.HDR.2160p.WEB", "Movie Title", None),
+    ("Movie.Title.DoVi.HDR10.2160p", "Movie Title", None),
+    ("Movie Title HLG 2160p", "Movie Title", None),
+    ("Movie.Title.NF.WEB-DL.1080p", "Movie Title", None),
+    ("Movie.Title.HDTS.x264", "Movie Title", None),
+    ("Movie.Title.DTS-X.7.1", "Movie Title", None),
+    ("Movie.Title.TrueHD.Atmos.7.1", "Movie Title", None),
+    ("Movie Title DD+ 5.1", "Movie Title", None),
+    ("Movie.Title.FullHD", "Movie Title", None),
+    ("Movie.Title.DVD", "Movie Title", None),
+    ("Movie Title (2010).bluray", "Movie Title", 2010),
+    # group suffixes
+    ("Movie Title-HDC", "Movie Title", None),
+    ("Movie.Title-RARBG", "Movie Title", None),
+    ("Movie Title (2019)-HDC", "Movie Title", 2019),
+    ("Movie.Title.2019.1080p.BluRay.x264-HDC", "Movie Title", 2019),
+    ("Spider-Man", "Spider-Man", None),
+    ("X-Men", "X-Men", None),
+    ("Ant-Man and the Wasp", "Ant-Man and the Wasp", None),
+    # a date is not a year
+    ("My Movie 2013-12-09", "My Movie 2013-12-09", None),
+    ("My.Movie.2013.12.09", "My Movie 2013-12-09", None),
+    ("My Movie 2013-12-09 1080p", "My Movie 2013-12-09", None),
+    ("Wedding 2019-06-01 (2019)", "Wedding 2019-06-01", 2019),
+    # titles that are numbers
+    ("2012", "2012", None),
+    ("300", "300", None),
+    ("1917 1080p", "1917", None),
+    ("300.1080p.BluRay.x264", "300", None),
+    ("2012.BluRay.720p", "2012", None),
+    ("1917.2019", "1917", 2019),
+    ("300 2006", "300", 2006),
+    ("2012 2009 1080p", "2012", 2009),
+]
+
+# (stem, title, year, 3D format of the version): 3D markers never reach titles
+MOVIES_3D: list[tuple[str, str, int | None, str | None]] = [
+    ("Avatar.2009.3D.HSBS.1080p.BluRay.x264", "Avatar", 2009, "HSBS"),
+    ("Avatar (2009) 3D Half-SBS", "Avatar", 2009, "HSBS"),
+    ("Avatar 3D HSBS", "Avatar", None, "HSBS"),
+    ("Avatar.2009.3D.Full-SBS", "Avatar", 2009, "FSBS"),
+    ("Avatar (2009) FSBS", "Avatar", 2009, "FSBS"),
+    ("Gravity.2013.1080p.3D.HTAB.DTS-GRP", "Gravity", 2013, "HTAB"),
+    ("Gravity.2013.3D.H-OU", "Gravity", 2013, "HTAB"),
+    ("Gravity 2013 3D Half-OU 1080p", "Gravity", 2013, "HTAB"),
+    ("Gravity (2013) FTAB", "Gravity", 2013, "FTAB"),
+    ("Gravity.2013.3D.Full-OU.1080p", "Gravity", 2013, "FTAB"),
+    ("Gravity (2013) [3D] [MVC]", "Gravity", 2013, "MVC"),
+    ("Gravity.2013.3D.BluRay.MVC.x264", "Gravity", 2013, "MVC"),
+    ("Hugo.2011.3D.SBS.1080p", "Hugo", 2011, "HSBS"),
+    ("Hugo 3D TAB", "Hugo", None, "HTAB"),
+    ("Avatar.2009.3D.1080p.BluRay", "Avatar", 2009, "3D"),
+    ("Super Movie.3d", "Super Movie", None, "3D"),
+    ("Super Movie.3D.hsbs", "Super Movie", None, "HSBS"),
+    ("Super Movie [3D]", "Super Movie", None, "3D"),
+    ("Super Movie - 3D - SBS", "Super Movie", None, "HSBS"),
+    # 3D in a title is the title's
+    ("Step Up 3D (2010)", "Step Up 3D", 2010, None),
+    ("Step.Up.3D.2010.1080p.BluRay", "Step Up 3D", 2010, None),
+    ("Piranha 3D (2010) HSBS", "Piranha 3D", 2010, "HSBS"),
+    ("The House of Tabs (2001)", "The House of Tabs", 2001, None),
+    ("Tout ou rien (2010)", "Tout ou rien", 2010, None),
 ]
 
 TAGS: list[tuple[str, tuple[str, ...]]] = [
@@ -150,6 +215,28 @@ SERIES_FOLDERS: list[tuple[str, str, int | None]] = [
     ("Marvel's Agents of S.H.I.E.L.D. (2013)", "Marvel's Agents of S.H.I.E.L.D.", 2013),
     ("Star Trek- The Next Generation (1987)", "Star Trek- The Next Generation", 1987),
     ("The Expanse", "The Expanse", None),
+    # underscores and release junk
+    ("The_Show", "The Show", None),
+    ("The_Show_(2019)", "The Show", 2019),
+    ("Show.Name.1080p.WEB-DL", "Show Name", None),
+    ("[Group] Show Name [1080p]", "Show Name", None),
+    # season markers and what follows them are dropped
+    ("The.Show.S01", "The Show", None),
+    ("The.Show.S01.720p.HDTV.x264-GRP", "The Show", None),
+    ("The Show Season 1", "The Show", None),
+    ("The Show (2019) Season 2", "The Show", 2019),
+    ("Stargate SG-1 Season 1", "Stargate SG-1", None),
+    ("Doctor.Who.2005.S04.1080p", "Doctor Who", 2005),
+    ("Show Name - The Complete Series", "Show Name", None),
+    ("Show.Name.Complete.Series.720p", "Show Name", None),
+    # episode-named folders give the series before the marker
+    ("The Show s02e10 720p hdtv", "The Show", None),
+    ("The.Show.S01E01.720p", "The Show", None),
+    ("Show - 1x01 - Pilot", "Show", None),
+    ("The_Show_Season_1", "The Show", None),
+    # a name that contains a season word is not cut
+    ("Season of the Witch", "Season of the Witch", None),
+    ("Stargate SG-1", "Stargate SG-1", None),
 ]
 
 SORT_NAMES: list[tuple[str, str]] = [

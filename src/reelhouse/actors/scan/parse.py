@@ -7,9 +7,12 @@ drafted, the owners of extras, and the ids it has seen. It reads only
 what changed: a draft whose fingerprint equals the stored one (and whose
 item is not missing) is seen and skipped without opening a file.
 
-A file that cannot be read (an NFO, an image, a ``.strm``) or an NFO that
-is malformed or hostile becomes a scan error; the item is still indexed
-(an unusable ``.strm`` is not: it has nowhere to point to).
+A file that cannot be read (an NFO, an image, a ``.strm``), one that
+resolves outside the library's roots (read through
+:mod:`reelhouse.storage.confined_files`), an NFO that is malformed or
+hostile, or an image file that is not an image (its first bytes are no
+known image format) becomes a scan error; the item is still indexed (an
+unusable ``.strm`` is not: it has nowhere to point to).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ from reelhouse.media.assemble import (
     series_path,
     strm_target,
 )
+from reelhouse.media.containment import Confinement
+from reelhouse.media.local_images import sniff_image_type
 from reelhouse.media.naming import parse_season_folder, parse_series_folder
 from reelhouse.media.nfo import MAX_NFO_BYTES, NfoError, parse_nfo
 from reelhouse.storage.catalog import IndexedItem, ScanErrorRow, ScanIndex
@@ -64,11 +69,15 @@ class Parser:
     """The thread-side state of one scan's parse step (one thread at a time).
 
     ``rewrite`` ignores fingerprints (every item is written again);
-    ``probe_changed`` marks new and changed local files for probing.
+    ``probe_changed`` marks new and changed local files for probing;
+    ``within``: where the files it reads may resolve.
     """
 
-    def __init__(self, rules: ScanRules, index: ScanIndex, *, rewrite: bool, probe_changed: bool) -> None:
+    def __init__(
+        self, rules: ScanRules, index: ScanIndex, *, rewrite: bool, probe_changed: bool, within: Confinement
+    ) -> None:
         self.rules = rules
+        self.within = within
         self.index = index
         self.rewrite = rewrite
         self.probe_changed = probe_changed
@@ -193,7 +202,7 @@ class Parser:
         path = join_path(root, rel)
         found = self.listings.get(path)
         if found is None:
-            found, errors = list_directory(root, rel)
+            found, errors = list_directory(root, rel, self.within)
             out.errors.extend(ScanErrorRow(e.path, e.error) for e in errors)
             if found is not None:
                 self.listings[path] = found
@@ -257,7 +266,7 @@ class Parser:
             source_path = self._strm(draft.path, out)
             if source_path is None:
                 return None
-        local_file = file is not None and not draft.strm
+        local_file = file is not None and not draft.strm and not draft.offline
         return ItemRecord(
             draft=draft,
             fingerprint=mark,
@@ -276,7 +285,7 @@ class Parser:
             return None
         path = join_path(draft.dir_path, draft.nfo.name)
         try:
-            data = read_file(path, MAX_NFO_BYTES)
+            data = read_file(path, MAX_NFO_BYTES, self.within)
             return metadata_from_nfo(draft, parse_nfo(data, draft.nfo_kind))  # type: ignore[arg-type]
         except NfoError as exc:
             out.errors.append(ScanErrorRow(path, f"The NFO file was not used: {exc.message}."))
@@ -295,16 +304,19 @@ class Parser:
                 )
                 continue
             try:
-                data = read_whole(path)
+                data = read_whole(path, self.within)
             except OSError as exc:
                 out.errors.append(ScanErrorRow(path, f"The image could not be read: {_describe(exc)}."))
+                continue
+            if sniff_image_type(data) is None:
+                out.errors.append(ScanErrorRow(path, "The file is not an image (JPEG, PNG, WebP, GIF or BMP); it is not used."))
                 continue
             found.append(image_record(path, image.kind, image.index, image.file.size, image.file.mtime_ms, data))
         return tuple(found)
 
     def _strm(self, path: str, out: ParsedBatch) -> str | None:
         try:
-            return strm_target(read_file(path, MAX_STRM_BYTES))
+            return strm_target(read_file(path, MAX_STRM_BYTES, self.within))
         except ValueError as exc:
             out.errors.append(ScanErrorRow(path, f"The .strm file was not used: {exc}."))
         except OSError as exc:

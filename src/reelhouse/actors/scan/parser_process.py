@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import trio
 
 from reelhouse.media.assemble import ScanRules
+from reelhouse.media.containment import Confinement
 from reelhouse.storage import Statement, now_ms
 from reelhouse.storage.catalog import ScanIndex, batch_statements
 
@@ -59,9 +60,12 @@ class ParserSetup:
     index: ScanIndex
     rewrite: bool
     probe_changed: bool
+    within: Confinement  # where the files it reads may resolve
 
     def build(self) -> Parser:
-        return Parser(self.rules, self.index, rewrite=self.rewrite, probe_changed=self.probe_changed)
+        return Parser(
+            self.rules, self.index, rewrite=self.rewrite, probe_changed=self.probe_changed, within=self.within
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,12 +35,14 @@ from typing import Literal
 import trio
 
 from reelhouse.media.assemble import ScanRules
+from reelhouse.media.containment import Confinement
 from reelhouse.media.library_options import (
     LibraryOptions,
     effective_media_info_timing,
     effective_read_concurrency,
 )
 from reelhouse.storage import Store, now_ms
+from reelhouse.storage.confined_files import confinement_for
 from reelhouse.storage.catalog import (
     ScanIndex,
     count_probe_pending,
@@ -77,6 +79,7 @@ class ScanPlan:
     options: LibraryOptions
     only_dirs: tuple[str, ...] | None = None  # rescan just these directories (and below)
     rewrite: bool = False  # rescan every directory as if changed (after externalAudio changed)
+    data_dir: str | None = None  # the server's data directory: never walked nor read
 
 
 @dataclass
@@ -148,7 +151,7 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
         index.images = await load_local_images(store, plan.library_id)
     scope = _Scope(scope.starts, scope.within, scope.protected + tuple(unreadable))
     progress.phase = "parse"
-    setup = ParserSetup(rules, index, plan.rewrite, probe_changed=timing in ("scan", "background"))
+    setup = ParserSetup(rules, index, plan.rewrite, timing in ("scan", "background"), walker.within)
     async with open_parser(
         setup, listed_files=listed_files(visits), thread_limiter=limiter, process_slots=deps.parse_processes
     ) as parser:
@@ -156,7 +159,7 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
         seen = await parser.seen_ids()
     progress.phase = "write"
     if timing == "scan":
-        await _probe(store, plan, deps)
+        await _probe(store, plan, deps, walker.within)
     await _finish(plan, store, index, seen, visits, scope, progress, limiter)
     return ScanOutcome(
         added=progress.added,
@@ -179,6 +182,7 @@ def _walker(plan: ScanPlan, index: ScanIndex, scope: _Scope) -> Walker:
         stored_mtimes={path: d.mtime_ns for path, d in index.dirs.items()},
         stored_children=index.children_of(),
         expand=frozenset(p for p, i in index.folders_by_path().items() if i.type == "Series"),
+        within=confinement_for(plan.roots, plan.data_dir),
     )
 
 
@@ -268,10 +272,10 @@ async def _parse_and_write(
             await parser.parse_all(_chunks(visits), send)
 
 
-async def _probe(store: Store, plan: ScanPlan, deps: ScanDeps) -> None:
+async def _probe(store: Store, plan: ScanPlan, deps: ScanDeps, within: Confinement) -> None:
     concurrency = effective_read_concurrency(plan.options, global_probe_limit=deps.probe_limiter.total_tokens)
     sources = await pending_probe_sources(store, plan.library_id)
-    await probe_sources(store, sources, deps, read_concurrency=concurrency)
+    await probe_sources(store, sources, deps, read_concurrency=concurrency, within=within)
 
 
 async def _finish(

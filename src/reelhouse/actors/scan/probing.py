@@ -6,7 +6,9 @@ overruns is killed (trio.run_process terminates its child when cancelled)
 and recorded as ``timeout``. Concurrency is bounded twice: by the library's
 read concurrency (the number of workers) and by the server-wide probe
 limiter every library shares (``ScanDeps.probe_limiter``). A file ffprobe
-cannot read keeps its item with a ProbeFailure and no media info.
+cannot read keeps its item with a ProbeFailure and no media info; so does
+a file that resolves outside the library's roots by the time it is probed
+(``within``: :mod:`reelhouse.media.containment`; ``permission_denied``).
 
 Results are written in batches of :data:`FLUSH_EVERY` (one transaction
 each), so a cancelled probe run keeps what it finished and the rest stays
@@ -24,6 +26,7 @@ from urllib.parse import urlsplit
 
 import trio
 
+from reelhouse.media.file_names import to_fs
 from reelhouse.media.probe import (
     FFPROBE_ENV,
     ProbeError,
@@ -33,7 +36,9 @@ from reelhouse.media.probe import (
     ffprobe_args,
     parse_probe,
 )
+from reelhouse.media.containment import Confinement
 from reelhouse.storage import Store, now_ms
+from reelhouse.storage.confined_files import resolves_inside
 from reelhouse.storage.catalog import PendingSource, ProbeOutcomeRow, pending_probe_sources, save_probe_results
 
 FLUSH_EVERY = 32  # probe results per write transaction
@@ -74,7 +79,7 @@ async def probe_file(path: str, deps: ScanDeps) -> Probed:
     Never raises for a failed probe; cancellation kills ffprobe and raises.
     """
     env = {**os.environ, **FFPROBE_ENV}
-    argv = ffprobe_args(path, executable=deps.ffprobe_path)
+    argv = ffprobe_args(to_fs(path), executable=deps.ffprobe_path)  # path text -> the name on disk
     try:
         with trio.fail_after(deps.probe_timeout):
             done = await trio.run_process(argv, capture_stdout=True, capture_stderr=True, check=False, env=env)
@@ -84,13 +89,20 @@ async def probe_file(path: str, deps: ScanDeps) -> Probed:
         return Probed(failure=ProbeFailure.UNKNOWN, message=f"ffprobe could not run: {exc}")
     stderr = done.stderr.decode("utf-8", errors="replace")
     if done.returncode != 0:
-        exists = await trio.to_thread.run_sync(os.path.exists, path)
+        exists = await trio.to_thread.run_sync(os.path.exists, to_fs(path))
         failure = classify_probe_failure(done.returncode, stderr, timed_out=False, exists=exists, permission=False)
         return Probed(failure=failure, message=stderr.strip()[:500])
     try:
         return Probed(result=parse_probe(done.stdout[:MAX_STDOUT_BYTES], path_container_hint=path))
     except ProbeError as exc:
         return Probed(failure=exc.failure, message=exc.message)
+
+
+async def _probe_inside(path: str, deps: ScanDeps, within: Confinement | None) -> Probed:
+    """ffprobe reads a file only inside the library (it opens the path itself, after this check)."""
+    if within is not None and not await trio.to_thread.run_sync(resolves_inside, path, within):
+        return Probed(failure=ProbeFailure.PERMISSION_DENIED, message="The file resolves outside the library's folders.")
+    return await probe_file(path, deps)
 
 
 async def probe_sources(
@@ -100,6 +112,7 @@ async def probe_sources(
     *,
     read_concurrency: int,
     on_progress: Callable[[int, int], None] | None = None,
+    within: Confinement | None = None,
 ) -> int:
     """Probe ``sources`` with ``read_concurrency`` workers; returns how many were probed.
 
@@ -120,7 +133,7 @@ async def probe_sources(
         nonlocal count
         for source in pending:
             async with deps.probe_limiter:
-                probed = await probe_file(source.path, deps)
+                probed = await _probe_inside(source.path, deps, within)
             done.append(ProbeOutcomeRow(source, now_ms(), probed.result, probed.failure))
             count += 1
             if on_progress is not None:
@@ -142,6 +155,7 @@ async def probe_pending_sources(
     *,
     read_concurrency: int,
     on_progress: Callable[[int, int], None] | None = None,
+    within: Confinement | None = None,
 ) -> int:
     """The background mediaInfoRead job: probe every source a scan left pending.
 
@@ -150,7 +164,9 @@ async def probe_pending_sources(
     StoreError.
     """
     sources = await pending_probe_sources(store, library_id)
-    return await probe_sources(store, sources, deps, read_concurrency=read_concurrency, on_progress=on_progress)
+    return await probe_sources(
+        store, sources, deps, read_concurrency=read_concurrency, on_progress=on_progress, within=within
+    )
 
 
 # -- remote sources ----------------------------------------------------------------

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import trio
 
+from reelhouse.media.file_names import to_fs
+
 # errno values that mean the file system behind the path went away.
 UNMOUNTED_ERRNOS = frozenset({errno.ENOTCONN, errno.ESTALE, errno.ENODEV, errno.EHOSTDOWN})
 
@@ -42,10 +44,10 @@ def check_root(path: str, *, has_items: bool) -> RootState:
     """
     now = time.time_ns() // 1_000_000
     try:
-        info = os.stat(path)
+        info = os.stat(to_fs(path))  # path text -> the name on disk
         if not stat.S_ISDIR(info.st_mode):
             return RootState(path, False, now, "not_directory", "The library folder is not a directory.")
-        with os.scandir(path) as entries:
+        with os.scandir(to_fs(path)) as entries:
             empty = next(iter(entries), None) is None
     except OSError as exc:
         code, message = _failure(exc)

@@ -20,6 +20,19 @@ younger than :data:`RACY_WINDOW_NS` is recorded with mtime -1, so the next
 quick scan lists it again: a change in the same clock tick as the stored
 mtime would otherwise go unnoticed.
 
+Containment (:mod:`reelhouse.media.containment`): a symbolic link, file
+or directory, whose real path leaves every root of the library (or enters
+``/proc``, ``/sys``, ``/dev`` or the data directory) is not followed and
+becomes a :class:`WalkError`; links that stay inside keep working.  A
+fenced directory reached without a link (a root of ``/``) is skipped.
+Reads go through :mod:`reelhouse.storage.confined_files`, which checks
+the opened file again.
+
+Names are bytes: the walk talks to ``os`` in its strings (undecodable
+bytes as surrogates) and hands out path text (``media.file_names``), so a
+name that is not UTF-8 is indexed like any other; its inputs (starts,
+stored directories) are path text too.
+
 Errors do not stop the walk: an unreadable directory or file and a dangling
 symlink become :class:`WalkError` s; an unreadable directory is also
 reported in ``unreadable`` so that nothing below it turns missing. A
@@ -35,11 +48,14 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reelhouse.media.assemble import RELEVANT_SUFFIXES, FileStat, Listing, join_path
+from reelhouse.media.containment import Confinement
+from reelhouse.media.file_names import from_fs, to_fs
+from reelhouse.storage.confined_files import confinement_for, read_confined, resolves_inside
 
 RACY_WINDOW_NS = 1_000_000_000
 RACY_MTIME = -1
 NS_PER_MS = 1_000_000
-READ_CHUNK = 256 * 1024
+OUTSIDE_ROOTS = "The symbolic link leads outside the library's folders; it is not scanned."
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +95,8 @@ class WalkStep:
 
 @dataclass(frozen=True, slots=True)
 class _Todo:
-    root: str
-    rel: str
+    root: str  # path text
+    rel: str  # the os form (see the module docstring)
     parent: str | None
     forced: bool
 
@@ -92,6 +108,7 @@ class Walker:
     subdirectories recorded by the last completed scan. ``expand`` holds
     directories whose subdirectories are listed too whenever they are (the
     folders of series: their season images name seasons in subfolders).
+    ``within``: where files may resolve (default: the starts' roots).
     """
 
     def __init__(
@@ -102,13 +119,16 @@ class Walker:
         stored_mtimes: Mapping[str, int],
         stored_children: Mapping[str, Sequence[str]],
         expand: Collection[str] = (),
+        within: Confinement | None = None,
     ) -> None:
-        self._stack = [_Todo(s.root, s.rel, None, s.forced or not quick) for s in reversed(starts)]
+        self._stack = [_Todo(s.root, to_fs(s.rel), None, s.forced or not quick) for s in reversed(starts)]
         self._quick = quick
         self._mtimes = stored_mtimes
         self._children = stored_children
         self._expand = expand
         self._seen: set[tuple[int, int]] = set()
+        self.within = within or confinement_for(dict.fromkeys(s.root for s in starts), None)
+        self._fenced = _identities(self.within.fenced)
 
     def step(self, *, max_dirs: int, max_seconds: float) -> WalkStep:
         """Visit up to ``max_dirs`` directories (or for about ``max_seconds``)."""
@@ -121,33 +141,42 @@ class Walker:
         return out
 
     def _visit(self, todo: _Todo, out: WalkStep) -> None:
-        path = join_path(todo.root, todo.rel)
+        path = join_path(to_fs(todo.root), todo.rel)
+        text = join_path(todo.root, from_fs(todo.rel))
         try:
-            info = os.stat(path)
+            info = os.lstat(path)
+            if todo.parent is None or stat.S_ISLNK(info.st_mode):
+                real = os.path.realpath(path)
+                if not self.within.allows(real):
+                    if not self.within.is_fenced(real):  # a rescan of the data directory: no error
+                        out.errors.append(WalkError(text, OUTSIDE_ROOTS))
+                    return
+                info = os.stat(path)
         except FileNotFoundError:
             return
         except OSError as exc:
-            _unreadable(path, exc, out)
+            _unreadable(text, exc, out)
             return
         key = (info.st_dev, info.st_ino)
-        if not stat.S_ISDIR(info.st_mode) or key in self._seen:
+        if not stat.S_ISDIR(info.st_mode) or key in self._seen or key in self._fenced:
             return
         self._seen.add(key)
         mtime = info.st_mtime_ns
-        if not todo.forced and self._mtimes.get(path, RACY_MTIME) == mtime != RACY_MTIME:
-            out.visits.append(DirVisit(path, todo.parent, mtime, None))
-            self._push(todo, path, [_name(c) for c in self._children.get(path, ())], forced=False)
+        if not todo.forced and self._mtimes.get(text, RACY_MTIME) == mtime != RACY_MTIME:
+            out.visits.append(DirVisit(text, todo.parent, mtime, None))
+            self._push(todo, text, [to_fs(_name(c)) for c in self._children.get(text, ())], forced=False)
             return
-        listed = _list(path, out)
+        listed = _list(path, out, self.within)
         if listed is None:
             return
         files, subdirs = listed
         if time.time_ns() - mtime < RACY_WINDOW_NS:
             mtime = RACY_MTIME
-        out.visits.append(DirVisit(path, todo.parent, mtime, Listing(todo.root, todo.rel, files)))
-        self._push(todo, path, subdirs, forced=not self._quick or path in self._expand)
+        out.visits.append(DirVisit(text, todo.parent, mtime, Listing(todo.root, from_fs(todo.rel), files)))
+        self._push(todo, text, subdirs, forced=not self._quick or text in self._expand)
 
     def _push(self, todo: _Todo, path: str, names: list[str], *, forced: bool) -> None:
+        """Queue ``names`` (os form) below ``todo``; ``path`` is its path text."""
         for name in sorted(names, reverse=True):
             rel = f"{todo.rel}/{name}" if todo.rel else name
             self._stack.append(_Todo(todo.root, rel, path, forced))
@@ -162,18 +191,32 @@ def _unreadable(path: str, exc: OSError, out: WalkStep) -> None:
     out.unreadable.append(path)
 
 
-def _list(path: str, out: WalkStep) -> tuple[tuple[FileStat, ...], list[str]] | None:
+def _identities(paths: Collection[str]) -> frozenset[tuple[int, int]]:
+    """(device, inode) of the directories that exist among ``paths``."""
+    found: set[tuple[int, int]] = set()
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        found.add((info.st_dev, info.st_ino))
+    return frozenset(found)
+
+
+def _list(path: str, out: WalkStep, within: Confinement) -> tuple[tuple[FileStat, ...], list[str]] | None:
     """The relevant files and the subdirectories of ``path``; None if unreadable."""
     files: list[FileStat] = []
     subdirs: list[str] = []
     try:
         with os.scandir(path) as entries:
             for entry in entries:
+                if entry.is_symlink() and not _link_inside(entry, within, out):
+                    continue
                 _take(entry, files, subdirs, out)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        _unreadable(path, exc, out)
+        _unreadable(from_fs(path), exc, out)
         return None
     files.sort(key=lambda f: f.name)
     return tuple(files), subdirs
@@ -183,9 +226,6 @@ def _take(entry: os.DirEntry[str], files: list[FileStat], subdirs: list[str], ou
     name = entry.name
     if name.startswith("."):
         return
-    if not name.isascii() and not _is_utf8(name):
-        out.errors.append(WalkError(entry.path, "The name is not valid UTF-8; rename it to scan it."))
-        return
     try:
         if entry.is_dir():
             subdirs.append(name)
@@ -193,26 +233,27 @@ def _take(entry: os.DirEntry[str], files: list[FileStat], subdirs: list[str], ou
         dot = name.rfind(".")
         if dot <= 0 or name[dot:].lower() not in RELEVANT_SUFFIXES:
             if entry.is_symlink() and not os.path.exists(entry.path):
-                out.errors.append(WalkError(entry.path, "Dangling symbolic link: its target does not exist."))
+                out.errors.append(WalkError(from_fs(entry.path), "Dangling symbolic link: its target does not exist."))
             return
         info = entry.stat()
     except FileNotFoundError:
         if entry.is_symlink():
-            out.errors.append(WalkError(entry.path, "Dangling symbolic link: its target does not exist."))
+            out.errors.append(WalkError(from_fs(entry.path), "Dangling symbolic link: its target does not exist."))
         return
     except OSError as exc:
-        out.errors.append(WalkError(entry.path, _describe(exc)))
+        out.errors.append(WalkError(from_fs(entry.path), _describe(exc)))
         return
     if stat.S_ISREG(info.st_mode):
-        files.append(FileStat(name, info.st_size, info.st_mtime_ns // NS_PER_MS))
+        files.append(FileStat(from_fs(name), info.st_size, info.st_mtime_ns // NS_PER_MS))
 
 
-def _is_utf8(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+def _link_inside(entry: os.DirEntry[str], within: Confinement, out: WalkStep) -> bool:
+    """Whether a symbolic link stays inside; one leading out is reported (unless hidden)."""
+    if resolves_inside(entry.path, within):
+        return True
+    if not entry.name.startswith("."):
+        out.errors.append(WalkError(from_fs(entry.path), OUTSIDE_ROOTS))
+    return False
 
 
 def _describe(exc: OSError) -> str:
@@ -220,35 +261,24 @@ def _describe(exc: OSError) -> str:
     return f"{reason} (errno {exc.errno})" if exc.errno is not None else reason
 
 
-def read_file(path: str, max_bytes: int) -> bytes:
-    """At most ``max_bytes + 1`` bytes of a file (so "too large" can be told).
+def read_file(path: str, max_bytes: int, within: Confinement) -> bytes:
+    """At most ``max_bytes + 1`` bytes of the file at ``path`` (path text) inside ``within``.
 
-    Raises OSError. Blocking: call it from a worker thread. (Plain ``os``
-    calls: a buffered file object costs more than reading a small file.)
+    At most one byte more than ``max_bytes``, so "too large" can be told.
+
+    Raises OSError (OutsideRoots when it resolves outside). Blocking: call
+    it from a worker thread.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        chunks: list[bytes] = []
-        left = max_bytes + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, READ_CHUNK))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    return read_confined(to_fs(path), within, max_bytes)
 
 
-def read_whole(path: str) -> bytes:
-    """A whole file (images, for their content hash). Raises OSError."""
-    with open(path, "rb") as handle:
-        return handle.read()
+def read_whole(path: str, within: Confinement) -> bytes:
+    """A whole file (path text) inside ``within`` (images, for their content hash). Raises OSError."""
+    return read_confined(to_fs(path), within)
 
 
-def list_directory(root: str, rel: str) -> tuple[Listing | None, list[WalkError]]:
+def list_directory(root: str, rel: str, within: Confinement) -> tuple[Listing | None, list[WalkError]]:
     """One directory's listing outside a walk (None when it cannot be read)."""
     out = WalkStep()
-    listed = _list(join_path(root, rel), out)
+    listed = _list(join_path(to_fs(root), to_fs(rel)), out, within)
     return (Listing(root, rel, listed[0]) if listed else None), out.errors

@@ -1,0 +1,217 @@
+"""One client connection: Hypercorn's TCPServer with our lifecycle.
+
+Why not Hypercorn's own: in 0.18 its keep-alive timer is started from the
+app's task right after a response, and quart-trio cancels that task at that
+moment (the request's ``http.disconnect``), so the timer never starts and an
+idle connection stays open for ever (and holds shutdown for the whole
+grace). Here the idle deadline lives on the reader's receive, set without a
+checkpoint when the protocol reports idle/busy, so nothing can cancel it.
+
+Closing is one cancel scope per connection: idle past the keep-alive, the
+protocol asking to close, the peer gone, or shutdown all cancel it. After
+an early response (request body unread) the close lingers: our side is shut
+for writing and the rest of the body is read and dropped for a bounded time,
+so the client gets the response rather than a reset, and no descriptor is
+left behind (a hung reader once left sockets in CLOSE-WAIT for good).
+"""
+
+from __future__ import annotations
+
+from math import inf
+from typing import Any, Protocol
+
+import trio
+from hypercorn.config import Config
+from hypercorn.events import Closed, Event, RawData, Updated
+from hypercorn.protocol import ProtocolWrapper
+from hypercorn.trio.task_group import TaskGroup
+from hypercorn.trio.tcp_server import TCPServer
+from hypercorn.trio.worker_context import WorkerContext
+from hypercorn.typing import AppWrapper, ConnectionState
+from hypercorn.utils import parse_socket_addr
+
+from .protocol import ReelhouseH11Protocol
+
+MAX_RECV = 2**16
+# After an early response, how long and how much of the unread body is read
+# and dropped before the socket closes.
+LINGER_SECONDS = 2.0
+LINGER_MAX_BYTES = 1024 * 1024
+# Time to send the last chunk of an event stream we end.
+END_STREAM_SECONDS = 0.5
+_GONE = (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError, OSError)
+
+
+class ShutdownState(Protocol):
+    @property
+    def closing(self) -> bool: ...
+
+
+class Connection(TCPServer):
+    """Serves one accepted plain-TCP stream until it closes."""
+
+    def __init__(
+        self,
+        app: AppWrapper,
+        config: Config,
+        context: WorkerContext,
+        state: dict[str, Any],
+        stream: trio.SocketStream,
+        server: ShutdownState,
+    ) -> None:
+        super().__init__(app, config, context, ConnectionState(state), stream)  # type: ignore[arg-type]
+        self._server = server
+        self._scope = trio.CancelScope()
+        self._linger_scope = trio.CancelScope()
+        self._receive_scope: trio.CancelScope | None = None
+        # Idle (no request in flight) since this time; None while busy. A
+        # new connection is idle: its first request head must come in time.
+        self._idle_since: float | None = trio.current_time()
+
+    @property
+    def idle(self) -> bool:
+        """No request in flight (between requests, or closing)."""
+        return self._idle_since is not None or self._scope.cancel_called
+
+    @property
+    def streaming(self) -> bool:
+        """Serving server-sent events or an upgraded WebSocket."""
+        wrapper = getattr(self, "protocol", None)
+        return bool(getattr(getattr(wrapper, "protocol", None), "streaming", False))
+
+    def close_now(self) -> None:
+        """Stop serving this connection (its app task is cancelled)."""
+        self._scope.cancel()
+        self._linger_scope.cancel()
+
+    def shut_down(self) -> None:
+        """Close for shutdown: an event stream first gets its last chunk, so
+        its client sees a finished response (and reconnects later)."""
+        protocol = getattr(getattr(self, "protocol", None), "protocol", None)
+        if isinstance(protocol, ReelhouseH11Protocol) and protocol.streaming and not self._scope.cancel_called:
+            self._task_group.spawn(self._end_event_stream)
+        else:
+            self.close_now()
+
+    async def _end_event_stream(self) -> None:
+        protocol = self.protocol.protocol
+        assert isinstance(protocol, ReelhouseH11Protocol)
+        try:
+            with trio.move_on_after(END_STREAM_SECONDS):
+                # Under the send lock: no chunk of the app's is half sent,
+                # and once the end is sent, the cancel below (no checkpoint
+                # between) keeps the app from sending more.
+                async with self.send_lock:
+                    if data := protocol.end_of_event_stream():
+                        await self.stream.send_all(data)
+        except _GONE:
+            pass
+        finally:
+            self.close_now()
+
+    async def run(self) -> None:
+        try:
+            with self._scope:
+                await self._serve()
+        finally:
+            await self._finish()
+
+    async def _serve(self) -> None:
+        socket = self.stream.socket
+        try:
+            client = parse_socket_addr(socket.family, socket.getpeername())
+            server = parse_socket_addr(socket.family, socket.getsockname())
+            async with TaskGroup() as task_group:
+                self._task_group = task_group
+                args = (self.app, self.config, self.context, task_group, ConnectionState(dict(self.state)),
+                        False, client, server, self.protocol_send)
+                self.protocol = ProtocolWrapper(*args, alpn_protocol="http/1.1")
+                self.protocol.protocol = ReelhouseH11Protocol(*args)
+                await self.protocol.initiate()
+                await self._read_data()
+        except OSError:
+            pass  # the peer went away
+        except BaseExceptionGroup as group:
+            _gone, rest = group.split(OSError)
+            if rest is not None:
+                raise rest
+
+    async def _read_data(self) -> None:
+        while True:
+            with trio.CancelScope(deadline=self._receive_deadline()) as scope:
+                self._receive_scope = scope
+                try:
+                    data = await self.stream.receive_some(MAX_RECV)
+                except (trio.ClosedResourceError, trio.BrokenResourceError):
+                    data = b""
+            self._receive_scope = None
+            if scope.cancelled_caught:
+                break  # idle past the keep-alive timeout
+            await self.protocol.handle(RawData(bytes(data)))
+            if not data:
+                break
+        await self.protocol.handle(Closed())
+
+    def _receive_deadline(self) -> float:
+        if self._idle_since is None:
+            return inf
+        return self._idle_since + self.config.keep_alive_timeout
+
+    async def protocol_send(self, event: Event) -> None:
+        if isinstance(event, RawData):
+            await self._send(event.data)
+        elif isinstance(event, Closed):
+            self._scope.cancel()  # closes after a linger if a body is unread
+        elif isinstance(event, Updated):
+            # No checkpoint here: the caller may be a task being cancelled.
+            self._idle_since = trio.current_time() if event.idle else None
+            if event.idle and self._server.closing:
+                self.close_now()
+            if self._receive_scope is not None:
+                self._receive_scope.deadline = self._receive_deadline()
+
+    async def _send(self, data: bytes) -> None:
+        async with self.send_lock:
+            try:
+                await self.stream.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                self.close_now()  # the peer is gone
+            except BaseException:
+                # Cancelled mid-write: the byte stream may be cut, so this
+                # connection cannot carry another response.
+                self.close_now()
+                raise
+
+    async def _finish(self) -> None:
+        try:
+            if self._peer_mid_message():
+                with self._linger_scope:
+                    await self._linger()
+        finally:
+            await close_stream(self.stream)
+
+    def _peer_mid_message(self) -> bool:
+        wrapper = getattr(self, "protocol", None)
+        return bool(getattr(getattr(wrapper, "protocol", None), "peer_mid_message", False))
+
+    async def _linger(self) -> None:
+        with trio.move_on_after(LINGER_SECONDS):
+            try:
+                await self.stream.send_eof()
+                dropped = 0
+                while dropped < LINGER_MAX_BYTES:
+                    data = await self.stream.receive_some(MAX_RECV)
+                    if not data:
+                        return
+                    dropped += len(data)
+            except _GONE:
+                return
+
+
+async def close_stream(stream: trio.SocketStream) -> None:
+    # aclose closes the descriptor before its checkpoint: even a cancelled
+    # close releases it.
+    try:
+        await stream.aclose()
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        pass

@@ -1,0 +1,119 @@
+"""HTTP/1.1 on one connection: Hypercorn's h11 protocol with our rules.
+
+Hypercorn answers malformed HTTP itself (400, 431 for a head over the
+limit), and a request whose app never answered (500), with empty bodies;
+here every such answer carries the reference's JSON error body.
+
+An early response (the app answered before the request body was read: 401
+without a key, 405, an unknown route) goes out with ``Connection: close``,
+as does every response once shutdown began.
+Hypercorn would otherwise keep reading the body into the finished app's
+queue, where nobody takes it: the connection hung, and its next request was
+never answered. The connection layer then closes after a bounded lingering
+read (connection.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import h11
+from hypercorn.protocol.events import Event as StreamEvent, Response
+from hypercorn.protocol.h11 import H11Protocol
+from hypercorn.protocol.ws_stream import WSStream
+
+from ..errors import error_body_bytes
+
+# Hypercorn's own error responses carry exactly these headers (and no body).
+_BARE_ERROR_HEADERS = [(b"content-length", b"0"), (b"connection", b"close")]
+_MESSAGES = {
+    400: "The request is not valid HTTP/1.1.",
+    404: "No such resource.",
+    500: "The server failed to handle the request.",
+}
+
+
+def protocol_error_body(status: int, head_limit: int) -> bytes:
+    """The JSON error body for an error the HTTP layer answers itself."""
+    if status == 431:
+        message = f"The request line and headers are over the limit of {head_limit} bytes."
+        return error_body_bytes("too_large", message, {"maxBytes": head_limit})
+    if status >= 500:
+        return error_body_bytes("internal_error", _MESSAGES[500])
+    code = "not_found" if status == 404 else "bad_request"
+    return error_body_bytes(code, _MESSAGES.get(status, _MESSAGES[400]))
+
+
+class ReelhouseH11Protocol(H11Protocol):
+    """H11Protocol with JSON error bodies, early-response close, and a
+    ``streaming`` flag (SSE or WebSocket) the shutdown reads."""
+
+    _head_request = False
+    _event_stream = False
+
+    @property
+    def streaming(self) -> bool:
+        """A long-lived response (server-sent events) or an upgraded WebSocket."""
+        return isinstance(self.stream, WSStream) or (self.stream is not None and self._event_stream)
+
+    @property
+    def peer_mid_message(self) -> bool:
+        """The client may still be sending a request body we never read."""
+        return isinstance(self.connection, h11.Connection) and self.connection.their_state is h11.SEND_BODY
+
+    def end_of_event_stream(self) -> bytes:
+        """The bytes that end a server-sent events response cleanly (the last
+        chunk), when one is under way; else nothing. Only an event stream:
+        any other response cut short must not look complete."""
+        if not (self._event_stream and isinstance(self.connection, h11.Connection)):
+            return b""
+        if self.connection.our_state is not h11.SEND_BODY:
+            return b""
+        try:
+            return self.connection.send(h11.EndOfMessage()) or b""
+        except h11.LocalProtocolError:
+            return b""
+
+    async def _create_stream(self, request: h11.Request) -> None:
+        self._head_request = request.method.upper() == b"HEAD"
+        self._event_stream = False
+        await super()._create_stream(request)
+
+    async def stream_send(self, event: StreamEvent) -> None:
+        if isinstance(event, Response) and event.status_code >= 200:
+            if list(event.headers) == _BARE_ERROR_HEADERS:
+                await self._send_json_error(event.status_code)
+                return
+            self._event_stream = _is_event_stream(event.headers)
+            if self.peer_mid_message or self.context.terminated.is_set():
+                event = Response(stream_id=event.stream_id, status_code=event.status_code,
+                                 headers=[*event.headers, (b"connection", b"close")])
+        await super().stream_send(event)
+
+    async def _send_error_response(self, status_code: int) -> None:
+        # A request hypercorn could not parse: no method known, so a body.
+        self._head_request = False
+        await self._send_json_error(status_code)
+        await self._send_h11_event(h11.EndOfMessage())
+
+    async def _send_json_error(self, status: int) -> None:
+        """The response head and JSON body of an error; the end follows
+        (EndBody from the stream, or the caller)."""
+        body = protocol_error_body(status, self.config.h11_max_incomplete_size)
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+            *self.config.response_headers("h11"),
+        ]
+        await self._send_h11_event(h11.Response(status_code=status, headers=headers))
+        if not self._head_request:
+            await self._send_h11_event(h11.Data(data=body))
+
+
+def _is_event_stream(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    return any(
+        name.lower() == b"content-type" and value.lower().startswith(b"text/event-stream")
+        for name, value in headers
+    )
+

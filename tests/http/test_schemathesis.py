@@ -1,0 +1,145 @@
+"""A bounded schemathesis run against a real server: no 5xx, no undocumented status, no schema mismatch.
+
+schemathesis reads the served OpenAPI document and, for every operation,
+sends a few generated requests, valid and invalid, over a real socket with
+an API key, then checks each answer against the document with its own
+checks: the status is documented, the content type and body match the
+documented schema, documented headers are present, nothing is a server
+error, and a request without the key is refused.
+
+Each operation is its own test case (the list comes from the app's own
+document, so a new route is fuzzed as soon as it exists), on both backends. The server holds
+one scanned library with one movie (and its poster), and each operation
+with path parameters is also fuzzed with their ids, so that answers about
+things that exist (a Library, an ItemDetail, an image, a scan started) are
+checked too, not only 404s. schemathesis'
+pytest plugin is not used: it does not run under pytest 9; its Python API
+(``APIOperation.as_strategy`` with Hypothesis) does the same here.
+``GET /scans/events`` is left out: its answer is an endless stream, which
+schemathesis would wait for (tests/http/test_text_fuzz.py sends it
+arbitrary text instead).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from schemathesis import GenerationMode
+from schemathesis.generation.case import Case
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+from reelhouse.http import create_app
+
+from ..media_factory import MediaFactory
+from ..conftest import BACKENDS
+from .live_server import LiveServer, live_server, module_database
+
+EXAMPLES_PER_OPERATION = 8
+REQUEST_TIMEOUT_S = 10.0
+# The server checks more than a schema can say (paths that exist, a name
+# that is not blank, a rating label it knows), so a schema-valid request
+# may well be refused with a documented 400.
+EXCLUDED_CHECKS = [positive_data_acceptance]
+SEEDED = ("library_id", "item_id", "job_id")  # path parameters known_ids fills
+STREAMS = frozenset({("GET", "/api/v1/scans/events")})
+
+
+def documented_operations() -> list[tuple[str, str, str]]:
+    """(METHOD, path, ids) of every documented operation; ids "known" for those with a seeded path parameter."""
+    app = create_app(SimpleNamespace(version="test"))  # type: ignore[arg-type]  # routes need no context
+    document = app.extensions["QUART_SCHEMA"].openapi_provider.schema()
+    found = [(method.upper(), path) for path, ops in document["paths"].items() for method in ops]
+    cases = [(method, path, "generated") for method, path in found]
+    cases += [(method, path, "known") for method, path in found if any(f"{{{n}}}" in path for n in SEEDED)]
+    return sorted(case for case in cases if case[:2] not in STREAMS)
+
+
+SCAN_TIMEOUT_S = 60.0
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def served(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    root = tmp_path_factory.mktemp(f"schemathesis-{backend}")
+    with module_database(backend, root) as url, live_server(url, root / "data") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def known_ids(served: LiveServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Path parameter -> the id of something that exists on the server."""
+    media = tmp_path_factory.mktemp("schemathesis-media")
+    movie = media / "Arrival (2016)"
+    movie.mkdir()
+    (movie / "Arrival (2016).mkv").write_bytes(b"not really a video")  # indexed; its probe fails
+    MediaFactory.image(movie / "poster.jpg")
+    with httpx.Client(base_url=served.api_url, headers=served.auth, timeout=REQUEST_TIMEOUT_S) as client:
+        body = {"name": "Films", "paths": [str(media)], "collectionType": "movies"}
+        created = client.post("/libraries", json=body)
+        assert created.status_code == 201, created.text
+        library_id = created.json()["id"]
+        _wait_for_scan(client, library_id)
+        items = client.get("/items", params={"libraryId": library_id}).json()["items"]
+    assert items, "the seeded movie was not indexed"
+    return {"library_id": library_id, "item_id": items[0]["id"], "job_id": f"scan:{library_id}"}
+
+
+def _wait_for_scan(client: httpx.Client, library_id: str) -> None:
+    deadline = time.monotonic() + SCAN_TIMEOUT_S
+    while time.monotonic() < deadline:
+        status = next(s for s in client.get("/scans/status").json() if s["libraryId"] == library_id)
+        if status["state"] in ("completed", "failed", "cancelled"):
+            return
+        time.sleep(0.05)
+    raise AssertionError("the seeding scan did not finish")
+
+
+@pytest.fixture(scope="module")
+def api_schema(served: LiveServer) -> schemathesis.BaseSchema:
+    # Unknown query parameters are ignored by design (a client may add its
+    # own, a cache buster say), so they do not count as invalid input.
+    config = schemathesis.Config.from_dict({"generation": {"allow-extra-parameters": False}})
+    return schemathesis.openapi.from_url(f"{served.api_url}/openapi.json", config=config, timeout=REQUEST_TIMEOUT_S)
+
+
+@pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE], ids=lambda m: m.value)
+@pytest.mark.parametrize(("method", "path", "ids"), documented_operations())
+def test_operation_answers_as_documented(
+    api_schema: schemathesis.BaseSchema,
+    served: LiveServer,
+    known_ids: dict[str, str],
+    method: str,
+    path: str,
+    mode: GenerationMode,
+    ids: str,
+) -> None:
+    operation = api_schema[path][method]
+    fixed: dict[str, Any] = {}
+    if ids == "known":
+        fixed = {p.name: known_ids[p.name] for p in operation.path_parameters if p.name in SEEDED}
+
+    @given(case=operation.as_strategy(generation_mode=mode, path_parameters=fixed or None))
+    @settings(
+        max_examples=EXAMPLES_PER_OPERATION,
+        deadline=None,
+        derandomize=True,  # the same requests every run: a failure is never a fluke of the seed
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    def answers_as_documented(case: Case) -> None:
+        case.call_and_validate(headers=served.auth, timeout=REQUEST_TIMEOUT_S, excluded_checks=EXCLUDED_CHECKS)
+
+    answers_as_documented()
