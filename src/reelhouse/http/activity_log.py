@@ -24,7 +24,8 @@ from reelhouse.timefmt import rfc3339_ms
 
 from .context import app_context
 from .items import cursor_codec
-from .schema import ApiModel, ErrorBody
+from .openapi import may_answer
+from .schema import ApiModel
 
 blueprint = Blueprint("activity_log", __name__)
 
@@ -67,10 +68,7 @@ class ActivityPage(ApiModel):
 @blueprint.get("/activity")
 @document_querystring(ActivityQuery)
 @document_response(ActivityPage, 200)
-@document_response(ErrorBody, 400)
-@document_response(ErrorBody, 401)
-@document_response(ErrorBody, 403)
-@document_response(ErrorBody, 503)
+@may_answer((403, "A device token: this is the administrative API."))
 async def get_activity() -> dict[str, Any]:
     """Administrative actions, sign-ins and server events, newest first.
 

@@ -33,7 +33,8 @@ from .context import app_context
 from .device_auth import signed_in_member, verified_devices
 from .errors import error_response
 from .member_activity import record_sign_in
-from .schema import ApiModel, ErrorBody
+from .openapi import may_answer, raw_response
+from .schema import ApiModel
 
 blueprint = Blueprint("auth_routes", __name__)
 
@@ -67,11 +68,11 @@ class _Verdict:
 @validate_request(LoginRequest)
 @document_request(LoginRequest)
 @document_response(LoginResponse, 200)
-@document_response(ErrorBody, 400)
-@document_response(ErrorBody, 401)
-@document_response(ErrorBody, 403)
-@document_response(ErrorBody, 429)
-@document_response(ErrorBody, 503)
+@may_answer(
+    (401, "invalid_credentials, wrong_pin or password_required."),
+    (403, "pin_locked: 20 PIN failures within 24 hours."),
+    (429, "too_many_requests: past a sign-in limit; wait the Retry-After seconds."),
+)
 async def login(data: LoginRequest) -> Any:
     """Sign a member in from a player with a password, a PIN, or the name alone.
 
@@ -111,9 +112,8 @@ async def login(data: LoginRequest) -> Any:
 
 
 @blueprint.post("/auth/logout")
-@document_response(ErrorBody, 401)
-@document_response(ErrorBody, 403)
-@document_response(ErrorBody, 503)
+@raw_response(204, None, "Signed out.")
+@may_answer((403, "Only a device token signs out."))
 async def logout() -> Response:
     """End this device token's sign-in (204); the token is refused from then on.
 

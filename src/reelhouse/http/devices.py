@@ -21,7 +21,8 @@ from reelhouse.timefmt import rfc3339_ms
 from .activity import log_activity
 from .context import app_context
 from .device_auth import verified_devices
-from .schema import ApiModel, ErrorBody
+from .openapi import may_answer, raw_response
+from .schema import ApiModel
 
 blueprint = Blueprint("devices", __name__)
 
@@ -49,9 +50,7 @@ class Device(ApiModel):
 
 @blueprint.get("/devices")
 @document_response(list[Device], 200)
-@document_response(ErrorBody, 401)
-@document_response(ErrorBody, 403)
-@document_response(ErrorBody, 503)
+@may_answer((403, "A device token: this is the administrative API."))
 async def get_devices() -> list[dict[str, Any]]:
     """Every device with a sign-in, most recently seen first; lastSeen follows use."""
     await verified_devices().flush()  # times noted in memory since the last flush
@@ -59,10 +58,8 @@ async def get_devices() -> list[dict[str, Any]]:
 
 
 @blueprint.delete("/devices/<device_id>")
-@document_response(ErrorBody, 401)
-@document_response(ErrorBody, 403)
-@document_response(ErrorBody, 404)
-@document_response(ErrorBody, 503)
+@raw_response(204, None, "Every sign-in of the device is revoked.")
+@may_answer((403, "A device token: this is the administrative API."))
 async def remove_device(device_id: str) -> Response:
     """Revoke every sign-in of this device (204); 404 not_found when it is already gone."""
     token_hashes = await delete_device(app_context().store, device_id)

@@ -20,7 +20,8 @@ from reelhouse.storage.members import MemberView, get_member, library_ids, list_
 from reelhouse.timefmt import rfc3339_ms
 
 from .context import app_context
-from .schema import ApiModel, ErrorBody
+from .openapi import may_answer
+from .schema import ApiModel
 
 blueprint = Blueprint("users", __name__)
 
@@ -56,9 +57,7 @@ class User(ApiModel):
 
 @blueprint.get("/users")
 @document_response(list[User], 200)
-@document_response(ErrorBody, 401)
-@document_response(ErrorBody, 403)
-@document_response(ErrorBody, 503)
+@may_answer((403, "A device token: this is the administrative API."))
 async def list_users() -> list[dict[str, Any]]:
     """Every member, by name, with the effective policy."""
     store = app_context().store
@@ -68,10 +67,7 @@ async def list_users() -> list[dict[str, Any]]:
 
 @blueprint.get("/users/<user_id>")
 @document_response(User, 200)
-@document_response(ErrorBody, 401)
-@document_response(ErrorBody, 403)
-@document_response(ErrorBody, 404)
-@document_response(ErrorBody, 503)
+@may_answer((403, "A device token: this is the administrative API."))
 async def get_user(user_id: str) -> dict[str, Any]:
     """One member; 404 not_found when there is none."""
     store = app_context().store
