@@ -117,3 +117,17 @@ async def test_accessible_libraries_lists_the_grants_of_a_member(
         user = (await client.get(f"/users/{kid}")).json()
     assert user["policy"]["accessibleLibraries"] == [family["id"]]
     assert user["policy"]["allLibraries"] is False
+
+
+async def test_a_library_created_for_a_signed_in_member_is_visible_on_their_next_request(
+    server: RunningServer, client: httpx.AsyncClient, roots: tuple[Path, Path]
+) -> None:
+    with trio.fail_after(120):
+        kid = await add_member(server, "Kid", password=PASSWORD)
+        token = await token_for(server, "Kid", password=PASSWORD)
+        async with server.client(key=token) as player:
+            before = (await player.get("/items", params={"recursive": "true"})).json()  # remembered: no library
+            family = await scanned_library(client, "Family", roots[0], accessUserIds=[kid])
+            after = (await player.get("/items", params={"recursive": "true"})).json()
+    assert before["items"] == []
+    assert [item["libraryId"] for item in after["items"]] == [family["id"]]

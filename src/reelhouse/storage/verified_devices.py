@@ -11,7 +11,8 @@ remembered by its token hash while
 - it was read less than :data:`RECHECK_SECONDS` ago, and
 - this process has not forgotten it: ``DELETE /devices/{id}`` and logout
   call :meth:`forget` after their commit, so a revoked token fails on its
-  very next request.
+  very next request; a library created with ``accessUserIds`` calls
+  :meth:`forget_all`, so its members see it on their next request.
 
 Without a revision file (PostgreSQL) nothing is remembered.
 
@@ -72,6 +73,11 @@ class VerifiedDevices:
         for token_hash in token_hashes:
             self._known.pop(token_hash, None)
             self._seen.pop(token_hash, None)
+
+    def forget_all(self) -> None:
+        """Drop every remembered sign-in (grants changed in this process); last-use times are kept."""
+        self._forgotten += 1
+        self._known.clear()
 
     async def flush(self) -> None:
         """Write the last-seen times noted since the previous flush."""
