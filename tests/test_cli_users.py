@@ -7,6 +7,7 @@ from pathlib import Path
 import trio
 
 from reelhouse.storage import open_store
+from reelhouse.storage.activity import list_activity
 from reelhouse.storage.members import get_member
 from reelhouse.storage.users import authenticate, find_user_by_name
 
@@ -62,3 +63,20 @@ async def test_user_set_refuses_a_bad_pin_and_an_unknown_member_with_exit_1(tmp_
         unknown = await run_cli([*db, "user", "set", "nobody", "--admin"])
     assert bad_pin.returncode == 1 and b"PIN" in bad_pin.stderr and b"12ab" not in bad_pin.stderr
     assert unknown.returncode == 1 and b"Traceback" not in unknown.stderr
+
+
+async def test_command_line_changes_are_in_the_activity_log_without_secrets(tmp_path: Path, database_url: str) -> None:
+    db = db_args(tmp_path, database_url)
+    with trio.fail_after(120):
+        assert (await run_cli([*db, "user", "add", "ann", "--password-stdin"], stdin=b"hunter2 pass\n")).returncode == 0
+        assert (await run_cli([*db, "user", "set", "ann", "--pin-stdin"], stdin=b"97531\n")).returncode == 0
+        created = await run_cli([*db, "apikey", "create", "script"])
+        key_id = created.stdout.decode().split()[3]
+        assert (await run_cli([*db, "apikey", "revoke", key_id])).returncode == 0
+        async with open_store(database_url) as store:
+            entries = list(reversed(await list_activity(store, 50)))
+    assert [e.action for e in entries] == ["user.create", "user.update", "apikey.create", "apikey.revoke"]
+    assert all(e.actor_kind == "system" for e in entries)
+    assert entries[2].target_kind == "apiKey" and entries[3].target_id == key_id
+    text = repr(entries)
+    assert "hunter2" not in text and "97531" not in text
