@@ -23,6 +23,7 @@ async def test_users_list_every_member_with_the_effective_policy(server: Running
     assert bob["id"] == member_id and not bob["isAdmin"] and not bob["hasPassword"] and bob["hasPin"]
     for user in users:
         assert user["planAccess"] == "full" and user["pinLocked"] is False
+        assert user["parentalEditable"] is False  # no licence permits parental edits
         assert "avatarTag" not in user and "lastLoginAt" not in user
         assert user["createdAt"].endswith("Z")
         assert isinstance(user["policy"]["accessibleLibraries"], list)

@@ -87,8 +87,9 @@ def user_json(view: MemberView, all_library_ids: list[str]) -> dict[str, Any]:
         "hasPassword": user.has_password,
         "hasPin": user.has_pin,
         "pinLocked": view.pin_locked,
-        # No licence information: parental controls are not a paid feature here, so editable.
-        "parentalEditable": True,
+        # Parental edits need a licence permitting them (reference, UserPolicy.clearParental);
+        # this server has no licence information, so controls are read only (rules set stay enforced).
+        "parentalEditable": False,
         "planAccess": plan_access(view.facts),
         "policy": effective_policy(view.facts, all_library_ids),
     }
