@@ -177,3 +177,17 @@ async def wait_until_closed(server: RunningServer) -> None:
         except httpx.TransportError:
             return
         await trio.sleep(0.05)
+
+
+async def test_parallel_wrong_passwords_get_no_more_guesses_than_the_limit(server: RunningServer) -> None:
+    with trio.fail_after(60):
+        await add_member(server, "Rae", password=PASSWORD)
+        statuses: list[int] = []
+
+        async def guess(n: int) -> None:
+            statuses.append((await login(server, "Rae", password=f"guess {n}")).status_code)
+
+        async with trio.open_nursery() as nursery:
+            for n in range(12):
+                nursery.start_soon(guess, n)
+    assert sorted(statuses) == [401] * 5 + [429] * 7

@@ -7,7 +7,9 @@ The order of a sign-in is chosen so that nothing is learned cheaply:
    no hash is computed;
 2. an unknown name or a disabled member still costs one password hash
    (against a dummy), so the time taken does not tell which names exist;
-3. hashes are compared in constant time (``users.check_password``).
+3. hashes are compared in constant time (``users.check_password``);
+4. attempts from one address are taken one at a time, so a burst of
+   parallel guesses is limited exactly like the same guesses in a row.
 
 Every attempt is recorded in the activity log (``user.login`` or
 ``user.login_failed``, category security) with the method and the reason,
@@ -32,6 +34,7 @@ from reelhouse.storage.users import _HASHING, check_password, hash_password
 from .context import app_context
 from .device_auth import signed_in_member, verified_devices
 from .errors import error_response
+from .keyed_locks import KeyedLocks
 from .member_activity import record_sign_in
 from .openapi import may_answer, raw_response
 from .schema import ApiModel
@@ -39,6 +42,7 @@ from .schema import ApiModel
 blueprint = Blueprint("auth_routes", __name__)
 
 _dummy_hash: str | None = None
+_by_address = KeyedLocks()
 
 
 class LoginRequest(ApiModel):
@@ -82,9 +86,17 @@ async def login(data: LoginRequest) -> Any:
     too_many_requests with Retry-After past 5 failures a minute for one name
     from one address or 30 in 10 minutes from one address.
     """
+    address = request.remote_addr or ""
+    # Sign-ins from one address take turns: the limit is checked and a
+    # failure recorded before the next attempt is checked, so parallel
+    # guesses get no more tries than sequential ones.
+    async with _by_address.hold(address):
+        return await _sign_in(data, address)
+
+
+async def _sign_in(data: LoginRequest, address: str) -> Any:
     store = _store()
     now = now_ms()
-    address = request.remote_addr or ""
     wait = await signin_limits.retry_after_seconds(store, data.name, address, now)
     if wait is not None:
         creds = await members.credentials_by_name(store, data.name)
