@@ -5,6 +5,8 @@
     reelhouse apikey create NAME | list | revoke ID
     reelhouse user add NAME [--admin] [--password-stdin] | list
     reelhouse plugin list | install DIR | enable ID | disable ID | set ID KEY=VALUE ... | remove ID
+    reelhouse user set NAME [--admin | --no-admin] [--disabled | --enabled] [--hidden | --visible]
+                            [--all-libraries | --library ID ...] [--password-stdin] [--pin-stdin | --clear-pin]
 
 Every command accepts the same configuration options. The admin commands
 open the store directly, so they work while the server runs (SQLite in WAL
@@ -25,7 +27,8 @@ import trio
 from reelhouse import errors
 from reelhouse.config import ConfigError, Settings, load_settings
 from reelhouse.storage import Store, StoreError, migrate, open_store
-from reelhouse.storage import apikeys, users
+from reelhouse.storage import apikeys, members, users
+from reelhouse.storage.activity import ActivityRecord, record_activity
 
 from .cli_plugins import add_plugin_commands, plugin_commands
 
@@ -99,7 +102,28 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     user_commands.add_parser("list", parents=[common], help="list members")
     add_plugin_commands(commands, common)
+    _user_set_parser(user_commands, common)
     return parser
+
+
+def _user_set_parser(user_commands: Any, common: argparse.ArgumentParser) -> None:
+    change = user_commands.add_parser("set", parents=[common], help="change a member")
+    change.add_argument("name")
+    for on, off, dest, what in (
+        ("--admin", "--no-admin", "admin", "administrator"),
+        ("--disabled", "--enabled", "disabled", "disabled"),
+        ("--hidden", "--visible", "hidden", "hidden from the login list"),
+    ):
+        group = change.add_mutually_exclusive_group()
+        group.add_argument(on, dest=dest, action="store_true", default=None, help=f"make the member {what}")
+        group.add_argument(off, dest=dest, action="store_false", help=f"the member is not {what}")
+    libraries = change.add_mutually_exclusive_group()
+    libraries.add_argument("--all-libraries", action="store_true", help="every library, later ones too")
+    libraries.add_argument("--library", action="extend", nargs="+", metavar="ID", help="exactly these libraries (repeatable)")
+    change.add_argument("--password-stdin", action="store_true", help="new password: the first line of stdin")
+    pin = change.add_mutually_exclusive_group()
+    pin.add_argument("--pin-stdin", action="store_true", help="new PIN (4 to 8 digits): the next line of stdin")
+    pin.add_argument("--clear-pin", action="store_true", help="remove the PIN")
 
 
 def _flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -115,6 +139,7 @@ async def _run_admin(args: argparse.Namespace, settings: Settings) -> int:
         ("user", "add"): _user_add,
         ("user", "list"): _user_list,
         **plugin_commands(),
+        ("user", "set"): _user_set,
     }[(args.command, getattr(args, "action", None))]
     args.data_dir_path = settings.data_dir
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -130,6 +155,7 @@ async def _migrate(store: Store, args: argparse.Namespace) -> int:
 
 async def _apikey_create(store: Store, args: argparse.Namespace) -> int:
     record, plaintext = await apikeys.create_api_key(store, args.name)
+    await _record(store, "apikey.create", "apiKey", record.id, record.name)
     print(f"created API key {record.id} ({record.name}); it is shown only once:")
     print(plaintext)
     return EXIT_OK
@@ -146,6 +172,7 @@ async def _apikey_revoke(store: Store, args: argparse.Namespace) -> int:
     if not await apikeys.revoke_api_key(store, args.id):
         print(f"reelhouse: no active API key with id {args.id}", file=sys.stderr)
         return EXIT_FAILED
+    await _record(store, "apikey.revoke", "apiKey", args.id)
     print(f"revoked API key {args.id}")
     return EXIT_OK
 
@@ -158,6 +185,7 @@ async def _user_add(store: Store, args: argparse.Namespace) -> int:
             print("reelhouse: --password-stdin given but the first line of stdin is empty", file=sys.stderr)
             return EXIT_USAGE
     user = await users.add_user(store, args.name, is_admin=args.admin, password=password)
+    await _record(store, "user.create", "user", user.id, user.name, {"isAdmin": user.is_admin})
     print(f"added {'administrator' if user.is_admin else 'member'} {user.name} ({user.id})")
     return EXIT_OK
 
@@ -167,6 +195,49 @@ async def _user_list(store: Store, args: argparse.Namespace) -> int:
         role = "admin" if user.is_admin else "member"
         print(f"{user.id}\t{user.name}\t{role}\t{_when(user.created_at_ms)}")
     return EXIT_OK
+
+
+async def _user_set(store: Store, args: argparse.Namespace) -> int:
+    password = _stdin_line("--password-stdin") if args.password_stdin else None
+    pin = _stdin_line("--pin-stdin") if args.pin_stdin else None
+    if "" in (password, pin):
+        return EXIT_USAGE
+    changes = members.MemberChanges(
+        is_admin=args.admin,
+        disabled=args.disabled,
+        hidden=args.hidden,
+        all_libraries=True if args.all_libraries else None,
+        libraries=None if args.library is None else tuple(args.library),
+        password=password,
+        pin=pin,
+        clear_pin=args.clear_pin,
+    )
+    user, changed = await members.update_member(store, args.name, changes)
+    if changed:
+        # Field names only: never the password or PIN.
+        await _record(store, "user.update", "user", user.id, user.name, {"fields": changed})
+    print(f"updated {user.name} ({user.id}): {', '.join(changed) or 'nothing to change'}")
+    return EXIT_OK
+
+
+def _stdin_line(flag: str) -> str:
+    line = sys.stdin.readline().rstrip("\r\n")
+    if not line:
+        print(f"reelhouse: {flag} given but its line of stdin is empty", file=sys.stderr)
+    return line
+
+
+async def _record(
+    store: Store, action: str, target_kind: str, target_id: str, target_name: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> None:
+    """The command line is the admin console: its changes are in the activity log, done by the system."""
+    category = "security"
+    record = ActivityRecord(
+        action=action, category=category, actor_kind="system", actor_name="command line",
+        target_kind=target_kind, target_id=target_id, target_name=target_name, details=details or {},
+    )
+    await record_activity(store, record)
 
 
 def _when(epoch_ms: int) -> str:

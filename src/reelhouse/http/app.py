@@ -9,8 +9,12 @@ from quart import Quart, Response, g
 from quart_schema import Info, QuartSchema
 from quart_trio import QuartTrio
 
+from .activity_log import blueprint as activity_log_blueprint
 from .auth import install_auth
+from .auth_routes import blueprint as auth_routes_blueprint
 from .context import AppContext
+from .device_auth import install_device_auth
+from .devices import blueprint as devices_blueprint
 from .errors import register_error_handlers
 from .jsonbody import install_json_bodies
 from .openapi import ApiOpenAPIProvider
@@ -27,6 +31,7 @@ from .scans import blueprint as scans_blueprint
 from .search import blueprint as search_blueprint
 from .streams import AbortableStreams
 from .system import blueprint as system_blueprint
+from .users import blueprint as users_blueprint
 
 BLUEPRINTS = (
     system_blueprint,
@@ -39,6 +44,10 @@ BLUEPRINTS = (
     search_blueprint,
     images_blueprint,
     plugins_blueprint,
+    users_blueprint,
+    devices_blueprint,
+    auth_routes_blueprint,
+    activity_log_blueprint,
 )
 
 API_PREFIX = "/api/v1"
@@ -67,6 +76,7 @@ def create_app(context: AppContext) -> Quart:
     install_json_bodies(app)
     app.before_request(_assign_request_id)
     install_auth(app)
+    install_device_auth(app)
     install_request_input(app)  # after auth: a request without a key learns only that
     app.after_request(_add_request_id)
     register_error_handlers(app)

@@ -15,9 +15,10 @@ from reelhouse import errors
 from reelhouse.storage.verified_keys import VerifiedKeys
 
 from .context import app_context
+from .device_auth import authenticate_device, is_device_token
 
 # Paths answered without a key: the machine-readable API description.
-PUBLIC_PATHS = frozenset({"/api/v1/openapi.json"})
+PUBLIC_PATHS = frozenset({"/api/v1/openapi.json", "/api/v1/auth/login"})
 _EXTENSION_KEY = "reelhouse.verified_keys"
 
 
@@ -34,6 +35,8 @@ async def _authenticate() -> None:
     if request.path in PUBLIC_PATHS:
         return
     token = _bearer_token(request.headers.get("Authorization", ""))
+    if token is not None and is_device_token(token):
+        return await authenticate_device(token)  # a player's sign-in (device_auth.py)
     if token is None:
         raise errors.Unauthorized("A valid API key is required: send Authorization: Bearer <key>.")
     key = await current_app.extensions[_EXTENSION_KEY].find(token)  # None for a token of another shape too

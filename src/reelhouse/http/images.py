@@ -92,6 +92,7 @@ from .conditional import (
 from .context import app_context
 from .openapi import may_answer, raw_response
 from .errors import error_response
+from .library_access import require_item_visible
 from .image_sources import (
     RETRY_AFTER_SECONDS,
     SOURCE_TIMEOUT_SECONDS,
@@ -204,6 +205,7 @@ async def item_image(item_id: str) -> Response:
     internal_error: the file cannot be decoded. 503: rendering timed out.
     """
     wanted = parse_image_request(request.args)
+    await require_item_visible(item_id)
     sources = _service().sources
     source = await sources.find(item_id, wanted.kind, wanted.index)
     if not wanted.sized:

@@ -21,6 +21,7 @@ from reelhouse.storage.item_detail import item_detail
 from reelhouse.storage.item_query import list_items, parse_item_query
 
 from .context import app_context
+from .library_access import require_item_visible, scoped_item_query
 from .openapi import may_answer
 from .schema import ApiModel
 
@@ -262,7 +263,7 @@ async def get_items() -> dict[str, Any]:
     Booleans are true or false; an unknown enum value, a malformed value or an
     out-of-range number is 400 field_invalid naming the parameter.
     """
-    query = parse_item_query(request.args.to_dict(flat=False))
+    query = await scoped_item_query(parse_item_query(request.args.to_dict(flat=False)))
     ctx = app_context()
     page = await list_items(ctx.store, query, cursor_codec(ctx.cursor_secret))
     return page.to_json()
@@ -280,4 +281,5 @@ async def get_item(item_id: str) -> dict[str, Any]:
     present for movies and episodes only, false with reason no_provider while
     no subtitle provider is installed.
     """
+    await require_item_visible(item_id)
     return await item_detail(app_context().store, item_id)

@@ -33,6 +33,7 @@ from reelhouse.storage.libraries import (
 from reelhouse.timefmt import rfc3339_ms
 
 from .activity import log_activity
+from .device_auth import verified_devices
 from .asks import ask, library_ref
 from .context import app_context
 from .library_options import LibraryOptionsUpdate, LibraryWithHints
@@ -89,6 +90,8 @@ async def create(data: CreateLibraryRequest) -> tuple[dict[str, Any], int]:
             access_user_ids=tuple(data.access_user_ids),
         ),
     )
+    if data.access_user_ids:
+        verified_devices().forget_all()  # the members given access see the library on their next request
     await log_activity("library.create", "settings", "library", record.id, record.name, {"paths": list(record.paths)})
     return await _library_json(record, with_scrape_pending=False), 201
 

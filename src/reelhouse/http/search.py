@@ -20,6 +20,7 @@ from reelhouse.jsonfields import put_present
 from reelhouse.storage.search import PersonHit, search
 
 from .context import app_context
+from .library_access import visible
 from .items import ItemSummary
 from .schema import ApiModel
 
@@ -69,7 +70,7 @@ async def search_catalogue() -> dict[str, Any]:
         raise Invalid("q is required.", field="q", code="field_required")
     limit = _limit(request.args.get("limit"))
     hits = await search(app_context().store, q, limit)
-    return {"items": [item.to_json() for item in hits.items], "people": [_search_person(hit) for hit in hits.people]}
+    return {"items": [item.to_json() for item in hits.items if visible(item.library_id)], "people": [_search_person(hit) for hit in hits.people]}
 
 
 def _limit(raw: str | None) -> int:

@@ -197,6 +197,9 @@ def _scope(where: Where, query: ItemQuery, parent: Parent | None) -> None:
     if parent is not None and parent.type == LIBRARY_PARENT:
         where.add(f"{library} = ?", parent.id)
         parent = None
+    if query.visible_library_ids is not None:
+        visible = query.visible_library_ids or ("",)  # no library: matches nothing
+        where.add(f"i.library_id IN ({marks(visible)})", *visible)
     if query.ids is not None:
         where.add(f"i.id IN ({marks(query.ids)})", *query.ids)
         return

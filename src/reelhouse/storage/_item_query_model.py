@@ -57,6 +57,8 @@ class ItemQuery:
 
     library_id: str | None = None
     parent_id: str | None = None
+    # The libraries a signed-in member may see; None = every library (API keys, administrators).
+    visible_library_ids: tuple[str, ...] | None = None
     recursive: bool = False
     types: tuple[str, ...] = ()
     exclude_types: tuple[str, ...] = ()

@@ -1,0 +1,186 @@
+"""POST /auth/login and /auth/logout: players sign in (api-decisions.md, "Outside the reference").
+
+The order of a sign-in is chosen so that nothing is learned cheaply:
+
+1. the sign-in limits are checked first (``storage/signin_limits.py``):
+   past a limit every attempt, right or wrong, is 429 with Retry-After and
+   no hash is computed;
+2. an unknown name or a disabled member still costs one password hash
+   (against a dummy), so the time taken does not tell which names exist;
+3. hashes are compared in constant time (``users.check_password``);
+4. attempts from one address are taken one at a time, so a burst of
+   parallel guesses is limited exactly like the same guesses in a row.
+
+Every attempt is recorded in the activity log (``user.login`` or
+``user.login_failed``, category security) with the method and the reason,
+never a secret.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+from pydantic import Field
+from quart import Blueprint, Response, request
+from quart_schema import document_request, document_response, validate_request
+
+from reelhouse import errors
+from reelhouse.storage import devices, members, signin_limits
+from reelhouse.storage._store import now_ms
+from reelhouse.storage.users import _HASHING, check_password, hash_password
+
+from .context import app_context
+from .device_auth import signed_in_member, verified_devices
+from .errors import error_response
+from .keyed_locks import KeyedLocks
+from .member_activity import record_sign_in
+from .openapi import may_answer, raw_response
+from .schema import ApiModel
+
+blueprint = Blueprint("auth_routes", __name__)
+
+_dummy_hash: str | None = None
+_by_address = KeyedLocks()
+
+
+class LoginRequest(ApiModel):
+    name: str = Field(max_length=256)
+    password: str | None = Field(None, max_length=1024)
+    pin: str | None = Field(None, max_length=64)
+    device_id: str | None = Field(None, max_length=256, description="The player's own device identifier.")
+    device_name: str = Field(max_length=256)
+    client: str = Field(max_length=256)
+    version: str | None = Field(None, max_length=256)
+
+
+class LoginResponse(ApiModel):
+    token: str = Field(description="The device token: send it as Authorization: Bearer <token>.")
+    user_id: str
+    device_id: str = Field(description="The id of the Device row this sign-in joined.")
+
+
+@dataclass(frozen=True, slots=True)
+class _Verdict:
+    method: str  # password, pin or name
+    failure: errors.DomainError | None = None
+    counts: bool = True  # whether a failure counts toward the limits and the PIN lock
+
+
+@blueprint.post("/auth/login")
+@validate_request(LoginRequest)
+@document_request(LoginRequest)
+@document_response(LoginResponse, 200)
+@may_answer(
+    (401, "invalid_credentials, wrong_pin or password_required."),
+    (403, "pin_locked: 20 PIN failures within 24 hours."),
+    (429, "too_many_requests: past a sign-in limit; wait the Retry-After seconds."),
+)
+async def login(data: LoginRequest) -> Any:
+    """Sign a member in from a player with a password, a PIN, or the name alone.
+
+    401 invalid_credentials (wrong password, unknown or disabled member),
+    wrong_pin, password_required (the member has a password and sent
+    neither); 403 pin_locked after 20 PIN failures within 24 hours; 429
+    too_many_requests with Retry-After past 5 failures a minute for one name
+    from one address or 30 in 10 minutes from one address.
+    """
+    address = request.remote_addr or ""
+    # Sign-ins from one address take turns: the limit is checked and a
+    # failure recorded before the next attempt is checked, so parallel
+    # guesses get no more tries than sequential ones.
+    async with _by_address.hold(address):
+        return await _sign_in(data, address)
+
+
+async def _sign_in(data: LoginRequest, address: str) -> Any:
+    store = _store()
+    now = now_ms()
+    wait = await signin_limits.retry_after_seconds(store, data.name, address, now)
+    if wait is not None:
+        creds = await members.credentials_by_name(store, data.name)
+        await record_sign_in(None if creds is None else creds.user, ok=False, reason="tooManyRequests")
+        message = "Too many failed sign-ins: try again later."
+        params = {"retryAfterSeconds": wait}
+        return error_response(429, "too_many_requests", message, params, {"Retry-After": str(wait)})
+    creds = await members.credentials_by_name(store, data.name)
+    verdict = await _verify(creds, data, now)
+    user = None if creds is None else creds.user
+    if verdict.failure is not None:
+        if verdict.counts:
+            failure = signin_limits.Failure(data.name, address, verdict.method, None if user is None else user.id)
+            await signin_limits.record_failure(store, failure, now)
+        await record_sign_in(user, ok=False, reason=verdict.failure.code, method=verdict.method)
+        raise verdict.failure
+    assert user is not None
+    if verdict.method == "password":
+        await signin_limits.clear_pin_lock(store, user.id)
+    sign_in = devices.SignInRequest(user.id, data.device_id, data.device_name, data.client, data.version)
+    token, device_id = await devices.sign_in(store, sign_in, now)
+    await members.note_login(store, user.id, now)
+    await record_sign_in(user, ok=True, method=verdict.method, device_id=device_id)
+    return LoginResponse(token=token, user_id=user.id, device_id=device_id).to_json()
+
+
+@blueprint.post("/auth/logout")
+@raw_response(204, None, "Signed out.")
+@may_answer((403, "Only a device token signs out."))
+async def logout() -> Response:
+    """End this device token's sign-in (204); the token is refused from then on.
+
+    Only a device token may sign out: with an API key this is 403.
+    """
+    member = signed_in_member()
+    if member is None:
+        raise errors.Forbidden("Only a device token signs out.")
+    await devices.sign_out(_store(), member.token_hash)
+    verified_devices().forget([member.token_hash])
+    return Response(b"", status=204)
+
+
+async def _verify(creds: members.Credentials | None, data: LoginRequest, now: int) -> _Verdict:
+    method = "pin" if data.pin is not None and data.password is None else "password"
+    if data.password is None and data.pin is None:
+        method = "name"
+    invalid = errors.Unauthorized("The name or the password is wrong.", code="invalid_credentials")
+    if creds is None or creds.user.disabled:
+        await _check(None, data.password or data.pin or "")  # the same cost as a real check
+        return _Verdict(method, invalid)
+    if method == "name":
+        if creds.password_hash is not None:
+            return _Verdict(method, errors.Unauthorized("A password is required.", code="password_required"))
+        if creds.pin_hash is not None:
+            return _Verdict(method, errors.Unauthorized("A PIN is required.", code="wrong_pin"))
+        return _Verdict(method)
+    if method == "pin":
+        return await _verify_pin(creds, data.pin or "", now)
+    if creds.password_hash is None and creds.pin_hash is None:
+        return _Verdict("name")  # a member without password or PIN signs in with the name alone
+    if not await _check(creds.password_hash, data.password or ""):
+        return _Verdict(method, invalid)
+    return _Verdict(method)
+
+
+async def _verify_pin(creds: members.Credentials, pin: str, now: int) -> _Verdict:
+    if await signin_limits.pin_locked(_store(), creds.user.id, now):
+        locked = errors.Forbidden("PIN sign-in is locked: sign in with the password.", code="pin_locked")
+        return _Verdict("pin", locked, counts=False)
+    if not await _check(creds.pin_hash, pin):
+        return _Verdict("pin", errors.Unauthorized("The PIN is wrong.", code="wrong_pin"))
+    return _Verdict("pin")
+
+
+async def _check(stored: str | None, secret: str) -> bool:
+    """Compare ``secret`` with ``stored`` in a worker thread; without a hash, spend the same time and fail."""
+    global _dummy_hash
+    if stored is None:
+        if _dummy_hash is None:
+            _dummy_hash = await trio.to_thread.run_sync(hash_password, "reelhouse-dummy", limiter=_HASHING)
+        await trio.to_thread.run_sync(check_password, _dummy_hash, secret, limiter=_HASHING)
+        return False
+    return await trio.to_thread.run_sync(check_password, stored, secret, limiter=_HASHING)
+
+
+def _store() -> Any:
+    return app_context().store

@@ -1,0 +1,81 @@
+"""Device tokens: what a player that signed in (POST /auth/login) may call.
+
+A device token (``Authorization: Bearer rhd_...``) is accepted only on the
+player endpoints (:data:`PLAYER_ENDPOINTS`): browsing and reading the
+catalogue a member may see, and signing out.  Everything else is the
+administrative API, where a device token is 403 ``forbidden`` even for an
+administrator's device (api-decisions.md, "Outside the reference").  The
+request then carries the member's sign-in and library scope in ``g``
+(:func:`signed_in_member`, :func:`library_scope_of_request`).
+"""
+
+from __future__ import annotations
+
+from quart import Quart, current_app, g, request
+
+from reelhouse import errors
+from reelhouse.media.member_policy import LibraryScope, MemberFacts, library_scope
+from reelhouse.storage.devices import TOKEN_PREFIX, DeviceSignIn
+from reelhouse.storage.verified_devices import VerifiedDevices
+
+from .context import app_context
+
+# Endpoint names (blueprint.function) a device token may call.
+PLAYER_ENDPOINTS = frozenset(
+    {
+        "items.get_items",
+        "items.get_item",
+        "search.search_catalogue",
+        "images.item_image",
+        "auth_routes.logout",
+    }
+)
+_EXTENSION_KEY = "reelhouse.verified_devices"
+
+
+def install_device_auth(app: Quart) -> None:
+    app.before_serving(_start)
+    app.after_serving(_stop)
+
+
+def is_device_token(token: str) -> bool:
+    return token.startswith(TOKEN_PREFIX)
+
+
+def verified_devices() -> VerifiedDevices:
+    return current_app.extensions[_EXTENSION_KEY]
+
+
+async def authenticate_device(token: str) -> None:
+    """Accept ``token`` for this request or raise 401 (unknown, revoked, member disabled) / 403."""
+    sign_in = await verified_devices().find(token)
+    if sign_in is None:
+        raise errors.Unauthorized("The sign-in is invalid or has been revoked.")
+    if request.endpoint not in PLAYER_ENDPOINTS:
+        raise errors.Forbidden("A device token is accepted on the player endpoints only.")
+    g.member = sign_in
+    g.library_scope = library_scope(
+        MemberFacts(sign_in.is_admin, sign_in.disabled, False, sign_in.policy, sign_in.granted_libraries)
+    )
+
+
+def signed_in_member() -> DeviceSignIn | None:
+    """The member whose device token authenticated this request; None for an API key."""
+    return getattr(g, "member", None)
+
+
+def library_scope_of_request() -> LibraryScope | None:
+    """The libraries this request may see; None = every library (API key)."""
+    return getattr(g, "library_scope", None)
+
+
+async def _start() -> None:
+    devices = VerifiedDevices(app_context().store)
+    current_app.extensions[_EXTENSION_KEY] = devices
+    current_app.nursery.start_soon(devices.run_flusher)  # type: ignore[attr-defined]
+
+
+async def _stop() -> None:
+    devices = current_app.extensions.get(_EXTENSION_KEY)
+    if devices is not None:
+        await devices.flush()

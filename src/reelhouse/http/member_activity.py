@@ -1,0 +1,49 @@
+"""Activity entries for sign-ins: the actor is the member, never the secret they sent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import request
+
+from reelhouse.storage.activity import ActivityRecord, record_activity
+from reelhouse.storage.users import UserRecord
+
+from .context import app_context
+
+
+async def record_sign_in(
+    user: UserRecord | None,
+    *,
+    ok: bool,
+    reason: str | None = None,
+    method: str | None = None,
+    device_id: str | None = None,
+) -> None:
+    """``user.login`` or ``user.login_failed`` (security); an unknown name is recorded without a member.
+
+    The name tried is not recorded for an unknown member: people type
+    passwords into name fields.
+    """
+    details: dict[str, Any] = {}
+    if method is not None:
+        details["method"] = method
+    if reason is not None:
+        details["reason"] = reason
+    if device_id is not None:
+        details["deviceId"] = device_id
+    await record_activity(
+        app_context().store,
+        ActivityRecord(
+            action="user.login" if ok else "user.login_failed",
+            category="security",
+            actor_kind="member",
+            actor_id=None if user is None else user.id,
+            actor_name=None if user is None else user.name,
+            target_kind="user",
+            target_id=None if user is None else user.id,
+            target_name=None if user is None else user.name,
+            details=details,
+            remote_addr=request.remote_addr,
+        ),
+    )
