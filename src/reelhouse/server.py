@@ -37,6 +37,7 @@ from reelhouse.http.edge import BindError, EdgeServer, bind_sockets, connection_
 from reelhouse.pid1 import fork_under_init
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
+from reelhouse.storage.jobs import fail_unfinished_jobs
 from reelhouse.storage.scans import fail_running_scans
 from reelhouse.watchdog import LoopWatchdog
 
@@ -109,6 +110,7 @@ async def _serve_bound(
         async with open_store(settings.effective_database_url) as store:
             await migrate(store)
             await fail_running_scans(store, INTERRUPTED_SCAN_MESSAGE)
+            await fail_unfinished_jobs(store)
             async with open_actor_tree(settings, store, __version__) as actors:
                 context = AppContext(
                     settings=settings,

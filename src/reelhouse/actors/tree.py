@@ -65,7 +65,7 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
     )
     children = [
         ChildSpec("system", lambda: SystemMonitor(monitor_config)),
-        ChildSpec("jobs", JobRegistry),
+        ChildSpec("jobs", lambda: JobRegistry(store, settings.schedule.job_retention_hours * 3600)),
     ]
     async with trio.open_nursery() as nursery:
         bus = EventBus(StoreEventLog(store))
