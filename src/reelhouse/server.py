@@ -35,6 +35,7 @@ from reelhouse.config import Settings
 from reelhouse.http import AppContext, create_app
 from reelhouse.http.edge import BindError, EdgeServer, bind_sockets, connection_budget
 from reelhouse.pid1 import fork_under_init
+from reelhouse.server_lock import hold_server_lock
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
 from reelhouse.storage.jobs import fail_unfinished_jobs
@@ -86,7 +87,8 @@ async def serve(
     config = _hypercorn_config(settings)
     sockets = bind_sockets(config)
     try:
-        await _serve_bound(settings, config, sockets, shutdown, task_status)
+        with hold_server_lock(settings.data_dir):  # `reelhouse backup restore` refuses while held
+            await _serve_bound(settings, config, sockets, shutdown, task_status)
     finally:
         for sock in sockets:
             sock.close()

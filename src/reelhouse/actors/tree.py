@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import trio
 
 from reelhouse.config import Settings
+from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import Store
 from reelhouse.storage.events import StoreEventLog
 
@@ -25,8 +26,10 @@ from ._supervisor import ChildSpec, RootActor
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
+from .maintenance import core_tasks
 from .scan import ScanDeps
 from .scan_actor import ScanSlots
+from .scheduler import Scheduler, SchedulerServices
 from .system_monitor import MonitorConfig, SystemMonitor
 
 IMAGE_CACHE_DIR = "cache/images"
@@ -45,6 +48,7 @@ class ActorTree:
     jobs: ActorRef
     libraries: ActorRef
     _nursery: trio.Nursery
+    scheduler: ActorRef | None = None
 
     async def stop(self, *, deadline: float) -> None:
         """Stop every actor gracefully by ``deadline``, then the bus."""
@@ -94,10 +98,28 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
         # Started last, so it stops first: running scans end before the
         # registries they report to.
         libraries = await root.start_child(ChildSpec("libraries", lambda: LibraryRegistry(services)))
+        # After the libraries, so it stops before them: its runs end first.
+        scheduler = await root.start_child(ChildSpec("scheduler", lambda: Scheduler(
+            _scheduler_services(settings, store, bus, jobs, libraries), core_tasks())))
         try:
-            yield ActorTree(root, bus, system, jobs, libraries, nursery)
+            yield ActorTree(root, bus, system, jobs, libraries, nursery, scheduler)
         finally:
             nursery.cancel_scope.cancel()
+
+
+def _scheduler_services(
+    settings: Settings, store: Store, bus: EventBus, jobs: ActorRef, libraries: ActorRef
+) -> SchedulerServices:
+    return SchedulerServices(
+        store=store,
+        settings=settings,
+        libraries=libraries,
+        jobs=jobs,
+        bus=bus,
+        time_zone=server_time_zone(settings.time_zone),
+        idle_seconds=settings.schedule.idle_minutes * 60,
+        reload_poll_seconds=settings.schedule.reload_poll_seconds,
+    )
 
 
 def _child(root: RootActor, name: str) -> ActorRef:

@@ -21,6 +21,7 @@ from .items import blueprint as items_blueprint
 from .jobs import blueprint as jobs_blueprint
 from .libraries import blueprint as libraries_blueprint
 from .scans import blueprint as scans_blueprint
+from .schedules import blueprint as schedules_blueprint
 from .search import blueprint as search_blueprint
 from .streams import AbortableStreams
 from .system import blueprint as system_blueprint
@@ -35,6 +36,7 @@ BLUEPRINTS = (
     items_blueprint,
     search_blueprint,
     images_blueprint,
+    schedules_blueprint,
 )
 
 API_PREFIX = "/api/v1"
