@@ -4,6 +4,8 @@
     reelhouse migrate
     reelhouse apikey create NAME | list | revoke ID
     reelhouse user add NAME [--admin] [--password-stdin] | list
+    reelhouse schedule list | set TASK RULE | pause|resume|reset TASK   (cli_schedule.py)
+    reelhouse backup create | list | restore FILE                       (cli_schedule.py)
 
 Every command accepts the same configuration options. The admin commands
 open the store directly, so they work while the server runs (SQLite in WAL
@@ -14,6 +16,7 @@ mode with a busy timeout; PostgreSQL as usual). Exit codes: 0 success,
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
@@ -25,6 +28,8 @@ from reelhouse import errors
 from reelhouse.config import ConfigError, Settings, load_settings
 from reelhouse.storage import Store, StoreError, migrate, open_store
 from reelhouse.storage import apikeys, users
+
+from .cli_schedule import ADMIN_COMMANDS, BEFORE_STORE_COMMANDS, add_schedule_commands
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -95,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("--admin", action="store_true", help="the member is an administrator")
     add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     user_commands.add_parser("list", parents=[common], help="list members")
+    add_schedule_commands(commands, common)
     return parser
 
 
@@ -110,8 +116,12 @@ async def _run_admin(args: argparse.Namespace, settings: Settings) -> int:
         ("apikey", "revoke"): _apikey_revoke,
         ("user", "add"): _user_add,
         ("user", "list"): _user_list,
+        **{key: functools.partial(run, settings=settings) for key, run in ADMIN_COMMANDS.items()},
     }[(args.command, getattr(args, "action", None))]
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    before = BEFORE_STORE_COMMANDS.get((args.command, getattr(args, "action", None)))
+    if before is not None and (code := await before(args, settings)) != EXIT_OK:
+        return code
     async with open_store(settings.effective_database_url) as store:
         await migrate(store)
         return await command(store, args)

@@ -64,7 +64,10 @@ def create_backup(database_url: str, data_dir: Path, *, settings: dict[str, Any]
     with tempfile.TemporaryDirectory(dir=folder) as work:
         if target.backend == "sqlite":
             name, dump = "database.sqlite", Path(work) / "database.sqlite"
-            _sqlite_copy(target.location, dump)
+            try:
+                _sqlite_copy(target.location, dump)
+            except sqlite3.Error as exc:
+                raise BackupError(f"The database could not be copied: {exc}") from None
         else:
             name, dump = "database.sql", Path(work) / "database.sql"
             _pg_dump(target.location, target.schema, dump)
@@ -138,7 +141,8 @@ def restore_backup(path: Path, database_url: str, data_dir: Path, *, known_schem
 
 
 def _sqlite_copy(source: str, target: Path) -> None:
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    """The online backup API: one consistent snapshot, copied a step at a time."""
+    src = sqlite3.connect(source, timeout=30)
     try:
         dst = sqlite3.connect(target)
         try:
