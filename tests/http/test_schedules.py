@@ -10,9 +10,10 @@ import trio
 from reelhouse.media.schedule_defaults import CORE_TASKS
 from reelhouse.storage import open_store
 from reelhouse.storage.activity import list_activity
+from reelhouse.storage.schedules import set_paused
 
 from ..media_factory import MediaFactory
-from .conftest import RunningServer
+from .conftest import RunningServer, start_server
 from .scanning import create_library, wait_for_state
 
 JOB_TIMEOUT_S = 60.0
@@ -94,3 +95,46 @@ async def test_library_scan_scans_every_library_and_conflicts_while_running(
     assert job["state"] == "succeeded" and job["processed"] == 1 and job["total"] == 1
     scan_job = next(j for j in (await client.get("/jobs")).json() if j["id"] == f"scan:{library['id']}")
     assert scan_job["trigger"] == "auto"
+
+
+async def test_poster_pregenerate_renders_the_asked_shape_for_every_poster(
+        server: RunningServer, client: httpx.AsyncClient, tmp_path: Path, media: MediaFactory) -> None:
+    root = tmp_path / "films"
+    for title in ("Heat (1995)", "Arrival (2016)", "Dune (2021)"):
+        media.video(root / title / f"{title}.mkv")
+    media.image(root / "Heat (1995)" / "poster.jpg")
+    media.image(root / "Arrival (2016)" / "poster.jpg")
+    async with open_store(server.database_url) as store:  # no automatic run after the scan
+        await set_paused(store, "poster_pregenerate", True)
+    with trio.fail_after(10):
+        while not next(s for s in (await client.get("/admin/schedules")).json()["schedules"]
+                       if s["task"] == "poster_pregenerate")["paused"]:
+            await trio.sleep(0.1)
+    library = await create_library(client, "Films", [root])
+    await wait_for_state(client, library["id"])
+    items = (await client.get("/items", params={"recursive": "true"})).json()["items"]
+    heat = next(i for i in items if i["name"] == "Heat")
+    asked = await client.get(f"/images/items/{heat['id']}", params={"maxWidth": 100})
+    assert asked.status_code == 200  # a client asked for 100 px wide posters (now cached)
+    assert (await client.post("/admin/schedules/poster_pregenerate/run")).status_code == 202
+    job = await wait_for_job(client, "task:poster_pregenerate")
+    assert job["kind"] == "posterPregenerate" and job["unit"] == "images" and job["state"] == "succeeded"
+    assert job["progressCached"] == 1 and job["changed"] == 1 and job["progressNoPoster"] == 1
+    assert job["processed"] == 3 and job["progressFailed"] == 0 and "stopReason" not in job
+
+
+async def test_poster_pregenerate_stops_at_the_cache_budget(
+        nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory) -> None:
+    root = tmp_path / "films"
+    media.video(root / "Heat (1995)" / "Heat (1995).mkv")
+    media.image(root / "Heat (1995)" / "poster.jpg", size=(800, 1200))
+    server = await start_server(nursery, database_url, tmp_path / "data", image_cache_max_bytes=200)
+    async with server.client() as client:
+        library = await create_library(client, "Films", [root])
+        await wait_for_state(client, library["id"])
+        # The completed scan starts it (idle with afterScan), or the run does.
+        assert (await client.post("/admin/schedules/poster_pregenerate/run")).status_code in (202, 409)
+        job = await wait_for_job(client, "task:poster_pregenerate")
+    server.shutdown.set()
+    assert job["state"] == "succeeded" and job["stopReason"] == "cacheBudget"
+    assert job["stopLimitBytes"] == 200 and job["stopUsedBytes"] == 0
