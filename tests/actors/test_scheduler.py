@@ -14,6 +14,7 @@ from reelhouse.actors import spawn
 from reelhouse.actors.jobs import JobRegistry, ListJobs
 from reelhouse.actors.scheduler import (
     CancelRun,
+    LibraryDeleted,
     ListSchedules,
     PlaybackActivity,
     ReloadRules,
@@ -190,3 +191,15 @@ async def test_a_paused_task_does_not_run_on_schedule_and_a_reload_picks_up_new_
     [schedule] = (await scheduler.ask(ListSchedules(), timeout=5))["schedules"]  # type: ignore[attr-defined]
     assert body.starts == [] and schedule["isDefault"] is False and schedule["rules"] == [
         {"trigger": "manual", "afterScan": False}]
+
+
+async def test_a_deleted_library_runs_database_maintenance_once(
+        store: Store, nursery: trio.Nursery, autojump_clock: object) -> None:
+    body = Recorder()
+    definition = TaskDefinition("database_maintenance", (Rule("cron", cron="30 4 * * 0"),))
+    services = SchedulerServices(store=store, time_zone=BERLIN)
+    scheduler = await spawn(nursery, Scheduler(services, {"database_maintenance": (definition, body)},
+                                               trio_wall_clock(START)), "scheduler")
+    await scheduler.tell(LibraryDeleted())
+    await trio.sleep(3600)
+    assert body.starts == [START]

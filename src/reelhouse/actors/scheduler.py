@@ -97,6 +97,11 @@ class PlaybackActivity:
 
 
 @dataclass(frozen=True, slots=True)
+class LibraryDeleted:
+    """Tell: a library was deleted; database_maintenance runs once soon (api reference)."""
+
+
+@dataclass(frozen=True, slots=True)
 class GetDrift:
     """Ask: the largest lateness (seconds) of a scheduled start seen so far (benchmark)."""
 
@@ -116,6 +121,7 @@ class _Task:
     next_at: datetime | None = None  # cached next cron/interval time (None: none)
     run: _Run | None = None
     after_scan_pending: bool = False
+    once_pending: bool = False  # run once as soon as allowed (database_maintenance after a library delete)
     continuous_resume: datetime | None = None
     last_start: datetime | None = None
 
@@ -184,6 +190,10 @@ class Scheduler(Actor):
                 await self._register(definition)
             case UnregisterTask(name=name):
                 self._unregister(name)
+            case LibraryDeleted():
+                if (maintenance := self._tasks.get("database_maintenance")) is not None:
+                    maintenance.once_pending = True
+                    self._changed.set()
             case GetDrift():
                 return self._max_drift
             case _:
@@ -216,6 +226,8 @@ class Scheduler(Actor):
     def _due(self, task: _Task, now: datetime) -> tuple[tuple[str, Rule] | None, datetime | None]:
         """(trigger and rule that make ``task`` due now, or None; the next time to look again)."""
         tz, later = self._services.time_zone, None
+        if task.once_pending:
+            return ("once", Rule("manual")), None
         for rule in task.rules:
             at = self._rule_due_at(task, rule, now)
             if at is None:
@@ -273,7 +285,7 @@ class Scheduler(Actor):
             scope.deadline = trio.current_time() + seconds_until(self._wall, deadline)
         task.run = _Run(scope, now, trigger)
         task.last_start = now
-        task.after_scan_pending = False
+        task.after_scan_pending = task.once_pending = False
         task.row = replace(task.row, last_started_ms=_ms(now), running_since_ms=_ms(now))
         if scheduled:
             self._set_due_from(task, now)

@@ -94,7 +94,7 @@ async def run_scrape(ctx: TaskContext) -> RunEnd:
     bring them): the queue is left as it is and the job says so."""
     await ctx.yield_while_playing()
     queued = await _queued_for_scrape(ctx)
-    ctx.progress(processed=0, total=queued, message_code="noProvider",
+    ctx.progress(processed=0, total=queued, cancellable=False, message_code="noProvider",
                  message="No metadata provider is installed; the scrape queue waits.")
     return RunEnd("skipped", message="No metadata provider is installed.")
 
