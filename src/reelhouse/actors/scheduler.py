@@ -16,8 +16,10 @@ so tests and the benchmark drive months of schedules on an autojump clock.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -34,6 +36,16 @@ from reelhouse.storage.schedules import RunEnd, ScheduleRow
 
 from ._runtime import Actor, ActorRef
 from .jobs import JobSnapshot, JobUpdate
+from .scheduler_messages import (
+    CancelRun,
+    GetDrift,
+    LibraryDeleted,
+    ListSchedules,
+    PlaybackActivity,
+    ReloadRules,
+    RunNow,
+    ScanActivity,
+)
 from .scheduler_tasks import (
     RegisterTask,
     RunPluginTask,
@@ -47,6 +59,9 @@ from .scheduler_tasks import (
 )
 from .scheduler_view import render_schedule
 
+__all__ = ["CancelRun", "GetDrift", "LibraryDeleted", "ListSchedules", "PlaybackActivity", "ReloadRules", "RunNow",
+           "ScanActivity", "Scheduler", "SchedulerServices"]
+
 log = logging.getLogger(__name__)
 
 CONTINUOUS_PAUSE_SECONDS = 5.0  # between continuous runs that did work
@@ -54,56 +69,6 @@ CONTINUOUS_IDLE_PAUSE_SECONDS = 900.0  # after a continuous run that found nothi
 PLUGIN_RUN_TIMEOUT_SECONDS = 24 * 3600.0
 RECORD_TIMEOUT_SECONDS = 5.0
 _JOB_STATES = {"succeeded": "succeeded", "skipped": "succeeded", "failed": "failed", "cancelled": "cancelled"}
-
-
-@dataclass(frozen=True, slots=True)
-class ListSchedules:
-    """Ask: the ScheduleList JSON."""
-
-
-@dataclass(frozen=True, slots=True)
-class RunNow:
-    """Ask: start ``task`` at once; replies its Schedule JSON; NotFound / Conflict."""
-
-    task: str
-
-
-@dataclass(frozen=True, slots=True)
-class CancelRun:
-    """Ask (JobRegistry -> scheduler): cancel the task's running run."""
-
-    task: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReloadRules:
-    """Tell: read rules and pause flags from the store again (a change from outside)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ScanActivity:
-    """Tell: a library's scan started (``active``) or ended (``completed`` if it completed)."""
-
-    library_id: str
-    active: bool
-    completed: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class PlaybackActivity:
-    """Tell (playback -> scheduler): whether anyone is playing now."""
-
-    active: bool
-
-
-@dataclass(frozen=True, slots=True)
-class LibraryDeleted:
-    """Tell: a library was deleted; database_maintenance runs once soon (api reference)."""
-
-
-@dataclass(frozen=True, slots=True)
-class GetDrift:
-    """Ask: the largest lateness (seconds) of a scheduled start seen so far (benchmark)."""
 
 
 @dataclass
@@ -124,10 +89,16 @@ class _Task:
     once_pending: bool = False  # run once as soon as allowed (database_maintenance after a library delete)
     continuous_resume: datetime | None = None
     last_start: datetime | None = None
+    check_at: datetime | None = None  # when the loop looks at this task again (its live heap entry)
 
     @property
     def rules(self) -> tuple[Rule, ...]:
         return self.row.rules if self.row.rules is not None else self.definition.default_rules
+
+    @property
+    def follows_signals(self) -> bool:
+        """Whether scans or playback can make it due (idle, continuous, afterScan)."""
+        return any(rule.trigger in ("idle", "continuous") or rule.after_scan for rule in self.rules)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +121,11 @@ class Scheduler(Actor):
         self._wall_given = wall
         self._tasks: dict[str, _Task] = {}
         self._changed = trio.Event()
+        # Only tasks whose time came (a heap of check times) or that a change
+        # concerns (dirty) are looked at: a wake costs little with 1,000 tasks.
+        self._checks: list[tuple[datetime, int, str]] = []
+        self._sequence = itertools.count()
+        self._dirty: set[str] = set()
         self._busy_libraries: set[str] = set()
         self._playing = False
         self._playback_changed = trio.Event()
@@ -193,7 +169,7 @@ class Scheduler(Actor):
             case LibraryDeleted():
                 if (maintenance := self._tasks.get("database_maintenance")) is not None:
                     maintenance.once_pending = True
-                    self._changed.set()
+                    self._look_at([maintenance.definition.name])
             case GetDrift():
                 return self._max_drift
             case _:
@@ -211,17 +187,32 @@ class Scheduler(Actor):
 
     def _start_due(self, now: datetime) -> datetime | None:
         """Start every task that is due; the earliest later time worth waking for."""
-        wake: datetime | None = None
-        for task in list(self._tasks.values()):
+        names, self._dirty = self._dirty, set()
+        while self._checks and self._checks[0][0] <= now:
+            at, _seq, name = heapq.heappop(self._checks)
+            task = self._tasks.get(name)
+            if task is not None and task.check_at == at:
+                names.add(name)
+        for name in names:
+            task = self._tasks.get(name)
+            if task is None:
+                continue
+            task.check_at = None
             if task.row.paused:
                 continue
             due, later = self._due(task, now)
             if due is not None:
                 self._start_or_pass(task, due, now)
                 _due, later = self._due(task, now)
-            if later is not None and (wake is None or later < wake):
-                wake = later
-        return wake
+            if later is not None:
+                task.check_at = later
+                heapq.heappush(self._checks, (later, next(self._sequence), name))
+        return self._checks[0][0] if self._checks else None
+
+    def _look_at(self, names: Iterable[str]) -> None:
+        """Have the loop look at these tasks now."""
+        self._dirty.update(names)
+        self._changed.set()
 
     def _due(self, task: _Task, now: datetime) -> tuple[tuple[str, Rule] | None, datetime | None]:
         """(trigger and rule that make ``task`` due now, or None; the next time to look again)."""
@@ -334,7 +325,7 @@ class Scheduler(Actor):
             pause = CONTINUOUS_IDLE_PAUSE_SECONDS if end.result == "skipped" else CONTINUOUS_PAUSE_SECONDS
             task.continuous_resume = now + timedelta(seconds=pause)
         task.row = _with_end(task.row, end, _ms(now))
-        self._changed.set()
+        self._look_at([task.definition.name])
         await self._record(stored.record_end, task.definition.name, end, _ms(now))
 
     def _context(self, name: str, job: JobSnapshot) -> TaskContext:
@@ -352,7 +343,7 @@ class Scheduler(Actor):
         if task.run is not None:
             raise errors.Conflict(f"Task {name} is already running.", params={"task": name})
         self._start(task, "manual", self._wall(), None)
-        self._changed.set()
+        self._look_at([name])
         return self._render(task)
 
     def _cancel(self, name: str) -> None:
@@ -369,6 +360,7 @@ class Scheduler(Actor):
         task = _Task(definition, row, due_from, last_start=_from_ms(row.last_started_ms))
         self._tasks[definition.name] = task
         self._recompute(task)
+        self._dirty.add(definition.name)
 
     def _set_due_from(self, task: _Task, at: datetime) -> None:
         task.due_from = at
@@ -389,7 +381,7 @@ class Scheduler(Actor):
             if row.due_from_ms is not None:
                 task.due_from = _from_ms(row.due_from_ms)
             self._recompute(task)
-        self._changed.set()
+        self._look_at(self._tasks)
 
     async def _register(self, definition: TaskDefinition) -> None:
         await stored.ensure_tasks(self._services.store,
@@ -397,7 +389,7 @@ class Scheduler(Actor):
                                   at_ms=_ms(self._wall()))
         row = await stored.get_schedule(self._services.store, definition.name)
         self._add(definition, row)
-        self._changed.set()
+        self._look_at([definition.name])
 
     def _unregister(self, name: str) -> None:
         task = self._tasks.get(name)
@@ -408,6 +400,8 @@ class Scheduler(Actor):
         del self._tasks[name]
 
     def _on_scan(self, msg: ScanActivity) -> None:
+        if msg.active and msg.library_id in self._busy_libraries:
+            return  # progress of a scan already seen: nothing changes
         if msg.active:
             self._busy_libraries.add(msg.library_id)
         else:
@@ -417,14 +411,14 @@ class Scheduler(Actor):
                     if any(rule.after_scan for rule in task.rules):
                         task.after_scan_pending = True
         self._quiet_since = None if self._busy_libraries or self._playing else self._wall()
-        self._changed.set()
+        self._look_at(name for name, task in self._tasks.items() if task.follows_signals)
 
     def _on_playback(self, active: bool) -> None:
         self._playing = active
         self._playback_changed.set()
         self._playback_changed = trio.Event()
         self._quiet_since = None if self._busy_libraries or active else self._wall()
-        self._changed.set()
+        self._look_at(name for name, task in self._tasks.items() if task.follows_signals)
 
     async def _follow_scans(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         async with self._services.bus.subscribe() as subscription:
