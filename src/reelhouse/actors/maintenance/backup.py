@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 from typing import Any
 
-import trio
-
+from reelhouse.backup_process import backup_in_child
 from reelhouse.config import Settings
 from reelhouse.storage import Store
 from reelhouse.storage._migrations import applied_versions
-from reelhouse.storage.backups import BackupError, BackupInfo, create_backup
+from reelhouse.storage.backups import BackupError, BackupInfo
 
 from ..scheduler_tasks import RunEnd, TaskContext
 
@@ -22,12 +20,12 @@ async def make_backup(store: Store, settings: Settings) -> BackupInfo:
     version = max(await applied_versions(store), default=0)
     config = os.environ.get("REELHOUSE_CONFIG")
     settings_json: dict[str, Any] = settings.model_dump(mode="json")
-    make = functools.partial(
-        create_backup, settings.effective_database_url, settings.data_dir, settings=settings_json,
+    # In a niced child process (reelhouse/backup_process.py); not cancellable
+    # midway: a half-written backup is never left (it is renamed into place).
+    return await backup_in_child(
+        settings.effective_database_url, settings.data_dir, settings=settings_json,
         config_file=Path(config) if config else None, keep=settings.schedule.backup_keep, schema_version=version,
     )  # fmt: skip
-    # The copy runs in a thread it cannot be called back from: the run is not cancellable.
-    return await trio.to_thread.run_sync(make)
 
 
 async def run_backup(ctx: TaskContext) -> RunEnd:
