@@ -93,6 +93,7 @@ async def test_library_scan_scans_every_library_and_conflicts_while_running(
         assert again.json()["code"] == "conflict"
     job = await wait_for_job(client, "task:library_full_scan")
     assert job["state"] == "succeeded" and job["processed"] == 1 and job["total"] == 1
+    assert job["relatedJobId"] == f"scan:{library['id']}" and job["relatedKind"] == "scan"
     scan_job = next(j for j in (await client.get("/jobs")).json() if j["id"] == f"scan:{library['id']}")
     assert scan_job["trigger"] == "auto"
 

@@ -1,7 +1,8 @@
 """Database upkeep and retention purges (the cleanup and database_maintenance tasks).
 
-``optimize_database`` works on a connection of its own (never the Store's
-writer), in a worker thread:
+``optimize_database_now`` works on a connection of its own (never the
+Store's writer); the server runs it in a niced child process
+(reelhouse/maintenance_process.py):
 
 - SQLite: ``PRAGMA optimize`` and a bounded ``ANALYZE`` (``analysis_limit``
   keeps it to a moment on a large catalogue), a passive WAL checkpoint
@@ -16,8 +17,6 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-import trio
-
 from ._open import parse_database_url
 from ._store import Store
 
@@ -26,17 +25,22 @@ INCREMENTAL_VACUUM_PAGES = 10_000
 SQLITE_BUSY_TIMEOUT_S = 5.0
 
 
+class MaintenanceError(Exception):
+    """Database maintenance failed; the message is safe to show."""
+
+
 @dataclass(frozen=True, slots=True)
 class MaintenanceReport:
     steps: tuple[str, ...]
 
 
-async def optimize_database(database_url: str) -> MaintenanceReport:
+def optimize_database_now(database_url: str) -> MaintenanceReport:
+    """Blocking: run it in a worker thread or (the server does) a child process."""
     target = parse_database_url(database_url)
     if target.backend == "sqlite":
-        steps = await trio.to_thread.run_sync(_optimize_sqlite, target.location)
+        steps = _optimize_sqlite(target.location)
     else:
-        steps = await trio.to_thread.run_sync(_vacuum_postgres, target.location, target.schema)
+        steps = _vacuum_postgres(target.location, target.schema)
     return MaintenanceReport(tuple(steps))
 
 

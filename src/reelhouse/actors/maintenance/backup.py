@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from reelhouse.backup_process import backup_in_child
+from reelhouse.maintenance_process import backup_in_child
 from reelhouse.config import Settings
 from reelhouse.storage import Store
 from reelhouse.storage._migrations import applied_versions
@@ -20,7 +20,7 @@ async def make_backup(store: Store, settings: Settings) -> BackupInfo:
     version = max(await applied_versions(store), default=0)
     config = os.environ.get("REELHOUSE_CONFIG")
     settings_json: dict[str, Any] = settings.model_dump(mode="json")
-    # In a niced child process (reelhouse/backup_process.py); not cancellable
+    # In a niced child process (reelhouse/maintenance_process.py); not cancellable
     # midway: a half-written backup is never left (it is renamed into place).
     return await backup_in_child(
         settings.effective_database_url, settings.data_dir, settings=settings_json,

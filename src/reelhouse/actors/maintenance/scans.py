@@ -54,6 +54,8 @@ async def scan_libraries(ctx: TaskContext, mode: str, *, rewrite: bool = False) 
     if not started:
         return RunEnd("skipped", message="No library to scan.")
     ctx.progress(processed=0, total=len(started), current=None)
+    if len(started) == 1:  # the work is that one scan's job
+        ctx.progress(related_job_id=f"scan:{started[0]}", related_kind="scan")
     try:
         failed = await _wait_for(ctx, {i: refs[i] for i in started})
     except trio.Cancelled:

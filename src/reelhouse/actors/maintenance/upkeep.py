@@ -7,13 +7,14 @@ from pathlib import Path
 
 import trio
 
+from reelhouse.maintenance_process import optimize_in_child
 from reelhouse.storage import StoreError
 from reelhouse.storage.jobs import purge_finished_jobs
 from reelhouse.storage.maintenance import (
+    MaintenanceError,
     clear_history_addresses,
     library_ids,
     missing_grace_by_library,
-    optimize_database,
     purge_missing_items,
     purge_scan_errors,
 )
@@ -33,9 +34,9 @@ async def run_database_maintenance(ctx: TaskContext) -> RunEnd:
         return RunEnd("skipped", message="No database to maintain.")
     ctx.progress(processed=0, total=1, current="optimize")
     try:
-        report = await optimize_database(ctx.settings.effective_database_url)
-    except Exception as exc:  # sqlite3 / psycopg errors: the run fails with the reason
-        return RunEnd("failed", "unknown", message=f"Database maintenance failed: {type(exc).__name__}")
+        report = await optimize_in_child(ctx.settings.effective_database_url)
+    except MaintenanceError as exc:
+        return RunEnd("failed", "unknown", message=str(exc))
     ctx.progress(processed=1, current=None, changed=len(report.steps))
     return RunEnd("succeeded", message=", ".join(report.steps))
 
