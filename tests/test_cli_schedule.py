@@ -107,3 +107,20 @@ async def test_a_backup_made_while_serving_restores_into_a_fresh_data_dir_with_t
     assert names == ["Arrival", "Heat"]
     assert sorted(item["name"] for item in after["items"]) == names
     assert [i["id"] for i in after["items"]] == [i["id"] for i in before["items"]]
+
+
+async def test_backup_create_writes_a_database_copy_and_keeps_the_newest(tmp_path: Path, database_url: str) -> None:
+    import zipfile
+
+    data_dir = tmp_path / "data"
+    env_args = db_args(data_dir, database_url)
+    for _ in range(3):
+        done = await run_cli([*env_args, "backup", "create"])
+        assert done.returncode == 0, done.stderr
+    listed = (await run_cli([*env_args, "backup", "list"])).stdout.decode().strip().splitlines()
+    assert len(listed) == 3  # the default keeps 7
+    with zipfile.ZipFile(data_dir / "backups" / listed[-1].split("\t")[0]) as archive:
+        names = set(archive.namelist())
+        manifest = archive.read("manifest.json").decode()
+    database = "database.sqlite" if database_url.startswith("sqlite") else "database.sql"
+    assert {database, "manifest.json", "settings.json"} <= names and '"schemaVersion"' in manifest
