@@ -46,6 +46,7 @@ DEFAULT_TASKS, DEFAULT_DAYS, DEFAULT_ITEMS = 1000, 30, 100_000
 QUICK_TASKS, QUICK_DAYS, QUICK_ITEMS = 200, 7, 10_000
 IDLE_SAMPLE_S = 10.0
 RUN_TIMEOUT_S = 600.0
+JOBS_POLL_S = 0.2
 # Simulated time jumps once the process has been idle this long in real
 # time: the store's threads finish their writes first, as on a real clock.
 AUTOJUMP_AFTER_S = 0.0005
@@ -136,6 +137,12 @@ def _p99_ms(durations: list[float]) -> float | None:
     return round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 2)
 
 
+async def _poll_jobs(client: httpx.AsyncClient) -> None:
+    while True:
+        await client.get("/jobs")
+        await trio.sleep(JOBS_POLL_S)
+
+
 async def _wait_done(client: httpx.AsyncClient, job_ids: set[str], done: trio.Event) -> dict[str, str]:
     states: dict[str, str] = {}
     with trio.fail_after(RUN_TIMEOUT_S):
@@ -163,7 +170,10 @@ async def _reads_under_maintenance(items: int, workdir: Path) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {server.key}"}
         async with httpx.AsyncClient(base_url=server.api_url, headers=headers, timeout=30) as client:
             await _sample(client, path, None, 1.0)  # warm-up
-            idle = await _sample(client, path, None, IDLE_SAMPLE_S)
+            async with trio.open_nursery() as nursery:  # the same /jobs polling as below, nothing running
+                nursery.start_soon(_poll_jobs, client)
+                idle = await _sample(client, path, None, IDLE_SAMPLE_S)
+                nursery.cancel_scope.cancel()
             for task in ("database_maintenance", "backup"):
                 assert (await client.post(f"/admin/schedules/{task}/run")).status_code == 202
             done = trio.Event()
