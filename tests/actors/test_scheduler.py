@@ -203,3 +203,17 @@ async def test_a_deleted_library_runs_database_maintenance_once(
     await scheduler.tell(LibraryDeleted())
     await trio.sleep(3600)
     assert body.starts == [START]
+
+
+async def test_a_continuous_task_runs_again_and_waits_while_someone_plays(
+        store: Store, nursery: trio.Nursery, autojump_clock: object) -> None:
+    body = Recorder(seconds=10)
+    scheduler = await start(nursery, store, (Rule("continuous"),), body)
+    await trio.sleep(100)
+    assert [(t - START).total_seconds() for t in body.starts] == [0, 15, 30, 45, 60, 75, 90]  # 10 s work, 5 s rest
+    await scheduler.tell(PlaybackActivity(True))  # type: ignore[attr-defined]
+    await trio.sleep(3600)
+    assert len(body.starts) == 7
+    await scheduler.tell(PlaybackActivity(False))  # type: ignore[attr-defined]
+    await trio.sleep(1)
+    assert len(body.starts) == 8

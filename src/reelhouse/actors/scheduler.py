@@ -317,15 +317,15 @@ class Scheduler(Actor):
 
     async def _finish(self, task: _Task, run: _Run, ctx: TaskContext, end: RunEnd, idle: bool) -> None:
         now = self._wall()
-        ctx.progress(state=_JOB_STATES.get(end.result, "failed"), cancellable=False, finished_at_ms=_ms(now),
-                     message=ctx.job.message or end.message,
-                     system=True if idle and not ctx.job.changed else ctx.job.system)
         task.run = None
         if any(rule.trigger == "continuous" for rule in task.rules):
             pause = CONTINUOUS_IDLE_PAUSE_SECONDS if end.result == "skipped" else CONTINUOUS_PAUSE_SECONDS
             task.continuous_resume = now + timedelta(seconds=pause)
         task.row = _with_end(task.row, end, _ms(now))
         self._look_at([task.definition.name])
+        await ctx.report_final(state=_JOB_STATES.get(end.result, "failed"), cancellable=False,
+                               finished_at_ms=_ms(now), message=ctx.job.message or end.message,
+                               system=True if idle and not ctx.job.changed else ctx.job.system)
         await self._record(stored.record_end, task.definition.name, end, _ms(now))
 
     def _context(self, name: str, job: JobSnapshot) -> TaskContext:

@@ -101,6 +101,15 @@ class TaskContext:
             except Exception:  # a stopped registry: the run goes on without progress
                 pass
 
+    async def report_final(self, **fields: Any) -> None:
+        """The run's last update: waits for mailbox room (bounded by the caller), never dropped."""
+        self.job = replace(self.job, **fields)
+        if self.jobs is not None:
+            try:
+                await self.jobs.tell(JobUpdate(self.job, owner=self.owner, cancel=self.cancel_message))
+            except Exception:  # a stopped registry (shutdown): nothing to tell
+                pass
+
     async def yield_while_playing(self) -> None:
         """Wait while someone plays (background work gives way to playback)."""
         while self.playing():
