@@ -139,3 +139,20 @@ async def test_poster_pregenerate_stops_at_the_cache_budget(
     server.shutdown.set()
     assert job["state"] == "succeeded" and job["stopReason"] == "cacheBudget"
     assert job["stopLimitBytes"] == 200 and job["stopUsedBytes"] == 0
+
+
+async def test_a_library_with_a_folder_offline_fails_the_scan_task_with_its_id(
+        server: RunningServer, client: httpx.AsyncClient, tmp_path: Path, media: MediaFactory) -> None:
+    films, extra = tmp_path / "films", tmp_path / "extra"
+    media.video(films / "Heat (1995)" / "Heat (1995).mkv")
+    media.video(extra / "Dune (2021)" / "Dune (2021).mkv")
+    library = await create_library(client, "Films", [films, extra])
+    await wait_for_state(client, library["id"])
+    for path in sorted(extra.rglob("*"), reverse=True):
+        path.unlink() if path.is_file() else path.rmdir()
+    extra.rmdir()  # the root is gone: offline
+    assert (await client.post("/admin/schedules/library_scan/run")).status_code == 202
+    schedule = await wait_for_result(client, "library_scan")
+    assert schedule["lastResult"] == "failed"
+    assert schedule["lastErrorCode"] == "library_root_unavailable"
+    assert schedule["lastErrorLibraries"] == [library["id"]]

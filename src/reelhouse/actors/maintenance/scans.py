@@ -2,7 +2,8 @@
 
 A library whose scans are suspended is left out; one already scanning is
 skipped, not failed. The run waits for the scans it started and fails
-with ``scan_failed`` (and the libraries) when any of them failed.
+with ``scan_failed`` (and the libraries) when any of them failed, else
+with ``library_root_unavailable`` when one ended with a folder offline.
 Cancelling the run cancels the scans it started.
 """
 
@@ -57,19 +58,23 @@ async def scan_libraries(ctx: TaskContext, mode: str, *, rewrite: bool = False) 
     if len(started) == 1:  # the work is that one scan's job
         ctx.progress(related_job_id=f"scan:{started[0]}", related_kind="scan")
     try:
-        failed = await _wait_for(ctx, {i: refs[i] for i in started})
+        failed, offline = await _wait_for(ctx, {i: refs[i] for i in started})
     except trio.Cancelled:
         with trio.CancelScope(shield=True), trio.move_on_after(STOP_TIMEOUT_SECONDS):
             await _stop(refs, started)
         raise
     if failed:
         return RunEnd("failed", "scan_failed", tuple(sorted(failed)), f"{len(failed)} scan(s) failed.")
+    if offline:
+        return RunEnd("failed", "library_root_unavailable", tuple(sorted(offline)),
+                      f"{len(offline)} library(ies) had a folder offline.")
     return RunEnd("succeeded")
 
 
-async def _wait_for(ctx: TaskContext, scans: dict[str, ActorRef]) -> list[str]:
-    """Poll the libraries until every scan ended; the ids of those that failed."""
-    running, failed = dict(scans), []
+async def _wait_for(ctx: TaskContext, scans: dict[str, ActorRef]) -> tuple[list[str], list[str]]:
+    """Poll the libraries until every scan ended; the ids of those that failed,
+    and of those that ended with a root offline (their items were kept)."""
+    running, failed, offline = dict(scans), [], []
     while running:
         for library_id, ref in list(running.items()):
             try:
@@ -81,10 +86,12 @@ async def _wait_for(ctx: TaskContext, scans: dict[str, ActorRef]) -> list[str]:
                 running.pop(library_id)
                 if status.state == "failed":  # type: ignore[attr-defined]
                     failed.append(library_id)
+                elif any(not root.online for root in status.roots):  # type: ignore[attr-defined]
+                    offline.append(library_id)
         ctx.progress(processed=len(scans) - len(running), changed=len(scans) - len(running) - len(failed))
         if running:
             await trio.sleep(POLL_SECONDS)
-    return failed
+    return failed, offline
 
 
 async def _stop(refs: dict[str, ActorRef], started: list[str]) -> None:
