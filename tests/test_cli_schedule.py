@@ -124,3 +124,37 @@ async def test_backup_create_writes_a_database_copy_and_keeps_the_newest(tmp_pat
         manifest = archive.read("manifest.json").decode()
     database = "database.sqlite" if database_url.startswith("sqlite") else "database.sql"
     assert {database, "manifest.json", "settings.json"} <= names and '"schemaVersion"' in manifest
+
+
+async def test_backup_restore_into_an_emptied_database_brings_the_items_back(tmp_path: Path,
+                                                                             database_url: str) -> None:
+    from reelhouse.storage import migrate, open_store
+    from reelhouse.storage._open import parse_database_url
+
+    from .catalog_factory import catalog
+
+    data_dir = tmp_path / "data"
+    async with open_store(database_url) as store:
+        await migrate(store)
+        async with catalog(store) as cat:
+            library = cat.library("Films")
+            for name in ("Heat", "Arrival", "Dune"):
+                cat.movie(library, name)
+    args = db_args(data_dir, database_url)
+    assert (await run_cli([*args, "backup", "create"])).returncode == 0
+    [line] = (await run_cli([*args, "backup", "list"])).stdout.decode().strip().splitlines()
+    target = parse_database_url(database_url)
+    if target.backend == "sqlite":
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{target.location}{suffix}").unlink(missing_ok=True)
+    else:
+        await trio.run_process(["psql", "-q", "-c", f'DROP SCHEMA "{target.schema}" CASCADE', target.location],
+                               capture_stdout=True)
+    restored = await run_cli([*args, "backup", "restore", str(data_dir / "backups" / line.split("\t")[0])])
+    assert restored.returncode == 0, restored.stderr
+    again = await run_cli([*args, "backup", "restore", str(data_dir / "backups" / line.split("\t")[0])])
+    async with open_store(database_url) as store:
+        names = sorted(row[0] for row in await store.fetch_all("SELECT name FROM items"))
+    assert names == ["Arrival", "Dune", "Heat"]
+    if target.backend == "postgresql":  # a database that is not empty is refused, nothing lost
+        assert again.returncode == 1 and b"not empty" in again.stderr

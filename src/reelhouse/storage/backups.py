@@ -10,9 +10,10 @@
   configuration file, when there is one); ``server-id``;
 - ``manifest.json``: format, backend, schema version, creation time.
 
-Only the newest ``keep`` backups are kept. Restoring (SQLite) replaces
-the database file while no server holds the data directory's lock
-(:mod:`reelhouse.server_lock`).
+Only the newest ``keep`` backups are kept. Restoring happens while no
+server holds the data directory's lock (:mod:`reelhouse.server_lock`):
+SQLite's file is replaced; a PostgreSQL dump is loaded with ``psql`` into
+an empty database (the same schema it was made from).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def create_backup(database_url: str, data_dir: Path, *, settings: dict[str, Any]
         else:
             name, dump = "database.sql", Path(work) / "database.sql"
             _pg_dump(target.location, target.schema, dump)
-        manifest = {"format": FORMAT, "backend": target.backend, "database": name,
+        manifest = {"format": FORMAT, "backend": target.backend, "database": name, "schema": target.schema,
                     "schemaVersion": schema_version, "createdAt": created.isoformat().replace("+00:00", "Z")}
         partial = Path(work) / "backup.zip"
         with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED,
@@ -130,9 +131,11 @@ def restore_backup(path: Path, database_url: str, data_dir: Path, *, known_schem
     if int(manifest.get("schemaVersion", 0)) > known_schema_version:
         raise BackupError(f"{path.name} comes from a newer Reelhouse (schema {manifest['schemaVersion']}).")
     target = parse_database_url(database_url)
-    if target.backend != "sqlite" or manifest.get("backend") != "sqlite":
-        raise BackupError("Only SQLite backups restore with this command; restore a PostgreSQL backup's"
-                          " database.sql with psql into an empty database.")
+    if target.backend != manifest.get("backend"):
+        raise BackupError(f"{path.name} is a {manifest.get('backend')} backup; the database is {target.backend}.")
+    if target.backend == "postgresql":
+        _restore_postgres(path, manifest, target.location, target.schema)
+        return manifest
     database = Path(target.location)
     database.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory(dir=database.parent) as work:
@@ -145,6 +148,45 @@ def restore_backup(path: Path, database_url: str, data_dir: Path, *, known_schem
             data_dir.mkdir(parents=True, exist_ok=True)
             archive.extract("server-id", data_dir)
     return manifest
+
+
+def _restore_postgres(path: Path, manifest: dict[str, Any], dsn: str, schema: str | None) -> None:
+    """Load the dump into an empty database (the dump names its schema, so the same one)."""
+    if manifest.get("schema") != schema:
+        raise BackupError(f"{path.name} was made from schema {manifest.get('schema') or 'public'};"
+                          f" restore it into that schema.")
+    psql = shutil.which("psql")
+    if psql is None:
+        raise BackupError("psql is not installed: restoring a PostgreSQL backup needs it.")
+    _require_empty(psql, dsn, schema or "public")
+    with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory() as work:
+        archive.extract(manifest["database"], work)
+        command = [psql, "--quiet", "-v", "ON_ERROR_STOP=1", "--single-transaction",
+                   "-f", str(Path(work) / manifest["database"]), dsn]
+        if schema:  # the dump creates its schema; an empty one left behind is dropped first
+            _psql(psql, dsn, f'DROP SCHEMA IF EXISTS "{schema}"')
+        _run(command, "psql")
+
+
+def _require_empty(psql: str, dsn: str, schema: str) -> None:
+    count = _psql(psql, dsn, f"SELECT count(*) FROM pg_tables WHERE schemaname = '{schema}'")
+    if count.strip() not in ("", "0"):
+        raise BackupError(f"The database (schema {schema}) is not empty: restore into a fresh one.")
+
+
+def _psql(psql: str, dsn: str, sql: str) -> str:
+    return _run([psql, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql, dsn], "psql")
+
+
+def _run(command: list[str], name: str) -> str:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=PG_DUMP_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        raise BackupError(f"{name} did not finish in time.") from None
+    if done.returncode != 0:
+        first = (done.stderr.strip().splitlines() or ["no message"])[0]
+        raise BackupError(f"{name} failed: {first}")
+    return done.stdout
 
 
 def _sqlite_copy(source: str, target: Path) -> None:
@@ -168,10 +210,4 @@ def _pg_dump(dsn: str, schema: str | None, target: Path) -> None:
     if schema:
         command += ["--schema", schema]
     command.append(dsn)
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=PG_DUMP_TIMEOUT_S, check=False)
-    except subprocess.TimeoutExpired:
-        raise BackupError("pg_dump did not finish in time.") from None
-    if done.returncode != 0:
-        first = (done.stderr.strip().splitlines() or ["no message"])[0]
-        raise BackupError(f"pg_dump failed: {first}")
+    _run(command, "pg_dump")
