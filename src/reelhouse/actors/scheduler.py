@@ -35,6 +35,7 @@ from reelhouse.storage import schedules as stored
 from reelhouse.storage.schedules import RunEnd, ScheduleRow
 
 from ._runtime import Actor, ActorRef
+from ._subscription import SubscriberDropped
 from .jobs import JobSnapshot, JobUpdate
 from .scheduler_messages import (
     CancelRun,
@@ -421,15 +422,26 @@ class Scheduler(Actor):
         self._look_at(name for name, task in self._tasks.items() if task.follows_signals)
 
     async def _follow_scans(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        async with self._services.bus.subscribe() as subscription:
-            task_status.started()
-            async for event in subscription:
-                kind, data = getattr(event, "kind", ""), getattr(event, "data", {})
-                library_id = data.get("libraryId") if isinstance(data, Mapping) else None
-                if not library_id or not kind.startswith("scan."):
-                    continue
-                final = kind in ("scan.completed", "scan.failed", "scan.cancelled")
-                self._on_scan(ScanActivity(library_id, not final, kind == "scan.completed"))
+        """Scan events -> ScanActivity; subscribes again if the bus dropped it for lagging."""
+        started = False
+        while True:
+            try:
+                async with self._services.bus.subscribe() as subscription:
+                    if not started:
+                        task_status.started()
+                        started = True
+                    async for event in subscription:
+                        self._on_scan_event(event)
+                    return  # the bus stopped
+            except SubscriberDropped:
+                log.warning("scheduler: scan events dropped (too slow); subscribing again")
+
+    def _on_scan_event(self, event: object) -> None:
+        kind, data = getattr(event, "kind", ""), getattr(event, "data", {})
+        library_id = data.get("libraryId") if isinstance(data, Mapping) else None
+        if library_id and kind.startswith("scan."):
+            final = kind in ("scan.completed", "scan.failed", "scan.cancelled")
+            self._on_scan(ScanActivity(library_id, not final, kind == "scan.completed"))
 
     async def _poll_revision(self, revision: int) -> None:
         assert self._services.reload_poll_seconds is not None
