@@ -7,6 +7,8 @@
     reelhouse plugin list | install DIR | enable ID | disable ID | set ID KEY=VALUE ... | remove ID
     reelhouse user set NAME [--admin | --no-admin] [--disabled | --enabled] [--hidden | --visible]
                             [--all-libraries | --library ID ...] [--password-stdin] [--pin-stdin | --clear-pin]
+    reelhouse schedule list | set TASK RULE | pause|resume|reset TASK   (cli_schedule.py)
+    reelhouse backup create | list | restore FILE                       (cli_schedule.py)
 
 Every command accepts the same configuration options. The admin commands
 open the store directly, so they work while the server runs (SQLite in WAL
@@ -17,6 +19,7 @@ mode with a busy timeout; PostgreSQL as usual). Exit codes: 0 success,
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
@@ -31,6 +34,8 @@ from reelhouse.storage import apikeys, members, users
 from reelhouse.storage.activity import ActivityRecord, record_activity
 
 from .cli_plugins import add_plugin_commands, plugin_commands
+
+from .cli_schedule import ADMIN_COMMANDS, BEFORE_STORE_COMMANDS, add_schedule_commands
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -103,6 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     user_commands.add_parser("list", parents=[common], help="list members")
     add_plugin_commands(commands, common)
     _user_set_parser(user_commands, common)
+    add_schedule_commands(commands, common)
     return parser
 
 
@@ -140,9 +146,13 @@ async def _run_admin(args: argparse.Namespace, settings: Settings) -> int:
         ("user", "list"): _user_list,
         **plugin_commands(),
         ("user", "set"): _user_set,
+        **{key: functools.partial(run, settings=settings) for key, run in ADMIN_COMMANDS.items()},
     }[(args.command, getattr(args, "action", None))]
     args.data_dir_path = settings.data_dir
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    before = BEFORE_STORE_COMMANDS.get((args.command, getattr(args, "action", None)))
+    if before is not None and (code := await before(args, settings)) != EXIT_OK:
+        return code
     async with open_store(settings.effective_database_url) as store:
         await migrate(store)
         return await command(store, args)

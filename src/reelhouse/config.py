@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import (
@@ -59,6 +60,17 @@ class HttpSettings(_Section):
     keep_alive_seconds: float = Field(5.0, gt=0, le=3600)
 
 
+class ScheduleSettings(_Section):
+    # How often the running server looks for rule changes made from the command line.
+    reload_poll_seconds: float = Field(2.0, gt=0, le=300)
+    # idle: no playback session and no scan for this long.
+    idle_minutes: float = Field(10.0, gt=0, le=1440)
+    job_retention_hours: float = Field(24.0, gt=0, le=24 * 365)
+    scan_error_retention_days: float = Field(30.0, gt=0, le=3650)
+    history_ip_retention_days: float = Field(90.0, gt=0, le=3650)
+    backup_keep: int = Field(7, ge=1, le=1000)
+
+
 class UpdateSettings(_Section):
     check_enabled: bool = False
     release_url: str = ""
@@ -79,9 +91,21 @@ class Settings(BaseSettings):
     shutdown_grace_seconds: float = Field(10.0, gt=0, le=300)
     ffprobe_path: str = "ffprobe"
     image_cache_max_bytes: int = Field(512 * 1024 * 1024, ge=0)
+    time_zone: str = ""
     scan: ScanSettings = ScanSettings()
     http: HttpSettings = HttpSettings()
     update: UpdateSettings = UpdateSettings()
+    schedule: ScheduleSettings = ScheduleSettings()
+
+    @field_validator("time_zone")
+    @classmethod
+    def _time_zone_is_known(cls, value: str) -> str:
+        if value:
+            try:
+                ZoneInfo(value)
+            except (KeyError, ValueError):
+                raise ValueError("must be an IANA time zone name, e.g. Europe/Berlin") from None
+        return value
 
     @field_validator("bind")
     @classmethod

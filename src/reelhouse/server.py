@@ -38,8 +38,10 @@ from reelhouse.http import AppContext, create_app
 from reelhouse.http.edge import BindError, EdgeServer, bind_sockets, connection_budget
 from reelhouse.pid1 import fork_under_init
 from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
+from reelhouse.server_lock import hold_server_lock
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
+from reelhouse.storage.jobs import fail_unfinished_jobs
 from reelhouse.storage.scans import fail_running_scans
 from reelhouse.watchdog import LoopWatchdog
 
@@ -92,7 +94,8 @@ async def serve(
     config = _hypercorn_config(settings)
     sockets = bind_sockets(config)
     try:
-        await _serve_bound(settings, config, sockets, shutdown, task_status)
+        with hold_server_lock(settings.data_dir):  # `reelhouse backup restore` refuses while held
+            await _serve_bound(settings, config, sockets, shutdown, task_status)
     finally:
         for sock in sockets:
             sock.close()
@@ -131,6 +134,7 @@ async def _serve_until_shutdown(
         async with open_store(settings.effective_database_url) as store:
             await migrate(store)
             await fail_running_scans(store, INTERRUPTED_SCAN_MESSAGE)
+            await fail_unfinished_jobs(store)
             async with open_actor_tree(settings, store, __version__) as actors:
                 context = AppContext(
                     settings=settings,

@@ -10,6 +10,7 @@ import trio
 from reelhouse import errors
 from reelhouse.actors import Actor, spawn
 from reelhouse.actors.jobs import CancelRoute, JobRegistry, JobSnapshot, JobUpdate, ListJobs, RouteCancel
+from reelhouse.storage._store import now_ms
 
 
 @dataclass(frozen=True)
@@ -85,3 +86,39 @@ async def test_finished_jobs_expire_after_the_retention(nursery: trio.Nursery, a
     assert len(await jobs.ask(ListJobs(), timeout=1)) == 1
     await trio.sleep(3601)
     assert await jobs.ask(ListJobs(), timeout=1) == []
+
+
+# --- stored jobs (both backends) ---------------------------------------------
+
+
+async def test_jobs_are_listed_by_a_new_registry_after_a_restart(store: object) -> None:
+    async with trio.open_nursery() as nursery:
+        jobs = await spawn(nursery, JobRegistry(store), "jobs")  # type: ignore[arg-type]
+        done = JobSnapshot("scan:lib", "scan", "Scan", "succeeded", False, started_at_ms=1, finished_at_ms=now_ms())
+        await jobs.ask(ListJobs(), timeout=5)
+        await jobs.tell(JobUpdate(done))
+        await jobs.ask(ListJobs(), timeout=5)  # the tell was handled (and stored)
+        nursery.cancel_scope.cancel()
+    async with trio.open_nursery() as nursery:
+        again = await spawn(nursery, JobRegistry(store), "jobs")  # type: ignore[arg-type]
+        [job] = await again.ask(ListJobs(), timeout=5)
+        assert job["id"] == "scan:lib" and job["state"] == "succeeded"
+        with pytest.raises(errors.Conflict):
+            await again.ask(RouteCancel("scan:lib"), timeout=5)
+        with pytest.raises(errors.NotFound):
+            await again.ask(RouteCancel("scan:other"), timeout=5)
+        nursery.cancel_scope.cancel()
+
+
+async def test_stored_jobs_past_the_retention_are_not_listed(store: object) -> None:
+    async with trio.open_nursery() as nursery:
+        jobs = await spawn(nursery, JobRegistry(store, retention_seconds=60), "jobs")  # type: ignore[arg-type]
+        old = JobSnapshot("backup", "backup", "Backup", "succeeded", False, started_at_ms=1,
+                          finished_at_ms=now_ms() - 120_000)
+        await jobs.tell(JobUpdate(old))
+        await jobs.ask(ListJobs(), timeout=5)
+        nursery.cancel_scope.cancel()
+    async with trio.open_nursery() as nursery:
+        again = await spawn(nursery, JobRegistry(store, retention_seconds=60), "jobs")  # type: ignore[arg-type]
+        assert await again.ask(ListJobs(), timeout=5) == []
+        nursery.cancel_scope.cancel()

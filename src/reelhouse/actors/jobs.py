@@ -14,6 +14,8 @@ down the tree.
 from __future__ import annotations
 
 import collections
+import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +23,9 @@ import trio
 
 from reelhouse import errors
 from reelhouse.jsonfields import put_present, put_time
+from reelhouse.storage import Store, StoreError
+from reelhouse.storage.jobs import get_stored_job, list_stored_jobs, save_job
+from reelhouse.storage._store import now_ms
 
 from ._runtime import Actor, ActorRef
 
@@ -28,6 +33,12 @@ RATE_WINDOW_SECONDS = 60.0
 FINISHED_RETENTION_SECONDS = 3600.0
 MAX_FINISHED_JOBS = 100
 FINAL_JOB_STATES = frozenset({"succeeded", "failed", "cancelled"})
+DEFAULT_STORED_RETENTION_SECONDS = 24 * 3600.0
+# A running job's row is rewritten at most this often (its state changes
+# are written at once): progress is for GET /jobs, which reads memory.
+PERSIST_PROGRESS_EVERY_SECONDS = 5.0
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +61,19 @@ class JobSnapshot:
     message: str | None = None
     mass_missing_paused: bool = False
     trigger: str | None = None
+    unit: str | None = None
+    progress_cached: int | None = None
+    progress_no_upscale: int | None = None
+    progress_no_poster: int | None = None
+    progress_failed: int | None = None
+    message_code: str | None = None
+    message_params: Mapping[str, Any] | None = None
+    related_job_id: str | None = None
+    related_kind: str | None = None
+    stop_reason: str | None = None
+    stop_limit_bytes: int | None = None
+    stop_used_bytes: int | None = None
+    system: bool | None = None
 
     @property
     def finished(self) -> bool:
@@ -92,27 +116,33 @@ class _Entry:
     cancel: object | None
     samples: collections.deque[tuple[float, int]] = field(default_factory=collections.deque)
     finished_at: float | None = None
+    persisted_state: str | None = None
+    persisted_at: float | None = None
 
 
 class JobRegistry(Actor):
-    def __init__(self) -> None:
+    """Live jobs in memory; with a ``store``, every job is also written there, so
+    ``ListJobs`` shows jobs finished within ``retention_seconds`` across restarts."""
+
+    def __init__(self, store: Store | None = None, retention_seconds: float = DEFAULT_STORED_RETENTION_SECONDS) -> None:
         self._jobs: dict[str, _Entry] = {}
+        self._store = store
+        self._retention_seconds = retention_seconds
 
     async def handle(self, msg: object) -> object:
         match msg:
             case JobUpdate(job=job, owner=owner, cancel=cancel):
-                self._update(job, owner, cancel)
+                entry = self._update(job, owner, cancel)
+                await self._persist(entry)
             case ListJobs():
-                self._expire()
-                entries = sorted(self._jobs.values(), key=lambda e: e.job.started_at_ms or 0, reverse=True)
-                return [self._render(entry) for entry in entries]
+                return await self._list()
             case RouteCancel(job_id=job_id):
-                return self._cancel_route(job_id)
+                return await self._cancel_route(job_id)
             case _:
                 raise TypeError(f"unexpected message {msg!r}")
         return None
 
-    def _update(self, job: JobSnapshot, owner: ActorRef | None, cancel: object | None) -> None:
+    def _update(self, job: JobSnapshot, owner: ActorRef | None, cancel: object | None) -> _Entry:
         now = trio.current_time()
         entry = self._jobs.get(job.id)
         if entry is None or entry.job.started_at_ms != job.started_at_ms:
@@ -123,9 +153,44 @@ class JobRegistry(Actor):
             while entry.samples and entry.samples[0][0] < now - RATE_WINDOW_SECONDS:
                 entry.samples.popleft()
         entry.finished_at = now if job.finished else None
+        return entry
 
-    def _cancel_route(self, job_id: str) -> CancelRoute:
+    async def _persist(self, entry: _Entry) -> None:
+        """Write the job's row when its state changed or its last write is old."""
+        if self._store is None:
+            return
+        now = trio.current_time()
+        fresh = entry.persisted_at is not None and now - entry.persisted_at < PERSIST_PROGRESS_EVERY_SECONDS
+        if entry.persisted_state == entry.job.state and fresh:
+            return
+        job = entry.job
+        try:
+            await save_job(self._store, self._render(entry), started_at_ms=job.started_at_ms,
+                           finished_at_ms=job.finished_at_ms or now_ms() if job.finished else None)
+        except StoreError:
+            log.exception("job %s: could not store its state", job.id)
+            return
+        entry.persisted_state, entry.persisted_at = job.state, now
+
+    async def _list(self) -> list[dict[str, Any]]:
+        self._expire()
+        listed = [self._render(entry) for entry in self._jobs.values()]
+        if self._store is not None:
+            since = now_ms() - int(self._retention_seconds * 1000)
+            try:
+                stored = await list_stored_jobs(self._store, finished_since_ms=since)
+            except StoreError:
+                log.exception("could not read stored jobs")
+                stored = []
+            listed.extend(job for job in stored if job.get("id") not in self._jobs)
+        listed.sort(key=lambda job: job.get("startedAt") or "", reverse=True)
+        return listed
+
+    async def _cancel_route(self, job_id: str) -> CancelRoute:
         entry = self._jobs.get(job_id)
+        if entry is None and self._store is not None and await get_stored_job(self._store, job_id) is not None:
+            # Only a finished job outlives its process (start-up fails the rest).
+            raise errors.Conflict(f"Job {job_id} cannot be cancelled now.", params={"jobId": job_id})
         if entry is None:
             raise errors.NotFound(f"No job {job_id}.", params={"jobId": job_id})
         if not entry.job.cancellable or entry.owner is None or entry.cancel is None:
@@ -161,6 +226,19 @@ class JobRegistry(Actor):
             ("changed", job.changed),
             ("message", job.message),
             ("trigger", job.trigger),
+            ("unit", job.unit),
+            ("progressCached", job.progress_cached),
+            ("progressNoUpscale", job.progress_no_upscale),
+            ("progressNoPoster", job.progress_no_poster),
+            ("progressFailed", job.progress_failed),
+            ("messageCode", job.message_code),
+            ("messageParams", dict(job.message_params) if job.message_params is not None else None),
+            ("relatedJobId", job.related_job_id),
+            ("relatedKind", job.related_kind),
+            ("stopReason", job.stop_reason),
+            ("stopLimitBytes", job.stop_limit_bytes if job.stop_reason else None),
+            ("stopUsedBytes", job.stop_used_bytes if job.stop_reason else None),
+            ("system", job.system),
         ))
         put_time(data, "startedAt", job.started_at_ms)
         if job.finished:

@@ -465,7 +465,7 @@ class LibraryActor(Supervisor):
             mass_missing_paused=status.mass_missing_paused,
             # Scans the monitor started on its own are automatic; every other
             # start (the API, library creation, an item action) is manual.
-            trigger="auto" if self._trigger == "monitor" else "manual",
+            trigger="auto" if self._trigger in ("monitor", "schedule") else "manual",
         )
         return JobUpdate(job, owner=self.ref, cancel=StopScan())
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import trio
 
 from reelhouse.config import Settings
+from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import Store
 from reelhouse.storage.events import StoreEventLog
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
@@ -28,10 +29,12 @@ from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
 from .plugins import HostConfig, PluginHost
+from .maintenance import core_tasks
 from .scan import ScanDeps
 from .scan.probe_pool import DEFAULT_COMMAND as DEFAULT_PROBE_COMMAND
 from .scan.probe_pool import run_probe_pool
 from .scan_actor import ScanSlots
+from .scheduler import Scheduler, SchedulerServices
 from .system_monitor import MonitorConfig, SystemMonitor
 
 # Walk/parse worker threads shared by all scans: more than the cores only
@@ -50,6 +53,7 @@ class ActorTree:
     libraries: ActorRef
     _nursery: trio.Nursery
     plugins: ActorRef | None = None
+    scheduler: ActorRef | None = None
 
     async def stop(self, *, deadline: float) -> None:
         """Stop every actor gracefully by ``deadline``, then the bus."""
@@ -80,7 +84,7 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
         )
         children = [
             ChildSpec("system", lambda: SystemMonitor(monitor_config)),
-            ChildSpec("jobs", JobRegistry),
+            ChildSpec("jobs", lambda: JobRegistry(store, settings.schedule.job_retention_hours * 3600)),
             # Before the libraries (which check settings against it), so it stops after them.
             ChildSpec("plugins", lambda: PluginHost(HostConfig(data_dir=settings.data_dir, server_version=version))),
         ]
@@ -109,10 +113,28 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
         # Started last, so it stops first: running scans end before the
         # registries they report to.
         libraries = await root.start_child(ChildSpec("libraries", lambda: LibraryRegistry(services)))
+        # After the libraries, so it stops before them: its runs end first.
+        scheduler = await root.start_child(ChildSpec("scheduler", lambda: Scheduler(
+            _scheduler_services(settings, store, bus, jobs, libraries), core_tasks())))
         try:
-            yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins)
+            yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler)
         finally:
             nursery.cancel_scope.cancel()
+
+
+def _scheduler_services(
+    settings: Settings, store: Store, bus: EventBus, jobs: ActorRef, libraries: ActorRef
+) -> SchedulerServices:
+    return SchedulerServices(
+        store=store,
+        settings=settings,
+        libraries=libraries,
+        jobs=jobs,
+        bus=bus,
+        time_zone=server_time_zone(settings.time_zone),
+        idle_seconds=settings.schedule.idle_minutes * 60,
+        reload_poll_seconds=settings.schedule.reload_poll_seconds,
+    )
 
 
 def _child(root: RootActor, name: str) -> ActorRef:

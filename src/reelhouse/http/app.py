@@ -28,6 +28,7 @@ from .jobs import blueprint as jobs_blueprint
 from .libraries import blueprint as libraries_blueprint
 from .plugins import blueprint as plugins_blueprint
 from .scans import blueprint as scans_blueprint
+from .schedules import blueprint as schedules_blueprint
 from .search import blueprint as search_blueprint
 from .streams import AbortableStreams
 from .system import blueprint as system_blueprint
@@ -48,6 +49,7 @@ BLUEPRINTS = (
     devices_blueprint,
     auth_routes_blueprint,
     activity_log_blueprint,
+    schedules_blueprint,
 )
 
 API_PREFIX = "/api/v1"

@@ -54,6 +54,21 @@ KEY_VERSION = "1"
 TEMP_SUFFIX = ".tmp"
 MEMORY_MAX_BYTES = 32 * 1024 * 1024
 MEMORY_ITEM_MAX_BYTES = 1024 * 1024
+MAX_TRACKED_SHAPES = 64
+MAX_ANNOUNCED = 100_000
+
+# Shared by every ImageCache of this process, per root: renditions another
+# instance stored (poster pre-generation writes beside the HTTP edge's
+# cache), adopted into each index on its next use with no file I/O, and
+# how often each rendition shape (sizes and format) was asked for, so
+# pre-generation renders what clients ask for most.
+_STORED_ELSEWHERE: dict[Path, list[tuple[str, int]]] = {}
+_SHAPES_ASKED: dict[Path, dict[tuple[int | None, int | None, int | None, int | None, str], int]] = {}
+
+
+def asked_shapes(root: Path) -> list[tuple[tuple[int | None, int | None, int | None, int | None, str], int]]:
+    """Rendition shapes (max_width, max_height, fill_width, fill_height, fmt) asked for under ``root``, most first."""
+    return sorted(_SHAPES_ASKED.get(root, {}).items(), key=lambda pair: -pair[1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +112,7 @@ class ImageCache:
         self._total = 0
         self._loaded = False
         self._loading = trio.Lock()
+        self._adopted = len(_STORED_ELSEWHERE.get(root, ()))  # this instance's reading position
 
     @property
     def total_bytes(self) -> int:
@@ -107,9 +123,11 @@ class ImageCache:
         if self.max_bytes <= 0:
             return None
         await self._load()
+        self._count_shape(key)
         name = key.file_name()
         data = self._memory.get(name)
         if data is None:
+            self._adopt()
             if name not in self._index:
                 return None
             try:
@@ -122,7 +140,7 @@ class ImageCache:
             self._index.move_to_end(name)
         return data
 
-    async def put(self, key: RenditionKey, data: bytes) -> None:
+    async def put(self, key: RenditionKey, data: bytes, *, announce: bool = False) -> None:
         """Store ``data`` for ``key``, then evict down to the budget.
 
         A failure to write (disk full, permissions) is logged and ignored:
@@ -141,11 +159,38 @@ class ImageCache:
         self._index[name] = len(data)
         self._total += len(data)
         self._keep_in_memory(name, data)
+        if announce:  # other instances on this root adopt it on their next use
+            elsewhere = _STORED_ELSEWHERE.setdefault(self.root, [])
+            if len(elsewhere) >= MAX_ANNOUNCED:
+                elsewhere.clear()  # bounded memory; older ones are found after a restart
+            elsewhere.append((name, len(data)))
         await self._evict(keep=name)
 
     def _keep_in_memory(self, name: str, data: bytes) -> None:
         if len(data) <= min(MEMORY_ITEM_MAX_BYTES, self._memory.maxsize) and name not in self._memory:
             self._memory[name] = data
+
+    def contains(self, key: RenditionKey) -> bool:
+        """Whether the rendition is stored (as far as the index knows; no I/O)."""
+        self._adopt()
+        return key.file_name() in self._index
+
+    def _adopt(self) -> None:
+        """Take into the index what other instances on this root stored since."""
+        elsewhere = _STORED_ELSEWHERE.get(self.root, [])
+        if self._adopted > len(elsewhere):
+            self._adopted = 0  # the list was cleared
+        for name, size in elsewhere[self._adopted :]:
+            if name not in self._index:
+                self._index[name] = size
+                self._total += size
+        self._adopted = len(elsewhere)
+
+    def _count_shape(self, key: RenditionKey) -> None:
+        shapes = _SHAPES_ASKED.setdefault(self.root, {})
+        shape = (key.max_width, key.max_height, key.fill_width, key.fill_height, key.fmt)
+        if shape in shapes or len(shapes) < MAX_TRACKED_SHAPES:
+            shapes[shape] = shapes.get(shape, 0) + 1
 
     def _path(self, name: str) -> Path:
         return self.root / name[:2] / name

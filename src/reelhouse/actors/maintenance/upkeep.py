@@ -1,0 +1,108 @@
+"""database_maintenance, cleanup and scrape: the tasks that keep the server tidy."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import trio
+
+from reelhouse.maintenance_process import optimize_in_child
+from reelhouse.storage import StoreError
+from reelhouse.storage.jobs import purge_finished_jobs
+from reelhouse.storage.maintenance import (
+    MaintenanceError,
+    clear_history_addresses,
+    library_ids,
+    missing_grace_by_library,
+    purge_missing_items,
+    purge_scan_errors,
+)
+
+from ..scheduler_tasks import RunEnd, TaskContext
+
+HOUR_MS = 3600 * 1000
+DAY_MS = 24 * HOUR_MS
+COVERS_DIR = "covers"
+IMAGE_CACHE_DIR = "cache/images"
+TEMP_SUFFIX = ".tmp"
+STALE_TEMP_MS = HOUR_MS  # a temporary file older than this was left by a crash
+
+
+async def run_database_maintenance(ctx: TaskContext) -> RunEnd:
+    if ctx.settings is None:
+        return RunEnd("skipped", message="No database to maintain.")
+    ctx.progress(processed=0, total=1, current="optimize")
+    try:
+        report = await optimize_in_child(ctx.settings.effective_database_url)
+    except MaintenanceError as exc:
+        return RunEnd("failed", "unknown", message=str(exc))
+    ctx.progress(processed=1, current=None, changed=len(report.steps))
+    return RunEnd("succeeded", message=", ".join(report.steps))
+
+
+async def run_cleanup(ctx: TaskContext) -> RunEnd:
+    """Purge what has outlived its retention; each step counts one unit of progress."""
+    settings, now = ctx.settings, ctx.now_ms()
+    schedule = settings.schedule if settings is not None else None
+    removed = 0
+    ctx.progress(processed=0, total=5)
+    for library_id, grace_hours in sorted((await missing_grace_by_library(ctx.store)).items()):
+        if grace_hours > 0:
+            removed += await purge_missing_items(ctx.store, library_id, missing_before_ms=now - grace_hours * HOUR_MS)
+    ctx.progress(processed=1, changed=removed)
+    if schedule is not None:
+        removed += await purge_scan_errors(ctx.store, before_ms=now - int(schedule.scan_error_retention_days * DAY_MS))
+        ctx.progress(processed=2, changed=removed)
+        removed += await purge_finished_jobs(ctx.store,
+                                             finished_before_ms=now - int(schedule.job_retention_hours * HOUR_MS))
+        ctx.progress(processed=3, changed=removed)
+        try:
+            removed += await clear_history_addresses(
+                ctx.store, before_ms=now - int(schedule.history_ip_retention_days * DAY_MS))
+        except StoreError:
+            pass  # no play history table on an older schema: nothing to clear
+        ctx.progress(processed=4, changed=removed)
+    if settings is not None:
+        known = await library_ids(ctx.store)
+        removed += await trio.to_thread.run_sync(_remove_orphaned_files, settings.data_dir, known, now)
+    ctx.progress(processed=5, changed=removed)
+    return RunEnd("succeeded" if removed else "skipped", message=f"{removed} removed.")
+
+
+def _remove_orphaned_files(data_dir: Path, libraries: set[str], now_ms: int) -> int:
+    """Collages of deleted libraries and temporary files a crash left in the image cache."""
+    removed = 0
+    covers = data_dir / COVERS_DIR
+    if covers.is_dir():
+        for path in covers.iterdir():
+            if path.suffix == ".jpg" and path.name.rsplit("-", 1)[0] not in libraries:
+                path.unlink(missing_ok=True)
+                removed += 1
+    cache = data_dir / IMAGE_CACHE_DIR
+    if cache.is_dir():
+        for folder, _dirs, files in os.walk(cache):
+            for name in files:
+                path = Path(folder) / name
+                if name.endswith(TEMP_SUFFIX) and now_ms - path.stat().st_mtime * 1000 > STALE_TEMP_MS:
+                    path.unlink(missing_ok=True)
+                    removed += 1
+    return removed
+
+
+async def run_scrape(ctx: TaskContext) -> RunEnd:
+    """Drive the scrape queue. No metadata provider is installed yet (plugins
+    bring them): the queue is left as it is and the job says so."""
+    await ctx.yield_while_playing()
+    queued = await _queued_for_scrape(ctx)
+    ctx.progress(processed=0, total=queued, cancellable=False, message_code="noProvider",
+                 message="No metadata provider is installed; the scrape queue waits.")
+    return RunEnd("skipped", message="No metadata provider is installed.")
+
+
+async def _queued_for_scrape(ctx: TaskContext) -> int:
+    try:
+        value = await ctx.store.fetch_value("SELECT COUNT(*) FROM items WHERE scrape_state = 'pending' AND missing = 0")
+    except StoreError:
+        return 0
+    return int(value or 0)

@@ -1,0 +1,55 @@
+"""The Scheduler's messages (asks from the HTTP edge and the JobRegistry, tells from signals)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ListSchedules:
+    """Ask: the ScheduleList JSON."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunNow:
+    """Ask: start ``task`` at once; replies its Schedule JSON; NotFound / Conflict."""
+
+    task: str
+
+
+@dataclass(frozen=True, slots=True)
+class CancelRun:
+    """Ask (JobRegistry -> scheduler): cancel the task's running run."""
+
+    task: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReloadRules:
+    """Tell: read rules and pause flags from the store again (a change from outside)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScanActivity:
+    """Tell: a library's scan started (``active``) or ended (``completed`` if it completed)."""
+
+    library_id: str
+    active: bool
+    completed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PlaybackActivity:
+    """Tell (playback -> scheduler): whether anyone is playing now."""
+
+    active: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryDeleted:
+    """Tell: a library was deleted; database_maintenance runs once soon (api reference)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GetDrift:
+    """Ask: the largest lateness (seconds) of a scheduled start seen so far (benchmark)."""

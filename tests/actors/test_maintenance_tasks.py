@@ -1,0 +1,91 @@
+"""Core task bodies against a real store (both backends): cleanup, scrape, plugin tasks."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import trio
+
+from reelhouse import errors
+from reelhouse.actors import Actor, spawn
+from reelhouse.actors.jobs import JobSnapshot
+from reelhouse.actors.maintenance.upkeep import run_cleanup, run_scrape
+from reelhouse.actors.scheduler import ListSchedules, RunNow, Scheduler, SchedulerServices
+from reelhouse.actors.scheduler_tasks import RegisterTask, RunEnd, RunPluginTask, TaskContext, TaskDefinition
+from reelhouse.config import load_settings
+from reelhouse.media.schedule_rules import Rule
+from reelhouse.storage import Store
+from reelhouse.storage._store import now_ms
+from reelhouse.storage.jobs import get_stored_job, save_job
+
+from ..catalog_factory import catalog
+
+HOUR_MS = 3600 * 1000
+
+
+def context(store: Store, tmp_path: Path, **settings: object) -> TaskContext:
+    config = load_settings(flags={"data_dir": str(tmp_path / "data"), **settings}, environ={})
+    job = JobSnapshot("task:t", "scheduledTask", "T", "running", True)
+    return TaskContext("t", job, store, config, None, None, None, None, lambda: False,  # type: ignore[arg-type]
+                       trio.Event, wall=lambda: datetime.now(UTC))
+
+
+async def test_cleanup_purges_items_missing_past_their_grace_and_old_jobs(store: Store, tmp_path: Path) -> None:
+    now = now_ms()
+    async with catalog(store) as cat:
+        library = cat.library("Films")
+        gone = cat.movie(library, "Gone", missing=True, missing_since=now - 200 * HOUR_MS)
+        recent = cat.movie(library, "Recent", missing=True, missing_since=now - 2 * HOUR_MS)
+        present = cat.movie(library, "Present")
+    await save_job(store, {"id": "old", "kind": "backup", "title": "B", "state": "succeeded", "cancellable": False},
+                   started_at_ms=now - 50 * HOUR_MS, finished_at_ms=now - 49 * HOUR_MS)
+    ctx = context(store, tmp_path)
+    end = await run_cleanup(ctx)
+    left = {row[0] for row in await store.fetch_all("SELECT id FROM items")}
+    assert gone not in left and {recent, present} <= left  # default grace: 168 hours
+    assert await get_stored_job(store, "old") is None
+    assert end.result == "succeeded" and ctx.job.processed == 5 and ctx.job.changed == 2
+
+
+async def test_scrape_without_providers_is_skipped_and_says_no_provider(store: Store, tmp_path: Path) -> None:
+    async with catalog(store) as cat:
+        cat.movie(cat.library("Films"), "Queued", scrape_state="pending")
+    ctx = context(store, tmp_path)
+    end = await run_scrape(ctx)
+    assert end.result == "skipped"
+    assert ctx.job.message_code == "noProvider" and ctx.job.total == 1
+
+
+class FakePluginHost(Actor):
+    def __init__(self) -> None:
+        self.runs: list[str] = []
+
+    async def handle(self, msg: object) -> object:
+        match msg:
+            case RunPluginTask(task=task):
+                self.runs.append(task)
+                return RunEnd("succeeded", message="done")
+        return None
+
+
+async def test_a_registered_plugin_task_is_listed_and_runs_through_its_host(store: Store, nursery: trio.Nursery) -> None:
+    host_actor = FakePluginHost()
+    host = await spawn(nursery, host_actor, "plugins")
+    scheduler = await spawn(nursery, Scheduler(SchedulerServices(store=store), {}), "scheduler")
+    definition = TaskDefinition("tmdb.refresh", (Rule("interval", every_seconds=3600),), owner="tmdb",
+                                names={"en": "Refresh TMDB"}, descriptions={"en": "Refreshes."}, runner=host)
+    await scheduler.ask(RegisterTask(definition), timeout=5)
+    await scheduler.ask(RunNow("tmdb.refresh"), timeout=5)
+    with trio.fail_after(5):
+        while True:
+            [schedule] = (await scheduler.ask(ListSchedules(), timeout=5))["schedules"]
+            if not schedule["running"] and schedule.get("lastResult"):
+                break
+            await trio.sleep(0.01)
+    assert host_actor.runs == ["tmdb.refresh"]
+    assert schedule["owner"] == "tmdb" and schedule["names"] == {"en": "Refresh TMDB"}
+    assert schedule["lastResult"] == "succeeded" and schedule["lastMessage"] == "done" and "nextRunAt" in schedule
+    with pytest.raises(errors.NotFound):
+        await scheduler.ask(RunNow("tmdb.other"), timeout=5)
