@@ -37,27 +37,15 @@ from reelhouse.storage.schedules import RunEnd, ScheduleRow
 from ._runtime import Actor, ActorRef
 from ._subscription import SubscriberDropped
 from .jobs import JobSnapshot, JobUpdate
-from .scheduler_messages import (
-    CancelRun,
-    GetDrift,
-    LibraryDeleted,
-    ListSchedules,
-    PlaybackActivity,
-    ReloadRules,
-    RunNow,
-    ScanActivity,
-)
-from .scheduler_tasks import (
-    RegisterTask,
-    RunPluginTask,
-    TaskContext,
-    TaskDefinition,
-    TaskRunner,
-    UnregisterTask,
-    WallClock,
-    seconds_until,
-    trio_wall_clock,
-)
+from .scheduler_messages import (CancelRun, GetDrift, LibraryDeleted, ListSchedules, PlaybackActivity, ReloadRules,
+                                 RunNow, ScanActivity)
+from .scheduler_plugins import SyncPluginTasks, follow_plugin_tasks, run_plugin_task
+from .scheduler_tasks import (RegisterTask, RunPluginTask, TaskContext, TaskDefinition, TaskRunner, UnregisterTask,
+                              WallClock, seconds_until, trio_wall_clock)
+from .scheduler_tasks import cancel_reason as _cancel_reason
+from .scheduler_tasks import from_ms as _from_ms
+from .scheduler_tasks import ms as _ms
+from .scheduler_tasks import with_end as _with_end
 from .scheduler_view import render_schedule
 
 __all__ = ["CancelRun", "GetDrift", "LibraryDeleted", "ListSchedules", "PlaybackActivity", "ReloadRules", "RunNow",
@@ -112,6 +100,7 @@ class SchedulerServices:
     time_zone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     idle_seconds: float = 600.0
     reload_poll_seconds: float | None = None  # None: no polling (tests tell ReloadRules)
+    plugins: ActorRef | None = None  # the plugin host: its tasks are followed at each poll
 
 
 class Scheduler(Actor):
@@ -148,6 +137,9 @@ class Scheduler(Actor):
             await self.nursery.start(self._follow_scans)
         if self._services.reload_poll_seconds is not None:
             self.nursery.start_soon(self._poll_revision, await stored.current_revision(store))
+        if self._services.plugins is not None:
+            self.nursery.start_soon(follow_plugin_tasks, self._services.plugins, self.ref,
+                                    self._services.reload_poll_seconds)
 
     async def handle(self, msg: object) -> object:
         match msg:
@@ -167,6 +159,8 @@ class Scheduler(Actor):
                 await self._register(definition)
             case UnregisterTask(name=name):
                 self._unregister(name)
+            case SyncPluginTasks(definitions=definitions):
+                await self._sync_plugin_tasks(definitions)
             case LibraryDeleted():
                 if (maintenance := self._tasks.get("database_maintenance")) is not None:
                     maintenance.once_pending = True
@@ -313,6 +307,8 @@ class Scheduler(Actor):
             reply = await definition.runner.ask(RunPluginTask(definition.name, ctx.job.id),
                                                 timeout=PLUGIN_RUN_TIMEOUT_SECONDS)
             return reply if isinstance(reply, RunEnd) else RunEnd("succeeded")
+        if definition.owner is not None and self._services.plugins is not None:
+            return await run_plugin_task(self._services.plugins, definition.name)
         _definition, runner = self._core[definition.name]
         return await runner(ctx)
 
@@ -400,6 +396,19 @@ class Scheduler(Actor):
             task.run.scope.cancel()
         del self._tasks[name]
 
+    async def _sync_plugin_tasks(self, definitions: Iterable[TaskDefinition]) -> None:
+        """Register plugin tasks that appeared (or changed while idle); forget those gone."""
+        wanted = {definition.name: definition for definition in definitions}
+        for name in [n for n, t in self._tasks.items() if t.definition.owner is not None and n not in wanted]:
+            self._unregister(name)
+        for name, definition in wanted.items():
+            current = self._tasks.get(name)
+            if current is None or (current.definition != definition and current.run is None):
+                try:
+                    await self._register(definition)
+                except StoreError:  # tried again at the next poll
+                    log.exception("could not register plugin task %s", name)
+
     def _on_scan(self, msg: ScanActivity) -> None:
         if msg.active and msg.library_id in self._busy_libraries:
             return  # progress of a scan already seen: nothing changes
@@ -473,21 +482,3 @@ class Scheduler(Actor):
                          key=lambda t: t.definition.name)
         return {"timeZone": self._services.time_zone.key, "schedules": [self._render(t) for t in core + plugins]}
 
-
-def _cancel_reason(run: _Run) -> str:
-    if run.scope.deadline != float("inf") and trio.current_time() >= run.scope.deadline:
-        return "The task's window closed."
-    return "Cancelled."
-
-
-def _with_end(row: ScheduleRow, end: RunEnd, finished_ms: int) -> ScheduleRow:
-    return replace(row, last_finished_ms=finished_ms, last_result=end.result, last_error_code=end.error_code,
-                   last_error_libraries=end.error_libraries, last_message=end.message, running_since_ms=None)
-
-
-def _ms(at: datetime) -> int:
-    return int(at.timestamp() * 1000)
-
-
-def _from_ms(ms: int | None) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)

@@ -20,7 +20,7 @@ import trio
 from reelhouse.config import Settings
 from reelhouse.media.schedule_rules import Rule
 from reelhouse.storage import Store
-from reelhouse.storage.schedules import RunEnd
+from reelhouse.storage.schedules import RunEnd, ScheduleRow
 
 from ._runtime import ActorRef
 from .jobs import JobSnapshot, JobUpdate
@@ -136,3 +136,22 @@ def seconds_until(wall: WallClock, at: datetime | None) -> float:
     if at is None:
         return math.inf
     return max((at - wall()).total_seconds(), 0.0)
+
+
+def cancel_reason(run: Any) -> str:
+    if run.scope.deadline != float("inf") and trio.current_time() >= run.scope.deadline:
+        return "The task's window closed."
+    return "Cancelled."
+
+
+def with_end(row: ScheduleRow, end: RunEnd, finished_ms: int) -> ScheduleRow:
+    return replace(row, last_finished_ms=finished_ms, last_result=end.result, last_error_code=end.error_code,
+                   last_error_libraries=end.error_libraries, last_message=end.message, running_since_ms=None)
+
+
+def ms(at: datetime) -> int:
+    return int(at.timestamp() * 1000)
+
+
+def from_ms(ms: int | None) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)

@@ -115,7 +115,7 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
         libraries = await root.start_child(ChildSpec("libraries", lambda: LibraryRegistry(services)))
         # After the libraries, so it stops before them: its runs end first.
         scheduler = await root.start_child(ChildSpec("scheduler", lambda: Scheduler(
-            _scheduler_services(settings, store, bus, jobs, libraries), core_tasks())))
+            _scheduler_services(settings, store, bus, jobs, libraries, plugins), core_tasks())))
         try:
             yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler)
         finally:
@@ -123,7 +123,7 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
 
 
 def _scheduler_services(
-    settings: Settings, store: Store, bus: EventBus, jobs: ActorRef, libraries: ActorRef
+    settings: Settings, store: Store, bus: EventBus, jobs: ActorRef, libraries: ActorRef, plugins: ActorRef
 ) -> SchedulerServices:
     return SchedulerServices(
         store=store,
@@ -134,6 +134,7 @@ def _scheduler_services(
         time_zone=server_time_zone(settings.time_zone),
         idle_seconds=settings.schedule.idle_minutes * 60,
         reload_poll_seconds=settings.schedule.reload_poll_seconds,
+        plugins=plugins,
     )
 
 
