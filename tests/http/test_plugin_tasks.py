@@ -29,6 +29,9 @@ async def tasky_server(nursery: trio.Nursery, database_url: str, tmp_path: Path)
     data_dir = tmp_path / "data"
     make_plugin(tmp_path / "src", "tasky", extra=TASKS)
     plugin_catalog.install(data_dir, tmp_path / "src" / "tasky")
+    for plugin_id, mode in (("grumpy", "badtask"), ("slow", "slowtask")):
+        make_plugin(tmp_path / "src", plugin_id, mode, extra=TASKS, timeout=30)
+        plugin_catalog.install(data_dir, tmp_path / "src" / plugin_id)
     running = await start_server(nursery, database_url, data_dir, schedule={"reload_poll_seconds": POLL_S})
     yield running
     running.shutdown.set()
@@ -92,3 +95,33 @@ async def test_disabling_the_plugin_removes_its_task_and_its_run_is_then_404(tas
             # Enabled again, it returns with the rules it had.
             plugin_catalog.update_state(tasky_server.data_dir, "tasky", enabled=True)
             await _wait_for_task(client, "tasky.sync", present=True)
+
+
+async def test_a_plugin_error_records_the_run_failed_with_a_code_and_no_secret(tasky_server: RunningServer) -> None:
+    with trio.fail_after(CAP_S):
+        async with tasky_server.client() as client:
+            await _wait_for_task(client, "grumpy.sync", present=True)
+            assert (await client.post("/admin/schedules/grumpy.sync/run")).status_code == 202
+            schedule = await wait_for_result(client, "grumpy.sync")
+            assert schedule["lastResult"] == "failed"
+            assert schedule["lastErrorCode"] == "permission_denied"
+            assert "grumpy" in schedule["lastMessage"] and "s3cret" not in str(schedule)
+            jobs = (await client.get("/jobs")).json()
+            assert "s3cret" not in str(jobs)
+
+
+async def test_cancelling_a_plugin_tasks_run_cancels_the_plugin_call(tasky_server: RunningServer) -> None:
+    runs = plugin_catalog.plugins_dir(tasky_server.data_dir) / "slow" / "task-runs.log"
+    with trio.fail_after(CAP_S):
+        async with tasky_server.client() as client:
+            await _wait_for_task(client, "slow.sync", present=True)
+            assert (await client.post("/admin/schedules/slow.sync/run")).status_code == 202
+            while not runs.exists():  # the call reached the plugin
+                await trio.sleep(0.05)
+            response = await client.post("/jobs/task:slow.sync/cancel")
+            assert response.status_code == 204, response.text
+            schedule = await wait_for_result(client, "slow.sync")
+            assert schedule["lastResult"] == "cancelled"
+            while len(runs.read_text().splitlines()) < 2:  # the plugin got $/cancel and let its work go
+                await trio.sleep(0.05)
+            assert runs.read_text().splitlines() == ["started sync", "cancelled sync"]

@@ -6,6 +6,8 @@ hang      never answers echo
 old       answers initialize with protocol 1
 flood     on echo, writes 1,000 notifications at once
 garbage   on echo, writes a line that is not JSON
+badtask   good, but task.run fails (auth_failed, with a secret in its message)
+slowtask  good, but task.run notes its start in task-runs.log, waits until $/cancel, notes that
 deaf      good, but ignores the end of stdin (must be killed)
 slowstart good, but answers initialize after a second
 dead      exits at once, before the handshake
@@ -69,6 +71,15 @@ def handle(message):
     elif method == "stat":
         write({"jsonrpc": "2.0", "method": "stat", "params": {"code": "quota", "value": 42, "unit": "count"}})
         answer(request_id, None)
+    elif method == "task.run" and MODE == "badtask":
+        write({"jsonrpc": "2.0", "id": request_id,
+               "error": {"code": -32000, "message": "token s3cret-t0ken rejected", "data": {"code": "auth_failed"}}})
+    elif method == "task.run" and MODE == "slowtask":
+        with open("task-runs.log", "a") as runs:
+            runs.write(f"started {params.get('task')}\n")
+        CANCELLED.setdefault(request_id, threading.Event()).wait(60)
+        with open("task-runs.log", "a") as runs:
+            runs.write(f"cancelled {params.get('task')}\n")
     elif method == "task.run":
         with open("task-runs.log", "a") as runs:  # in the plugin's directory: what the tests check
             runs.write(f"{params.get('task')}\n")
