@@ -78,7 +78,7 @@ async def test_a_reader_whose_connection_was_cut_reconnects_for_the_next_read(da
         async with open_store(database_url) as store:
             assert await store.fetch_value("SELECT 1") == 1
             cut = await store.execute(terminate, (postgres_reads.APPLICATION_NAME,))
-            assert cut.rows[0][0] >= postgres_reads.READER_COUNT  # this store's readers (and any other's)
+            assert cut.rows[0][0] >= postgres_reads.READER_COUNT  # the readers of this process only
             failures = 0
             for _ in range(3 * postgres_reads.READER_COUNT):
                 try:

@@ -23,6 +23,7 @@ leaves at once: the read finishes on its thread and its rows are dropped.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -37,7 +38,9 @@ from ._store import Params, Row, StoreError
 
 READER_COUNT = 4  # connections, and so reads at once
 CONNECT_TIMEOUT_S = 15
-APPLICATION_NAME = "reelhouse-reader"  # how the reader connections show in pg_stat_activity
+# How the reader connections show in pg_stat_activity: by process, so one
+# server's (or test run's) readers can be told from another's.
+APPLICATION_NAME = f"reelhouse-reader-{os.getpid()}"
 SQL_CACHE_SIZE = 2048
 CLOSE_TIMEOUT_S = 10.0
 
