@@ -104,9 +104,10 @@ async def test_refresh_needs_a_valid_mode(client: httpx.AsyncClient, root: Path)
     assert wrong.status_code == 400 and wrong.json()["params"]["field"] == "mode"
 
 
-async def test_refresh_while_a_scan_runs_is_409(
+async def _scanned_then_probing_forever(
     nursery: trio.Nursery, database_url: str, tmp_path: Path, root: Path, media: MediaFactory
-) -> None:
+) -> tuple[RunningServer, dict[str, Any], dict[str, Any]]:
+    """A library scanned once (Heat found), then a server whose probes never answer, with a new file to probe."""
     fast = await start_server(nursery, database_url, tmp_path / "data")
     async with fast.client() as client:
         with trio.fail_after(60):
@@ -120,6 +121,13 @@ async def test_refresh_while_a_scan_runs_is_409(
         nursery, database_url, tmp_path / "data",
         scan={"probe_timeout_seconds": 120, "probe_worker_command": hanging_probe_worker()},
     )
+    return slow, library, heat
+
+
+async def test_refresh_while_a_scan_runs_is_409(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, root: Path, media: MediaFactory
+) -> None:
+    slow, library, heat = await _scanned_then_probing_forever(nursery, database_url, tmp_path, root, media)
     async with slow.client() as client:
         with trio.fail_after(60):
             await client.post(f"/libraries/{library['id']}/scan", json={"mode": "full", "rewrite": True})
@@ -133,19 +141,7 @@ async def test_refresh_while_a_scan_runs_is_409(
 async def test_rescan_while_a_scan_runs_is_accepted_and_leaves_that_scan_reporting(
     nursery: trio.Nursery, database_url: str, tmp_path: Path, root: Path, media: MediaFactory
 ) -> None:
-    fast = await start_server(nursery, database_url, tmp_path / "data")
-    async with fast.client() as client:
-        with trio.fail_after(60):
-            library = await create_library(client, "Films", [root], options={"remoteAllowedHosts": [], "realtimeMonitor": False})
-            await wait_for_state(client, library["id"])
-            heat = await item_named(client, library["id"], "Heat")
-    fast.shutdown.set()
-    await trio.sleep(0.5)
-    media.video(root / "Dune (2021)" / "Dune (2021).mkv")  # a new file: the next scan must probe it
-    slow: RunningServer = await start_server(
-        nursery, database_url, tmp_path / "data",
-        scan={"probe_timeout_seconds": 120, "probe_worker_command": hanging_probe_worker()},
-    )
+    slow, library, heat = await _scanned_then_probing_forever(nursery, database_url, tmp_path, root, media)
     async with slow.client() as client:
         with trio.fail_after(60):
             await client.post(f"/libraries/{library['id']}/scan", json={"mode": "full", "rewrite": True})
