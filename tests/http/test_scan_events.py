@@ -13,7 +13,8 @@ import httpx
 import pytest
 import trio
 
-from reelhouse.actors import _eventbus, tree
+from reelhouse.actors import tree
+from reelhouse.runtime import _eventbus
 
 from ..media_factory import MediaFactory
 from .conftest import RunningServer, start_server

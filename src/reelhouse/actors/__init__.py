@@ -1,8 +1,8 @@
-"""Actors: the runtime (Actor, ActorRef, Supervisor, RootActor), the EventBus, and every actor."""
+"""Domain actors. The runtime they run on lives in :mod:`reelhouse.runtime`; its public names are re-exported here so `from reelhouse.actors import Actor` keeps working."""
 
-from ._eventbus import REPLAY_CAPACITY, EventBus, wall_clock_ms
-from ._eventlog import Event, EventLog, MemoryEventLog
-from ._runtime import (
+from reelhouse.runtime import REPLAY_CAPACITY, EventBus, wall_clock_ms
+from reelhouse.runtime import Event, EventLog, MemoryEventLog
+from reelhouse.runtime import (
     DEFAULT_ASK_TIMEOUT_SECONDS,
     DEFAULT_MAILBOX_SIZE,
     Actor,
@@ -17,8 +17,8 @@ from ._runtime import (
     run_actor,
     spawn,
 )
-from ._subscription import SUBSCRIBER_QUEUE_SIZE, Gap, SubscriberDropped, Subscription
-from ._supervisor import (
+from reelhouse.runtime import SUBSCRIBER_QUEUE_SIZE, Gap, SubscriberDropped, Subscription
+from reelhouse.runtime import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_RESTART_WINDOW,
     DEFAULT_STOP_TIMEOUT,

@@ -27,7 +27,7 @@ from reelhouse.storage import Store, StoreError
 from reelhouse.storage.jobs import get_stored_job, list_stored_jobs, save_job
 from reelhouse.storage._store import now_ms
 
-from ._runtime import Actor, ActorRef
+from reelhouse.runtime import Actor, ActorRef
 
 RATE_WINDOW_SECONDS = 60.0
 FINISHED_RETENTION_SECONDS = 3600.0

@@ -46,7 +46,7 @@ from reelhouse.storage.libraries import (
     new_library_id,
 )
 
-from ._runtime import (
+from reelhouse.runtime import (
     RETRY_AFTER_SECONDS,
     ActorCrashed,
     ActorError,
@@ -54,9 +54,9 @@ from ._runtime import (
     ActorStopped,
     AskTimeout,
     PendingReply,
-    _unavailable,
+    nested_ask_unavailable,
 )
-from ._supervisor import ChildSpec, Supervisor
+from reelhouse.runtime import ChildSpec, Supervisor
 from .library import LibraryActor, LibraryServices, StartScan
 from .library_settings import check_roots_writable, entitled
 from .plugins.infos import installed_plugin_infos
@@ -173,7 +173,7 @@ class LibraryRegistry(Supervisor):
             except DomainError as error:
                 reply.fail(error)
             except ActorError as error:  # the first scan's ask failed; the library was removed
-                reply.fail(_unavailable(self.ref.name, error))
+                reply.fail(nested_ask_unavailable(self.ref.name, error))
             except StoreError as error:  # the database failed this creation, not the registry
                 log.warning("creating a library failed: %s", error)
                 reply.fail(_database_unavailable(error))

@@ -24,7 +24,7 @@ from reelhouse import errors
 from reelhouse.media.schedule_rules import Rule
 from reelhouse.storage.schedules import RunEnd
 
-from ._runtime import ActorRef
+from reelhouse.runtime import ActorRef
 from .plugins.connection import PluginCallError, PluginNotRunning
 from .plugins.host import ListTasks, PluginTaskInfo, run_task
 from .scheduler_tasks import TaskDefinition

@@ -22,7 +22,7 @@ from reelhouse.media.schedule_rules import Rule
 from reelhouse.storage import Store
 from reelhouse.storage.schedules import RunEnd, ScheduleRow
 
-from ._runtime import ActorRef
+from reelhouse.runtime import ActorRef
 from .jobs import JobSnapshot, JobUpdate
 
 __all__ = ["RunEnd", "RunPluginTask", "TaskContext", "TaskDefinition", "TaskRunner", "WallClock", "RegisterTask",

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import trio
 
-from ._runtime import Actor
+from reelhouse.runtime import Actor
 from .scan.probe_pool import ProbePool
 
 log = logging.getLogger(__name__)

@@ -22,9 +22,9 @@ from reelhouse.storage import Store
 from reelhouse.storage.events import StoreEventLog
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 
-from ._eventbus import EventBus
-from ._runtime import ActorRef
-from ._supervisor import ChildSpec, RootActor
+from reelhouse.runtime import EventBus
+from reelhouse.runtime import ActorRef
+from reelhouse.runtime import ChildSpec, RootActor
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry

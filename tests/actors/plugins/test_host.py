@@ -14,7 +14,7 @@ import trio
 from trio.testing import MockClock
 
 from reelhouse.actors import ActorRef
-from reelhouse.actors._supervisor import ChildSpec, RootActor
+from reelhouse.runtime import ChildSpec, RootActor
 from reelhouse.actors.plugins import (
     HostConfig,
     ListPlugins,

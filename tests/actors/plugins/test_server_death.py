@@ -17,7 +17,7 @@ from .factory import make_plugin
 HOST_SCRIPT = """
 import sys, trio
 from pathlib import Path
-from reelhouse.actors._supervisor import ChildSpec, RootActor
+from reelhouse.runtime import ChildSpec, RootActor
 from reelhouse.actors.plugins import HostConfig, PluginHost, call_plugin
 
 async def main():

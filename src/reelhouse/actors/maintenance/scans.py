@@ -14,7 +14,7 @@ import trio
 from reelhouse import errors
 from reelhouse.storage.libraries import list_libraries
 
-from .._runtime import ActorError, ActorRef
+from reelhouse.runtime import ActorError, ActorRef
 from ..library import GetScanStatus, StartScan, StopScan
 from ..library_registry import ListLibraryRefs
 from ..scheduler_tasks import RunEnd, TaskContext

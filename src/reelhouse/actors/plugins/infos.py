@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reelhouse.media.library_options import PluginInfo
 
-from .._runtime import ActorRef
+from reelhouse.runtime import ActorRef
 from .host import ASK_TIMEOUT_S, PluginInfos
 
 

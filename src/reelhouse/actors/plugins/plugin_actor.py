@@ -37,7 +37,7 @@ from reelhouse.storage.plugin_catalog import PluginEntry
 
 from ..library_settings import entitled
 
-from .._runtime import Actor, ActorStopped
+from reelhouse.runtime import Actor, ActorStopped
 from .connection import PluginCallError, PluginConnection, PluginNotRunning
 from .session import IncompatiblePlugin, LaunchSpec, Session, SessionEnd, resolve_argv, run_session
 from .stats import PluginStats, Stat

@@ -340,7 +340,7 @@ def _ask_timeout(name: str) -> AskTimeout:
     return AskTimeout(name, f"no reply from actor {name} before the ask's deadline")
 
 
-def _unavailable(name: str, error: ActorError) -> Unavailable:
+def nested_ask_unavailable(name: str, error: ActorError) -> Unavailable:
     """What an actor answers when a nested ask of its handler failed."""
     _log.warning("actor %s: a nested ask failed: %r", name, error)
     unavailable = Unavailable(
@@ -422,7 +422,7 @@ async def _serve(actor: Actor, ref: ActorRef, in_flight: _InFlight) -> Exception
         except DomainError as error:
             _answer_domain_error(name, envelope, error)
         except ActorError as error:  # a nested ask failed: a part this actor needs, not this actor
-            _answer_domain_error(name, envelope, _unavailable(name, error))
+            _answer_domain_error(name, envelope, nested_ask_unavailable(name, error))
         except Exception as crash:
             if reply is not None:
                 reply.fail(_crashed(name, crash))

@@ -1,4 +1,8 @@
-"""Events, the EventLog protocol that persists them, and an in-memory EventLog."""
+"""Events, the EventLog protocol that persists them, and an in-memory EventLog.
+
+In the runtime because it is the bus's persistence seam and imports no storage code;
+the store-backed log implements this protocol from the storage side.
+"""
 
 from __future__ import annotations
 

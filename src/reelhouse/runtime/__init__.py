@@ -1,0 +1,66 @@
+"""The actor runtime: Actor, ActorRef, mailbox, Supervisor, RootActor, EventBus. No domain code; private modules re-exported here (like trio)."""
+
+from ._eventbus import REPLAY_CAPACITY, EventBus, wall_clock_ms
+from ._eventlog import Event, EventLog, MemoryEventLog
+from ._runtime import (
+    DEFAULT_ASK_TIMEOUT_SECONDS,
+    DEFAULT_MAILBOX_SIZE,
+    Actor,
+    ActorCrashed,
+    ActorError,
+    ActorFactory,
+    ActorRef,
+    ActorStopped,
+    AskTimeout,
+    RETRY_AFTER_SECONDS,
+    PendingReply,
+    is_cancellation,
+    nested_ask_unavailable,
+    run_actor,
+    spawn,
+)
+from ._subscription import SUBSCRIBER_QUEUE_SIZE, Gap, SubscriberDropped, Subscription
+from ._supervisor import (
+    DEFAULT_MAX_RESTARTS,
+    DEFAULT_RESTART_WINDOW,
+    DEFAULT_STOP_TIMEOUT,
+    ChildSpec,
+    RootActor,
+    Supervisor,
+    SupervisorGaveUp,
+)
+
+__all__ = [
+    "DEFAULT_ASK_TIMEOUT_SECONDS",
+    "DEFAULT_MAILBOX_SIZE",
+    "DEFAULT_MAX_RESTARTS",
+    "DEFAULT_RESTART_WINDOW",
+    "DEFAULT_STOP_TIMEOUT",
+    "REPLAY_CAPACITY",
+    "RETRY_AFTER_SECONDS",
+    "SUBSCRIBER_QUEUE_SIZE",
+    "Actor",
+    "ActorCrashed",
+    "ActorError",
+    "ActorFactory",
+    "ActorRef",
+    "ActorStopped",
+    "AskTimeout",
+    "ChildSpec",
+    "Event",
+    "EventBus",
+    "EventLog",
+    "Gap",
+    "MemoryEventLog",
+    "PendingReply",
+    "RootActor",
+    "SubscriberDropped",
+    "Subscription",
+    "Supervisor",
+    "SupervisorGaveUp",
+    "is_cancellation",
+    "nested_ask_unavailable",
+    "run_actor",
+    "spawn",
+    "wall_clock_ms",
+]
