@@ -33,9 +33,7 @@ from reelhouse.storage.confined_files import confinement_for, fenced_forms
 from reelhouse.storage.libraries import LibraryRecord, get_library, update_library_options
 from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_run, update_scan_run
 
-from reelhouse.runtime import EventBus
-from reelhouse.runtime import ActorRef, ActorStopped
-from reelhouse.runtime import ChildSpec, Supervisor
+from reelhouse.runtime import ActorRef, ActorStopped, ChildSpec, EventBus, Supervisor
 from .covers import refresh_covers
 from .jobs import JobSnapshot, JobUpdate
 from .library_settings import check_roots_writable, entitled

@@ -34,8 +34,7 @@ from reelhouse.storage import Store, StoreError
 from reelhouse.storage import schedules as stored
 from reelhouse.storage.schedules import RunEnd, ScheduleRow
 
-from reelhouse.runtime import Actor, ActorRef
-from reelhouse.runtime import SubscriberDropped
+from reelhouse.runtime import Actor, ActorRef, SubscriberDropped
 from .jobs import JobSnapshot, JobUpdate
 from .scheduler_messages import (CancelRun, GetDrift, LibraryDeleted, ListSchedules, PlaybackActivity, ReloadRules,
                                  RunNow, ScanActivity)

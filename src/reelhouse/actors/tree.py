@@ -22,9 +22,7 @@ from reelhouse.storage import Store
 from reelhouse.storage.events import StoreEventLog
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 
-from reelhouse.runtime import EventBus
-from reelhouse.runtime import ActorRef
-from reelhouse.runtime import ChildSpec, RootActor
+from reelhouse.runtime import ActorRef, ChildSpec, EventBus, RootActor
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
