@@ -33,7 +33,7 @@ from pathlib import Path
 
 import trio
 
-from reelhouse.actors._supervisor import ChildSpec, RootActor
+from reelhouse.runtime import ChildSpec, RootActor
 from reelhouse.actors.plugins import HostConfig, PluginHost, Rescan, call_plugin
 from reelhouse.storage import plugin_catalog
 
