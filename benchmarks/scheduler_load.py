@@ -34,7 +34,7 @@ import httpx
 import trio
 from trio.testing import MockClock
 
-from reelhouse.actors import Actor, spawn
+from reelhouse.runtime import Actor, spawn
 from reelhouse.actors.jobs import JobRegistry
 from reelhouse.actors.scheduler import GetDrift, PlaybackActivity, ScanActivity, Scheduler, SchedulerServices
 from reelhouse.actors.scheduler_tasks import RegisterTask, RunEnd, RunPluginTask, TaskDefinition, trio_wall_clock

@@ -8,7 +8,7 @@ import pytest
 import trio
 
 from reelhouse import errors
-from reelhouse.actors import Actor, spawn
+from reelhouse.runtime import Actor, spawn
 from reelhouse.actors.jobs import CancelRoute, JobRegistry, JobSnapshot, JobUpdate, ListJobs, RouteCancel
 from reelhouse.storage._store import now_ms
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import trio
 
-from reelhouse.actors import ActorRef
+from reelhouse.runtime import ActorRef
 from reelhouse.actors.jobs import ListJobs, RouteCancel
 from reelhouse.actors.library import StopScan
 from reelhouse.actors.library_registry import CreateLibrary, GetLibraryRef

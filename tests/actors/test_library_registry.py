@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from reelhouse.actors import AskTimeout
+from reelhouse.runtime import AskTimeout
 from reelhouse.actors import library_registry as registry_module
 from reelhouse.actors.library_registry import CreateLibrary, GetLibraryRef, ListLibraryRefs
 from reelhouse.actors.tree import ActorTree

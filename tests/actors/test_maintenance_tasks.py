@@ -9,7 +9,7 @@ import pytest
 import trio
 
 from reelhouse import errors
-from reelhouse.actors import Actor, spawn
+from reelhouse.runtime import Actor, spawn
 from reelhouse.actors.jobs import JobSnapshot
 from reelhouse.actors.maintenance.upkeep import run_cleanup, run_scrape
 from reelhouse.actors.scheduler import ListSchedules, RunNow, Scheduler, SchedulerServices

@@ -8,7 +8,7 @@ import pytest
 import trio
 import trio.testing
 
-from reelhouse.actors import Actor, ActorRef, spawn
+from reelhouse.runtime import Actor, ActorRef, spawn
 from reelhouse.actors.scan import ScanDeps, ScanPlan
 from reelhouse.actors.scan_actor import ScanActor, ScanReport, ScanSetup, ScanSlots
 from reelhouse.media.library_options import LibraryOptions

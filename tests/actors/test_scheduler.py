@@ -10,7 +10,7 @@ import trio
 from trio.testing import MockClock
 
 from reelhouse import errors
-from reelhouse.actors import spawn
+from reelhouse.runtime import spawn
 from reelhouse.actors.jobs import JobRegistry, ListJobs
 from reelhouse.actors.scheduler import (
     CancelRun,

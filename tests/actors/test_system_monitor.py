@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from reelhouse.actors import spawn
+from reelhouse.runtime import spawn
 from reelhouse.actors.system_monitor import (
     GetSystemReport,
     MonitorConfig,

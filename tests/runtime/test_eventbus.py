@@ -11,7 +11,7 @@ import pytest
 import trio
 import trio.testing
 
-from reelhouse.actors import (
+from reelhouse.runtime import (
     Event,
     EventBus,
     Gap,

@@ -8,7 +8,7 @@ import pytest
 import trio
 import trio.testing
 
-from reelhouse.actors import (
+from reelhouse.runtime import (
     DEFAULT_ASK_TIMEOUT_SECONDS,
     Actor,
     ActorRef,

@@ -9,7 +9,7 @@ import pytest
 import trio
 import trio.testing
 
-from reelhouse.actors import (
+from reelhouse.runtime import (
     Actor,
     ActorCrashed,
     ActorStopped,

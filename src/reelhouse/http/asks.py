@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from reelhouse import errors
-from reelhouse.actors import ActorRef, ActorStopped, AskTimeout
+from reelhouse.runtime import ActorRef, ActorStopped, AskTimeout
 from reelhouse.actors.library_registry import GetLibraryRef
 
 from .context import ASK_TIMEOUT_SECONDS, app_context

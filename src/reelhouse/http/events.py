@@ -23,7 +23,7 @@ from quart import Blueprint, Response, request
 from quart_schema import document_headers, document_querystring
 
 from reelhouse import errors
-from reelhouse.actors import ActorRef, Event, Gap, SubscriberDropped
+from reelhouse.runtime import ActorRef, Event, Gap, SubscriberDropped
 
 from .context import AppContext, app_context
 from .openapi import raw_response

@@ -9,7 +9,7 @@ from quart import Blueprint, request
 from quart_schema import document_querystring, document_request, document_response
 
 from reelhouse import errors
-from reelhouse.actors import ActorRef
+from reelhouse.runtime import ActorRef
 from reelhouse.actors.library import GetScanStatus, StartScan, StopScan
 from reelhouse.actors.library_registry import ListLibraryRefs
 from reelhouse.actors.scan_status import ScanStatusView

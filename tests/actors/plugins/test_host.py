@@ -13,7 +13,7 @@ import pytest
 import trio
 from trio.testing import MockClock
 
-from reelhouse.actors import ActorRef
+from reelhouse.runtime import ActorRef
 from reelhouse.runtime import ChildSpec, RootActor
 from reelhouse.actors.plugins import (
     HostConfig,
