@@ -52,6 +52,7 @@ class ActorTree:
     _nursery: trio.Nursery
     plugins: ActorRef | None = None
     scheduler: ActorRef | None = None
+    playback: ActorRef | None = None  # PlaybackRegistry (actors/playback)
 
     async def stop(self, *, deadline: float) -> None:
         """Stop every actor gracefully by ``deadline``, then the bus."""

@@ -28,6 +28,11 @@ PLAYER_ENDPOINTS = frozenset(
         "search.search_catalogue",
         "images.item_image",
         "auth_routes.logout",
+        "stream.stream_video",
+        "playback_reports.playing",
+        "playback_reports.progress",
+        "playback_reports.stopped",
+        "remote_control.socket",
     }
 )
 _EXTENSION_KEY = "reelhouse.verified_devices"

@@ -1,0 +1,1 @@
+"""Playback: a PlaybackRegistry supervising one PlaybackActor per live session."""
