@@ -38,7 +38,7 @@ from .covers import refresh_covers
 from .jobs import JobSnapshot, JobUpdate
 from .library_settings import check_roots_writable, entitled
 from .plugins.infos import installed_plugin_infos
-from .monitor import RootMonitor
+from .realtime import RootMonitor
 from .rescans import DirectoryRescans, RescanDirectories, rescan_directories
 from .scan import ScanDeps, ScanPlan, probe_pending_sources
 from .scan_actor import CancelScan, ScanActor, ScanReport, ScanSetup, ScanSlots

@@ -2,29 +2,23 @@
 
 While a library's ``realtimeMonitor`` is on, its actor runs one
 :class:`RootMonitor`. Each root on a file system inotify can watch (see
-:mod:`reelhouse.media.mounts`) gets a watcher; changes from all roots are
-merged until ``debounce_seconds`` pass quietly (or ``max_wait_seconds`` after
-the first, so a tree that never stops changing is still rescanned), then
-``on_changes`` gets the directories to rescan.
-
-:attr:`RootMonitor.status` (ScanStatus ``watch``, ``watchReasonCode``,
-``watchMessage``) is ``limit`` (reason ``watch_limit``; the message names the
-sysctl to raise) when any root hit an inotify limit; else ``pending`` while
-starting or while every watchable root is missing; else ``watching`` when a
-root is watched; else ``unsupported`` with the first root's reason
-(``network_fs``, ``unknown``). Roots not watched are named in the message.
-The caller reports :data:`WATCH_DISABLED` while monitoring is off.
+:mod:`.mount_table`) gets a watcher; changes from all roots are merged
+until ``debounce_seconds`` pass quietly (or ``max_wait_seconds`` after the
+first, so a tree that never stops changing is still rescanned: see
+:mod:`.debounce`), then ``on_changes`` gets the directories to rescan
+(:func:`reelhouse.media.changed_dirs.rescan_directories`).
+:attr:`RootMonitor.status` is the :class:`~.status.WatchStatus` the library
+reports (see :mod:`.status`).
 
 Failed roots are retried: a missing, unreadable, deleted, replaced or
 unmounted root every ``retry_seconds``; one that hit the watch limit every
 ``limit_retry_seconds`` (each attempt walks the whole tree, and the limit
 only moves when an administrator raises it). A root watched again after a
-failure is rescanned whole: changes made in the gap were not seen. The mount
-table is read on every attempt, so a share mounted after start-up is noticed.
+failure is rescanned whole: changes made in the gap were not seen.
 
 Each watcher is a blocking iterator of change batches (by default
-watchdog's inotify observer, ``watchdog_watch``) driven by a worker thread
-on this monitor's own CapacityLimiter, never a token of Trio's shared
+watchdog's inotify observer, :mod:`.watchdog_watch`) driven by a worker
+thread on this monitor's own CapacityLimiter, never a token of Trio's shared
 default thread limiter; a stop flag set on cancellation ends it within a
 tick. (watchfiles was the watcher until a name that is not UTF-8 turned out
 to stop it watching the whole root.)
@@ -32,22 +26,23 @@ to stop it watching the whole root.)
 
 from __future__ import annotations
 
-import ctypes
 import errno
-import functools
 import logging
 import os
 import threading
 from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 import trio
 
-from reelhouse.media.mounts import WatchSupport, mount_for, parse_mountinfo, watch_support
+from reelhouse.media.changed_dirs import rescan_directories
+from reelhouse.media.mounts import WatchSupport
 
-from .watchdog_watch import Change, watchdog_factory
+from .debounce import debounce_changes
+from .inotify import LIMIT_MESSAGES, inotify_watches_exhausted, watch_limit_kind
+from .mount_table import read_mountinfo, root_watch_support
+from .status import REASON_WATCH_LIMIT, ROOT_PENDING, ROOT_WATCHING, RootState, WatchStatus, combine
+from .watchdog_watch import Change, FileChange, watchdog_factory
 
 log = logging.getLogger(__name__)
 
@@ -55,18 +50,6 @@ MAX_WAIT_FACTOR = 10  # default cap on one debounce window, in debounce periods
 ROOT_RETRY_SECONDS = 60.0
 LIMIT_RETRY_SECONDS = 600.0
 CHANGE_BATCHES_BUFFERED = 64  # beyond this the watcher threads wait; the watcher keeps queueing
-
-MOUNTINFO_PATH = "/proc/self/mountinfo"
-MAX_USER_WATCHES_PATH = "/proc/sys/fs/inotify/max_user_watches"
-MAX_USER_INSTANCES_PATH = "/proc/sys/fs/inotify/max_user_instances"
-
-REASON_WATCH_LIMIT = "watch_limit"
-
-WatchState = Literal["watching", "disabled", "unsupported", "limit", "pending"]
-LimitKind = Literal["watches", "instances"]
-
-FileChange = tuple[object, str]
-"""One change: (``watchdog_watch.Change``, path as ``os`` gives it)."""
 
 WatchFactory = Callable[[Path, threading.Event], Iterator[Collection[FileChange]]]
 """Starts watching a root; called in a worker thread.
@@ -78,199 +61,12 @@ once the event is set, and raises what the watcher raises (OSError,
 RuntimeError). ``close()`` is called on it, if it has one, when watching ends.
 """
 
-_LIMIT_MESSAGES: dict[LimitKind, str] = {
-    "watches": (
-        "inotify watch limit reached: raise fs.inotify.max_user_watches "
-        f"({MAX_USER_WATCHES_PATH}); realtime monitoring is off for this root"
-    ),
-    "instances": (
-        "inotify instance limit reached: raise fs.inotify.max_user_instances "
-        f"({MAX_USER_INSTANCES_PATH}) or the open-file limit; realtime "
-        "monitoring is off for this root"
-    ),
-}
-_WATCH_LIMIT_HINTS = ("maxfileswatch", "watch limit", "os error 28", "no space left on device")
-_INSTANCE_LIMIT_HINTS = ("too many open files", "os error 24")
-_IN_DELETE_SELF = 0x400
-
-
-@dataclass(frozen=True, slots=True)
-class WatchStatus:
-    """What ScanStatus reports as ``watch``, ``watchReasonCode``, ``watchMessage``."""
-
-    state: WatchState
-    reason_code: str | None = None
-    message: str | None = None
-
-
-WATCH_DISABLED = WatchStatus(state="disabled")
-WATCH_PENDING = WatchStatus(state="pending")
-
-
-def disabled_status(message: str | None = None) -> WatchStatus:
-    """The status a library reports while its monitoring is off."""
-    return WatchStatus(state="disabled", message=message)
-
 
 def default_watch_factory(root: Path, stop: threading.Event) -> Iterator[Collection[FileChange]]:
     """The default :data:`WatchFactory`: watchdog's inotify observer (see
-    ``watchdog_watch``: unlike watchfiles, it watches trees holding names
+    :mod:`.watchdog_watch`: unlike watchfiles, it watches trees holding names
     that are not UTF-8)."""
     return watchdog_factory(root, stop, exhausted=inotify_watches_exhausted)
-
-
-def read_mountinfo() -> str:
-    """This process's mount table (blocking)."""
-    return Path(MOUNTINFO_PATH).read_text(encoding="utf-8", errors="surrogateescape")
-
-
-def inotify_watches_exhausted(path: Path) -> bool:
-    """Blocking. True when this user cannot add one more inotify watch.
-
-    The watcher drops watches it cannot add for directories created while
-    it runs, silently; this probe (add one watch on ``path`` in a fresh
-    instance, then close it) is how the limit still gets reported. False
-    when inotify is unavailable.
-    """
-    libc = _libc()
-    if libc is None:
-        return False
-    fd = libc.inotify_init1(os.O_CLOEXEC)
-    if fd < 0:
-        return False
-    try:
-        return libc.inotify_add_watch(fd, os.fsencode(path), _IN_DELETE_SELF) < 0 and (
-            ctypes.get_errno() == errno.ENOSPC
-        )
-    finally:
-        os.close(fd)
-
-
-@functools.cache
-def _libc() -> ctypes.CDLL | None:
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-    except OSError:
-        return None
-    return libc if hasattr(libc, "inotify_add_watch") else None
-
-
-def watch_limit_kind(exc: BaseException) -> LimitKind | None:
-    """Which inotify limit ``exc`` reports, if any.
-
-    OSError with ``ENOSPC`` / ``EMFILE`` (what watchdog raises), or an
-    OSError or RuntimeError whose text names the limit (what watchfiles, the
-    earlier watcher, raised).
-    """
-    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-        return "watches"
-    if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
-        return "instances"
-    if not isinstance(exc, OSError | RuntimeError):
-        return None
-    text = str(exc).lower()
-    if any(hint in text for hint in _WATCH_LIMIT_HINTS):
-        return "watches"
-    if any(hint in text for hint in _INSTANCE_LIMIT_HINTS):
-        return "instances"
-    return None
-
-
-def rescan_directories(changed: Iterable[Path], roots: Sequence[Path]) -> frozenset[Path]:
-    """The directories to rescan for a set of changed paths.
-
-    A changed, added or deleted entry (file or directory: after a deletion
-    nobody can tell which it was) needs its parent rescanned; a root itself
-    (deleted, or back) needs itself. Directories outside every root are
-    dropped, and a directory inside another one in the result is folded into
-    it, because a rescan covers the tree below it.
-    """
-    root_set = frozenset(roots)
-    directories: set[Path] = set()
-    for path in changed:
-        directory = path if path in root_set else path.parent
-        if directory in root_set or any(parent in root_set for parent in directory.parents):
-            directories.add(directory)
-    return _outermost(directories)
-
-
-def _outermost(directories: Iterable[Path]) -> frozenset[Path]:
-    kept: set[Path] = set()
-    for directory in sorted(directories, key=lambda path: len(path.parts)):
-        if not any(parent in kept for parent in directory.parents):
-            kept.add(directory)
-    return frozenset(kept)
-
-
-async def debounce_changes(
-    receive: trio.MemoryReceiveChannel[frozenset[Path]],
-    *,
-    debounce_seconds: float,
-    max_wait_seconds: float,
-    on_batch: Callable[[frozenset[Path]], Awaitable[None]],
-) -> None:
-    """Merge batches from ``receive`` into one per quiet period.
-
-    After a batch arrives, more are merged until ``debounce_seconds`` pass
-    without one, or ``max_wait_seconds`` after the first; then ``on_batch``
-    gets the union and is awaited before the next window opens (batches
-    queue in the channel meanwhile). Returns when the channel ends, after
-    delivering what it had. ``on_batch``'s exceptions propagate.
-    """
-    async with receive:
-        async for first in receive:
-            pending = set(first)
-            ended = await _merge_until_quiet(
-                receive, pending, debounce_seconds, trio.current_time() + max_wait_seconds
-            )
-            await on_batch(frozenset(pending))
-            if ended:
-                return
-
-
-async def _merge_until_quiet(
-    receive: trio.MemoryReceiveChannel[frozenset[Path]],
-    pending: set[Path],
-    debounce_seconds: float,
-    cap: float,
-) -> bool:
-    """Merge into ``pending`` until quiet or ``cap``; True when the channel ended."""
-    while True:
-        with trio.move_on_at(min(trio.current_time() + debounce_seconds, cap)):
-            try:
-                pending.update(await receive.receive())
-            except trio.EndOfChannel:
-                return True
-            continue
-        return False
-
-
-@dataclass(frozen=True, slots=True)
-class _RootState:
-    kind: Literal["pending", "watching", "unsupported", "limit", "unavailable"]
-    reason_code: str | None = None
-    message: str | None = None
-
-
-_ROOT_PENDING = _RootState(kind="pending")
-_ROOT_WATCHING = _RootState(kind="watching")
-
-
-def _combine(states: Sequence[tuple[Path, _RootState]]) -> WatchStatus:
-    """One status for a library from the states of its roots (see module doc)."""
-    kinds = [state.kind for _, state in states]
-    notes = [f"{root}: {state.message}" for root, state in states if state.message]
-    message = "; ".join(notes) or None
-    if "limit" in kinds:
-        return WatchStatus("limit", REASON_WATCH_LIMIT, message)
-    if "pending" in kinds:
-        return WatchStatus("pending", None, message)
-    if "watching" in kinds:
-        return WatchStatus("watching", None, message)
-    unsupported = [state for _, state in states if state.kind == "unsupported"]
-    if unsupported:
-        return WatchStatus("unsupported", unsupported[0].reason_code, message)
-    return WatchStatus("pending", None, message)
 
 
 class _Settling:
@@ -329,7 +125,7 @@ class RootMonitor:
         self._limit_probe = limit_probe
         self._retry_seconds = retry_seconds
         self._limit_retry_seconds = limit_retry_seconds
-        self._states: dict[Path, _RootState] = dict.fromkeys(normalised, _ROOT_PENDING)
+        self._states: dict[Path, RootState] = dict.fromkeys(normalised, ROOT_PENDING)
         # A long-lived thread per watched root, plus one for short jobs.
         self._limiter = trio.CapacityLimiter(len(normalised) + 1)
 
@@ -344,7 +140,7 @@ class RootMonitor:
         After :meth:`run` has been cancelled it keeps its last value; the
         caller then reports :data:`WATCH_DISABLED`.
         """
-        return _combine(list(self._states.items()))
+        return combine(list(self._states.items()))
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Watch until cancelled; for ``nursery.start``.
@@ -355,7 +151,7 @@ class RootMonitor:
         including the watch limit, are reported in :attr:`status` and logged,
         never raised; exceptions from ``on_changes`` propagate (in an
         ExceptionGroup). Cancellation stops every watcher thread within about
-        :data:`~.watchdog_watch.TICK_SECONDS`, or, for a watcher still adding watches on a
+        :data:`.watchdog_watch.TICK_SECONDS`, or, for a watcher still adding watches on a
         large tree, as soon as that is done.
         """
         send, receive = trio.open_memory_channel[frozenset[Path]](CHANGE_BATCHES_BUFFERED)
@@ -402,22 +198,12 @@ class RootMonitor:
                 await trio.sleep(delay)
 
     async def _support_for(self, root: Path) -> WatchSupport:
-        fs_type = await trio.to_thread.run_sync(self._fs_type_of, root, limiter=self._limiter)
-        return watch_support(fs_type) if fs_type is not None else WatchSupport(supported=True)
-
-    def _fs_type_of(self, root: Path) -> str | None:
-        """Blocking. The type of the file system holding ``root``; None if unknown."""
-        try:
-            text = self._mountinfo_reader()
-        except OSError as exc:
-            # No mount table (not Linux, no /proc): assume local, as most roots are.
-            log.debug("Cannot read the mount table, assuming %s is local: %s", root, exc)
-            return None
-        mount = mount_for(os.path.realpath(root), parse_mountinfo(text))
-        return mount.fs_type if mount is not None else None
+        return await trio.to_thread.run_sync(
+            root_watch_support, root, self._mountinfo_reader, limiter=self._limiter
+        )
 
     def _set_unsupported(self, root: Path, support: WatchSupport) -> None:
-        state = _RootState("unsupported", support.reason_code, support.message)
+        state = RootState("unsupported", support.reason_code, support.message)
         if self._states.get(root) != state:
             log.info("Not watching %s: %s", root, support.message)
         self._states[root] = state
@@ -491,17 +277,17 @@ class RootMonitor:
                 close()
 
     def _set_watching(self, root: Path) -> None:
-        if self._states.get(root) not in (_ROOT_PENDING, _ROOT_WATCHING):
+        if self._states.get(root) not in (ROOT_PENDING, ROOT_WATCHING):
             log.info("Watching %s again", root)
-        self._states[root] = _ROOT_WATCHING
+        self._states[root] = ROOT_WATCHING
 
     def _record_failure(self, root: Path, exc: Exception) -> float:
         kind = watch_limit_kind(exc)
         if kind is not None:
-            state = _RootState("limit", REASON_WATCH_LIMIT, _LIMIT_MESSAGES[kind])
+            state = RootState("limit", REASON_WATCH_LIMIT, LIMIT_MESSAGES[kind])
             delay = self._limit_retry_seconds
         else:
-            state = _RootState("unavailable", None, f"not watched ({_describe(exc)}); retrying")
+            state = RootState("unavailable", None, f"not watched ({_describe(exc)}); retrying")
             delay = self._retry_seconds
         if self._states.get(root) != state:
             log.warning("Realtime monitoring of %s stopped: %s (%r)", root, state.message, exc)
@@ -513,7 +299,7 @@ class RootMonitor:
     ) -> float:
         """The root was deleted, replaced or unmounted under the watcher."""
         log.warning("Library root %s disappeared; watching it again when it is back", root)
-        self._states[root] = _RootState("unavailable", None, "disappeared; retrying")
+        self._states[root] = RootState("unavailable", None, "disappeared; retrying")
         await send.send(frozenset({root}))
         return self._retry_seconds
 

@@ -6,7 +6,7 @@ monitoring off for its whole root. watchdog watches by bytes and reports
 such a name the way ``os.fsdecode`` does (undecodable bytes as surrogates),
 which the library turns into path text (``media.file_names``).
 
-:func:`watchdog_factory` is a :data:`~reelhouse.actors.monitor.WatchFactory`:
+:func:`watchdog_factory` is a :data:`~reelhouse.actors.realtime.monitor.WatchFactory`:
 it adds the watches before it returns (raising OSError with ``ENOSPC`` or
 ``EMFILE`` at an inotify limit, which the monitor reports as ``limit``),
 then yields an empty batch at once (the watches are established), and
@@ -34,6 +34,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers.inotify import InotifyObserver
 
 FileChange = tuple[object, str]
+"""One change: (:class:`Change`, the path as ``os`` gives it)."""
 
 
 class Change(enum.IntEnum):
