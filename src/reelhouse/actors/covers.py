@@ -29,6 +29,7 @@ from reelhouse.storage.confined_files import confinement_for, read_confined, res
 from reelhouse.storage.covers import COVER_KINDS, Poster, StoredCover, load_covers, newest_posters, save_covers
 from reelhouse.storage.libraries import LibraryRecord
 
+COVERS_DIR = "covers"  # under the data directory: automatic library collages
 MAX_COVER_BYTES = 50 * 1024 * 1024  # a found image larger than this is not hashed
 
 

@@ -23,6 +23,7 @@ from reelhouse.storage.events import StoreEventLog
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 
 from reelhouse.runtime import ActorRef, ChildSpec, EventBus, RootActor
+from .covers import COVERS_DIR
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
@@ -39,7 +40,6 @@ from .system_monitor import MonitorConfig, SystemMonitor
 # adds GIL contention and delays the event loop.
 SCAN_PARSE_THREADS = 2
 SCAN_PARSE_PROCESSES = max(1, os.cpu_count() or 1)  # big scans parse in child processes, one per core
-COVERS_DIR = "covers"  # under the data directory: automatic library collages
 
 
 @dataclass

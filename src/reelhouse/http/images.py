@@ -34,20 +34,10 @@ The stored file a request names is found by
 :class:`reelhouse.http.image_sources.ImageSources`, which remembers it
 briefly (until the next write of the catalogue; the file is looked at again
 every 10 s, and an original found not of the remembered size is looked up
-anew).
-Renditions are cached on disk (:mod:`reelhouse.storage.image_cache`) under
-``<data_dir>/cache/images`` within ``settings.image_cache_max_bytes``, the
-most used of them in memory too: a repeated request for a rendition needs
-no thread at all.
-Decoding and encoding run in worker threads, at most
-:data:`RENDER_CONCURRENCY` at once.  Stats and file reads run on
-:data:`FILE_CONCURRENCY` dedicated file threads
-(:class:`reelhouse.thread_pool.ThreadPool`: a hop costs a third of
-``trio.to_thread``'s); a stored image under 256 KiB is opened, sniffed,
-read and closed in one hop.  The limiter, the file threads and the cache
-live on the app from the start of serving to its end.  A request cancelled
-while rendering abandons the thread, which finishes in the background
-holding its slot.
+anew).  The stored file is streamed by :mod:`reelhouse.http.file_ranges`
+(a stored image under 256 KiB is opened, sniffed, read and closed in one
+hop to a file thread); renditions come from
+:mod:`reelhouse.http.image_service` (cache, render threads, time limit).
 """
 
 from __future__ import annotations
@@ -55,31 +45,19 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-import os
 import re
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, BinaryIO, TypeVar
 
-import trio
 from pydantic import Field
-from quart import Blueprint, Response, current_app, request
+from quart import Blueprint, Response, request
 from quart_schema import document_querystring
 
-from reelhouse.errors import Invalid, NotFound, Unavailable
-from reelhouse.media.local_images import SNIFF_BYTES, ImageKind, sniff_image_type
-from reelhouse.media.renditions import (
-    CONTENT_TYPES,
-    MAX_SIZE,
-    BrokenImage,
-    ImageTooLarge,
-    negotiate_format,
-    render,
-    validate_size,
-)
-from reelhouse.storage.confined_files import OutsideRoots, open_confined, read_confined
-from reelhouse.storage.image_cache import IMAGE_CACHE_DIR, ImageCache, RenditionKey
-from reelhouse.thread_pool import ThreadPool
+from reelhouse.errors import Invalid, NotFound
+from reelhouse.media.local_images import ImageKind
+from reelhouse.media.renditions import CONTENT_TYPES, MAX_SIZE, negotiate_format, validate_size
+from reelhouse.storage.confined_files import OutsideRoots
+from reelhouse.storage.image_cache import RenditionKey
 
 from .conditional import (
     NOT_MODIFIED,
@@ -89,40 +67,36 @@ from .conditional import (
     Decision,
     evaluate,
 )
-from .context import app_context
-from .openapi import may_answer, raw_response
 from .errors import error_response
-from .library_access import require_item_visible
-from .image_sources import (
-    RETRY_AFTER_SECONDS,
-    SOURCE_TIMEOUT_SECONDS,
-    ImageSources,
-    SourceImage,
-    SourceChanged,
-    source_file_call,
+from .file_ranges import FileRange, file_chunks
+from .image_service import (
+    CannotRender,
+    image_content_type,
+    image_service,
+    rendition_bytes,
+    start_image_service,
+    stop_image_service,
 )
+from .image_sources import SourceChanged, SourceImage, source_file_call
+from .library_access import require_item_visible
+from .openapi import may_answer, raw_response
 from .schema import ApiModel
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 blueprint = Blueprint("images", __name__)
+blueprint.before_app_serving(start_image_service)
+blueprint.after_app_serving(stop_image_service)
 
-RENDER_CONCURRENCY = 2
-"""Renders at once (CPU-bound, Pillow releases the GIL while resampling)."""
-FILE_CONCURRENCY = 8
-"""File threads: stats, reads and cache files at once."""
-FILES_CLOSE_TIMEOUT_SECONDS = 5.0
-RENDER_TIMEOUT_SECONDS = 30.0
-"""Reading plus rendering one image; beyond it the request gets 503."""
-MAX_SOURCE_BYTES = 128 * 1024 * 1024
-"""Larger stored files are not loaded to be rendered (served as is, they stream)."""
-READ_CHUNK_BYTES = 256 * 1024
+# The stored-file streaming moved to file_ranges.py; these names stay here
+# until the stream route (h-stream) imports them from there.
+_FileRange = FileRange
+_chunks = file_chunks
+
 MAX_INDEX = 10_000
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 SIZE_PARAMETERS = ("maxWidth", "maxHeight", "fillWidth", "fillHeight")
-_EXTENSION_KEY = "reelhouse.images"
 _PLAIN_TAG = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _KINDS = {kind.value for kind in ImageKind}
 
@@ -150,25 +124,6 @@ class ImageRequest:
     @property
     def sized(self) -> bool:
         return any(v is not None for v in (self.max_width, self.max_height, self.fill_width, self.fill_height))
-
-
-@dataclass(frozen=True, slots=True)
-class _Service:
-    sources: ImageSources
-    cache: ImageCache
-    render_limiter: trio.CapacityLimiter
-    files: ThreadPool[None]
-
-
-class _CannotRender(Exception):
-    """The stored file cannot be made into a rendition (answered 500)."""
-
-
-class _NotAnImage(NotFound):
-    """The stored file is no image the server knows (answered 404, never its bytes)."""
-
-    def __init__(self) -> None:
-        super().__init__("The image file is not an image.")
 
 
 @blueprint.get("/images/items/<item_id>")
@@ -206,7 +161,7 @@ async def item_image(item_id: str) -> Response:
     """
     wanted = parse_image_request(request.args)
     await require_item_visible(item_id)
-    sources = _service().sources
+    sources = image_service().sources
     source = await sources.find(item_id, wanted.kind, wanted.index)
     if not wanted.sized:
         try:
@@ -216,7 +171,7 @@ async def item_image(item_id: str) -> Response:
             return await _original(await sources.find(item_id, wanted.kind, wanted.index), wanted)
     try:
         return await _rendition(source, wanted)
-    except _CannotRender as exc:
+    except CannotRender as exc:
         log.warning("image of item %s (%s) cannot be rendered: %s", item_id, source.path, exc)
         return error_response(500, "internal_error", "The stored image cannot be rendered.")
 
@@ -286,8 +241,8 @@ async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
         assert decision.start is not None and decision.length is not None and decision.content_range
         start, length = decision.start, decision.length
         headers["Content-Range"] = decision.content_range
-    reader = _FileRange(source, start, length)
-    files = _service().files
+    reader = FileRange(source, start, length, sniff=image_content_type)
+    files = image_service().files
     with_body = request.method != "HEAD"
     try:
         content_type, first = await source_file_call(files, functools.partial(reader.open, with_body=with_body))
@@ -295,103 +250,11 @@ async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
         raise NotFound("The image file is missing from disk.") from None
     except OutsideRoots:
         raise NotFound("The image file is not inside the library's folders.") from None
-    response = Response(_chunks(reader, first, files), status=decision.status, headers=headers)
+    response = Response(file_chunks(reader, first, files), status=decision.status, headers=headers)
+    assert content_type is not None  # sniffed
     response.content_type = content_type
     response.headers["Content-Length"] = str(length)
     return response
-
-
-def _sniff(head: bytes) -> str:
-    content_type = sniff_image_type(head)
-    if content_type is None:
-        raise _NotAnImage()
-    return content_type
-
-
-class _FileRange:
-    """``length`` bytes of a file from ``start``, read a chunk at a time.
-
-    Its methods block: they run on the file threads, one at a time.  The
-    file is closed as soon as the range is read or the file turns out
-    shorter, else by :meth:`close`.  A small image is opened, sniffed, read
-    and closed in one call of :meth:`open`: one hop to a thread.
-    """
-
-    def __init__(self, source: SourceImage, start: int, length: int) -> None:
-        self.path = source.path
-        self._within = source.within
-        self._expected_size = source.size
-        self._start = start
-        self._remaining = length
-        self._file: BinaryIO | None = None
-
-    @property
-    def is_open(self) -> bool:
-        return self._file is not None
-
-    def open(self, *, with_body: bool = True) -> tuple[str, bytes]:
-        """The file's content type (from its first bytes) and the first chunk of the range.
-
-        Without the body (a HEAD request) the file is closed once sniffed.
-        Raises SourceChanged when the file is not of the expected size (the
-        range and Content-Length were computed from it), OutsideRoots when
-        it resolves outside its library, _NotAnImage when it is no image.
-        """
-        self._file = os.fdopen(open_confined(self.path, self._within), "rb")
-        try:
-            if os.fstat(self._file.fileno()).st_size != self._expected_size:
-                raise SourceChanged()
-            content_type = _sniff(self._file.read(SNIFF_BYTES))
-            if not with_body:
-                self.close()
-                return content_type, b""
-            self._file.seek(self._start)
-            return content_type, self.read()
-        except BaseException:
-            self.close()
-            raise
-
-    def read(self) -> bytes:
-        """The next chunk; b"" once the range is read."""
-        if self._file is None:
-            return b""
-        chunk = self._file.read(min(READ_CHUNK_BYTES, self._remaining))
-        self._remaining -= len(chunk)
-        if not chunk or self._remaining <= 0:
-            self.close()  # read, or the file shrank meanwhile: the response ends short
-        return chunk
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-
-async def _chunks(reader: _FileRange, first: bytes, files: ThreadPool[None]) -> AsyncIterator[bytes]:
-    """``first``, then the rest of the range from the file threads.
-
-    Iterated after the handler returned (outside the app context), so it is
-    given the threads.  The file is closed however the iteration ends, except
-    while a read is abandoned (timed out, or the client left): that read
-    still holds the file, which closes when the read returns and drops it.
-    """
-    reading = False
-    try:
-        chunk = first
-        while chunk:
-            yield chunk
-            if not reader.is_open:
-                return  # the whole range was read
-            reading = True
-            chunk = await source_file_call(files, reader.read)
-            reading = False
-    except Unavailable:
-        log.warning("a read of %s took over %.0f s (a hung mount?): response cut short", reader.path, SOURCE_TIMEOUT_SECONDS)
-        raise
-    finally:
-        if reader.is_open and not reading:
-            with trio.CancelScope(shield=True):
-                await files.call(reader.close)
 
 
 async def _rendition(source: SourceImage, wanted: ImageRequest) -> Response:
@@ -404,7 +267,7 @@ async def _rendition(source: SourceImage, wanted: ImageRequest) -> Response:
     short = _short_answer(evaluate(request.headers, headers["ETag"], source.modified, 0, request.method), headers)
     if short is not None:
         return short
-    data = await _rendition_bytes(source, key)
+    data = await rendition_bytes(source, key)
     decision = evaluate(request.headers, headers["ETag"], source.modified, len(data), request.method)
     short = _short_answer(decision, headers)
     if short is not None:
@@ -415,65 +278,3 @@ async def _rendition(source: SourceImage, wanted: ImageRequest) -> Response:
         body = data[decision.start : decision.end + 1]
         headers["Content-Range"] = decision.content_range
     return Response(body, status=decision.status, headers=headers, content_type=CONTENT_TYPES[fmt])
-
-
-async def _rendition_bytes(source: SourceImage, key: RenditionKey) -> bytes:
-    service = _service()
-    cached = await service.cache.get(key)
-    if cached is not None:
-        return cached
-    try:
-        with trio.fail_after(RENDER_TIMEOUT_SECONDS):
-            raw = await _in_file_thread(_read_source, source, abandon=True)
-            make = functools.partial(
-                render, raw, max_width=key.max_width, max_height=key.max_height,
-                fill_width=key.fill_width, fill_height=key.fill_height, fmt=key.fmt,  # type: ignore[arg-type]
-            )
-            rendition = await trio.to_thread.run_sync(make, limiter=service.render_limiter, abandon_on_cancel=True)
-    except trio.TooSlowError:
-        raise Unavailable(
-            "Rendering the image took too long.", params={"retryAfterSeconds": RETRY_AFTER_SECONDS}
-        ) from None
-    except (FileNotFoundError, NotADirectoryError):
-        raise NotFound("The image file is missing from disk.") from None
-    except OutsideRoots:
-        raise NotFound("The image file is not inside the library's folders.") from None
-    except (BrokenImage, ImageTooLarge) as exc:
-        raise _CannotRender(str(exc)) from exc
-    await service.cache.put(key, rendition.data)
-    return rendition.data
-
-
-def _read_source(source: SourceImage) -> bytes:
-    data = read_confined(source.path, source.within, MAX_SOURCE_BYTES)
-    _sniff(data[:SNIFF_BYTES])  # a non-image is not handed to the decoders either
-    if len(data) > MAX_SOURCE_BYTES:
-        raise ImageTooLarge(f"the file is over {MAX_SOURCE_BYTES} bytes")
-    return data
-
-
-# -- the app's image service ----------------------------------------------------------
-
-
-@blueprint.before_app_serving
-async def _start_service() -> None:
-    settings = app_context().settings
-    files: ThreadPool[None] = ThreadPool([None] * FILE_CONCURRENCY, name="image-files")
-    cache = ImageCache(settings.data_dir / IMAGE_CACHE_DIR, settings.image_cache_max_bytes, files)
-    sources = ImageSources(app_context().store, files, data_dir=settings.data_dir)
-    current_app.extensions[_EXTENSION_KEY] = _Service(sources, cache, trio.CapacityLimiter(RENDER_CONCURRENCY), files)
-
-
-@blueprint.after_app_serving
-async def _stop_service() -> None:
-    service = current_app.extensions.pop(_EXTENSION_KEY, None)
-    if service is not None and not await service.files.aclose(FILES_CLOSE_TIMEOUT_SECONDS):
-        log.warning("image file threads still busy after %.0f s (a hung mount?); left behind", FILES_CLOSE_TIMEOUT_SECONDS)
-
-
-def _service() -> _Service:
-    return current_app.extensions[_EXTENSION_KEY]  # type: ignore[no-any-return]
-
-
-async def _in_file_thread(fn: Callable[..., T], *args: Any, abandon: bool = False) -> T:
-    return await _service().files.call(fn, *args, abandon_on_cancel=abandon)

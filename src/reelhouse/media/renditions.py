@@ -45,6 +45,8 @@ MAX_PIXELS = 64_000_000
 """Largest source image decoded (width x height); larger ones are refused."""
 MAX_SIZE = 10_000
 """Largest value of a size parameter."""
+MAX_SOURCE_BYTES = 128 * 1024 * 1024
+"""Larger stored files are not loaded to be rendered (served as they are, they stream)."""
 MAX_OUTPUT_SIDE = 16_383
 """Longest output side: WebP's limit (JPEG's is 65,535). Applies like a max bound."""
 DECODABLE_FORMATS = ("JPEG", "PNG", "WEBP", "GIF", "BMP")

@@ -19,17 +19,15 @@ from pathlib import Path
 
 import trio
 
-from reelhouse.media.renditions import BrokenImage, ImageTooLarge, render
+from reelhouse.media.renditions import MAX_SOURCE_BYTES, BrokenImage, ImageTooLarge, render
 from reelhouse.storage.confined_files import confinement_for, read_confined
-from reelhouse.storage.image_cache import ImageCache, RenditionKey, asked_shapes
+from reelhouse.storage.image_cache import IMAGE_CACHE_DIR, ImageCache, RenditionKey, asked_shapes
 from reelhouse.thread_pool import ThreadPool
 
 from ..scheduler_tasks import RunEnd, TaskContext
 
-IMAGE_CACHE_DIR = "cache/images"
 DEFAULT_SHAPES = ((400, None, None, None, "jpeg"),)  # a poster column: 400 px wide JPEG
 MAX_SHAPES = 3
-MAX_SOURCE_BYTES = 128 * 1024 * 1024
 WORKS = ("Movie", "Series", "Season", "BoxSet")
 Shape = tuple[int | None, int | None, int | None, int | None, str]
 

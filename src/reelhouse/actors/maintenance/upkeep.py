@@ -10,6 +10,7 @@ import trio
 from reelhouse.maintenance_process import optimize_in_child
 from reelhouse.storage import StoreError
 from reelhouse.storage.jobs import purge_finished_jobs
+from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 from reelhouse.storage.maintenance import (
     MaintenanceError,
     clear_history_addresses,
@@ -19,12 +20,11 @@ from reelhouse.storage.maintenance import (
     purge_scan_errors,
 )
 
+from ..covers import COVERS_DIR
 from ..scheduler_tasks import RunEnd, TaskContext
 
 HOUR_MS = 3600 * 1000
 DAY_MS = 24 * HOUR_MS
-COVERS_DIR = "covers"
-IMAGE_CACHE_DIR = "cache/images"
 TEMP_SUFFIX = ".tmp"
 STALE_TEMP_MS = HOUR_MS  # a temporary file older than this was left by a crash
 
