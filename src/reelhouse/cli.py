@@ -29,6 +29,7 @@ import trio
 
 from reelhouse import errors
 from reelhouse.config import ConfigError, Settings, load_settings
+from reelhouse.runtime import sole_exception
 from reelhouse.storage import Store, StoreError, migrate, open_store
 from reelhouse.storage import apikeys, members, users
 from reelhouse.storage.activity import ActivityRecord, record_activity
@@ -63,8 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _single_failure(raised: BaseException) -> str | None:
     """The message of an expected failure, looking through nursery groups."""
-    while isinstance(raised, BaseExceptionGroup) and len(raised.exceptions) == 1:
-        raised = raised.exceptions[0]
+    raised = sole_exception(raised)
     if isinstance(raised, errors.DomainError):
         return raised.message
     if isinstance(raised, (StoreError, OSError)):

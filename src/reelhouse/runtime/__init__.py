@@ -17,6 +17,7 @@ from ._runtime import (
     is_cancellation,
     nested_ask_unavailable,
     run_actor,
+    sole_exception,
     spawn,
 )
 from ._subscription import SUBSCRIBER_QUEUE_SIZE, Gap, SubscriberDropped, Subscription
@@ -61,6 +62,7 @@ __all__ = [
     "is_cancellation",
     "nested_ask_unavailable",
     "run_actor",
+    "sole_exception",
     "spawn",
     "wall_clock_ms",
 ]

@@ -358,8 +358,12 @@ def is_cancellation(error: BaseException) -> bool:
     return isinstance(error, BaseExceptionGroup) and error.subgroup(trio.Cancelled) is not None
 
 
-def _unwrap(error: BaseException) -> BaseException:
-    """The single exception inside (nested) one-member exception groups, else ``error``."""
+def sole_exception(error: BaseException) -> BaseException:
+    """The single exception inside (nested) one-member exception groups, else ``error``.
+
+    For a scope that owns a nursery but should fail with its body's own
+    exception, as a plain call would (strict exception groups wrap it).
+    """
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         error = error.exceptions[0]
     return error
@@ -377,7 +381,7 @@ async def _run_incarnation(actor: Actor, ref: ActorRef, on_started: Callable[[],
     try:
         crash = await _run_in_nursery(actor, ref, on_started, in_flight)
     except BaseExceptionGroup as group:
-        error = _unwrap(group)
+        error = sole_exception(group)
         in_flight.fail(ref.name, error)
         if error is group:
             raise

@@ -35,8 +35,8 @@ from ._runtime import (
     _close_gracefully,
     _new_ref,
     _run_incarnation,
-    _unwrap,
     run_actor,
+    sole_exception,
 )
 
 DEFAULT_MAX_RESTARTS = 3
@@ -223,7 +223,7 @@ class Supervisor(Actor):
             _log.error("actor %s crashed; too many restarts, giving up", name, exc_info=crash)
             raise SupervisorGaveUp(
                 f"{len(self._restarts) + 1} crashes within {self._window}s (last: {name})"
-            ) from _unwrap(crash)
+            ) from sole_exception(crash)
         self._restarts.append(now)
         _log.error("actor %s crashed; restarting it", name, exc_info=crash)
 

@@ -10,15 +10,18 @@ the server's process writes what the child parsed, and big scans running
 at once parse on different cores. Smaller scans (a child costs a Python
 start-up), and scans finding every slot taken, parse in a worker thread.
 
-:func:`open_parser` is the scope of either. Leaving it stops the child:
-politely after a finished scan, at once (SIGKILL) when the scan is
-cancelled or failed. A child that dies or cannot start fails the scan
+:func:`open_parser` is the scope of either. The child is a
+``trio.run_process`` task in that scope's nursery. Leaving it stops the
+child: politely after a finished scan (end of input, then a bounded wait),
+at once (SIGKILL, run_process's cancellation) when the scan is cancelled or
+failed. A child that dies or cannot start fails the scan
 with :class:`ParserProcessError`; what was written stays, like any failed
 scan. An exception raised by the parser in the child is raised again here.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import signal
@@ -35,6 +38,7 @@ import trio
 
 from reelhouse.media.assemble import ScanRules
 from reelhouse.media.containment import Confinement
+from reelhouse.runtime import sole_exception
 from reelhouse.shutdown import bounded_wait
 from reelhouse.storage import Statement, now_ms
 from reelhouse.storage.catalog import ScanIndex, batch_statements
@@ -212,21 +216,37 @@ class _ProcessParser:
     @classmethod
     @asynccontextmanager
     async def running(cls, setup: ParserSetup) -> AsyncIterator[_ProcessParser]:
+        run = functools.partial(
+            trio.run_process,
+            [sys.executable, "-c", CHILD_ENTRY],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            check=False,
+            deliver_cancel=_kill_at_once,
+            env=_child_env(),
+        )
         try:
-            process = await trio.lowlevel.open_process(
-                [sys.executable, "-c", CHILD_ENTRY], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_child_env()
-            )
-        except OSError as exc:
-            raise ParserProcessError(f"the parser process could not start: {exc}") from exc
-        parser = cls(process)
-        finished = False
-        try:
-            await parser._call("setup", setup)
-            yield parser
-            finished = True
-        finally:
-            with trio.CancelScope(shield=True):
-                await parser._stop(politely=finished)
+            async with trio.open_nursery() as nursery:
+                try:
+                    process: trio.Process = await nursery.start(run)
+                except OSError as exc:
+                    raise ParserProcessError(f"the parser process could not start: {exc}") from exc
+                parser = cls(process)
+                finished = False
+                try:
+                    await parser._call("setup", setup)
+                    yield parser
+                    finished = True
+                finally:
+                    with trio.CancelScope(shield=True):
+                        await parser._stop(politely=finished)
+                    # A child still running is killed by run_process, which waits for it.
+                    nursery.cancel_scope.cancel()
+        except BaseExceptionGroup as group:  # the scan's own exception, as a plain call raises it
+            error = sole_exception(group)
+            if error is group:
+                raise
+            raise error from error.__cause__
 
     async def parse(self, visits: list[DirVisit]) -> ParsedRows:
         return await self._call("parse", visits)  # type: ignore[no-any-return]
@@ -287,11 +307,13 @@ class _ProcessParser:
             await self._send_stream.aclose()  # end of input: the child returns
             with bounded_wait(STOP_TIMEOUT_S):  # then killed; never past the shutdown deadline
                 await self._process.wait()
-        if self._process.poll() is None:
-            self._process.kill()
-            await self._process.wait()
         await self._send_stream.aclose()
         await self._receive_stream.aclose()
+
+
+async def _kill_at_once(process: trio.Process) -> None:
+    """run_process's answer to cancellation: no grace (a polite stop had its chance)."""
+    process.kill()
 
 
 def _frame(message: object) -> bytes:
