@@ -6,9 +6,16 @@ import pytest
 import trio
 
 from reelhouse.errors import Invalid
-from reelhouse.storage.apikeys import create_api_key, find_active_key, list_api_keys, revoke_api_key
+from reelhouse.storage import Store
+from reelhouse.storage.apikeys import ApiKeyRecord, create_api_key, list_api_keys, revoke_api_key
+from reelhouse.storage.verified_keys import VerifiedKeys
 
 LIMIT_S = 20
+
+
+async def find_active_key(store: Store, plaintext: str) -> ApiKeyRecord | None:
+    """How the server finds a key: the edge's VerifiedKeys."""
+    return await VerifiedKeys(store).find(plaintext)
 
 
 async def test_a_created_key_is_found_by_its_plaintext(store) -> None:

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from reelhouse import errors
 from reelhouse.storage.item_query import ItemQuery
+from reelhouse.storage.libraries import library_of_item
 
 from .context import app_context
 from .device_auth import library_scope_of_request
@@ -21,7 +22,7 @@ async def require_item_visible(item_id: str) -> None:
     scope = library_scope_of_request()
     if scope is None or scope.library_ids is None:
         return
-    library_id = await app_context().store.fetch_value("SELECT library_id FROM items WHERE id = ?", (item_id,))
+    library_id = await library_of_item(app_context().store, item_id)
     if library_id is None or not scope.allows(library_id):
         raise errors.NotFound(f"No item {item_id}.")
 
@@ -46,5 +47,5 @@ def visible(library_id: str) -> bool:
 async def _parent_visible(parent_id: str, library_ids: frozenset[str]) -> bool:
     if parent_id in library_ids:
         return True
-    library_id = await app_context().store.fetch_value("SELECT library_id FROM items WHERE id = ?", (parent_id,))
+    library_id = await library_of_item(app_context().store, parent_id)
     return library_id is not None and library_id in library_ids

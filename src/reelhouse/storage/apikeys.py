@@ -73,13 +73,6 @@ async def revoke_api_key(store: Store, key_id: str) -> bool:
     return result.rowcount > 0
 
 
-async def find_active_key(store: Store, plaintext: str) -> ApiKeyRecord | None:
-    """The unrevoked key whose plaintext this is, else None."""
-    if not plaintext.startswith(KEY_PREFIX):
-        return None
-    return await find_active_key_by_hash(store, hash_key(plaintext))
-
-
 async def find_active_key_by_hash(store: Store, wanted: str) -> ApiKeyRecord | None:
     """The unrevoked key whose hash (:func:`hash_key`) is ``wanted``, else None."""
     row = await store.fetch_one(

@@ -253,3 +253,9 @@ async def item_location(store: Store, item_id: str) -> ItemLocation | None:
     if row["type"] in ("Series", "Season", "Folder", "BoxSet") and row["path"]:
         directory = row["path"]  # a folder item: its own folder, with everything below
     return ItemLocation(row["id"], row["library_id"], row["type"], row["name"], directory)
+
+
+async def library_of_item(store: Store, item_id: str) -> str | None:
+    """The id of the library holding an item; None for an unknown item."""
+    library_id = await store.fetch_value("SELECT library_id FROM items WHERE id = ?", (item_id,))
+    return str(library_id) if library_id is not None else None

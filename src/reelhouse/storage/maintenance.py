@@ -107,3 +107,9 @@ async def clear_history_addresses(store: Store, *, before_ms: int) -> int:
 
 async def library_ids(store: Store) -> set[str]:
     return {row["id"] for row in await store.fetch_all("SELECT id FROM libraries")}
+
+
+async def count_queued_for_scrape(store: Store) -> int:
+    """Present items waiting for a metadata scrape."""
+    value = await store.fetch_value("SELECT COUNT(*) FROM items WHERE scrape_state = 'pending' AND missing = 0")
+    return int(value or 0)

@@ -14,7 +14,7 @@ the rest is rendered on first request.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
@@ -22,6 +22,7 @@ import trio
 from reelhouse.media.renditions import MAX_SOURCE_BYTES, BrokenImage, ImageTooLarge, render
 from reelhouse.storage.confined_files import confinement_for, read_confined
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR, ImageCache, RenditionKey, asked_shapes
+from reelhouse.storage.stored_images import WorkPoster, work_posters
 from reelhouse.thread_pool import ThreadPool
 
 from ..scheduler_tasks import RunEnd, TaskContext
@@ -48,22 +49,12 @@ class _Counts:
                 "progress_failed": self.failed}
 
 
-@dataclass(frozen=True)
-class _Poster:
-    item_id: str
-    path: str | None
-    tag: str | None
-    width: int | None
-    height: int | None
-    roots: tuple[str, ...] = field(default=())
-
-
 async def run_poster_pregenerate(ctx: TaskContext) -> RunEnd:
     if ctx.settings is None or ctx.settings.image_cache_max_bytes <= 0:
         return RunEnd("skipped", message="The image cache is off.")
     root = ctx.settings.data_dir / IMAGE_CACHE_DIR
     shapes = _shapes(root)
-    posters = await _posters(ctx)
+    posters = await work_posters(ctx.store, WORKS)
     counts = _Counts()
     ctx.progress(unit="images", processed=0, total=len(posters) * len(shapes))
     files: ThreadPool[None] = ThreadPool([None], name="poster-pregenerate")
@@ -87,24 +78,7 @@ def _shapes(root: Path) -> list[Shape]:
     return asked or list(DEFAULT_SHAPES)
 
 
-async def _posters(ctx: TaskContext) -> list[_Poster]:
-    marks = ", ".join("?" for _ in WORKS)
-    rows = await ctx.store.fetch_all(
-        "SELECT it.id, im.path, im.tag, im.width, im.height FROM items it"
-        " LEFT JOIN images im ON im.item_id = it.id AND im.kind = 'primary' AND im.idx = 0"
-        f" WHERE it.missing = 0 AND it.type IN ({marks}) ORDER BY it.id",
-        WORKS,
-    )
-    roots: dict[str, tuple[str, ...]] = {}
-    for row in await ctx.store.fetch_all(
-        "SELECT it.id, lp.path FROM items it JOIN library_paths lp ON lp.library_id = it.library_id"
-        f" WHERE it.missing = 0 AND it.type IN ({marks})", WORKS,
-    ):
-        roots[row[0]] = (*roots.get(row[0], ()), row[1])
-    return [_Poster(r[0], r[1], r[2], r[3], r[4], roots.get(r[0], ())) for r in rows]
-
-
-async def _one(ctx: TaskContext, cache: ImageCache, poster: _Poster, shapes: list[Shape], counts: _Counts) -> bool:
+async def _one(ctx: TaskContext, cache: ImageCache, poster: WorkPoster, shapes: list[Shape], counts: _Counts) -> bool:
     """Render one item's shapes; False when the cache budget is reached."""
     if poster.path is None or poster.tag is None:
         counts.no_poster += 1
@@ -132,7 +106,7 @@ async def _one(ctx: TaskContext, cache: ImageCache, poster: _Poster, shapes: lis
     return True
 
 
-def _no_upscale(poster: _Poster, shape: Shape) -> bool:
+def _no_upscale(poster: WorkPoster, shape: Shape) -> bool:
     """The source fits the shape already: it is served as it is, never scaled up."""
     max_width, max_height, fill_width, fill_height, _fmt = shape
     if fill_width or fill_height or poster.width is None or poster.height is None:
@@ -140,7 +114,7 @@ def _no_upscale(poster: _Poster, shape: Shape) -> bool:
     return (max_width is None or poster.width <= max_width) and (max_height is None or poster.height <= max_height)
 
 
-def _render(poster: _Poster, shape: Shape, data_dir: Path) -> bytes:
+def _render(poster: WorkPoster, shape: Shape, data_dir: Path) -> bytes:
     assert poster.path is not None
     raw = read_confined(poster.path, confinement_for(poster.roots, data_dir), MAX_SOURCE_BYTES)
     max_width, max_height, fill_width, fill_height, fmt = shape

@@ -14,6 +14,7 @@ from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 from reelhouse.storage.maintenance import (
     MaintenanceError,
     clear_history_addresses,
+    count_queued_for_scrape,
     library_ids,
     missing_grace_by_library,
     purge_missing_items,
@@ -102,7 +103,6 @@ async def run_scrape(ctx: TaskContext) -> RunEnd:
 
 async def _queued_for_scrape(ctx: TaskContext) -> int:
     try:
-        value = await ctx.store.fetch_value("SELECT COUNT(*) FROM items WHERE scrape_state = 'pending' AND missing = 0")
+        return await count_queued_for_scrape(ctx.store)
     except StoreError:
         return 0
-    return int(value or 0)
