@@ -22,13 +22,7 @@ arbitrary text instead).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
-
-import httpx
 
 import pytest
 import schemathesis
@@ -37,11 +31,8 @@ from schemathesis import GenerationMode
 from schemathesis.generation.case import Case
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from reelhouse.http import create_app
-
-from ..media_factory import MediaFactory
-from ..conftest import BACKENDS
-from .live_server import LiveServer, live_server, module_database
+from .live_server import LiveServer
+from .seeded_server import backend, openapi_document, seeded_ids, served  # noqa: F401 (fixtures)
 
 EXAMPLES_PER_OPERATION = 8
 REQUEST_TIMEOUT_S = 10.0
@@ -49,62 +40,17 @@ REQUEST_TIMEOUT_S = 10.0
 # that is not blank, a rating label it knows), so a schema-valid request
 # may well be refused with a documented 400.
 EXCLUDED_CHECKS = [positive_data_acceptance]
-SEEDED = ("library_id", "item_id", "job_id")  # path parameters known_ids fills
+SEEDED = ("library_id", "item_id", "job_id")  # path parameters seeded_ids fills
 STREAMS = frozenset({("GET", "/api/v1/scans/events")})
 
 
 def documented_operations() -> list[tuple[str, str, str]]:
     """(METHOD, path, ids) of every documented operation; ids "known" for those with a seeded path parameter."""
-    app = create_app(SimpleNamespace(version="test"))  # type: ignore[arg-type]  # routes need no context
-    document = app.extensions["QUART_SCHEMA"].openapi_provider.schema()
+    document = openapi_document()
     found = [(method.upper(), path) for path, ops in document["paths"].items() for method in ops]
     cases = [(method, path, "generated") for method, path in found]
     cases += [(method, path, "known") for method, path in found if any(f"{{{n}}}" in path for n in SEEDED)]
     return sorted(case for case in cases if case[:2] not in STREAMS)
-
-
-SCAN_TIMEOUT_S = 60.0
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture(scope="module")
-def served(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    root = tmp_path_factory.mktemp(f"schemathesis-{backend}")
-    with module_database(backend, root) as url, live_server(url, root / "data") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def known_ids(served: LiveServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """Path parameter -> the id of something that exists on the server."""
-    media = tmp_path_factory.mktemp("schemathesis-media")
-    movie = media / "Arrival (2016)"
-    movie.mkdir()
-    (movie / "Arrival (2016).mkv").write_bytes(b"not really a video")  # indexed; its probe fails
-    MediaFactory.image(movie / "poster.jpg")
-    with httpx.Client(base_url=served.api_url, headers=served.auth, timeout=REQUEST_TIMEOUT_S) as client:
-        body = {"name": "Films", "paths": [str(media)], "collectionType": "movies"}
-        created = client.post("/libraries", json=body)
-        assert created.status_code == 201, created.text
-        library_id = created.json()["id"]
-        _wait_for_scan(client, library_id)
-        items = client.get("/items", params={"libraryId": library_id}).json()["items"]
-    assert items, "the seeded movie was not indexed"
-    return {"library_id": library_id, "item_id": items[0]["id"], "job_id": f"scan:{library_id}"}
-
-
-def _wait_for_scan(client: httpx.Client, library_id: str) -> None:
-    deadline = time.monotonic() + SCAN_TIMEOUT_S
-    while time.monotonic() < deadline:
-        status = next(s for s in client.get("/scans/status").json() if s["libraryId"] == library_id)
-        if status["state"] in ("completed", "failed", "cancelled"):
-            return
-        time.sleep(0.05)
-    raise AssertionError("the seeding scan did not finish")
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +66,7 @@ def api_schema(served: LiveServer) -> schemathesis.BaseSchema:
 def test_operation_answers_as_documented(
     api_schema: schemathesis.BaseSchema,
     served: LiveServer,
-    known_ids: dict[str, str],
+    seeded_ids: dict[str, str],
     method: str,
     path: str,
     mode: GenerationMode,
@@ -129,7 +75,7 @@ def test_operation_answers_as_documented(
     operation = api_schema[path][method]
     fixed: dict[str, Any] = {}
     if ids == "known":
-        fixed = {p.name: known_ids[p.name] for p in operation.path_parameters if p.name in SEEDED}
+        fixed = {p.name: seeded_ids[p.name] for p in operation.path_parameters if p.name in SEEDED}
 
     @given(case=operation.as_strategy(generation_mode=mode, path_parameters=fixed or None))
     @settings(

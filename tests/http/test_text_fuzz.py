@@ -19,11 +19,9 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
@@ -32,15 +30,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reelhouse.http import create_app
-
-from ..conftest import BACKENDS
-from ..media_factory import MediaFactory
-from .live_server import LiveServer, live_server, module_database
+from .live_server import LiveServer
+from .seeded_server import backend, openapi_document, seeded_ids, served  # noqa: F401 (fixtures)
 
 EXAMPLES_PER_PARAMETER = 8
 REQUEST_TIMEOUT_S = 15.0
-SCAN_TIMEOUT_S = 60.0
 STREAM = "text/event-stream"
 _fresh = itertools.count()
 
@@ -55,8 +49,7 @@ class Target:
 
 def text_targets() -> list[Target]:
     """Every parameter and top-level body field of every documented operation."""
-    app = create_app(SimpleNamespace(version="test"))  # type: ignore[arg-type]  # routes need no context
-    document = app.extensions["QUART_SCHEMA"].openapi_provider.schema()
+    document = openapi_document()
     targets = []
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
@@ -84,46 +77,15 @@ raw_bytes = st.binary(max_size=200)
 header_texts = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=40)
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
-def backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
 @pytest.fixture(scope="module")
-def served(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    root = tmp_path_factory.mktemp(f"fuzz-{backend}")
-    with module_database(backend, root) as url, live_server(url, root / "data") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def known(served: LiveServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    media = tmp_path_factory.mktemp("fuzz-media")
-    (media / "Arrival (2016)").mkdir()
-    (media / "Arrival (2016)" / "Arrival (2016).mkv").write_bytes(b"not really a video")
-    MediaFactory.image(media / "Arrival (2016)" / "poster.jpg")
-    with httpx.Client(base_url=served.api_url, headers=served.auth, timeout=REQUEST_TIMEOUT_S) as client:
-        created = client.post("/libraries", json={"name": "Films", "paths": [str(media)], "collectionType": "movies"})
-        assert created.status_code == 201, created.text
-        library_id = created.json()["id"]
-        _wait_for_scan(client, library_id)
-        item_id = client.get("/items", params={"libraryId": library_id}).json()["items"][0]["id"]
-    return {"library_id": library_id, "item_id": item_id, "job_id": f"scan:{library_id}", "q": "arrival"}
+def known(seeded_ids: dict[str, str]) -> dict[str, str]:
+    return {**seeded_ids, "q": "arrival"}
 
 
 @pytest.fixture(scope="module")
 def client(served: LiveServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=served.base_url, headers=served.auth, timeout=REQUEST_TIMEOUT_S) as c:
         yield c
-
-
-def _wait_for_scan(client: httpx.Client, library_id: str) -> None:
-    for _ in range(int(SCAN_TIMEOUT_S / 0.05)):
-        status = next(s for s in client.get("/scans/status").json() if s["libraryId"] == library_id)
-        if status["state"] in ("completed", "failed", "cancelled"):
-            return
-        time.sleep(0.05)
-    raise AssertionError("the seeding scan did not finish")
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=lambda t: f"{t.method} {t.path} {t.location} {t.name}")

@@ -23,6 +23,7 @@ from reelhouse.storage.cursor import FINGERPRINT_KEY, fingerprint
 from reelhouse.timefmt import rfc3339_ms
 
 from .context import app_context
+from .query_args import bounded_int
 from .items import cursor_codec
 from .openapi import may_answer
 from .schema import ApiModel
@@ -78,7 +79,7 @@ async def get_activity() -> dict[str, Any]:
     """
     args = request.args
     where = _filter(args)
-    limit = _limit(args.get("limit"))
+    limit = bounded_int(args.get("limit"), "limit", low=1, high=MAX_LIMIT, default=DEFAULT_LIMIT)
     codec = cursor_codec(app_context().cursor_secret)
     filters_fp = fingerprint(args.to_dict(flat=False))
     after = None
@@ -160,18 +161,6 @@ def _instant(value: str | None, field: str) -> int | None:
     if parsed.tzinfo is None:
         raise Invalid(f"{field} must carry a time zone (Z or an offset).", field=field)
     return (parsed - _EPOCH) // timedelta(milliseconds=1)
-
-
-def _limit(raw: str | None) -> int:
-    if raw is None:
-        return DEFAULT_LIMIT
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        value = 0
-    if not 1 <= value <= MAX_LIMIT:
-        raise Invalid(f"limit must be 1 to {MAX_LIMIT}.", field="limit")
-    return value
 
 
 def _position(payload: dict[str, Any]) -> ActivityPosition:

@@ -80,6 +80,7 @@ from .image_service import (
 from .image_sources import SourceChanged, SourceImage, source_file_call
 from .library_access import require_item_visible
 from .openapi import may_answer, raw_response
+from .query_args import bounded_int
 from .schema import ApiModel
 
 log = logging.getLogger(__name__)
@@ -181,9 +182,7 @@ def parse_image_request(args: Mapping[str, str]) -> ImageRequest:
     kind = args.get("kind", "primary").lower()  # an empty kind is invalid, not the default
     if kind not in _KINDS:
         raise Invalid(f"kind must be one of {', '.join(sorted(_KINDS))}.", field="kind")
-    index = _integer(args, "index", default=0)
-    if index is None or not 0 <= index <= MAX_INDEX:
-        raise Invalid(f"index must be an integer from 0 to {MAX_INDEX}.", field="index")
+    index = bounded_int(args.get("index"), "index", low=0, high=MAX_INDEX, default=0)
     sizes = [validate_size(name, _integer(args, name, default=None)) for name in SIZE_PARAMETERS]
     return ImageRequest(kind, index, args.get("tag"), *sizes)
 
