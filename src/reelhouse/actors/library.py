@@ -34,7 +34,7 @@ from reelhouse.storage.libraries import LibraryRecord, get_library, update_libra
 from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_run, update_scan_run
 
 from reelhouse.runtime import ActorRef, ActorStopped, ChildSpec, EventBus, Supervisor
-from .covers import refresh_covers
+from .scan.covers import refresh_covers
 from .jobs import JobSnapshot, JobUpdate
 from .library_settings import check_roots_writable, entitled
 from .plugins.infos import installed_plugin_infos
@@ -42,7 +42,7 @@ from .realtime import RootMonitor
 from .rescans import DirectoryRescans, RescanDirectories, rescan_directories
 from .scan import ScanDeps, ScanPlan, probe_pending_sources
 from .scan_actor import CancelScan, ScanActor, ScanReport, ScanSetup, ScanSlots
-from .scan_status import CANCELLING, COMPLETED, FINAL_STATES, IDLE, RUNNING, RootView, ScanStatusView, WatchView
+from .scan.status import CANCELLING, COMPLETED, FINAL_STATES, IDLE, RUNNING, RootView, ScanStatusView, WatchView
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from reelhouse.storage.scans import update_scan_run
 
 from reelhouse.runtime import Actor, ActorRef, ActorStopped, is_cancellation
 from .scan import ScanDeps, ScanOutcome, ScanPlan, ScanProgress, run_scan
-from .scan_status import CANCELLED, CANCELLING, COMPLETED, FAILED, RUNNING, RootView, ScanStatusView
+from .scan.status import CANCELLED, CANCELLING, COMPLETED, FAILED, RUNNING, RootView, ScanStatusView
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from reelhouse.storage.events import StoreEventLog
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 
 from reelhouse.runtime import ActorRef, ChildSpec, EventBus, RootActor
-from .covers import COVERS_DIR
+from .scan.covers import COVERS_DIR
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry

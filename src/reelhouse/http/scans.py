@@ -12,7 +12,7 @@ from reelhouse import errors
 from reelhouse.runtime import ActorRef
 from reelhouse.actors.library import GetScanStatus, StartScan, StopScan
 from reelhouse.actors.library_registry import ListLibraryRefs
-from reelhouse.actors.scan_status import ScanStatusView
+from reelhouse.actors.scan.status import ScanStatusView
 from reelhouse.storage.libraries import get_library, list_scan_errors
 from reelhouse.timefmt import rfc3339_ms
 

@@ -2,7 +2,7 @@
 
 ``libraries.covers`` holds a JSON object with up to two keys, ``primary``
 and ``thumb``, each a :class:`StoredCover` as a dict. The LibraryActor
-decides them (``actors/covers.py``); GET /libraries renders them.
+decides them (``actors/scan/covers.py``); GET /libraries renders them.
 """
 
 from __future__ import annotations

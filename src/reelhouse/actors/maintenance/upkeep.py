@@ -21,7 +21,7 @@ from reelhouse.storage.maintenance import (
     purge_scan_errors,
 )
 
-from ..covers import COVERS_DIR
+from ..scan.covers import COVERS_DIR
 from ..scheduler_tasks import RunEnd, TaskContext
 
 HOUR_MS = 3600 * 1000

@@ -6,7 +6,9 @@ the background mediaInfoRead job calls :func:`probe_pending_sources`.
 See ``pipeline`` (the steps and their guarantees), ``walk`` (quick and
 full modes), ``parse`` (what is read and when), ``roots`` (offline roots)
 and ``probing`` (media info in ``probe_pool`` workers, remote targets); the naming and item rules are
-in ``reelhouse.media.assemble``.
+in ``reelhouse.media.assemble``. ``status`` is the ScanStatus value a scan
+reports (GET /scans/status, scan events, the scan job); ``covers`` chooses a
+library's covers again after a completed scan.
 """
 
 from reelhouse.media.assemble import item_id

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reelhouse.actors.scan_status import RootView, ScanStatusView, WatchView
+from reelhouse.actors.scan.status import RootView, ScanStatusView, WatchView
 
 
 def test_a_library_that_never_scanned_is_idle_with_required_fields_only() -> None:

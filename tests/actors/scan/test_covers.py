@@ -9,14 +9,14 @@ import pytest
 import trio
 from PIL import Image
 
-from reelhouse.actors.covers import refresh_covers
+from reelhouse.actors.scan.covers import refresh_covers
 from reelhouse.media.local_images import image_tag
 from reelhouse.media.library_options import LibraryOptions
 from reelhouse.storage import Store
 from reelhouse.storage.covers import load_covers
 from reelhouse.storage.libraries import LibraryRecord
 
-from .scan.conftest import LIBRARY_ID, Library, Tree, create_library
+from .conftest import LIBRARY_ID, Library, Tree, create_library
 
 LIMIT_S = 30
 
