@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import pytest
 import trio
@@ -19,44 +18,9 @@ from reelhouse.runtime import (
 )
 from reelhouse.errors import NotFound
 
+from .messages import Add, Boom, Finish, Get, Hold, Missing, Sleep
+
 CAP = 30  # seconds of (virtual) time any test may take
-
-
-@dataclass(frozen=True, slots=True)
-class Add:
-    n: int
-
-
-@dataclass(frozen=True, slots=True)
-class Get:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Missing:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Boom:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Sleep:
-    seconds: float
-
-
-@dataclass(frozen=True, slots=True)
-class Hold:
-    """Blocks the actor until the test sets the gate."""
-
-    gate: trio.Event
-
-
-@dataclass(frozen=True, slots=True)
-class Finish:
-    pass
 
 
 class Counter(Actor):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import pytest
 import trio
@@ -21,32 +20,9 @@ from reelhouse.runtime import (
 )
 from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 
+from .messages import Add, Boom, Finish, Get, Hold
+
 CAP = 60  # seconds of (virtual) time any test may take
-
-
-@dataclass(frozen=True, slots=True)
-class Add:
-    n: int
-
-
-@dataclass(frozen=True, slots=True)
-class Get:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Boom:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Hold:
-    gate: trio.Event
-
-
-@dataclass(frozen=True, slots=True)
-class Finish:
-    pass
 
 
 class Probe(Actor):

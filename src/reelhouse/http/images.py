@@ -28,7 +28,7 @@ Choices the reference leaves open:
   file that does not decode or is too large to render (the item claims an
   image the server cannot produce; 404 would tell the client it does not
   exist).  503 ``service_unavailable`` with ``Retry-After`` when rendering
-  exceeds :data:`RENDER_TIMEOUT_SECONDS`.
+  exceeds :data:`~reelhouse.http.image_service.RENDER_TIMEOUT_SECONDS`.
 
 The stored file a request names is found by
 :class:`reelhouse.http.image_sources.ImageSources`, which remembers it

@@ -138,7 +138,7 @@ class RootMonitor:
         """The current status; ``pending`` until :meth:`run` has started.
 
         After :meth:`run` has been cancelled it keeps its last value; the
-        caller then reports :data:`WATCH_DISABLED`.
+        caller then reports ``disabled``.
         """
         return combine(list(self._states.items()))
 
