@@ -37,7 +37,7 @@ from .schema import ApiModel
 blueprint = Blueprint("playback_history", __name__)
 
 DAY_MS = 86_400_000
-_CALENDAR_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_CALENDAR_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
 
 
 class PlayHistoryQuery(ApiModel):
