@@ -9,7 +9,6 @@ sent with other filters, is 400 (field cursor).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic import Field
@@ -19,22 +18,17 @@ from quart_schema import document_querystring, document_response
 from reelhouse.errors import Invalid
 from reelhouse.storage.activity import ActivityRecord
 from reelhouse.storage.activity_query import ActivityFilter, ActivityPosition, query_activity
-from reelhouse.storage.cursor import FINGERPRINT_KEY, fingerprint
 from reelhouse.timefmt import rfc3339_ms
 
 from .context import app_context
-from .query_args import bounded_int
-from .items import cursor_codec
+from .list_query import DEFAULT_LIMIT, MAX_LIMIT, PageCursors, instant_ms, page_limit
 from .openapi import may_answer
 from .schema import ApiModel
 
 blueprint = Blueprint("activity_log", __name__)
 
-DEFAULT_LIMIT = 40
-MAX_LIMIT = 200
 ACTOR_KINDS = ("system", "member", "apiKey", "plugin")
 CATEGORIES = ("content", "deletion", "externalTool", "settings", "security")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 TARGET_KINDS = ("item", "library", "person", "user", "plugin", "apiKey", "server", "schedule", "backup")
 
 
@@ -79,18 +73,13 @@ async def get_activity() -> dict[str, Any]:
     """
     args = request.args
     where = _filter(args)
-    limit = bounded_int(args.get("limit"), "limit", low=1, high=MAX_LIMIT, default=DEFAULT_LIMIT)
-    codec = cursor_codec(app_context().cursor_secret)
-    filters_fp = fingerprint(args.to_dict(flat=False))
-    after = None
-    if args.get("cursor"):
-        payload = codec.decode(args["cursor"], fingerprint=filters_fp)
-        after = _position(payload)
+    limit = page_limit(args.get("limit"))
+    cursors = PageCursors(args)
+    after = None if cursors.after is None else ActivityPosition(*cursors.after)
     records, more = await query_activity(app_context().store, where, after, limit)
     body: dict[str, Any] = {"entries": [entry_json(r) for r in records]}
     if more and records:
-        last = records[-1]
-        body["nextCursor"] = codec.encode({"at": last.at_ms, "id": last.id, FINGERPRINT_KEY: filters_fp})
+        body["nextCursor"] = cursors.next(records[-1].at_ms, records[-1].id)
     return body
 
 
@@ -152,19 +141,4 @@ def _enum(value: str | None, allowed: tuple[str, ...], field: str) -> str | None
 
 
 def _instant(value: str | None, field: str) -> int | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise Invalid(f"{field} must be an RFC 3339 date-time.", field=field) from None
-    if parsed.tzinfo is None:
-        raise Invalid(f"{field} must carry a time zone (Z or an offset).", field=field)
-    return (parsed - _EPOCH) // timedelta(milliseconds=1)
-
-
-def _position(payload: dict[str, Any]) -> ActivityPosition:
-    at, entry_id = payload.get("at"), payload.get("id")
-    if not isinstance(at, int) or not isinstance(entry_id, int):
-        raise Invalid("The cursor is invalid.", field="cursor")
-    return ActivityPosition(at, entry_id)
+    return None if value is None else instant_ms(value, field)

@@ -26,6 +26,7 @@ from .item_actions import blueprint as item_actions_blueprint
 from .items import blueprint as items_blueprint
 from .jobs import blueprint as jobs_blueprint
 from .libraries import blueprint as libraries_blueprint
+from .playback_history import blueprint as playback_history_blueprint
 from .plugins import blueprint as plugins_blueprint
 from .scans import blueprint as scans_blueprint
 from .schedules import blueprint as schedules_blueprint
@@ -50,6 +51,7 @@ BLUEPRINTS = (
     auth_routes_blueprint,
     activity_log_blueprint,
     schedules_blueprint,
+    playback_history_blueprint,
 )
 
 API_PREFIX = "/api/v1"

@@ -20,15 +20,14 @@ from reelhouse.jsonfields import put_present
 from reelhouse.storage.search import PersonHit, search
 
 from .context import app_context
-from .query_args import bounded_int
 from .library_access import visible
 from .items import ItemSummary
+from .list_query import MAX_LIMIT, page_limit
 from .schema import ApiModel
 
 blueprint = Blueprint("search", __name__)
 
 DEFAULT_LIMIT = 20
-MAX_LIMIT = 200
 
 
 class SearchQuery(ApiModel):
@@ -69,7 +68,7 @@ async def search_catalogue() -> dict[str, Any]:
     q = request.args.get("q", "")
     if not q.strip():
         raise Invalid("q is required.", field="q", code="field_required")
-    limit = bounded_int(request.args.get("limit"), "limit", low=1, high=MAX_LIMIT, default=DEFAULT_LIMIT)
+    limit = page_limit(request.args.get("limit"), DEFAULT_LIMIT)
     hits = await search(app_context().store, q, limit)
     return {"items": [item.to_json() for item in hits.items if visible(item.library_id)], "people": [_search_person(hit) for hit in hits.people]}
 
