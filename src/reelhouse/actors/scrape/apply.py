@@ -41,6 +41,7 @@ import trio
 
 from reelhouse.errors import NotFound
 from reelhouse.media.containment import Confinement
+from reelhouse.shutdown import bounded_shield
 from reelhouse.media.library_options import LibraryOptions
 from reelhouse.media.nfo_write import nfo_from_provider, render_nfo
 from reelhouse.media.provider_fields import ApplyMode, FieldPlan, plan_fields
@@ -67,6 +68,8 @@ from .write_back import (
 log = logging.getLogger(__name__)
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
+CLEANUP_SECONDS = 5.0
+"""Removing the files of images a failed transaction did not record."""
 CHILD_CONCURRENCY = 4
 """Seasons and episodes of one series applied at once."""
 MAX_PER_KIND: Mapping[str, int] = {"backdrop": 3}
@@ -223,7 +226,12 @@ async def _apply_item(run: _Run, target: ApplyTarget, answer: ProviderItem, tall
     dropped = _dropped_slots(target, answer, run.request.replace_images, fetched)
     mark = ScrapeMark(run.request.provider_id, answer.provider_item_id, run.request.scrape_state, run.now)
     statements = apply_statements(target, plan, mark, images=new_images, dropped_images=dropped)
-    results = await run.deps.store.transaction(statements)
+    try:
+        results = await run.deps.store.transaction(statements)
+    except BaseException:
+        with bounded_shield(CLEANUP_SECONDS):
+            await _remove(run, [Path(image.path) for image in new_images if _unused(target, image)])
+        raise
     if results[0].rowcount == 0:
         # lockData set between the read and this write (the row's fields are
         # guarded; its lists were written: a window of one image download).
@@ -237,6 +245,11 @@ async def _apply_item(run: _Run, target: ApplyTarget, answer: ProviderItem, tall
         outcome = await _write_back(run, target, answer, images)
         tally.write_back = worst(tally.write_back, outcome)
     return plan
+
+
+def _unused(target: ApplyTarget, image: NewImage) -> bool:
+    """Whether no stored row names ``image``'s file (the same bytes fetched again share it)."""
+    return all(slot.path != image.path for slot in target.images.values())
 
 
 def _is_provider(target: ApplyTarget, slot: tuple[str, int]) -> bool:
