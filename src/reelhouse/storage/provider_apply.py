@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reelhouse.media.assemble import person_id
+from reelhouse.media.assemble import ImageRecord, person_id
 from reelhouse.media.provider_fields import COLUMNS, FieldPlan, StoredItem
 
 from ._name_key import name_key
@@ -49,18 +49,6 @@ class ApplyTarget:
     index_number: int | None
     parent_index_number: int | None
     images: Mapping[tuple[str, int], StoredImageSlot] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class NewImage:
-    kind: str
-    index: int
-    path: str
-    tag: str
-    width: int | None
-    height: int | None
-    size: int
-    mtime_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +109,7 @@ def apply_statements(
     plan: FieldPlan,
     mark: ScrapeMark,
     *,
-    images: Sequence[NewImage] = (),
+    images: Sequence[ImageRecord] = (),
     dropped_images: Sequence[tuple[str, int]] = (),
 ) -> list[Statement]:
     """The statements of one item's transaction: the item row first (guarded by ``lock_data = 0``)."""

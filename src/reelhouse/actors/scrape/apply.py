@@ -40,6 +40,7 @@ import httpx
 import trio
 
 from reelhouse.errors import NotFound
+from reelhouse.media.assemble import ImageRecord
 from reelhouse.media.containment import Confinement
 from reelhouse.shutdown import bounded_shield
 from reelhouse.media.library_options import LibraryOptions
@@ -49,7 +50,7 @@ from reelhouse.media.provider_metadata import ProviderImage, ProviderItem
 from reelhouse.storage._store import Store, now_ms
 from reelhouse.storage.confined_files import confinement_for, read_confined
 from reelhouse.storage.libraries import get_library
-from reelhouse.storage.provider_apply import ApplyTarget, NewImage, ScrapeMark, apply_statements, load_targets
+from reelhouse.storage.provider_apply import ApplyTarget, ScrapeMark, apply_statements, load_targets
 from reelhouse.storage.stored_images import PROVIDER_SOURCE, provider_confinement
 
 from .provider_images import FetchedImage, ImageRefused, UrlRule, fetch_image, image_path, remove_images, store_image
@@ -247,7 +248,7 @@ async def _apply_item(run: _Run, target: ApplyTarget, answer: ProviderItem, tall
     return plan
 
 
-def _unused(target: ApplyTarget, image: NewImage) -> bool:
+def _unused(target: ApplyTarget, image: ImageRecord) -> bool:
     """Whether no stored row names ``image``'s file (the same bytes fetched again share it)."""
     return all(slot.path != image.path for slot in target.images.values())
 
@@ -292,8 +293,8 @@ def _dropped_slots(
 
 async def _fetch_all(
     run: _Run, target: ApplyTarget, choices: list[tuple[str, int, ProviderImage]]
-) -> dict[tuple[str, int], tuple[NewImage, FetchedImage]]:
-    fetched: dict[tuple[str, int], tuple[NewImage, FetchedImage]] = {}
+) -> dict[tuple[str, int], tuple[ImageRecord, FetchedImage]]:
+    fetched: dict[tuple[str, int], tuple[ImageRecord, FetchedImage]] = {}
 
     async def one(kind: str, index: int, image: ProviderImage) -> None:
         stored = await _fetch_one(run, target.stored.id, kind, index, image.url)
@@ -306,7 +307,7 @@ async def _fetch_all(
     return fetched
 
 
-async def _fetch_one(run: _Run, item_id: str, kind: str, index: int, url: str) -> tuple[NewImage, FetchedImage] | None:
+async def _fetch_one(run: _Run, item_id: str, kind: str, index: int, url: str) -> tuple[ImageRecord, FetchedImage] | None:
     deps = run.deps
     try:
         async with deps.limiter:
@@ -317,7 +318,7 @@ async def _fetch_one(run: _Run, item_id: str, kind: str, index: int, url: str) -
         # The host only: a provider's URL may carry a key in its query.
         log.info("provider image for %s from %s not kept: %s", item_id, urlsplit(url).hostname, _reason(exc))
         return None
-    new = NewImage(kind, index, str(path), image.tag, image.width, image.height, len(image.data), mtime)
+    new = ImageRecord(str(path), kind, index, image.tag, image.width, image.height, len(image.data), mtime)
     return new, image
 
 
