@@ -294,32 +294,39 @@ def _dropped_slots(
 async def _fetch_all(
     run: _Run, target: ApplyTarget, choices: list[tuple[str, int, ProviderImage]]
 ) -> dict[tuple[str, int], tuple[ImageRecord, FetchedImage]]:
+    """Each URL fetched once (an episode's still may also be its primary), kept for each of its slots."""
     fetched: dict[tuple[str, int], tuple[ImageRecord, FetchedImage]] = {}
+    by_url: dict[str, list[tuple[str, int]]] = {}
+    for kind, index, image in choices:
+        by_url.setdefault(image.url, []).append((kind, index))
 
-    async def one(kind: str, index: int, image: ProviderImage) -> None:
-        stored = await _fetch_one(run, target.stored.id, kind, index, image.url)
-        if stored is not None:
-            fetched[(kind, index)] = stored
+    async def one(url: str, slots: list[tuple[str, int]]) -> None:
+        for slot, kept in zip(slots, await _fetch_one(run, target.stored.id, slots, url)):
+            fetched[slot] = kept
 
     async with trio.open_nursery() as nursery:
-        for kind, index, image in choices:
-            nursery.start_soon(one, kind, index, image)
+        for url, slots in by_url.items():
+            nursery.start_soon(one, url, slots)
     return fetched
 
 
-async def _fetch_one(run: _Run, item_id: str, kind: str, index: int, url: str) -> tuple[ImageRecord, FetchedImage] | None:
+async def _fetch_one(
+    run: _Run, item_id: str, slots: list[tuple[str, int]], url: str
+) -> list[tuple[ImageRecord, FetchedImage]]:
     deps = run.deps
+    kept = []
     try:
         async with deps.limiter:
             image = await fetch_image(deps.http, url, run.rule, max_bytes=deps.max_image_bytes, threads=deps.threads)
-        path = image_path(deps.data_dir, item_id, kind, index, image)
-        mtime = await trio.to_thread.run_sync(store_image, path, image, limiter=deps.threads)
+        for kind, index in slots:
+            path = image_path(deps.data_dir, item_id, kind, index, image)
+            mtime = await trio.to_thread.run_sync(store_image, path, image, limiter=deps.threads)
+            record = ImageRecord(str(path), kind, index, image.tag, image.width, image.height, len(image.data), mtime)
+            kept.append((record, image))
     except (ImageRefused, httpx.HTTPError, OSError) as exc:
         # The host only: a provider's URL may carry a key in its query.
         log.info("provider image for %s from %s not kept: %s", item_id, urlsplit(url).hostname, _reason(exc))
-        return None
-    new = ImageRecord(str(path), kind, index, image.tag, image.width, image.height, len(image.data), mtime)
-    return new, image
+    return kept
 
 
 def _reason(exc: BaseException) -> str:
