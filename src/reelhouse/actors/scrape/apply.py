@@ -174,7 +174,7 @@ async def apply_match(deps: ApplyDeps, request: ApplyRequest) -> ApplyResult:
     target = targets[0]
     if target.lock_data:
         return ApplyResult(request.item_id, applied=False)
-    options = deps.options or library.options
+    options = deps.options if deps.options is not None else library.options
     trusted = deps.provider_hosts | {host.lower() for host in options.remote_allowed_hosts}
     run = _Run(deps, request, options, confinement_for(library.paths, deps.data_dir), UrlRule(frozenset(trusted)), now_ms())
     tally = _Tally()
