@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from reelhouse.actors.scrape.apply import SeriesMatch
+from reelhouse.media.library_options import LibraryOptions
 from reelhouse.media.nfo import parse_nfo
 from reelhouse.media.provider_metadata import ProviderItem
 
@@ -103,3 +104,11 @@ async def test_write_back_of_a_series_writes_tvshow_and_episode_nfos(world: Worl
     assert parse_nfo((season_dir / "season.nfo").read_bytes(), "season").season_number == 1
     episode = parse_nfo((season_dir / "Breaking Bad S01E01.nfo").read_bytes(), "episode")
     assert (episode.title, episode.season_number, episode.episode_number) == ("Pilot", 1, 1)
+
+
+async def test_options_given_by_the_caller_win_over_the_stored_ones(world: World) -> None:
+    directory, movie = await _movie_file(world, write_back=False)
+    result = await world.apply(movie, movie_answer(), options=LibraryOptions(write_back=True))
+    assert result.write_back == "written" and (directory / "Arrival (2016).nfo").exists()
+    _directory, other = await _movie_file(world, folder="Other")
+    assert (await world.apply(other, movie_answer(), options=LibraryOptions())).write_back == "off"

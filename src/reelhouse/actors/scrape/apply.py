@@ -168,15 +168,14 @@ async def apply_match(deps: ApplyDeps, request: ApplyRequest) -> ApplyResult:
     result, never raised.
     """
     targets = await load_targets(deps.store, request.item_id)
-    library = await get_library(deps.store, targets[0].library_id) if targets else None
-    if not targets or library is None:
+    if not targets:
         raise NotFound(f"No item {request.item_id}.", params={"itemId": request.item_id})
     target = targets[0]
     if target.lock_data:
         return ApplyResult(request.item_id, applied=False)
-    options = deps.options if deps.options is not None else library.options
+    options, roots = await _library(deps, target.library_id)
     trusted = deps.provider_hosts | {host.lower() for host in options.remote_allowed_hosts}
-    run = _Run(deps, request, options, confinement_for(library.paths, deps.data_dir), UrlRule(frozenset(trusted)), now_ms())
+    run = _Run(deps, request, options, confinement_for(roots, deps.data_dir), UrlRule(frozenset(trusted)), now_ms())
     tally = _Tally()
     match = request.match
     answer = match.series if isinstance(match, SeriesMatch) else match
@@ -190,6 +189,16 @@ async def apply_match(deps: ApplyDeps, request: ApplyRequest) -> ApplyResult:
         request.item_id, True, tuple(tally.items), plan.changed, tally.added, tally.failed,
         outcome.state, outcome.files, outcome.error,
     )  # fmt: skip
+
+
+async def _library(deps: ApplyDeps, library_id: str) -> tuple[LibraryOptions, tuple[str, ...]]:
+    """The library's options and, when writeBack needs them, its roots (no read when both are known)."""
+    if deps.options is not None and not deps.options.write_back:
+        return deps.options, ()
+    library = await get_library(deps.store, library_id)
+    if library is None:
+        raise NotFound(f"No library {library_id}.", params={"libraryId": library_id})
+    return (deps.options if deps.options is not None else library.options), library.paths
 
 
 async def _apply_children(run: _Run, match: SeriesMatch, tally: _Tally) -> None:
