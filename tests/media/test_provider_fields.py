@@ -50,3 +50,7 @@ def test_people_are_the_same_by_a_shared_provider_id_then_by_name() -> None:
         ProviderPerson("A. Adams", "Producer", "", None),
     ])  # fmt: skip
     assert [(p.name, p.kind, p.order) for p in people] == [("A. Adams", "Actor", 3), ("A. Adams", "Producer", 3)]
+
+
+def test_the_runtime_waits_for_a_pending_probe() -> None:
+    assert "runtime_ticks" not in plan_fields(stored(probe_pending=True), ANSWER, "missing").columns

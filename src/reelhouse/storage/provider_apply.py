@@ -25,7 +25,7 @@ from ._store import Row, Statement, Store
 from .stored_images import PROVIDER_SOURCE
 _ITEM_COLUMNS = (
     "id, library_id, type, path, dir_path, has_nfo, lock_data, locked_fields, provider_ids, extra,"
-    " index_number, parent_index_number, runtime_ticks, " + ", ".join(COLUMNS.values())
+    " index_number, parent_index_number, runtime_ticks, probe_pending, " + ", ".join(COLUMNS.values())
 )
 _BY_ID = "id = ?"
 _CHILDREN = "series_id = ? AND type IN ('Season', 'Episode') AND missing = 0"
@@ -97,6 +97,7 @@ def _target(row: Row, kinds: frozenset[str], has_credits: bool, images: dict[tup
         extra=_json(row["extra"], dict),
         value_kinds=kinds,
         has_credits=has_credits,
+        probe_pending=bool(row["probe_pending"]),
     )
     return ApplyTarget(
         stored, row["library_id"], bool(row["lock_data"]), row["path"], row["dir_path"],
