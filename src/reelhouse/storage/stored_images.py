@@ -61,3 +61,33 @@ _IMAGE_AND_ROOTS = (
     " LEFT JOIN library_paths lp ON lp.library_id = it.library_id"
     " WHERE im.item_id = ? AND im.kind = ? AND im.idx = ?"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class WorkPoster:
+    """A present work's primary image (path and tag None when it has none)."""
+
+    item_id: str
+    path: str | None
+    tag: str | None
+    width: int | None
+    height: int | None
+    roots: tuple[str, ...] = ()  # of the item's library, as stored
+
+
+async def work_posters(store: Store, types: tuple[str, ...]) -> list[WorkPoster]:
+    """Every present item of these types with its primary image, by id."""
+    marks = ", ".join("?" for _ in types)
+    rows = await store.fetch_all(
+        "SELECT it.id, im.path, im.tag, im.width, im.height FROM items it"
+        " LEFT JOIN images im ON im.item_id = it.id AND im.kind = 'primary' AND im.idx = 0"
+        f" WHERE it.missing = 0 AND it.type IN ({marks}) ORDER BY it.id",
+        types,
+    )
+    roots: dict[str, tuple[str, ...]] = {}
+    for row in await store.fetch_all(
+        "SELECT it.id, lp.path FROM items it JOIN library_paths lp ON lp.library_id = it.library_id"
+        f" WHERE it.missing = 0 AND it.type IN ({marks})", types,
+    ):
+        roots[row[0]] = (*roots.get(row[0], ()), row[1])
+    return [WorkPoster(r[0], r[1], r[2], r[3], r[4], roots.get(r[0], ())) for r in rows]
