@@ -38,6 +38,7 @@ from reelhouse.runtime import ActorError, ActorRef
 from .asks import ask
 from .context import app_context
 from .device_auth import signed_in_member
+from .openapi import may_answer, raw_response
 from .playback_reports import registry_ref
 
 blueprint = Blueprint("remote_control", __name__)
@@ -50,6 +51,8 @@ log = logging.getLogger(__name__)
 
 
 @blueprint.websocket("/sessions/socket")
+@raw_response(101, None, "Switching Protocols: the WebSocket remote-control channel (JSON text frames).")
+@may_answer((403, "An API key: only a player's device token holds a remote-control socket."), 503)
 async def socket() -> None:
     """The remote-control channel of a signed-in player (device token)."""
     member = signed_in_member()
