@@ -26,6 +26,7 @@ from .item_actions import blueprint as item_actions_blueprint
 from .items import blueprint as items_blueprint
 from .jobs import blueprint as jobs_blueprint
 from .libraries import blueprint as libraries_blueprint
+from .playback_history import blueprint as playback_history_blueprint
 from .playback_reports import blueprint as playback_reports_blueprint
 from .playback_sessions import blueprint as playback_sessions_blueprint
 from .plugins import blueprint as plugins_blueprint
@@ -56,6 +57,7 @@ BLUEPRINTS = (
     playback_reports_blueprint,
     playback_sessions_blueprint,
     remote_control_blueprint,
+    playback_history_blueprint,
 )
 
 API_PREFIX = "/api/v1"
