@@ -12,7 +12,7 @@ from reelhouse.storage import open_store
 
 from ..catalog_factory import catalog
 from .conftest import RunningServer
-from .members import add_member, token_for
+from .members import add_member, login
 
 PASSWORD = "correct horse battery"
 TICKS = 10_000_000
@@ -32,6 +32,7 @@ class Catalogue:
     hidden_movie: str
     member: str
     token: str
+    device_id: str  # the Device row's id (not the player's own identifier)
 
 
 async def playback_catalogue(server: RunningServer, device_id: str = "player-1") -> Catalogue:
@@ -47,8 +48,10 @@ async def playback_catalogue(server: RunningServer, device_id: str = "player-1")
             cat.media(episode, bitrate=4_500_000, runtime_ticks=int(EPISODE_SECONDS * TICKS))
             hidden_movie = cat.movie(hidden, "Heat")
     member = await add_member(server, "Ann", password=PASSWORD, libraries=(library,))
-    token = await token_for(server, "Ann", password=PASSWORD, deviceId=device_id)
-    return Catalogue(library, hidden, movie, series, season, episode, hidden_movie, member, token)
+    signed_in = await login(server, "Ann", password=PASSWORD, deviceId=device_id)
+    assert signed_in.status_code == 200, signed_in.text
+    token, device = signed_in.json()["token"], signed_in.json()["deviceId"]
+    return Catalogue(library, hidden, movie, series, season, episode, hidden_movie, member, token, device)
 
 
 async def start_playing(player: httpx.AsyncClient, item_id: str, **body: Any) -> str:

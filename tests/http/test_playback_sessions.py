@@ -52,16 +52,20 @@ async def test_a_session_whose_item_is_removed_shows_item_deleted_and_no_title(
     assert after["itemDeleted"] is True and "title" not in after
 
 
-async def test_stopped_ends_the_session(server: RunningServer, client: httpx.AsyncClient) -> None:
+async def test_stopped_ends_the_session_into_the_history(server: RunningServer, client: httpx.AsyncClient) -> None:
     with trio.fail_after(LIMIT_S):
         cat = await playback_catalogue(server)
         async with server.client(key=cat.token) as player:
-            session_id = await start_playing(player, cat.movie)
-            answer = await player.post("/sessions/playing/stopped", json={"sessionId": session_id, "positionSec": 100})
+            session_id = await start_playing(player, cat.episode, positionSec=2000)
+            answer = await player.post("/sessions/playing/stopped", json={"sessionId": session_id, "positionSec": 2850})
             again = await player.post("/sessions/playing/progress", json={"sessionId": session_id})
         assert answer.status_code == 204, answer.text
         assert again.status_code == 404
         assert await live_sessions(client) == []
+        [record] = (await client.get("/admin/playback/history", params={"deviceId": cat.device_id})).json()["records"]
+    assert (record["itemId"], record["member"], record["device"]) == (cat.episode, "Ann", "Living room")
+    assert (record["episode"], record["title"], record["kind"]) == ("S01E04", "Severance", "episode")
+    assert record["percent"] == 95.0 and record["finished"] is True and record["sessions"] == 1
 
 
 async def test_bad_reports_are_400_with_the_error_body_and_change_nothing(
@@ -87,6 +91,8 @@ async def test_bad_reports_are_400_with_the_error_body_and_change_nothing(
                 "not playable": await player.post("/sessions/playing", json={"itemId": cat.series}),
             }  # fmt: skip
         after = await live_sessions(client)
+        history = (await client.get("/admin/playback/history")).json()["records"]
+    assert history == []  # the refused stopped report ended nothing
     for case, answer in answers.items():
         assert answer.status_code == 400, (case, answer.text)
         error = answer.json()

@@ -78,7 +78,12 @@ async def test_stop_goes_down_the_socket_and_the_session_ends_on_stopped(
             await socket.send_message(json.dumps({"type": "stopped", "sessionId": session_id, "positionSec": 95}))
             await wait_until_sessions(client, lambda sessions: sessions == [])
         activity = (await client.get("/activity", params={"category": "security"})).json()
+        while not (history := (await client.get("/admin/playback/history", params={"itemId": cat.movie})).json()["records"]):
+            await trio.sleep(0.02)  # written just after the session left the list
     assert before["stoppable"] is False  # no socket yet
+    [record] = history
+    assert (record["deviceId"], record["player"], record["kind"]) == (cat.device_id, "TestPlayer", "movie")
+    assert record["percent"] == pytest.approx(95 / 6000 * 100, abs=0.1)
     stops = [entry for entry in activity["entries"] if entry["action"] == "session.stop"]
     assert [entry["target"].get("id") for entry in stops] == [session_id]
 
