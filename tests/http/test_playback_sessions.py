@@ -12,7 +12,7 @@ from reelhouse.storage import open_store
 
 from .conftest import RunningServer, start_server
 from .members import token_for
-from .playback import (EPISODE_SECONDS, Catalogue, live_sessions, playback_catalogue, start_playing,
+from .playback import (EPISODE_SECONDS, catalogue_playing, live_sessions, playback_catalogue, start_playing,
                        wait_until_sessions)
 
 LIMIT_S = 30
@@ -43,9 +43,7 @@ async def test_a_session_whose_item_is_removed_shows_item_deleted_and_no_title(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat = await playback_catalogue(server)
-        async with server.client(key=cat.token) as player:
-            await start_playing(player, cat.movie)
+        cat, _session_id = await catalogue_playing(server)
         [before] = await live_sessions(client)
         async with open_store(server.database_url) as store:
             await store.execute("DELETE FROM items WHERE id = ?", (cat.movie,))
@@ -74,10 +72,9 @@ async def test_bad_reports_are_400_with_the_error_body_and_change_nothing(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat = await playback_catalogue(server)
+        cat, session_id = await catalogue_playing(server, positionSec=10)
+        before = await live_sessions(client)
         async with server.client(key=cat.token) as player:
-            session_id = await start_playing(player, cat.movie, positionSec=10)
-            before = await live_sessions(client)
             answers = {
                 "negative": await player.post("/sessions/playing/progress",
                                               json={"sessionId": session_id, "positionSec": -1, "paused": True}),
@@ -144,9 +141,7 @@ async def test_stop_is_409_without_a_socket_and_404_for_an_unknown_session(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat: Catalogue = await playback_catalogue(server)
-        async with server.client(key=cat.token) as player:
-            session_id = await start_playing(player, cat.movie)
+        cat, session_id = await catalogue_playing(server)
         not_stoppable = await client.post(f"/admin/playback/sessions/{session_id}/stop")
         unknown = await client.post("/admin/playback/sessions/nope/stop")
         [session] = await live_sessions(client)

@@ -14,7 +14,7 @@ import trio
 from trio_websocket import ConnectionClosed, ConnectionRejected, WebSocketConnection, open_websocket_url
 
 from .conftest import RunningServer, start_server
-from .playback import live_sessions, playback_catalogue, start_playing, wait_until_sessions
+from .playback import catalogue_playing, live_sessions, wait_until_sessions
 
 LIMIT_S = 30
 # Short enough for a test, long enough for a loaded machine to answer in time.
@@ -65,9 +65,7 @@ async def test_stop_goes_down_the_socket_and_the_session_ends_on_stopped(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat = await playback_catalogue(server)
-        async with server.client(key=cat.token) as player:
-            session_id = await start_playing(player, cat.movie, positionSec=30)
+        cat, session_id = await catalogue_playing(server, positionSec=30)
         [before] = await live_sessions(client)
         async with remote_control(server, cat.token) as socket:
             await wait_until_sessions(client, stoppable(True))
@@ -90,9 +88,7 @@ async def test_stop_goes_down_the_socket_and_the_session_ends_on_stopped(
 
 async def test_a_player_that_answers_pings_stays_stoppable(server: RunningServer, client: httpx.AsyncClient) -> None:
     with trio.fail_after(LIMIT_S):
-        cat = await playback_catalogue(server)
-        async with server.client(key=cat.token) as player:
-            await start_playing(player, cat.movie)
+        cat, _session_id = await catalogue_playing(server)
         async with remote_control(server, cat.token) as socket, trio.open_nursery() as nursery:
             nursery.start_soon(answer_pings, socket)
             await wait_until_sessions(client, stoppable(True))
@@ -106,9 +102,7 @@ async def test_a_socket_without_pongs_is_closed_and_its_sessions_are_not_stoppab
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat = await playback_catalogue(server)
-        async with server.client(key=cat.token) as player:
-            session_id = await start_playing(player, cat.movie)
+        cat, session_id = await catalogue_playing(server)
         async with remote_control(server, cat.token) as socket:
             await wait_until_sessions(client, stoppable(True))
             assert json.loads(await socket.get_message()) == {"type": "ping"}  # and no pong from here
@@ -124,9 +118,7 @@ async def test_a_closed_socket_turns_its_sessions_not_stoppable(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat = await playback_catalogue(server)
-        async with server.client(key=cat.token) as player:
-            await start_playing(player, cat.movie)
+        cat, _session_id = await catalogue_playing(server)
         async with remote_control(server, cat.token):
             await wait_until_sessions(client, stoppable(True))
         [session] = await wait_until_sessions(client, stoppable(False))
