@@ -134,3 +134,17 @@ async def test_the_socket_needs_a_player_token(server: RunningServer) -> None:
                     pass
             statuses[name] = rejected.value.status_code
     assert statuses == {"api key": 403, "no token": 401, "unknown device token": 401}
+
+
+async def test_a_newer_socket_of_the_device_replaces_the_older(server: RunningServer, client: httpx.AsyncClient) -> None:
+    with trio.fail_after(LIMIT_S):
+        cat, session_id = await catalogue_playing(server)
+        async with remote_control(server, cat.token) as older:
+            await wait_until_sessions(client, stoppable(True))
+            async with remote_control(server, cat.token) as newer:
+                with pytest.raises(ConnectionClosed):
+                    while True:
+                        await older.get_message()
+                stop = await client.post(f"/admin/playback/sessions/{session_id}/stop")
+                assert stop.status_code == 204, stop.text
+                assert await next_message(newer, "stop") == {"type": "stop", "sessionId": session_id}
