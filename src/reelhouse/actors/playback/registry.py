@@ -223,9 +223,8 @@ class PlaybackRegistry(Supervisor):
 
         async def snapshot(session: _Session) -> None:
             try:
-                with trio.fail_after(SNAPSHOT_TIMEOUT_SECONDS):
-                    view = await session.ref.ask(Snapshot())
-            except (errors.DomainError, ActorError, trio.TooSlowError):
+                view = await session.ref.ask(Snapshot(), timeout=SNAPSHOT_TIMEOUT_SECONDS)
+            except (errors.DomainError, ActorError):
                 return  # ended meanwhile, or too busy to answer: left out of this list
             assert isinstance(view, SessionView)
             views[session.id] = replace(view, stoppable=self._stoppable(session.device_id))
