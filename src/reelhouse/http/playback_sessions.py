@@ -1,7 +1,7 @@
 """GET /admin/playback/sessions and POST /admin/playback/sessions/{id}/stop (reference, Playback).
 
 Live sessions exist only in memory: the list asks the PlaybackRegistry
-(which asks each session, see ``actors/playback``); the store is read only
+(which gathers a view from each session, see ``actors/playback``); the store is read only
 to tell which items are gone (``itemDeleted``, then no ``title``).  A stop
 sends ``stop`` down the player's remote-control socket and answers 204 once
 the socket took it; the session then ends when the player reports

@@ -219,22 +219,23 @@ class PlaybackRegistry(Supervisor):
                 pass  # it just ended
 
     async def _list(self, reply: PendingReply) -> None:
-        views: dict[str, SessionView] = {}
-
-        async def snapshot(session: _Session) -> None:
-            try:
-                view = await session.ref.ask(Snapshot(), timeout=SNAPSHOT_TIMEOUT_SECONDS)
-            except (errors.DomainError, ActorError):
-                return  # ended meanwhile, or too busy to answer: left out of this list
-            assert isinstance(view, SessionView)
-            views[session.id] = replace(view, stoppable=self._stoppable(session.device_id))
-
         sessions = list(self._sessions.values())
-        with trio.move_on_at(reply.deadline):
-            async with trio.open_nursery() as nursery:
-                for session in sessions:
-                    nursery.start_soon(snapshot, session)
-        reply.set([views[s.id] for s in sessions if s.id in views])
+        send, receive = trio.open_memory_channel[SessionView | None](max(len(sessions), 1))
+        asked = 0
+        for session in sessions:
+            try:
+                asked += session.ref.try_tell(Snapshot(send))  # a full mailbox: left out of this list
+            except ActorError:
+                pass  # ended meanwhile
+        views: dict[str, SessionView] = {}
+        with trio.move_on_at(min(reply.deadline, trio.current_time() + SNAPSHOT_TIMEOUT_SECONDS)):
+            for _ in range(asked):
+                if (view := await receive.receive()) is not None:
+                    views[view.id] = view
+        send.close()
+        receive.close()
+        stoppable = {device: self._stoppable(device) for device in {s.device_id for s in sessions}}
+        reply.set([replace(views[s.id], stoppable=stoppable[s.device_id]) for s in sessions if s.id in views])
 
     # -- remote control -------------------------------------------------------------
 

@@ -76,7 +76,13 @@ class AddBytes:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """Ask: the session as a :class:`SessionView`."""
+    """Tell: put the session's :class:`SessionView` on ``into`` (None once it ended).
+
+    A tell with a channel rather than an ask: the registry gathers every
+    session's view at once, without a task and a reply per session.
+    """
+
+    into: trio.MemorySendChannel[SessionView | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +117,9 @@ class PlaybackActor(Actor):
         self.nursery.start_soon(self._end_when_due)
 
     async def handle(self, msg: object) -> object:
+        if isinstance(msg, Snapshot):
+            _offer(msg.into, None if self._ended else self._view())
+            return None
         if self._ended:
             raise errors.NotFound(f"No playback session {self._id}.")
         match msg:
@@ -128,8 +137,6 @@ class PlaybackActor(Actor):
                     self._reschedule()
             case AddBytes(nbytes=nbytes):
                 self._bytes.add(trio.current_time(), nbytes)
-            case Snapshot():
-                return self._view()
             case _:
                 raise TypeError(f"unexpected message {msg!r}")
         return None
@@ -229,3 +236,10 @@ class PlaybackActor(Actor):
             paused=self._paused,
             bandwidth_kbps=0 if redirect else self._bytes.kbps(now),
         )
+
+
+def _offer(into: trio.MemorySendChannel[SessionView | None], view: SessionView | None) -> None:
+    try:
+        into.send_nowait(view)
+    except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
+        pass  # the list was already answered without it
