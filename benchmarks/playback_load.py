@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,6 +41,8 @@ from _api_processes import reelhouse_server
 from _http_probe import BenchmarkError, LatencySamples, sample_latency, sigterm_as_interrupt, summarize_ms
 
 from reelhouse.storage import Statement, open_store
+from reelhouse.storage.members import MemberChanges, update_member
+from reelhouse.storage.users import add_user
 
 PASSWORD = "benchmark password"
 REPORT_EVERY_S = 10.0
@@ -53,20 +54,9 @@ TARGET_KB_PER_SESSION = 50
 TARGET_PROGRESS_P99_MS = 20
 
 
-def add_member(data_dir: Path, database_url: str, name: str) -> None:
-    argv = [sys.executable, "-m", "reelhouse", "--data-dir", str(data_dir), "--database", database_url,
-            "user", "add", name, "--password-stdin"]  # fmt: skip
-    done = subprocess.run(argv, input=PASSWORD + "\n", capture_output=True, text=True, timeout=60, check=False)
-    if done.returncode != 0:
-        raise BenchmarkError(f"user add failed: {done.stderr.strip()}")
-    done = subprocess.run([*argv[:-3], "set", name, "--all-libraries"], capture_output=True, text=True, timeout=60,
-                          check=False)  # fmt: skip
-    if done.returncode != 0:
-        raise BenchmarkError(f"user set failed: {done.stderr.strip()}")
-
-
-async def add_movie(database_url: str, root: Path) -> str:
-    """One library with one movie of known duration and bitrate, written straight into the store."""
+async def add_catalogue(database_url: str, root: Path) -> str:
+    """A member who sees every library, and one library with one movie of known duration and
+    bitrate, written straight into the store; the movie's id."""
     now = int(time.time() * 1000)
     root.mkdir(parents=True, exist_ok=True)
     async with open_store(database_url) as store:
@@ -82,6 +72,8 @@ async def add_movie(database_url: str, root: Path) -> str:
              " VALUES ('benchsrc', 'benchmovie', '/nowhere/Arrival.mkv', 'mkv', 1, 8000000, ?)",
              (MOVIE_SECONDS * TICKS,)),
         ])  # fmt: skip
+        await add_user(store, "bench", is_admin=False, password=PASSWORD)
+        await update_member(store, "bench", MemberChanges(all_libraries=True))
     return "benchmovie"
 
 
@@ -166,8 +158,7 @@ def run(sessions: int, duration: float) -> dict[str, Any]:
         data_dir = work / "data"
         database_url = f"sqlite:///{work / 'reelhouse.db'}"
         with reelhouse_server(data_dir, database_url) as server:
-            add_member(data_dir, database_url, "bench")
-            item_id = trio.run(add_movie, database_url, work / "films")
+            item_id = trio.run(add_catalogue, database_url, work / "films")
             figures = trio.run(measure, server.process.pid, server.api_url, server.key, item_id, sessions, duration)
         # The server stopped by SIGTERM: every live session is a record now. Read them back.
         with reelhouse_server(work / "data-again", database_url) as again:

@@ -78,15 +78,15 @@ async def stop_session(session_id: str) -> Response:
 
 
 def session_json(view: SessionView, item_deleted: bool) -> dict[str, Any]:
-    item = view.item
+    item, start = view.item, view.start
     duration = item.duration_sec
     body: dict[str, Any] = {
         "id": view.id,
         "itemId": item.id,
-        "memberId": view.member_id,
-        "member": view.member_name,
-        "device": view.device_name,
-        "player": view.player,
+        "memberId": start.member_id,
+        "member": start.member_name,
+        "device": start.device_name,
+        "player": start.player,
         "startedAt": rfc3339_ms(view.started_at_ms),
         "positionSec": round(view.position, 3),
         "durationSec": round(duration, 3),

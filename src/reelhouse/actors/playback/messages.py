@@ -112,14 +112,13 @@ class SessionView:
     """A live session as GET /admin/playback/sessions shows it (``stoppable`` set by the registry)."""
 
     id: str
-    item: PlaybackItem
-    member_id: str
-    member_name: str
-    device_id: str
-    device_name: str
-    player: str
+    start: SessionStart  # item, member, device and player facts
     started_at_ms: int
     position: float
     paused: bool
     bandwidth_kbps: int
     stoppable: bool = False
+
+    @property
+    def item(self) -> PlaybackItem:
+        return self.start.item

@@ -20,7 +20,6 @@ registry is its parent, and asks never flow up) and stops.  Times are
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass
 
 import trio
@@ -220,23 +219,9 @@ class PlaybackActor(Actor):
         )
 
     def _view(self) -> SessionView:
-        start = self._start
-        now = trio.current_time()
-        redirect = start.delivery == "redirect"  # the player fetches elsewhere: no traffic here
-        return SessionView(
-            id=self._id,
-            item=start.item,
-            member_id=start.member_id,
-            member_name=start.member_name,
-            device_id=start.device_id,
-            device_name=start.device_name,
-            player=start.player,
-            started_at_ms=self._started_wall_ms,
-            position=self._position if math.isfinite(self._position) else 0.0,
-            paused=self._paused,
-            bandwidth_kbps=0 if redirect else self._bytes.kbps(now),
-        )
-
+        redirect = self._start.delivery == "redirect"  # the player fetches elsewhere: no traffic here
+        kbps = 0 if redirect else self._bytes.kbps(trio.current_time())
+        return SessionView(self._id, self._start, self._started_wall_ms, self._position, self._paused, kbps)
 
 def _offer(into: trio.MemorySendChannel[SessionView | None], view: SessionView | None) -> None:
     try:
