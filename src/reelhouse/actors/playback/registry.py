@@ -96,6 +96,8 @@ class PlaybackRegistry(Supervisor):
     async def on_start(self) -> None:
         await super().on_start()
         if self._activity is not None:
+            # Said once at start too: a registry restarted after a crash has lost its sessions.
+            self._activity_changed.set()
             self.nursery.start_soon(self._report_activity, self._activity)
 
     async def on_stop(self) -> None:
