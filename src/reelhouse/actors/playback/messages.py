@@ -101,10 +101,11 @@ class SocketGrant:
 
 @dataclass(frozen=True, slots=True)
 class StopCommand:
-    """A control message for the socket: send ``{"type": "stop", "sessionId"}``, then set ``taken``."""
+    """A control message for the socket: send ``{"type": "stop", "sessionId"}``, then put on
+    ``answer`` whether it went down the socket (False when the socket failed first)."""
 
     session_id: str
-    taken: trio.Event
+    answer: trio.MemorySendChannel[bool]
 
 
 @dataclass(frozen=True, slots=True)

@@ -268,14 +268,15 @@ class PlaybackRegistry(Supervisor):
         self.nursery.start_soon(self._send_stop, session, socket, self.defer_reply())
 
     async def _send_stop(self, session: _Session, socket: _Socket, reply: PendingReply) -> None:
-        command = StopCommand(session.id, trio.Event())
+        answer_to, answer = trio.open_memory_channel[bool](1)
+        sent = False
         with trio.move_on_at(min(reply.deadline, trio.current_time() + STOP_SEND_TIMEOUT_SECONDS)):
             try:
-                await socket.control.send(command)
-                await command.taken.wait()
+                await socket.control.send(StopCommand(session.id, answer_to))
+                sent = await answer.receive()
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 pass
-        if not command.taken.is_set():
+        if not sent:
             self._detach(session.device_id, socket.id)  # a socket that cannot take a message is dead
             reply.fail(_not_stoppable(session.id))
             return
