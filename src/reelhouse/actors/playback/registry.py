@@ -186,7 +186,10 @@ class PlaybackRegistry(Supervisor):
         except errors.DomainError as error:
             reply.fail(error)
             return
-        except (ActorError, trio.TooSlowError):
+        except trio.TooSlowError:  # the session is too busy to answer in time (AskTimeout too)
+            reply.fail(errors.Unavailable("The session is busy; try again shortly.", params={"retryAfterSeconds": 1}))
+            return
+        except ActorError:  # it ended (or crashed) meanwhile
             reply.fail(errors.NotFound(f"No playback session {session.id}.", params={"sessionId": session.id}))
             return
         assert isinstance(ended, EndedPlayback)
