@@ -89,8 +89,8 @@ async def test_while_one_request_rechecks_the_file_the_others_are_answered_from_
             answer.wait(LIMIT_S)
             return real_stat(path, *args)
 
-        real_stat = image_sources_module._stat
-        monkeypatch.setattr(image_sources_module, "_stat", slow_stat)
+        real_stat = image_sources_module.stat_confined
+        monkeypatch.setattr(image_sources_module, "stat_confined", slow_stat)
         mock_clock.jump(RECHECK_SECONDS)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(sources.find, movie, "primary", 0)

@@ -28,6 +28,7 @@ from werkzeug.http import http_date
 
 from reelhouse.config import load_settings
 from reelhouse.http import AppContext, create_app
+from reelhouse.http import file_body
 from reelhouse.http import image_sources as image_sources_module
 from reelhouse.http import images as images_module
 from reelhouse.http.images import blueprint
@@ -222,11 +223,11 @@ async def test_an_original_that_keeps_changing_while_read_is_503_with_the_error_
     """Looked up anew once; a second change answers 503 with Retry-After, never a wrong length."""
     opened: list[Path] = []
 
-    def always_changed(self: Any, *, with_body: bool = True) -> tuple[str, bytes]:
+    def always_changed(self: Any, inspect: Any, *, with_body: bool = True) -> tuple[str, bytes]:
         opened.append(self.path)
         raise image_sources_module.SourceChanged()
 
-    monkeypatch.setattr(images_module._FileRange, "open", always_changed)
+    monkeypatch.setattr(file_body.FileRange, "open", always_changed)
     response = await api.get()
     assert_error(response, 503, "service_unavailable")
     assert response.headers["retry-after"] == str(images_module.RETRY_AFTER_SECONDS)
@@ -347,7 +348,7 @@ async def test_a_single_range_gives_206_with_content_range(api: Api, params: dic
 
 
 async def test_a_stored_file_of_many_chunks_is_served_whole_and_in_ranges_across_them(api: Api) -> None:
-    chunk = images_module.READ_CHUNK_BYTES
+    chunk = file_body.READ_CHUNK_BYTES
     stored = b"\xff\xd8\xff" + random.Random(7).randbytes(3 * chunk)  # JPEG magic, then noise
     path = api.media / "big-thumb.jpg"
     path.write_bytes(stored)
@@ -395,9 +396,9 @@ async def test_a_stored_image_on_a_hung_mount_is_503_not_a_hung_request(
     api: Api, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch, hung: str
 ) -> None:
     if hung == "_stat":
-        monkeypatch.setattr(image_sources_module, "_stat", hung_mount.hang(image_sources_module._stat))
+        monkeypatch.setattr(image_sources_module, "stat_confined", hung_mount.hang(image_sources_module.stat_confined))
     else:
-        monkeypatch.setattr(images_module._FileRange, "open", hung_mount.hang(images_module._FileRange.open))
+        monkeypatch.setattr(file_body.FileRange, "open", hung_mount.hang(file_body.FileRange.open))
     response = await api.get()
     assert_error(response, 503, "service_unavailable")
     assert response.headers["retry-after"] == str(images_module.RETRY_AFTER_SECONDS)
@@ -408,11 +409,11 @@ async def test_a_stored_image_on_a_hung_mount_is_503_not_a_hung_request(
 async def test_a_mount_hanging_mid_file_cuts_the_response_short(
     api: Api, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stored = b"\xff\xd8\xff" + random.Random(7).randbytes(3 * images_module.READ_CHUNK_BYTES)
+    stored = b"\xff\xd8\xff" + random.Random(7).randbytes(3 * file_body.READ_CHUNK_BYTES)
     path = api.media / "big-thumb.jpg"
     path.write_bytes(stored)
     await api.add_image("thumb", 0, path, "bigthumb")
-    monkeypatch.setattr(images_module._FileRange, "read", hung_mount.hang(images_module._FileRange.read, after=1))
+    monkeypatch.setattr(file_body.FileRange, "read", hung_mount.hang(file_body.FileRange.read, after=1))
     with pytest.raises(httpx.RemoteProtocolError):  # fewer bytes than Content-Length, then the end
         await api.get(kind="thumb")
     hung_mount.release()

@@ -55,9 +55,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-import os
 import re
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, BinaryIO, TypeVar
 
@@ -77,30 +76,18 @@ from reelhouse.media.renditions import (
     render,
     validate_size,
 )
-from reelhouse.storage.confined_files import OutsideRoots, open_confined, read_confined
+from reelhouse.storage.confined_files import OutsideRoots, read_confined
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR, ImageCache, RenditionKey
 from reelhouse.thread_pool import ThreadPool
 
-from .conditional import (
-    NOT_MODIFIED,
-    PARTIAL_CONTENT,
-    PRECONDITION_FAILED,
-    RANGE_NOT_SATISFIABLE,
-    Decision,
-    evaluate,
-)
+from . import image_sources
+from .conditional import PARTIAL_CONTENT, evaluate
 from .context import app_context
-from .openapi import may_answer, raw_response
 from .errors import error_response
+from .file_body import RETRY_AFTER_SECONDS, FileRange, SourceChanged, file_chunks, short_answer
+from .image_sources import ImageSources, SourceImage, source_file_call
 from .library_access import require_item_visible
-from .image_sources import (
-    RETRY_AFTER_SECONDS,
-    SOURCE_TIMEOUT_SECONDS,
-    ImageSources,
-    SourceImage,
-    SourceChanged,
-    source_file_call,
-)
+from .openapi import may_answer, raw_response
 from .schema import ApiModel
 
 log = logging.getLogger(__name__)
@@ -117,7 +104,6 @@ RENDER_TIMEOUT_SECONDS = 30.0
 """Reading plus rendering one image; beyond it the request gets 503."""
 MAX_SOURCE_BYTES = 128 * 1024 * 1024
 """Larger stored files are not loaded to be rendered (served as is, they stream)."""
-READ_CHUNK_BYTES = 256 * 1024
 MAX_INDEX = 10_000
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
@@ -255,19 +241,6 @@ def _headers(source: SourceImage, etag: str, wanted: ImageRequest) -> dict[str, 
     }
 
 
-def _short_answer(decision: Decision, headers: dict[str, str]) -> Response | None:
-    """The answer without a body (304) or with the error body (412, 416); None for 200/206."""
-    if decision.status == NOT_MODIFIED:
-        return Response(b"", status=NOT_MODIFIED, headers=headers)
-    if decision.status == PRECONDITION_FAILED:
-        return error_response(412, "bad_request", "A precondition of the request failed.", headers=headers)
-    if decision.status == RANGE_NOT_SATISFIABLE:
-        assert decision.content_range is not None
-        answer_headers = {**headers, "Content-Range": decision.content_range}
-        return error_response(416, "bad_request", "The range cannot be satisfied.", headers=answer_headers)
-    return None
-
-
 def _etag_token(tag: str) -> str:
     """The tag itself when it is plain text, else a hash of it (an ETag holds no quotes)."""
     if _PLAIN_TAG.fullmatch(tag):
@@ -278,7 +251,7 @@ def _etag_token(tag: str) -> str:
 async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
     headers = _headers(source, f'"{_etag_token(source.tag)}"', wanted)
     decision = evaluate(request.headers, headers["ETag"], source.modified, source.size, request.method)
-    short = _short_answer(decision, headers)
+    short = short_answer(decision, headers)
     if short is not None:
         return short
     start, length = 0, source.size
@@ -286,19 +259,24 @@ async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
         assert decision.start is not None and decision.length is not None and decision.content_range
         start, length = decision.start, decision.length
         headers["Content-Range"] = decision.content_range
-    reader = _FileRange(source, start, length)
+    reader = FileRange(source.path, source.within, source.size, start, length)
     files = _service().files
-    with_body = request.method != "HEAD"
+    opening = functools.partial(reader.open, _sniff_file, with_body=request.method != "HEAD")
     try:
-        content_type, first = await source_file_call(files, functools.partial(reader.open, with_body=with_body))
+        content_type, first = await source_file_call(files, opening)
     except (FileNotFoundError, NotADirectoryError):
         raise NotFound("The image file is missing from disk.") from None
     except OutsideRoots:
         raise NotFound("The image file is not inside the library's folders.") from None
-    response = Response(_chunks(reader, first, files), status=decision.status, headers=headers)
+    body = file_chunks(reader, first, files, image_sources.SOURCE_TIMEOUT_SECONDS)
+    response = Response(body, status=decision.status, headers=headers)
     response.content_type = content_type
     response.headers["Content-Length"] = str(length)
     return response
+
+
+def _sniff_file(file: BinaryIO) -> str:
+    return _sniff(file.read(SNIFF_BYTES))
 
 
 def _sniff(head: bytes) -> str:
@@ -308,92 +286,6 @@ def _sniff(head: bytes) -> str:
     return content_type
 
 
-class _FileRange:
-    """``length`` bytes of a file from ``start``, read a chunk at a time.
-
-    Its methods block: they run on the file threads, one at a time.  The
-    file is closed as soon as the range is read or the file turns out
-    shorter, else by :meth:`close`.  A small image is opened, sniffed, read
-    and closed in one call of :meth:`open`: one hop to a thread.
-    """
-
-    def __init__(self, source: SourceImage, start: int, length: int) -> None:
-        self.path = source.path
-        self._within = source.within
-        self._expected_size = source.size
-        self._start = start
-        self._remaining = length
-        self._file: BinaryIO | None = None
-
-    @property
-    def is_open(self) -> bool:
-        return self._file is not None
-
-    def open(self, *, with_body: bool = True) -> tuple[str, bytes]:
-        """The file's content type (from its first bytes) and the first chunk of the range.
-
-        Without the body (a HEAD request) the file is closed once sniffed.
-        Raises SourceChanged when the file is not of the expected size (the
-        range and Content-Length were computed from it), OutsideRoots when
-        it resolves outside its library, _NotAnImage when it is no image.
-        """
-        self._file = os.fdopen(open_confined(self.path, self._within), "rb")
-        try:
-            if os.fstat(self._file.fileno()).st_size != self._expected_size:
-                raise SourceChanged()
-            content_type = _sniff(self._file.read(SNIFF_BYTES))
-            if not with_body:
-                self.close()
-                return content_type, b""
-            self._file.seek(self._start)
-            return content_type, self.read()
-        except BaseException:
-            self.close()
-            raise
-
-    def read(self) -> bytes:
-        """The next chunk; b"" once the range is read."""
-        if self._file is None:
-            return b""
-        chunk = self._file.read(min(READ_CHUNK_BYTES, self._remaining))
-        self._remaining -= len(chunk)
-        if not chunk or self._remaining <= 0:
-            self.close()  # read, or the file shrank meanwhile: the response ends short
-        return chunk
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-
-async def _chunks(reader: _FileRange, first: bytes, files: ThreadPool[None]) -> AsyncIterator[bytes]:
-    """``first``, then the rest of the range from the file threads.
-
-    Iterated after the handler returned (outside the app context), so it is
-    given the threads.  The file is closed however the iteration ends, except
-    while a read is abandoned (timed out, or the client left): that read
-    still holds the file, which closes when the read returns and drops it.
-    """
-    reading = False
-    try:
-        chunk = first
-        while chunk:
-            yield chunk
-            if not reader.is_open:
-                return  # the whole range was read
-            reading = True
-            chunk = await source_file_call(files, reader.read)
-            reading = False
-    except Unavailable:
-        log.warning("a read of %s took over %.0f s (a hung mount?): response cut short", reader.path, SOURCE_TIMEOUT_SECONDS)
-        raise
-    finally:
-        if reader.is_open and not reading:
-            with trio.CancelScope(shield=True):
-                await files.call(reader.close)
-
-
 async def _rendition(source: SourceImage, wanted: ImageRequest) -> Response:
     fmt = negotiate_format(request.headers.get("Accept"))
     key = RenditionKey(source.tag, wanted.max_width, wanted.max_height, wanted.fill_width, wanted.fill_height, fmt)
@@ -401,12 +293,12 @@ async def _rendition(source: SourceImage, wanted: ImageRequest) -> Response:
     headers = _headers(source, f'"{_etag_token(source.tag)}-{sizes}-{fmt}"', wanted)
     headers["Vary"] = "Accept"
     # Preconditions first, on an empty stand-in: a 304 or 412 never renders.
-    short = _short_answer(evaluate(request.headers, headers["ETag"], source.modified, 0, request.method), headers)
+    short = short_answer(evaluate(request.headers, headers["ETag"], source.modified, 0, request.method), headers)
     if short is not None:
         return short
     data = await _rendition_bytes(source, key)
     decision = evaluate(request.headers, headers["ETag"], source.modified, len(data), request.method)
-    short = _short_answer(decision, headers)
+    short = short_answer(decision, headers)
     if short is not None:
         return short
     body = data
