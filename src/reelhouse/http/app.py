@@ -30,6 +30,7 @@ from .plugins import blueprint as plugins_blueprint
 from .scans import blueprint as scans_blueprint
 from .schedules import blueprint as schedules_blueprint
 from .search import blueprint as search_blueprint
+from .stream import blueprint as stream_blueprint
 from .streams import AbortableStreams
 from .system import blueprint as system_blueprint
 from .users import blueprint as users_blueprint
@@ -44,6 +45,7 @@ BLUEPRINTS = (
     items_blueprint,
     search_blueprint,
     images_blueprint,
+    stream_blueprint,
     plugins_blueprint,
     users_blueprint,
     devices_blueprint,

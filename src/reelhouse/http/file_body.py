@@ -160,12 +160,13 @@ async def file_chunks(
     files: ThreadPool[None],
     timeout: float,
     on_sent: Callable[[int], None] | None = None,
+    on_end: Callable[[], None] | None = None,
 ) -> AsyncIterator[bytes]:
     """``first``, then the rest of the range from the file threads, each read within ``timeout``.
 
     Iterated after the handler returned (outside the app context), so it is
     given the threads.  ``on_sent(n)`` is called once each chunk was taken
-    by the server.  The file is closed however the iteration ends, except
+    by the server, ``on_end()`` once it ends, however.  The file is closed however the iteration ends, except
     while a read is abandoned (timed out, or the client left): that read
     still holds the file, which closes when the read returns and drops it.
     A read past ``timeout`` ends the iteration with Unavailable: the
@@ -187,6 +188,8 @@ async def file_chunks(
         log.warning("a read of %s took over %.0f s (a hung mount?): response cut short", reader.path, timeout)
         raise
     finally:
+        if on_end is not None:
+            on_end()
         if reader.is_open and not reading:
             with trio.CancelScope(shield=True):
                 await files.call(reader.close)
