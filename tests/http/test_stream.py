@@ -249,7 +249,7 @@ async def test_a_file_that_hangs_before_the_first_byte_is_503_within_the_deadlin
 async def test_a_file_that_hangs_mid_body_cuts_the_response_within_the_deadline(
     catalogue: Catalogue, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(file_body, "READ_CHUNK_BYTES", 1024)  # the small real video is many chunks
+    monkeypatch.setattr(stream_module, "CHUNK_BYTES", 1024)  # the small real video is many chunks
     monkeypatch.setattr(file_body.FileRange, "read", hung_mount.hang(file_body.FileRange.read, after=3))
     received = bytearray()
     with trio.fail_after(10), pytest.raises(httpx.RemoteProtocolError):  # fewer bytes than Content-Length

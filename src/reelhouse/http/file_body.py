@@ -11,7 +11,8 @@ within a deadline (:func:`file_call`): a file on a network mount that
 stopped answering costs the request a 503 before the body started, or a
 body cut short after (the abandoned read keeps its thread until the mount
 answers; the pool's size bounds how many can be held so).  At most one
-chunk of :data:`READ_CHUNK_BYTES` is in memory per response.
+chunk (:data:`READ_CHUNK_BYTES` unless the route asks for another size) is
+in memory per response.
 """
 
 from __future__ import annotations
@@ -100,12 +101,16 @@ class FileRange:
 
     Its methods block: they run on the file threads, one at a time.  The
     file is closed as soon as the range is read or the file turns out
-    shorter, else by :meth:`close`.  :meth:`open` opens, inspects and reads
+    shorter, else by :meth:`close`.  Chunks are ``chunk_bytes`` long
+    (default :data:`READ_CHUNK_BYTES`).  :meth:`open` opens, inspects and reads
     the first chunk in one call: one hop to a thread.
     """
 
-    def __init__(self, path: Path, within: Confinement, expected_size: int, start: int, length: int) -> None:
+    def __init__(
+        self, path: Path, within: Confinement, expected_size: int, start: int, length: int, chunk_bytes: int = 0
+    ) -> None:
         self.path = path
+        self._chunk_bytes = chunk_bytes or READ_CHUNK_BYTES
         self._within = within
         self._expected_size = expected_size
         self._start = start
@@ -142,7 +147,7 @@ class FileRange:
         """The next chunk; b"" once the range is read."""
         if self._file is None:
             return b""
-        chunk = self._file.read(min(READ_CHUNK_BYTES, self._remaining))
+        chunk = self._file.read(min(self._chunk_bytes, self._remaining))
         self._remaining -= len(chunk)
         if not chunk or self._remaining <= 0:
             self.close()  # read, or the file shrank meanwhile: the response ends short

@@ -20,7 +20,7 @@ The file is opened only through
 outside its library's roots (a symbolic link out, swapped in after the
 scan included) is 404 and never a byte of it is sent.  Reads run on
 :data:`FILE_THREADS` dedicated threads (the bound on concurrent reads),
-:data:`~reelhouse.http.file_body.READ_CHUNK_BYTES` at a time, each within
+:data:`CHUNK_BYTES` at a time, each within
 :data:`READ_TIMEOUT_SECONDS`: a hung mount is 503 before the body started,
 a body cut short after.
 
@@ -69,6 +69,9 @@ blueprint = Blueprint("stream", __name__)
 
 FILE_THREADS = 8
 """Stats and reads of video files at once (a hung mount holds one until it answers)."""
+CHUNK_BYTES = 1024 * 1024
+"""Bytes per read and per write of a local file: a quarter of the hops of the image route's
+256 KiB (measured by benchmarks/playback_load.py), and at most this much in memory per stream."""
 READ_TIMEOUT_SECONDS = 10.0
 """One stat or read of a video file, or one read from a proxied source."""
 CLOSE_TIMEOUT_SECONDS = 5.0
@@ -194,7 +197,7 @@ async def _local(source: StreamSource, meter: Meter) -> Response:
         assert decision.start is not None and decision.length is not None and decision.content_range
         start, length = decision.start, decision.length
         headers["Content-Range"] = decision.content_range
-    reader = FileRange(path, within, size, start, length)
+    reader = FileRange(path, within, size, start, length, CHUNK_BYTES)
     opening = functools.partial(reader.open, _no_inspection, with_body=request.method != "HEAD")
     try:
         _, first = await file_call(files, READ_TIMEOUT_SECONDS, opening)
