@@ -71,6 +71,16 @@ class ScheduleSettings(_Section):
     backup_keep: int = Field(7, ge=1, le=1000)
 
 
+class PlaybackSettings(_Section):
+    # A session with no report for this long ends by itself (api-decisions.md: 5 minutes).
+    idle_end_seconds: float = Field(300.0, gt=0, le=86400)
+    # After a remote stop, the session ends when the player reports stopped, or after this long.
+    stop_wait_seconds: float = Field(10.0, gt=0, le=600)
+    # The remote-control socket: a ping this often; no pong within pong_timeout_seconds = dead.
+    ping_interval_seconds: float = Field(30.0, gt=0, le=3600)
+    pong_timeout_seconds: float = Field(10.0, gt=0, le=3600)
+
+
 class UpdateSettings(_Section):
     check_enabled: bool = False
     release_url: str = ""
@@ -96,6 +106,7 @@ class Settings(BaseSettings):
     http: HttpSettings = HttpSettings()
     update: UpdateSettings = UpdateSettings()
     schedule: ScheduleSettings = ScheduleSettings()
+    playback: PlaybackSettings = PlaybackSettings()
 
     @field_validator("time_zone")
     @classmethod

@@ -21,18 +21,21 @@ from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import Store
 from reelhouse.storage.events import StoreEventLog
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
+from reelhouse.storage.play_history import record_playback
 
 from reelhouse.runtime import ActorRef, ChildSpec, EventBus, RootActor
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
+from .playback.registry import PlaybackRegistry
+from .playback.session import SessionTimes
 from .plugins import HostConfig, PluginHost
 from .maintenance import core_tasks
 from .scan import ScanDeps
 from .scan.probe_pool import DEFAULT_COMMAND as DEFAULT_PROBE_COMMAND
 from .scan.probe_pool import run_probe_pool
 from .scan_actor import ScanSlots
-from .scheduler import Scheduler, SchedulerServices
+from .scheduler import PlaybackActivity, Scheduler, SchedulerServices
 from .system_monitor import MonitorConfig, SystemMonitor
 
 # Walk/parse worker threads shared by all scans: more than the cores only
@@ -115,8 +118,10 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
         # After the libraries, so it stops before them: its runs end first.
         scheduler = await root.start_child(ChildSpec("scheduler", lambda: Scheduler(
             _scheduler_services(settings, store, bus, jobs, libraries, plugins), core_tasks())))
+        # Last, so it stops first: live sessions end into history while the store is open.
+        playback = await root.start_child(ChildSpec("playback", lambda: _playback_registry(settings, store, scheduler)))
         try:
-            yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler)
+            yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback)
         finally:
             nursery.cancel_scope.cancel()
 
@@ -135,6 +140,15 @@ def _scheduler_services(
         reload_poll_seconds=settings.schedule.reload_poll_seconds,
         plugins=plugins,
     )
+
+
+def _playback_registry(settings: Settings, store: Store, scheduler: ActorRef) -> PlaybackRegistry:
+    async def tell_scheduler(active: bool) -> None:
+        # A tell to a sibling (asks never flow up): whether anyone plays, for the idle trigger.
+        await scheduler.tell(PlaybackActivity(active))
+
+    times = SessionTimes(settings.playback.idle_end_seconds, settings.playback.stop_wait_seconds)
+    return PlaybackRegistry(functools.partial(record_playback, store), times=times, activity=tell_scheduler)
 
 
 def _child(root: RootActor, name: str) -> ActorRef:

@@ -9,7 +9,6 @@ sent with other filters, is 400 (field cursor).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pydantic import Field
@@ -25,15 +24,13 @@ from reelhouse.timefmt import rfc3339_ms
 from .context import app_context
 from .items import cursor_codec
 from .openapi import may_answer
+from .list_query import DEFAULT_LIMIT, MAX_LIMIT, instant_ms, keyset_position, page_limit
 from .schema import ApiModel
 
 blueprint = Blueprint("activity_log", __name__)
 
-DEFAULT_LIMIT = 40
-MAX_LIMIT = 200
 ACTOR_KINDS = ("system", "member", "apiKey", "plugin")
 CATEGORIES = ("content", "deletion", "externalTool", "settings", "security")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 TARGET_KINDS = ("item", "library", "person", "user", "plugin", "apiKey", "server", "schedule", "backup")
 
 
@@ -78,13 +75,13 @@ async def get_activity() -> dict[str, Any]:
     """
     args = request.args
     where = _filter(args)
-    limit = _limit(args.get("limit"))
+    limit = page_limit(args.get("limit"))
     codec = cursor_codec(app_context().cursor_secret)
     filters_fp = fingerprint(args.to_dict(flat=False))
     after = None
     if args.get("cursor"):
         payload = codec.decode(args["cursor"], fingerprint=filters_fp)
-        after = _position(payload)
+        after = ActivityPosition(*keyset_position(payload))
     records, more = await query_activity(app_context().store, where, after, limit)
     body: dict[str, Any] = {"entries": [entry_json(r) for r in records]}
     if more and records:
@@ -151,31 +148,4 @@ def _enum(value: str | None, allowed: tuple[str, ...], field: str) -> str | None
 
 
 def _instant(value: str | None, field: str) -> int | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise Invalid(f"{field} must be an RFC 3339 date-time.", field=field) from None
-    if parsed.tzinfo is None:
-        raise Invalid(f"{field} must carry a time zone (Z or an offset).", field=field)
-    return (parsed - _EPOCH) // timedelta(milliseconds=1)
-
-
-def _limit(raw: str | None) -> int:
-    if raw is None:
-        return DEFAULT_LIMIT
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        value = 0
-    if not 1 <= value <= MAX_LIMIT:
-        raise Invalid(f"limit must be 1 to {MAX_LIMIT}.", field="limit")
-    return value
-
-
-def _position(payload: dict[str, Any]) -> ActivityPosition:
-    at, entry_id = payload.get("at"), payload.get("id")
-    if not isinstance(at, int) or not isinstance(entry_id, int):
-        raise Invalid("The cursor is invalid.", field="cursor")
-    return ActivityPosition(at, entry_id)
+    return None if value is None else instant_ms(value, field)

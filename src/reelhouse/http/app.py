@@ -26,7 +26,11 @@ from .item_actions import blueprint as item_actions_blueprint
 from .items import blueprint as items_blueprint
 from .jobs import blueprint as jobs_blueprint
 from .libraries import blueprint as libraries_blueprint
+from .playback_history import blueprint as playback_history_blueprint
+from .playback_reports import blueprint as playback_reports_blueprint
+from .playback_sessions import blueprint as playback_sessions_blueprint
 from .plugins import blueprint as plugins_blueprint
+from .remote_control import blueprint as remote_control_blueprint
 from .scans import blueprint as scans_blueprint
 from .schedules import blueprint as schedules_blueprint
 from .search import blueprint as search_blueprint
@@ -52,6 +56,10 @@ BLUEPRINTS = (
     auth_routes_blueprint,
     activity_log_blueprint,
     schedules_blueprint,
+    playback_reports_blueprint,
+    playback_sessions_blueprint,
+    remote_control_blueprint,
+    playback_history_blueprint,
 )
 
 API_PREFIX = "/api/v1"

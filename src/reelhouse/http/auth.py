@@ -9,7 +9,7 @@ still fails on its very next request.
 
 from __future__ import annotations
 
-from quart import Quart, current_app, g, request
+from quart import Quart, current_app, g, request, websocket
 
 from reelhouse import errors
 from reelhouse.storage.verified_keys import VerifiedKeys
@@ -25,6 +25,8 @@ _EXTENSION_KEY = "reelhouse.verified_keys"
 def install_auth(app: Quart) -> None:
     app.before_serving(_start_verifying)
     app.before_request(_authenticate)
+    # A WebSocket upgrade (GET /sessions/socket) is authenticated the same way, before it is accepted.
+    app.before_websocket(_authenticate_websocket)
 
 
 async def _start_verifying() -> None:
@@ -34,9 +36,17 @@ async def _start_verifying() -> None:
 async def _authenticate() -> None:
     if request.path in PUBLIC_PATHS:
         return
-    token = _bearer_token(request.headers.get("Authorization", ""))
+    await _authenticate_token(request.headers.get("Authorization", ""), request.endpoint)
+
+
+async def _authenticate_websocket() -> None:
+    await _authenticate_token(websocket.headers.get("Authorization", ""), websocket.endpoint)
+
+
+async def _authenticate_token(authorization: str, endpoint: str | None) -> None:
+    token = _bearer_token(authorization)
     if token is not None and is_device_token(token):
-        return await authenticate_device(token)  # a player's sign-in (device_auth.py)
+        return await authenticate_device(token, endpoint)  # a player's sign-in (device_auth.py)
     if token is None:
         raise errors.Unauthorized("A valid API key is required: send Authorization: Bearer <key>.")
     key = await current_app.extensions[_EXTENSION_KEY].find(token)  # None for a token of another shape too

@@ -11,7 +11,7 @@ request then carries the member's sign-in and library scope in ``g``
 
 from __future__ import annotations
 
-from quart import Quart, current_app, g, request
+from quart import Quart, current_app, g
 
 from reelhouse import errors
 from reelhouse.media.member_policy import LibraryScope, MemberFacts, library_scope
@@ -51,12 +51,13 @@ def verified_devices() -> VerifiedDevices:
     return current_app.extensions[_EXTENSION_KEY]
 
 
-async def authenticate_device(token: str) -> None:
-    """Accept ``token`` for this request or raise 401 (unknown, revoked, member disabled) / 403."""
+async def authenticate_device(token: str, endpoint: str | None) -> None:
+    """Accept ``token`` for this request (or WebSocket) to ``endpoint``, or raise 401
+    (unknown, revoked, member disabled) / 403 (not a player endpoint)."""
     sign_in = await verified_devices().find(token)
     if sign_in is None:
         raise errors.Unauthorized("The sign-in is invalid or has been revoked.")
-    if request.endpoint not in PLAYER_ENDPOINTS:
+    if endpoint not in PLAYER_ENDPOINTS:
         raise errors.Forbidden("A device token is accepted on the player endpoints only.")
     g.member = sign_in
     g.library_scope = library_scope(

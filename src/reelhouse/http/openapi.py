@@ -113,6 +113,14 @@ class ApiOpenAPIProvider(OpenAPIProvider):
         document["components"]["schemas"][ERROR_SCHEMA_NAME] = _error_body_schema()
         return document
 
+    def generate_rules(self) -> Iterable[Rule]:
+        """quart-schema's rules plus the WebSocket ones (GET /sessions/socket): OpenAPI has no
+        WebSocket object, so each is a GET answered 101 (``raw_response``), like its upgrade."""
+        yield from super().generate_rules()
+        for rule in self._app.url_map.iter_rules():
+            if rule.websocket and not getattr(self._app.view_functions[rule.endpoint], "_quart_schema_hidden", False):
+                yield rule
+
     def build_paths(self, rule: Rule) -> tuple[dict[str, Any], dict[str, Any]]:
         paths, components = super().build_paths(rule)
         func = self._app.view_functions[rule.endpoint]

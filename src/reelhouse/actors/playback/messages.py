@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import trio
+
+from reelhouse.storage.playback_items import PlaybackItem
+
 
 @dataclass(frozen=True, slots=True)
 class StreamedBytes:
@@ -16,3 +20,106 @@ class StreamedBytes:
     device_id: str
     item_id: str
     nbytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStart:
+    """What a ``playing`` report starts a session with (facts read by the route)."""
+
+    item: PlaybackItem
+    member_id: str
+    member_name: str
+    device_id: str
+    device_name: str
+    player: str
+    delivery: str
+    ip: str | None
+    position: float
+    paused: bool
+    play_session_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StartSession:
+    """Ask: start a session (or find the live one with this playSessionId); replies its id."""
+
+    start: SessionStart
+
+
+@dataclass(frozen=True, slots=True)
+class FindSession:
+    """Ask: the ActorRef of a live session of ``device_id``; NotFound otherwise."""
+
+    session_id: str
+    device_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndSession:
+    """Ask: the player reported ``stopped``; replies once the PlayRecord is written."""
+
+    session_id: str
+    device_id: str
+    position: float | None
+    paused: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class ListSessions:
+    """Ask: a :class:`SessionView` of every live session, oldest first."""
+
+
+@dataclass(frozen=True, slots=True)
+class StopSession:
+    """Ask: send ``stop`` down the player's socket; NotFound, or Conflict ``session_not_stoppable``."""
+
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AttachSocket:
+    """Ask: a player's remote-control socket opened; replies a :class:`SocketGrant`."""
+
+    device_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class DetachSocket:
+    """Tell: that socket closed or went dead; the device's sessions are not stoppable now."""
+
+    device_id: str
+    socket_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class SocketGrant:
+    """The reply to AttachSocket: the socket's id and the control messages to send down it."""
+
+    socket_id: int
+    control: trio.MemoryReceiveChannel[StopCommand]
+
+
+@dataclass(frozen=True, slots=True)
+class StopCommand:
+    """A control message for the socket: send ``{"type": "stop", "sessionId"}``, then set ``taken``."""
+
+    session_id: str
+    taken: trio.Event
+
+
+@dataclass(frozen=True, slots=True)
+class SessionView:
+    """A live session as GET /admin/playback/sessions shows it (``stoppable`` set by the registry)."""
+
+    id: str
+    item: PlaybackItem
+    member_id: str
+    member_name: str
+    device_id: str
+    device_name: str
+    player: str
+    started_at_ms: int
+    position: float
+    paused: bool
+    bandwidth_kbps: int
+    stoppable: bool = False

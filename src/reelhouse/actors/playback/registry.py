@@ -1,0 +1,298 @@
+"""PlaybackRegistry: the supervisor of every live playback session (one PlaybackActor each).
+
+Sessions are temporary children: a crash ends that session alone (logged;
+its record is lost with its state) and never touches another.  The
+registry keeps an index of them (by id, and by device and item for the
+stream's byte counts) and the remote-control sockets of players: a session
+is ``stoppable`` exactly while its device holds a socket.
+
+Asks flow down: the HTTP edge asks the registry, which asks a session.  A
+socket route asks :class:`AttachSocket` and gets a channel of control
+messages (:class:`StopCommand`) to send down its socket; the registry never
+asks a socket anything.  A session that ends by itself tells
+:class:`SessionEnded` (up is a tell).
+
+Every ended session becomes a PlayRecord through the injected ``record``
+(``storage.play_history.record_playback`` in production), each write in a
+task of the registry's own under :func:`bounded_shield`, so neither a slow
+disk nor a stopping server holds the mailbox.  On stop, every live session
+is ended (reason ``shutdown``) and recorded before the children stop.
+
+Whether anyone plays is handed to ``activity`` (the scheduler's idle
+trigger; wired in ``actors/tree.py`` as a tell of ``PlaybackActivity``) by
+one task, so the changes arrive in order and coalesced.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+
+import trio
+
+from reelhouse import errors
+from reelhouse.media.play_record import EndedPlayback
+from reelhouse.runtime import ActorError, ActorRef, ChildSpec, PendingReply, Supervisor, wall_clock_ms
+from reelhouse.shutdown import bounded_shield
+
+from .messages import (AttachSocket, DetachSocket, EndSession, FindSession, ListSessions, SessionStart, SessionView,
+                       SocketGrant, StartSession, StopCommand, StopSession, StreamedBytes)
+from .session import (SESSION_MAILBOX_SIZE, AddBytes, Finish, PlaybackActor, SessionEnded, SessionTimes, Snapshot,
+                      StopRequested)
+
+Recorder = Callable[[EndedPlayback], Awaitable[object]]
+ActivityListener = Callable[[bool], Awaitable[None]]
+
+# One history write; a stopping server cuts it at its own deadline too.
+RECORD_TIMEOUT_SECONDS = 5.0
+# All the sessions a stopping server ends, asked at once.
+SHUTDOWN_END_TIMEOUT_SECONDS = 3.0
+# How long a stop waits for the socket's task to take the message.
+STOP_SEND_TIMEOUT_SECONDS = 5.0
+SNAPSHOT_TIMEOUT_SECONDS = 2.0
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class _Session:
+    id: str
+    ref: ActorRef
+    device_id: str
+    item_id: str
+    play_session_id: str | None
+
+
+@dataclass(slots=True)
+class _Socket:
+    id: int
+    control: trio.MemorySendChannel[StopCommand]
+
+    @property
+    def open(self) -> bool:
+        return self.control.statistics().open_receive_channels > 0
+
+
+class PlaybackRegistry(Supervisor):
+    def __init__(
+        self, record: Recorder, *, times: SessionTimes = SessionTimes(), activity: ActivityListener | None = None,
+        wall_ms: Callable[[], int] = wall_clock_ms,
+    ) -> None:  # fmt: skip
+        super().__init__(on_child_exit=self._forget_session)
+        self._record = record
+        self._times = times
+        self._activity = activity
+        self._wall_ms = wall_ms
+        self._sessions: dict[str, _Session] = {}
+        self._sockets: dict[str, _Socket] = {}
+        self._socket_ids = itertools.count(1)
+        self._activity_changed = trio.Event()
+
+    async def on_start(self) -> None:
+        await super().on_start()
+        if self._activity is not None:
+            self.nursery.start_soon(self._report_activity, self._activity)
+
+    async def on_stop(self) -> None:
+        """End every live session into history, then stop the children."""
+        with bounded_shield(SHUTDOWN_END_TIMEOUT_SECONDS + RECORD_TIMEOUT_SECONDS):
+            ended: list[EndedPlayback] = []
+            async with trio.open_nursery() as nursery:
+                for session in list(self._sessions.values()):
+                    nursery.start_soon(self._finish_for_shutdown, session, ended)
+            async with trio.open_nursery() as nursery:
+                for one in ended:
+                    nursery.start_soon(self._record_one, one)
+        for control in self._sockets.values():
+            control.control.close()
+        await super().on_stop()
+
+    async def handle(self, msg: object) -> object:
+        match msg:
+            case StartSession(start=start):
+                return await self._start_session(start)
+            case FindSession(session_id=session_id, device_id=device_id):
+                return self._session_of(session_id, device_id).ref
+            case EndSession():
+                self._end_session(msg)
+            case SessionEnded(ended=ended):
+                self.nursery.start_soon(self._record_one, ended)
+            case ListSessions():
+                self.nursery.start_soon(self._list, self.defer_reply())
+            case StopSession(session_id=session_id):
+                self._stop_session(session_id)
+            case AttachSocket(device_id=device_id):
+                return self._attach(device_id)
+            case DetachSocket(device_id=device_id, socket_id=socket_id):
+                self._detach(device_id, socket_id)
+            case StreamedBytes(device_id=device_id, item_id=item_id, nbytes=nbytes):
+                self._credit(device_id, item_id, nbytes)
+            case _:
+                raise TypeError(f"unexpected message {msg!r}")
+        return None
+
+    # -- sessions -----------------------------------------------------------------
+
+    async def _start_session(self, start: SessionStart) -> str:
+        if start.play_session_id is not None:
+            for session in self._sessions.values():
+                if session.device_id == start.device_id and session.play_session_id == start.play_session_id:
+                    return session.id  # the player said it again (a retry)
+        session_id = secrets.token_urlsafe(12)
+        factory = lambda: PlaybackActor(session_id, start, self._times, self.ref, self._wall_ms())  # noqa: E731
+        spec = ChildSpec(session_id, factory, restart="temporary", mailbox_size=SESSION_MAILBOX_SIZE)
+        ref = await self.start_child(spec)
+        self._sessions[session_id] = _Session(session_id, ref, start.device_id, start.item.id, start.play_session_id)
+        self._activity_changed.set()
+        return session_id
+
+    def _session_of(self, session_id: str, device_id: str | None) -> _Session:
+        session = self._sessions.get(session_id)
+        # Another device's session is as unknown as one that never was.
+        if session is None or (device_id is not None and session.device_id != device_id):
+            raise errors.NotFound(f"No playback session {session_id}.", params={"sessionId": session_id})
+        return session
+
+    def _forget_session(self, name: str, error: BaseException | None) -> None:
+        if self._sessions.pop(name, None) is not None:
+            self._activity_changed.set()
+        if error is not None:
+            log.error("playback session %s crashed; it ends without a record", name)
+
+    def _end_session(self, msg: EndSession) -> None:
+        session = self._session_of(msg.session_id, msg.device_id)
+        reply = self.defer_reply()
+        self.nursery.start_soon(self._finish_and_record, session, Finish(msg.position, msg.paused, "stopped"), reply)
+
+    async def _finish_and_record(self, session: _Session, finish: Finish, reply: PendingReply) -> None:
+        try:
+            with trio.fail_at(reply.deadline):  # this task does not run under the asker's deadline
+                ended = await session.ref.ask(finish)
+        except errors.DomainError as error:
+            reply.fail(error)
+            return
+        except (ActorError, trio.TooSlowError):
+            reply.fail(errors.NotFound(f"No playback session {session.id}.", params={"sessionId": session.id}))
+            return
+        assert isinstance(ended, EndedPlayback)
+        await self._record_one(ended)
+        reply.set(None)
+
+    async def _finish_for_shutdown(self, session: _Session, ended: list[EndedPlayback]) -> None:
+        try:
+            with trio.fail_after(SHUTDOWN_END_TIMEOUT_SECONDS):
+                one = await session.ref.ask(Finish(None, None, "shutdown"))
+        except (errors.DomainError, ActorError, trio.TooSlowError) as error:
+            log.warning("playback session %s could not be ended for shutdown: %r", session.id, error)
+            return
+        assert isinstance(one, EndedPlayback)
+        ended.append(one)
+
+    async def _record_one(self, ended: EndedPlayback) -> None:
+        with bounded_shield(RECORD_TIMEOUT_SECONDS) as shield:
+            try:
+                await self._record(ended)
+            except Exception:
+                log.exception("playback session %s: the play record could not be written", ended.session_id)
+        if shield.cancelled_caught:
+            log.error("playback session %s: writing its play record took too long; given up", ended.session_id)
+
+    def _credit(self, device_id: str, item_id: str, nbytes: int) -> None:
+        # The newest live session of that device on that item gets the bytes.
+        for session in reversed(list(self._sessions.values())):
+            if session.device_id == device_id and session.item_id == item_id:
+                try:
+                    session.ref.try_tell(AddBytes(nbytes))
+                except ActorError:
+                    pass  # it just ended
+                return
+
+    async def _list(self, reply: PendingReply) -> None:
+        views: dict[str, SessionView] = {}
+
+        async def snapshot(session: _Session) -> None:
+            try:
+                with trio.fail_after(SNAPSHOT_TIMEOUT_SECONDS):
+                    view = await session.ref.ask(Snapshot())
+            except (errors.DomainError, ActorError, trio.TooSlowError):
+                return  # ended meanwhile, or too busy to answer: left out of this list
+            assert isinstance(view, SessionView)
+            views[session.id] = replace(view, stoppable=self._stoppable(session.device_id))
+
+        sessions = list(self._sessions.values())
+        with trio.move_on_at(reply.deadline):
+            async with trio.open_nursery() as nursery:
+                for session in sessions:
+                    nursery.start_soon(snapshot, session)
+        reply.set([views[s.id] for s in sessions if s.id in views])
+
+    # -- remote control -------------------------------------------------------------
+
+    def _stoppable(self, device_id: str) -> bool:
+        socket = self._sockets.get(device_id)
+        return socket is not None and socket.open
+
+    def _attach(self, device_id: str) -> SocketGrant:
+        previous = self._sockets.pop(device_id, None)
+        if previous is not None:
+            previous.control.close()  # the newest socket of a device wins; the old one's task ends
+        send, receive = trio.open_memory_channel[StopCommand](0)
+        socket = _Socket(next(self._socket_ids), send)
+        self._sockets[device_id] = socket
+        return SocketGrant(socket.id, receive)
+
+    def _detach(self, device_id: str, socket_id: int) -> None:
+        socket = self._sockets.get(device_id)
+        if socket is not None and socket.id == socket_id:
+            del self._sockets[device_id]
+            socket.control.close()
+
+    def _stop_session(self, session_id: str) -> None:
+        session = self._session_of(session_id, None)
+        socket = self._sockets.get(session.device_id)
+        if socket is None or not socket.open:
+            raise _not_stoppable(session_id)
+        self.nursery.start_soon(self._send_stop, session, socket, self.defer_reply())
+
+    async def _send_stop(self, session: _Session, socket: _Socket, reply: PendingReply) -> None:
+        command = StopCommand(session.id, trio.Event())
+        with trio.move_on_at(min(reply.deadline, trio.current_time() + STOP_SEND_TIMEOUT_SECONDS)):
+            try:
+                await socket.control.send(command)
+                await command.taken.wait()
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
+        if not command.taken.is_set():
+            self._detach(session.device_id, socket.id)  # a socket that cannot take a message is dead
+            reply.fail(_not_stoppable(session.id))
+            return
+        try:
+            session.ref.try_tell(StopRequested())
+        except ActorError:
+            pass  # it ended meanwhile: nothing left to stop
+        reply.set(None)
+
+    # -- the scheduler's idle trigger -------------------------------------------------
+
+    async def _report_activity(self, activity: ActivityListener) -> None:
+        reported: bool | None = None
+        while True:
+            await self._activity_changed.wait()
+            self._activity_changed = trio.Event()
+            active = bool(self._sessions)
+            if active != reported:
+                try:
+                    await activity(active)
+                except Exception:  # the listener stopping must not stop playback
+                    log.warning("could not report playback activity (%s)", active, exc_info=True)
+                reported = active
+
+
+def _not_stoppable(session_id: str) -> errors.Conflict:
+    return errors.Conflict(
+        "The player of this session holds no remote-control socket; it cannot be asked to stop.",
+        code="session_not_stoppable", params={"sessionId": session_id},
+    )  # fmt: skip

@@ -1,0 +1,231 @@
+"""PlaybackActor: one live playback session, a temporary child of the PlaybackRegistry.
+
+It owns what the player reports (position, pause state, the furthest point
+reached), the time played with pauses left out, and the bytes its stream
+sent (``bandwidthKbps``).  It ends in one of four ways, each producing one
+:class:`~reelhouse.media.play_record.EndedPlayback`:
+
+- the player reports ``stopped`` (the registry asks :class:`Finish`);
+- no report for ``idle_end_seconds``: it ends itself, counting play time
+  up to the last report (the player is gone; what came after is not known);
+- a remote stop was sent and no ``stopped`` came within
+  ``stop_wait_seconds``: it ends itself the same way;
+- the server stops (the registry asks :class:`Finish` from its stop path).
+
+Ending by itself, it tells the registry :class:`SessionEnded` (a tell: the
+registry is its parent, and asks never flow up) and stops.  Times are
+``trio.current_time()``; wall-clock times are derived from the start.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+import trio
+
+from reelhouse import errors
+from reelhouse.media.play_record import EndedPlayback
+from reelhouse.media.playback_session import BandwidthMeter, WatchClock, check_position, wall_ms_at
+from reelhouse.runtime import Actor, ActorRef, ActorStopped
+
+from .messages import SessionStart, SessionView
+
+# How long a session that ended by itself waits for room in the registry's mailbox.
+TELL_END_TIMEOUT_SECONDS = 5.0
+SESSION_MAILBOX_SIZE = 16
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTimes:
+    idle_end_seconds: float = 300.0
+    stop_wait_seconds: float = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Ask: a progress report (``None`` = unchanged); Invalid for an absurd position."""
+
+    position: float | None
+    paused: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """Ask: end now (``stopped`` report or shutdown); replies the EndedPlayback."""
+
+    position: float | None
+    paused: bool | None
+    reason: str  # stopped | shutdown
+
+
+@dataclass(frozen=True, slots=True)
+class StopRequested:
+    """Tell: ``stop`` went down the player's socket; end after the wait unless it reports."""
+
+
+@dataclass(frozen=True, slots=True)
+class AddBytes:
+    """Tell: the stream sent ``nbytes`` more for this session."""
+
+    nbytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Ask: the session as a :class:`SessionView`."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEnded:
+    """Tell (session -> registry): the session ended by itself (``idle`` or ``stop``)."""
+
+    ended: EndedPlayback
+    reason: str
+
+
+class PlaybackActor(Actor):
+    def __init__(
+        self, session_id: str, start: SessionStart, times: SessionTimes, registry: ActorRef, wall_ms: int
+    ) -> None:
+        self._id = session_id
+        self._start = start
+        self._times = times
+        self._registry = registry
+        self._started_wall_ms = wall_ms
+        self._position = start.position
+        self._furthest = start.position
+        self._paused = start.paused
+        self._ended = False
+        self._stop_requested_at: float | None = None
+        self._timer: trio.CancelScope | None = None
+
+    async def on_start(self) -> None:
+        now = trio.current_time()
+        self._started_at = self._last_report = now
+        self._watch = WatchClock(now, self._start.paused)
+        self._bytes = BandwidthMeter(now)
+        self.nursery.start_soon(self._end_when_due)
+
+    async def handle(self, msg: object) -> object:
+        if self._ended:
+            raise errors.NotFound(f"No playback session {self._id}.")
+        match msg:
+            case Progress(position=position, paused=paused):
+                self._report(position, paused)
+            case Finish(position=position, paused=paused, reason=reason):
+                self._report(position, paused)
+                ended = self._end(trio.current_time())
+                log.info("playback session %s ended (%s)", self._id, reason)
+                self.stop_self()
+                return ended
+            case StopRequested():
+                if self._stop_requested_at is None:
+                    self._stop_requested_at = trio.current_time()
+                    self._reschedule()
+            case AddBytes(nbytes=nbytes):
+                self._bytes.add(trio.current_time(), nbytes)
+            case Snapshot():
+                return self._view()
+            case _:
+                raise TypeError(f"unexpected message {msg!r}")
+        return None
+
+    # -- reports --------------------------------------------------------------------
+
+    def _report(self, position: float | None, paused: bool | None) -> None:
+        check_position(position, self._start.item.duration_sec)  # before any change
+        now = trio.current_time()
+        if paused is not None:
+            self._watch.report(now, paused)
+            self._paused = paused
+        else:
+            self._watch.report(now, self._paused)
+        if position is not None:
+            self._position = position
+            self._furthest = max(self._furthest, position)
+        self._last_report = now
+        self._reschedule()
+
+    def _due(self) -> float:
+        due = self._last_report + self._times.idle_end_seconds
+        if self._stop_requested_at is not None:
+            due = min(due, self._stop_requested_at + self._times.stop_wait_seconds)
+        return due
+
+    def _reschedule(self) -> None:
+        if self._timer is not None:
+            self._timer.deadline = self._due()
+
+    # -- ending by itself -------------------------------------------------------------
+
+    async def _end_when_due(self) -> None:
+        while True:
+            with trio.CancelScope(deadline=self._due()) as timer:
+                self._timer = timer
+                await trio.sleep_forever()
+            self._timer = None
+            if self._ended:
+                return  # ended by a Finish meanwhile
+            if trio.current_time() >= self._due():
+                break
+        idle_due = self._last_report + self._times.idle_end_seconds
+        stop = self._stop_requested_at
+        reason = "stop" if stop is not None and stop + self._times.stop_wait_seconds <= idle_due else "idle"
+        # Play time counts up to what is known: the last report, or the stop sent.
+        until = max(stop, self._last_report) if reason == "stop" and stop is not None else self._last_report
+        ended = self._end(until)
+        log.info("playback session %s ended (%s)", self._id, reason)
+        try:
+            with trio.fail_after(TELL_END_TIMEOUT_SECONDS):
+                await self._registry.tell(SessionEnded(ended, reason))
+        except (trio.TooSlowError, ActorStopped):
+            log.error("playback session %s: its end could not be handed over; not recorded", self._id)
+        self.stop_self()
+
+    def _end(self, at: float) -> EndedPlayback:
+        self._ended = True
+        start = self._start
+        item = start.item
+        return EndedPlayback(
+            session_id=self._id,
+            item_id=item.id,
+            member_id=start.member_id,
+            member_name=start.member_name,
+            device_id=start.device_id,
+            device_name=start.device_name,
+            player=start.player,
+            kind=item.kind or "video",
+            title=item.title,
+            episode=item.episode,
+            series_id=item.series_id,
+            season_id=item.season_id,
+            started_at_ms=self._started_wall_ms,
+            ended_at_ms=wall_ms_at(self._started_wall_ms, self._started_at, at),
+            duration_sec=item.duration_sec,
+            watched_sec=round(self._watch.watched(at), 3),
+            furthest_sec=self._furthest,
+            delivery=start.delivery,
+            ip=start.ip,
+        )
+
+    def _view(self) -> SessionView:
+        start = self._start
+        now = trio.current_time()
+        redirect = start.delivery == "redirect"  # the player fetches elsewhere: no traffic here
+        return SessionView(
+            id=self._id,
+            item=start.item,
+            member_id=start.member_id,
+            member_name=start.member_name,
+            device_id=start.device_id,
+            device_name=start.device_name,
+            player=start.player,
+            started_at_ms=self._started_wall_ms,
+            position=self._position if math.isfinite(self._position) else 0.0,
+            paused=self._paused,
+            bandwidth_kbps=0 if redirect else self._bytes.kbps(now),
+        )
