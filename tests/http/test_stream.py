@@ -304,3 +304,24 @@ async def test_an_unlisted_loopback_target_is_refused(catalogue: Catalogue, upst
     assert response.status_code == 403 and response.json()["code"] == "forbidden"
     assert "location" not in response.headers and upstream.base not in response.text
     assert upstream.requests == []
+
+
+# -- the session's traffic ------------------------------------------------------------------------
+
+
+@SQLITE_ONLY
+async def test_the_bytes_a_device_streams_make_its_session_bandwidth(catalogue: Catalogue) -> None:
+    with trio.fail_after(LIMIT_S):
+        mum = await token_for(catalogue.server, "Mum", password=PASSWORD)
+        async with catalogue.server.client(key=mum) as player:
+            started = await player.post("/sessions/playing", json={"itemId": catalogue.items["Heat"]})
+            before = (await catalogue.client.get("/admin/playback/sessions")).json()
+            streamed = await player.get(catalogue.url("Heat"))
+            with trio.fail_after(10):  # the last batch is told as the response ends
+                while not (sessions := (await catalogue.client.get("/admin/playback/sessions")).json())[0].get(
+                    "bandwidthKbps"
+                ):
+                    await trio.sleep(0.02)
+    assert started.status_code == 200 and streamed.status_code == 200
+    assert [s["id"] for s in sessions] == [started.json()["sessionId"]]
+    assert before[0].get("bandwidthKbps", 0) == 0 and sessions[0]["bandwidthKbps"] > 0
