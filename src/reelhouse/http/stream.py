@@ -57,7 +57,7 @@ from . import remote_stream
 from .conditional import PARTIAL_CONTENT, evaluate
 from .context import app_context
 from .device_auth import signed_in_member
-from .file_body import FileRange, file_call, file_chunks, short_answer, stat_confined
+from .file_body import READ_CHUNK_BYTES, FileRange, file_call, file_chunks, short_answer, stat_confined
 from .library_access import visible
 from .openapi import may_answer, raw_response
 from .schema import ApiModel
@@ -69,9 +69,12 @@ blueprint = Blueprint("stream", __name__)
 
 FILE_THREADS = 8
 """Stats and reads of video files at once (a hung mount holds one until it answers)."""
-CHUNK_BYTES = 1024 * 1024
-"""Bytes per read and per write of a local file: a quarter of the hops of the image route's
-256 KiB (measured by benchmarks/playback_load.py), and at most this much in memory per stream."""
+CHUNK_BYTES = READ_CHUNK_BYTES
+"""Bytes per read and per write of a local file, and at most this much in memory per stream.
+Each write is copied to the socket on the event loop's thread, so it is what one stream's
+turn costs every other request: measured with benchmarks/playback_load.py (20 players,
+200 sessions), 1 MiB gave the same MB/s as 256 KiB but session reports about 5 times
+slower (p50 ~200 ms against ~30 ms); 64-128 KiB cost a third of the MB/s."""
 READ_TIMEOUT_SECONDS = 10.0
 """One stat or read of a video file, or one read from a proxied source."""
 CLOSE_TIMEOUT_SECONDS = 5.0
