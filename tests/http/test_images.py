@@ -7,9 +7,7 @@ them.  Every rule runs on SQLite; the selection smoke test on both backends.
 from __future__ import annotations
 
 import io
-import itertools
 import random
-import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -34,6 +32,8 @@ from reelhouse.http import images as images_module
 from reelhouse.http.images import blueprint
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
+
+from .hung_mount import HungMount
 
 LIMIT_S = 20
 POSTER_TAG = "a1b2c3d4e5f60718"
@@ -360,27 +360,6 @@ async def test_a_stored_file_of_many_chunks_is_served_whole_and_in_ranges_across
     part = await api.get(kind="thumb", headers={"Range": f"bytes={first}-{last}"})
     assert part.status_code == 206 and part.content == stored[first : last + 1]
     assert part.headers["content-type"] == "image/jpeg"  # sniffed from the file's head, not the range's
-
-
-class HungMount:
-    """Stands in for a network mount that stopped answering: calls block until released."""
-
-    def __init__(self) -> None:
-        self._answer = threading.Event()
-
-    def hang(self, real: Callable[..., Any], *, after: int = 0) -> Callable[..., Any]:
-        """``real``, answering its first ``after`` calls at once."""
-        calls = itertools.count()
-
-        def hung(*args: Any, **kwargs: Any) -> Any:
-            if next(calls) >= after:
-                self._answer.wait()
-            return real(*args, **kwargs)
-
-        return hung
-
-    def release(self) -> None:
-        self._answer.set()
 
 
 @pytest.fixture

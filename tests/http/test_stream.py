@@ -6,9 +6,7 @@ on both backends.
 
 from __future__ import annotations
 
-import itertools
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from reelhouse.http import stream as stream_module
 
 from ..media_factory import MediaFactory, VideoSpec
 from .conftest import RunningServer
+from .hung_mount import HungMount
 from .members import add_member, token_for
 from .scanning import create_library, wait_for_state
 from .upstream import Upstream, upstream  # noqa: F401  (the fixture)
@@ -205,26 +204,6 @@ async def test_an_item_without_a_file_is_404(
 
 
 # -- a mount that hangs ----------------------------------------------------------------------
-
-
-class HungMount:
-    """Stands in for a network mount that stopped answering: calls block until released."""
-
-    def __init__(self) -> None:
-        self._answer = threading.Event()
-
-    def hang(self, real: Callable[..., Any], *, after: int = 0) -> Callable[..., Any]:
-        calls = itertools.count()
-
-        def hung(*args: Any, **kwargs: Any) -> Any:
-            if next(calls) >= after:
-                self._answer.wait()
-            return real(*args, **kwargs)
-
-        return hung
-
-    def release(self) -> None:
-        self._answer.set()
 
 
 @pytest.fixture
