@@ -304,3 +304,29 @@ async def test_the_bytes_a_device_streams_make_its_session_bandwidth(catalogue: 
     assert started.status_code == 200 and streamed.status_code == 200
     assert [s["id"] for s in sessions] == [started.json()["sessionId"]]
     assert before[0].get("bandwidthKbps", 0) == 0 and sessions[0]["bandwidthKbps"] > 0
+
+
+# -- a client that stops reading ------------------------------------------------------------------
+
+
+@SQLITE_ONLY
+async def test_a_client_that_stops_reading_is_cut_off_after_the_stall_limit(
+    server: RunningServer, client: httpx.AsyncClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream_module, "STALL_SECONDS", 0.5)
+    film = tmp_path / "big" / "Big (2020)" / "Big (2020).mkv"
+    film.parent.mkdir(parents=True)
+    film.write_bytes(bytes(range(256)) * (128 * 1024))  # 32 MiB: more than the sockets' buffers hold
+    with trio.fail_after(LIMIT_S):
+        items = await scanned(client, "Big", tmp_path / "big", [])
+    host, port = server.base_url.removeprefix("http://").rsplit(":", 1)
+    request = f"GET /api/v1/videos/{items['Big']}/stream HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {server.key}\r\n\r\n"
+    received = 0
+    with trio.fail_after(30):  # never a stuck request: the server closes the connection
+        stream = await trio.open_tcp_stream(host, int(port))
+        async with stream:
+            await stream.send_all(request.encode())
+            await trio.sleep(2)  # reads nothing for four times the limit
+            while data := await stream.receive_some(1024 * 1024):
+                received += len(data)
+    assert 0 < received < film.stat().st_size

@@ -22,7 +22,9 @@ scan included) is 404 and never a byte of it is sent.  Reads run on
 :data:`FILE_THREADS` dedicated threads (the bound on concurrent reads),
 :data:`CHUNK_BYTES` at a time, each within
 :data:`READ_TIMEOUT_SECONDS`: a hung mount is 503 before the body started,
-a body cut short after.
+a body cut short after.  The response has no overall time limit (a film
+takes hours), but a client that takes no byte for :data:`STALL_SECONDS`
+is cut off.
 
 A remote (``.strm``) source is delivered as ``delivery`` asks
 (:mod:`reelhouse.http.remote_stream`): ``redirect`` (the default: the
@@ -78,6 +80,9 @@ slower (p50 ~200 ms against ~30 ms); 64-128 KiB cost a third of the MB/s."""
 READ_TIMEOUT_SECONDS = 10.0
 """One stat or read of a video file, or one read from a proxied source."""
 CLOSE_TIMEOUT_SECONDS = 5.0
+STALL_SECONDS = 300.0
+"""A client that takes no byte of its stream for this long is cut off (http/streams.StalledWrites):
+a paused player whose buffer is full asks again with a Range when it plays on."""
 _EXTENSION_KEY = "reelhouse.stream"
 _GONE = (FileNotFoundError, NotADirectoryError, PermissionError)
 
@@ -214,6 +219,11 @@ async def _local(source: StreamSource, meter: Meter) -> Response:
     response.headers["Content-Length"] = str(length)
     response.timeout = None  # a film takes longer than Quart's default response time
     return response
+
+
+def stall_seconds() -> float:
+    """:data:`STALL_SECONDS`, read when a request starts (tests shorten it)."""
+    return STALL_SECONDS
 
 
 def _no_inspection(_file: BinaryIO) -> None:
