@@ -70,6 +70,7 @@ async def catalogue(
     strm(movies / "Faraway (2001)" / "Faraway (2001).strm", f"{upstream.base}/video.mp4")
     strm(movies / "Hopper (2002)" / "Hopper (2002).strm", f"{upstream.base}/hop")
     strm(movies / "Escapee (2003)" / "Escapee (2003).strm", f"{upstream.base}/escape")
+    strm(movies / "Stall (2005)" / "Stall (2005).strm", f"{upstream.base}/stall")
     strm(open_root / "Loopback (2004)" / "Loopback (2004).strm", f"{upstream.base}/video.mp4")
     outside = tmp_path / "private" / "secret.mkv"
     outside.parent.mkdir()
@@ -259,6 +260,19 @@ async def test_a_proxied_remote_source_is_relayed_with_its_range(catalogue: Cata
     assert (part.status_code, part.content) == (206, upstream.payload[100:200])
     assert part.headers["content-range"] == f"bytes 100-199/{len(upstream.payload)}"
     assert ("/video.mp4", "bytes=100-199") in upstream.requests
+
+
+@SQLITE_ONLY
+async def test_a_proxied_source_that_stops_answering_is_cut_within_the_deadline(
+    catalogue: Catalogue, upstream: Upstream, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    monkeypatch.setattr(stream_module, "READ_TIMEOUT_SECONDS", 0.3)
+    received = bytearray()
+    with trio.fail_after(10), pytest.raises(httpx.RemoteProtocolError):  # fewer bytes than Content-Length
+        async with catalogue.client.stream("GET", catalogue.url("Stall"), params={"delivery": "proxy"}) as response:
+            async for chunk in response.aiter_raw():
+                received += chunk
+    assert response.status_code == 200 and bytes(received) == upstream.payload[: len(upstream.payload) // 2]
 
 
 @SQLITE_ONLY

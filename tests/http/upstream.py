@@ -3,7 +3,8 @@
 ``/video.mp4`` serves :attr:`Upstream.payload` with single-range support;
 ``/hop`` redirects to it; ``/escape`` redirects to the same server under
 the name ``localhost`` (a host a library listing only ``127.0.0.1:port``
-does not allow).  Every request's path and ``Range`` are recorded.
+does not allow); ``/stall`` sends half of the payload and then nothing
+until :attr:`Upstream.released` is set.  Every request's path and ``Range`` are recorded.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class Upstream:
     payload: bytes
     base: str = ""  # http://127.0.0.1:PORT
     requests: list[tuple[str, str | None]] = field(default_factory=list)
+    released: trio.Event = field(default_factory=trio.Event)  # lets /stall finish
 
     @property
     def host(self) -> str:
@@ -46,6 +48,12 @@ class Upstream:
         elif scope["path"] == "/escape":
             target = self.base.replace("127.0.0.1", "localhost") + "/video.mp4"
             await _answer(send, 302, [(b"location", target.encode())])
+        elif scope["path"] == "/stall":  # half the body, then nothing until released
+            head = [(b"content-type", b"video/mp4"), (b"content-length", str(len(self.payload)).encode())]
+            await send({"type": "http.response.start", "status": 200, "headers": head})
+            await send({"type": "http.response.body", "body": self.payload[: len(self.payload) // 2], "more_body": True})
+            await self.released.wait()
+            await send({"type": "http.response.body", "body": self.payload[len(self.payload) // 2 :]})
         elif scope["path"] == "/video.mp4":
             await self._video(send, headers.get("range"))
         else:
@@ -85,4 +93,5 @@ async def start_upstream(nursery: trio.Nursery, payload: bytes) -> tuple[Upstrea
 async def upstream(nursery: trio.Nursery) -> AsyncIterator[Upstream]:
     served, shutdown = await start_upstream(nursery, bytes(range(256)) * 40)
     yield served
+    served.released.set()
     shutdown.set()

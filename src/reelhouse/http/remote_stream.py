@@ -38,7 +38,6 @@ from reelhouse.media.remote_targets import DEFAULT_PORTS, remote_target_allowed
 from reelhouse.media.video_types import video_content_type
 
 from .errors import error_response
-from .file_body import READ_CHUNK_BYTES
 from .stream_meter import Meter
 
 log = logging.getLogger(__name__)
@@ -81,26 +80,31 @@ async def proxy(
     request_headers: Mapping[str, str],
     method: str,
     meter: Meter,
+    read_timeout: float,
 ) -> Response:
-    """The upstream's answer relayed (see the module doc); ``meter`` counts the body's bytes."""
+    """The upstream's answer relayed (see the module doc); ``meter`` counts the body's bytes.
+
+    Each hop's answer must come, and each chunk of the body, within ``read_timeout`` seconds.
+    """
     headers = {name: request_headers[name] for name in FORWARDED_REQUEST if name in request_headers}
     headers["Accept-Encoding"] = "identity"  # bytes as stored: ranges must point into them
     for _hop in range(MAX_HOPS + 1):
         await check_target(url, allowed_hosts)
         try:
-            upstream = await client.send(client.build_request(method, url, headers=headers), stream=True)
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            with trio.fail_after(read_timeout):
+                upstream = await client.send(client.build_request(method, url, headers=headers), stream=True)
+        except (httpx.HTTPError, httpx.InvalidURL, trio.TooSlowError) as exc:
             log.warning("remote source at %s cannot be reached: %s", _host_of(url), type(exc).__name__)
             return _unreachable("The remote source cannot be reached.")
         location = upstream.headers.get("location")
         if not (upstream.is_redirect and location):
-            return await _relay(upstream, url, method, meter)
+            return await _relay(upstream, url, method, _UpstreamBody(upstream, meter, read_timeout))
         await upstream.aclose()
         url = urljoin(url, location)
     return _unreachable(f"The remote source redirected more than {MAX_HOPS} times.")
 
 
-async def _relay(upstream: httpx.Response, url: str, method: str, meter: Meter) -> Response:
+async def _relay(upstream: httpx.Response, url: str, method: str, body: _UpstreamBody) -> Response:
     status = upstream.status_code
     if status not in RELAYED_STATUSES:
         await upstream.aclose()
@@ -111,7 +115,7 @@ async def _relay(upstream: httpx.Response, url: str, method: str, meter: Meter) 
         await upstream.aclose()
         response = Response(b"", status=status, headers=headers)
     else:
-        response = Response(_UpstreamBody(upstream, meter), status=status, headers=headers)
+        response = Response(body, status=status, headers=headers)
     if "content-length" in headers:
         response.headers["Content-Length"] = headers["content-length"]
     response.timeout = None  # a film takes longer than Quart's default response time
@@ -136,10 +140,13 @@ def _unreachable(message: str, params: dict[str, int] | None = None) -> Response
 class _UpstreamBody:
     """The upstream body, chunk by chunk; closing it (even unstarted) releases the connection."""
 
-    def __init__(self, upstream: httpx.Response, meter: Meter) -> None:
+    def __init__(self, upstream: httpx.Response, meter: Meter, read_timeout: float) -> None:
         self._upstream = upstream
         self._meter = meter
-        self._chunks: AsyncIterator[bytes] = upstream.aiter_raw(READ_CHUNK_BYTES)
+        self._read_timeout = read_timeout
+        # As the bytes come (httpcore reads at most 64 KiB at a time): a chunk size would hold
+        # a slow source's bytes back until it filled.
+        self._chunks: AsyncIterator[bytes] = upstream.aiter_raw()
         self._pending = 0
 
     def __aiter__(self) -> _UpstreamBody:
@@ -150,8 +157,9 @@ class _UpstreamBody:
             self._meter.add(self._pending)
             self._pending = 0
         try:
-            chunk = await self._chunks.__anext__()
-        except httpx.HTTPError as exc:
+            with trio.fail_after(self._read_timeout):
+                chunk = await self._chunks.__anext__()
+        except (httpx.HTTPError, trio.TooSlowError) as exc:
             log.warning("remote source stopped answering (%s): response cut short", type(exc).__name__)
             raise
         self._pending = len(chunk)

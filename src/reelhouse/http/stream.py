@@ -84,7 +84,7 @@ STALL_SECONDS = 300.0
 """A client that takes no byte of its stream for this long is cut off (http/streams.StalledWrites):
 a paused player whose buffer is full asks again with a Range when it plays on."""
 _EXTENSION_KEY = "reelhouse.stream"
-_GONE = (FileNotFoundError, NotADirectoryError, PermissionError)
+_GONE = (FileNotFoundError, NotADirectoryError, PermissionError)  # gone, or not the server's to read
 
 
 class Delivery(StrEnum):
@@ -158,7 +158,7 @@ async def stream_video(item_id: str) -> Response:
         return remote_stream.redirect(found.path)
     upstream = _service().upstream
     return await remote_stream.proxy(
-        upstream, found.path, found.allowed_hosts, request.headers, request.method, meter
+        upstream, found.path, found.allowed_hosts, request.headers, request.method, meter, READ_TIMEOUT_SECONDS
     )
 
 
@@ -187,7 +187,7 @@ async def _local(source: StreamSource, meter: Meter) -> Response:
     try:
         size, mtime, within = await file_call(files, READ_TIMEOUT_SECONDS, stat_confined, path, source.roots, data_dir)
     except _GONE:
-        raise NotFound("The video file is missing from disk.") from None
+        raise NotFound("The video file is missing from disk or cannot be read.") from None
     except OutsideRoots:
         raise NotFound("The video file is not inside the library's folders.") from None
     modified = datetime.fromtimestamp(mtime, UTC)
@@ -210,7 +210,7 @@ async def _local(source: StreamSource, meter: Meter) -> Response:
     try:
         _, first = await file_call(files, READ_TIMEOUT_SECONDS, opening)
     except _GONE:
-        raise NotFound("The video file is missing from disk.") from None
+        raise NotFound("The video file is missing from disk or cannot be read.") from None
     except OutsideRoots:
         raise NotFound("The video file is not inside the library's folders.") from None
     body = file_chunks(reader, first, files, READ_TIMEOUT_SECONDS, meter.add, meter.flush)
