@@ -14,8 +14,9 @@ an error or a log line (a ``.strm`` URL may carry a token), only its host.
   fetched; ``Range`` and the conditional headers are forwarded, the body
   relayed chunk by chunk (never whole in memory).  An upstream that cannot
   be reached, or answers an error, is 502 ``source_unreachable`` (401/403:
-  ``source_unauthorized``; 404/410: 404 ``not_found``).  A read past the
-  client's read timeout cuts the response short.
+  ``source_unauthorized``; 404/410: 404 ``not_found``); one that does not
+  answer within the read deadline is 502 too, and one that stops sending
+  mid-body for that long cuts the response short.
 
 Known limit: the check resolves the host, then httpx resolves it again to
 connect; a DNS answer that changes in between (rebinding) is not caught.
