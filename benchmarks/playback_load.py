@@ -23,7 +23,11 @@ Figures (one JSON document on stdout):
   the **floor** measured in the same run: a plain blocking Python loop
   reading the same file in 256 KiB chunks and writing it to a local TCP
   socket drained by a thread (target: at least 50 % of it);
-- ``admin_sessions``: latency of the admin list while all this runs.
+- ``admin_sessions``: latency of the admin list while all this runs;
+- ``live_at_end`` (sessions the admin list shows at the end) and
+  ``recorded_at_sigterm``: the server is stopped with SIGTERM, restarted on
+  the same database, and the sessions in its history counted (every live
+  session must have ended into a PlayRecord).
 
 The session half needs the playback report routes (``POST
 /sessions/playing``); when the server lacks them, it is reported skipped and
@@ -227,6 +231,9 @@ async def load(setup: Setup, args: argparse.Namespace, sessions: bool) -> dict[s
                     await _streams_for(nursery, setup, args, figures)
             else:
                 await _streams_for(nursery, setup, args, figures)
+        if sessions:
+            admin_list = await client.get("/admin/playback/sessions", headers=bearer(setup.server.key))
+            report["live_at_end"] = len(admin_list.json())
     report["reports"] = {**summarize_ms(figures.reports), "errors": figures.report_errors} if sessions else None
     streamed = figures.streams
     report["streams"] = {"players": args.streams, "requests": streamed["requests"], "errors": streamed["errors"],
@@ -250,6 +257,18 @@ async def _streams_for(nursery: trio.Nursery, setup: Setup, args: argparse.Names
         raise BenchmarkError(f"the streaming players failed: {done.stderr.decode(errors='replace')[-500:]}")
     figures.streams = json.loads(done.stdout)
     nursery.cancel_scope.cancel()
+
+
+async def recorded_sessions(server: Server) -> int:
+    """Sessions in the history (a record counts the sessions merged into it)."""
+    total, cursor = 0, None
+    async with httpx.AsyncClient(base_url=server.api_url, headers=bearer(server.key), timeout=30) as api:
+        while True:
+            params = {"limit": 200, **({"cursor": cursor} if cursor else {})}
+            page = (await api.get("/admin/playback/history", params=params)).json()
+            total += sum(record["sessions"] for record in page["records"])
+            if not (cursor := page.get("nextCursor")):
+                return total
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -293,6 +312,9 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         if not sessions:
             report["sessions_skipped"] = "the server has no playback report routes (POST /sessions/playing)"
         report["server"] = server.figures()
+    if sessions:  # the server stopped by SIGTERM: every live session is a PlayRecord now; read them back
+        with reelhouse_server(workdir / "data-again", database_url) as again:
+            report["recorded_at_sigterm"] = trio.run(recorded_sessions, again)
     report["targets"] = targets(report)
     report["shape"] = {"sessions": args.sessions if sessions else 0, "streams": args.streams,
                        "seconds": args.seconds, "report_every_s": args.report_every,

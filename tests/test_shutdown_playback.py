@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 import trio
+from trio_websocket import ConnectionClosed
 
 from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
 from .http.conftest import RunningServer, start_server
-from .http.playback import live_sessions, playback_catalogue, start_playing
+from .http.playback import live_sessions, playback_catalogue, start_playing, wait_until_sessions
+from .http.test_remote_control import remote_control
 from .process import ServerProcess
 
 GRACE_S = 10.0
@@ -50,9 +52,13 @@ async def test_sigterm_ends_every_live_session_into_history(
             episode = await start_playing(player, cat.episode, positionSec=2900)
         async with running.client() as admin:
             assert {s["id"] for s in await live_sessions(admin)} == {movie, episode}
-        process.send_signal(signal.SIGTERM)
-        with trio.fail_after(GRACE_S + 5):
-            assert await process.wait() == 0, process.log.decode(errors="replace")
+            async with remote_control(running, cat.token) as socket:  # open through the shutdown
+                await wait_until_sessions(admin, lambda sessions: all(s["stoppable"] for s in sessions))
+                process.send_signal(signal.SIGTERM)
+                with trio.fail_after(GRACE_S + 5):
+                    assert await process.wait() == 0, process.log.decode(errors="replace")
+                with pytest.raises(ConnectionClosed):
+                    await socket.get_message()
         # The history outlives the process: read it through a server started afresh.
         restarted = await start_server(nursery, database_url, tmp_path / "data-again")
         async with restarted.client() as admin:

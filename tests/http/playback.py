@@ -71,3 +71,10 @@ async def wait_until_sessions(client: httpx.AsyncClient, check: Any) -> list[dic
     while not check(sessions := await live_sessions(client)):
         await trio.sleep(POLL_S)
     return sessions
+
+
+async def catalogue_playing(server: RunningServer, **body: Any) -> tuple[Catalogue, str]:
+    """:func:`playback_catalogue` with Ann's player playing the movie; the session's id."""
+    cat = await playback_catalogue(server)
+    async with server.client(key=cat.token) as player:
+        return cat, await start_playing(player, cat.movie, **body)

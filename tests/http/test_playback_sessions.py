@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import httpx
 import trio
 
 from reelhouse.storage import open_store
 
-from .conftest import RunningServer
+from .conftest import RunningServer, start_server
 from .members import token_for
-from .playback import EPISODE_SECONDS, Catalogue, live_sessions, playback_catalogue, start_playing
+from .playback import (EPISODE_SECONDS, catalogue_playing, live_sessions, playback_catalogue, start_playing,
+                       wait_until_sessions)
 
 LIMIT_S = 30
 RFC3339_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -41,9 +43,7 @@ async def test_a_session_whose_item_is_removed_shows_item_deleted_and_no_title(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat = await playback_catalogue(server)
-        async with server.client(key=cat.token) as player:
-            await start_playing(player, cat.movie)
+        cat, _session_id = await catalogue_playing(server)
         [before] = await live_sessions(client)
         async with open_store(server.database_url) as store:
             await store.execute("DELETE FROM items WHERE id = ?", (cat.movie,))
@@ -72,10 +72,9 @@ async def test_bad_reports_are_400_with_the_error_body_and_change_nothing(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat = await playback_catalogue(server)
+        cat, session_id = await catalogue_playing(server, positionSec=10)
+        before = await live_sessions(client)
         async with server.client(key=cat.token) as player:
-            session_id = await start_playing(player, cat.movie, positionSec=10)
-            before = await live_sessions(client)
             answers = {
                 "negative": await player.post("/sessions/playing/progress",
                                               json={"sessionId": session_id, "positionSec": -1, "paused": True}),
@@ -142,9 +141,7 @@ async def test_stop_is_409_without_a_socket_and_404_for_an_unknown_session(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat: Catalogue = await playback_catalogue(server)
-        async with server.client(key=cat.token) as player:
-            session_id = await start_playing(player, cat.movie)
+        cat, session_id = await catalogue_playing(server)
         not_stoppable = await client.post(f"/admin/playback/sessions/{session_id}/stop")
         unknown = await client.post("/admin/playback/sessions/nope/stop")
         [session] = await live_sessions(client)
@@ -152,3 +149,23 @@ async def test_stop_is_409_without_a_socket_and_404_for_an_unknown_session(
     assert not_stoppable.json()["code"] == "session_not_stoppable"
     assert unknown.status_code == 404
     assert session["id"] == session_id and session["stoppable"] is False
+
+
+async def test_a_session_without_reports_ends_itself_into_the_history(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path
+) -> None:
+    server = await start_server(nursery, database_url, tmp_path / "data", playback={"idle_end_seconds": 0.5})
+    with trio.fail_after(LIMIT_S):
+        cat = await playback_catalogue(server)
+        async with server.client() as client:
+            async with server.client(key=cat.token) as player:
+                session_id = await start_playing(player, cat.movie, positionSec=60)
+            await wait_until_sessions(client, lambda sessions: sessions == [])
+            while not (records := (await client.get("/admin/playback/history")).json()["records"]):
+                await trio.sleep(0.02)
+            async with server.client(key=cat.token) as player:
+                late = await player.post("/sessions/playing/progress", json={"sessionId": session_id})
+    server.shutdown.set()
+    [record] = records
+    assert (record["itemId"], record["percent"]) == (cat.movie, 1.0)
+    assert late.status_code == 404

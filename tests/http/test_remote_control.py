@@ -14,7 +14,7 @@ import trio
 from trio_websocket import ConnectionClosed, ConnectionRejected, WebSocketConnection, open_websocket_url
 
 from .conftest import RunningServer, start_server
-from .playback import live_sessions, playback_catalogue, start_playing, wait_until_sessions
+from .playback import catalogue_playing, live_sessions, wait_until_sessions
 
 LIMIT_S = 30
 # Short enough for a test, long enough for a loaded machine to answer in time.
@@ -65,9 +65,7 @@ async def test_stop_goes_down_the_socket_and_the_session_ends_on_stopped(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat = await playback_catalogue(server)
-        async with server.client(key=cat.token) as player:
-            session_id = await start_playing(player, cat.movie, positionSec=30)
+        cat, session_id = await catalogue_playing(server, positionSec=30)
         [before] = await live_sessions(client)
         async with remote_control(server, cat.token) as socket:
             await wait_until_sessions(client, stoppable(True))
@@ -90,9 +88,7 @@ async def test_stop_goes_down_the_socket_and_the_session_ends_on_stopped(
 
 async def test_a_player_that_answers_pings_stays_stoppable(server: RunningServer, client: httpx.AsyncClient) -> None:
     with trio.fail_after(LIMIT_S):
-        cat = await playback_catalogue(server)
-        async with server.client(key=cat.token) as player:
-            await start_playing(player, cat.movie)
+        cat, _session_id = await catalogue_playing(server)
         async with remote_control(server, cat.token) as socket, trio.open_nursery() as nursery:
             nursery.start_soon(answer_pings, socket)
             await wait_until_sessions(client, stoppable(True))
@@ -106,9 +102,7 @@ async def test_a_socket_without_pongs_is_closed_and_its_sessions_are_not_stoppab
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat = await playback_catalogue(server)
-        async with server.client(key=cat.token) as player:
-            session_id = await start_playing(player, cat.movie)
+        cat, session_id = await catalogue_playing(server)
         async with remote_control(server, cat.token) as socket:
             await wait_until_sessions(client, stoppable(True))
             assert json.loads(await socket.get_message()) == {"type": "ping"}  # and no pong from here
@@ -124,9 +118,7 @@ async def test_a_closed_socket_turns_its_sessions_not_stoppable(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat = await playback_catalogue(server)
-        async with server.client(key=cat.token) as player:
-            await start_playing(player, cat.movie)
+        cat, _session_id = await catalogue_playing(server)
         async with remote_control(server, cat.token):
             await wait_until_sessions(client, stoppable(True))
         [session] = await wait_until_sessions(client, stoppable(False))
@@ -142,3 +134,17 @@ async def test_the_socket_needs_a_player_token(server: RunningServer) -> None:
                     pass
             statuses[name] = rejected.value.status_code
     assert statuses == {"api key": 403, "no token": 401, "unknown device token": 401}
+
+
+async def test_a_newer_socket_of_the_device_replaces_the_older(server: RunningServer, client: httpx.AsyncClient) -> None:
+    with trio.fail_after(LIMIT_S):
+        cat, session_id = await catalogue_playing(server)
+        async with remote_control(server, cat.token) as older:
+            await wait_until_sessions(client, stoppable(True))
+            async with remote_control(server, cat.token) as newer:
+                with pytest.raises(ConnectionClosed):
+                    while True:
+                        await older.get_message()
+                stop = await client.post(f"/admin/playback/sessions/{session_id}/stop")
+                assert stop.status_code == 204, stop.text
+                assert await next_message(newer, "stop") == {"type": "stop", "sessionId": session_id}

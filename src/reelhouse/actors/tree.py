@@ -42,6 +42,8 @@ from .system_monitor import MonitorConfig, SystemMonitor
 # adds GIL contention and delays the event loop.
 SCAN_PARSE_THREADS = 2
 SCAN_PARSE_PROCESSES = max(1, os.cpu_count() or 1)  # big scans parse in child processes, one per core
+# Every progress report and every stream's byte batch passes the playback registry.
+PLAYBACK_MAILBOX_SIZE = 256
 COVERS_DIR = "covers"  # under the data directory: automatic library collages
 
 
@@ -119,7 +121,8 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
         scheduler = await root.start_child(ChildSpec("scheduler", lambda: Scheduler(
             _scheduler_services(settings, store, bus, jobs, libraries, plugins), core_tasks())))
         # Last, so it stops first: live sessions end into history while the store is open.
-        playback = await root.start_child(ChildSpec("playback", lambda: _playback_registry(settings, store, scheduler)))
+        playback = await root.start_child(ChildSpec("playback", lambda: _playback_registry(settings, store, scheduler),
+                                                    mailbox_size=PLAYBACK_MAILBOX_SIZE))
         try:
             yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback)
         finally:

@@ -280,3 +280,21 @@ async def test_whether_anyone_plays_is_reported_once_per_change(playback: Playba
         await playback.ref.ask(EndSession(second, "dev2", None, None))
         await trio.sleep(1)
     assert playback.activity == [True, False]
+
+
+async def test_the_bytes_go_to_the_newest_session_of_the_device_and_item_then_to_the_one_left(
+    playback: Playback, autojump_clock: object
+) -> None:
+    with trio.fail_after(LIMIT_S):
+        older = await start(playback)
+        newer = await start(playback)
+        await trio.sleep(10)
+        await playback.ref.tell(StreamedBytes("dev1", "movie1", 10_000_000))
+        first = {view.id: view.bandwidth_kbps for view in await sessions(playback)}
+        await playback.ref.ask(EndSession(newer, "dev1", None, None))
+        while len(await sessions(playback)) > 1:
+            await trio.lowlevel.checkpoint()  # the ended session is forgotten as its task ends
+        await playback.ref.tell(StreamedBytes("dev1", "movie1", 10_000_000))
+        second = {view.id: view.bandwidth_kbps for view in await sessions(playback)}
+    assert first == {older: 0, newer: 8000}
+    assert second == {older: 8000}

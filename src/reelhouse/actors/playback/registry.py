@@ -87,6 +87,8 @@ class PlaybackRegistry(Supervisor):
         self._activity = activity
         self._wall_ms = wall_ms
         self._sessions: dict[str, _Session] = {}
+        # (device, item) -> the newest live session of that pair: where the stream's bytes go.
+        self._by_player: dict[tuple[str, str], _Session] = {}
         self._sockets: dict[str, _Socket] = {}
         self._socket_ids = itertools.count(1)
         self._activity_changed = trio.Event()
@@ -145,7 +147,8 @@ class PlaybackRegistry(Supervisor):
         factory = lambda: PlaybackActor(session_id, start, self._times, self.ref, self._wall_ms())  # noqa: E731
         spec = ChildSpec(session_id, factory, restart="temporary", mailbox_size=SESSION_MAILBOX_SIZE)
         ref = await self.start_child(spec)
-        self._sessions[session_id] = _Session(session_id, ref, start.device_id, start.item.id, start.play_session_id)
+        session = _Session(session_id, ref, start.device_id, start.item.id, start.play_session_id)
+        self._sessions[session_id] = self._by_player[(session.device_id, session.item_id)] = session
         self._activity_changed.set()
         return session_id
 
@@ -157,8 +160,15 @@ class PlaybackRegistry(Supervisor):
         return session
 
     def _forget_session(self, name: str, error: BaseException | None) -> None:
-        if self._sessions.pop(name, None) is not None:
+        session = self._sessions.pop(name, None)
+        if session is not None:
             self._activity_changed.set()
+            pair = (session.device_id, session.item_id)
+            if self._by_player.get(pair) is session:
+                del self._by_player[pair]
+                older = [s for s in self._sessions.values() if (s.device_id, s.item_id) == pair]
+                if older:
+                    self._by_player[pair] = older[-1]
         if error is not None:
             log.error("playback session %s crashed; it ends without a record", name)
 
@@ -201,23 +211,20 @@ class PlaybackRegistry(Supervisor):
             log.error("playback session %s: writing its play record took too long; given up", ended.session_id)
 
     def _credit(self, device_id: str, item_id: str, nbytes: int) -> None:
-        # The newest live session of that device on that item gets the bytes.
-        for session in reversed(list(self._sessions.values())):
-            if session.device_id == device_id and session.item_id == item_id:
-                try:
-                    session.ref.try_tell(AddBytes(nbytes))
-                except ActorError:
-                    pass  # it just ended
-                return
+        session = self._by_player.get((device_id, item_id))
+        if session is not None:
+            try:
+                session.ref.try_tell(AddBytes(nbytes))  # a full mailbox drops the batch: bandwidth reads low
+            except ActorError:
+                pass  # it just ended
 
     async def _list(self, reply: PendingReply) -> None:
         views: dict[str, SessionView] = {}
 
         async def snapshot(session: _Session) -> None:
             try:
-                with trio.fail_after(SNAPSHOT_TIMEOUT_SECONDS):
-                    view = await session.ref.ask(Snapshot())
-            except (errors.DomainError, ActorError, trio.TooSlowError):
+                view = await session.ref.ask(Snapshot(), timeout=SNAPSHOT_TIMEOUT_SECONDS)
+            except (errors.DomainError, ActorError):
                 return  # ended meanwhile, or too busy to answer: left out of this list
             assert isinstance(view, SessionView)
             views[session.id] = replace(view, stoppable=self._stoppable(session.device_id))
