@@ -143,6 +143,11 @@ async def stream_video(item_id: str) -> Response:
     see, an item without a file (a series), a file gone from disk or
     resolving outside the library's folders. 503: the file did not answer
     in time; a read that stalls mid-body cuts the response short.
+
+    The response has no overall time limit, but a client that takes no
+    byte for 5 minutes is cut off (a paused player asks again with a
+    Range). The bytes sent to a device token count toward its playback
+    session's bandwidthKbps (a redirect sends none).
     """
     delivery = _delivery(request.args.get("delivery"))
     found = await find_stream_source(app_context().store, item_id)
