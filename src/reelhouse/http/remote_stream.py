@@ -18,9 +18,12 @@ an error or a log line (a ``.strm`` URL may carry a token), only its host.
   answer within the read deadline is 502 too, and one that stops sending
   mid-body for that long cuts the response short.
 
-Known limit: the check resolves the host, then httpx resolves it again to
-connect; a DNS answer that changes in between (rebinding) is not caught.
-List the hosts in ``remoteAllowedHosts`` to rule that out.
+When the library lists no hosts, the proxy connects to the very address
+it checked (:func:`pinned_request`: the URL's host replaced by that
+address, ``Host`` and the TLS server name kept), so a DNS answer that
+changes between the check and the connection (rebinding) cannot lead it to
+a refused address.  A redirect cannot be pinned: the player resolves the
+name itself.
 """
 
 from __future__ import annotations
@@ -57,10 +60,14 @@ def upstream_client(read_timeout: float) -> httpx.AsyncClient:
     return httpx.AsyncClient(follow_redirects=False, timeout=timeout, limits=limits, trust_env=False)
 
 
-async def check_target(url: str, allowed_hosts: Iterable[str]) -> None:
-    """Forbidden unless the library's rule allows ``url`` (resolving its host when no list is set)."""
+async def check_target(url: str, allowed_hosts: Iterable[str]) -> str | None:
+    """Forbidden unless the library's rule allows ``url``.
+
+    Without a list the host is resolved, and the first address (every one
+    was checked) is answered: connect there.  With a list, None.
+    """
     hosts = tuple(allowed_hosts)
-    resolved = () if hosts else await _resolve(url)
+    resolved = [] if hosts else await _resolve(url)
     if not remote_target_allowed(url, resolved, hosts):
         host = _host_of(url)
         log.info("remote source target %s refused by remoteAllowedHosts", host)
@@ -68,6 +75,26 @@ async def check_target(url: str, allowed_hosts: Iterable[str]) -> None:
             "The remote source's address is not allowed by the library's remoteAllowedHosts.",
             params={"host": host},
         )
+    return resolved[0] if resolved else None
+
+
+def pinned_request(client: httpx.AsyncClient, method: str, url: str, headers: dict[str, str],
+                   address: str | None) -> httpx.Request:  # fmt: skip
+    """The request for ``url``, sent to ``address`` when given (see the module doc).
+
+    A pinned HTTPS request closes its connection after the answer: the pool
+    knows connections by address, and another name on the same address
+    must not reuse one made for this name's certificate.
+    """
+    if address is None:
+        return client.build_request(method, url, headers=headers)
+    original = httpx.URL(url)
+    pinned = {**headers, "Host": original.netloc.decode("ascii")}
+    extensions: dict[str, str] = {}
+    if original.scheme == "https":
+        pinned["Connection"] = "close"
+        extensions["sni_hostname"] = original.host
+    return client.build_request(method, original.copy_with(host=address), headers=pinned, extensions=extensions)
 
 
 def redirect(url: str) -> Response:
@@ -90,10 +117,10 @@ async def proxy(
     headers = {name: request_headers[name] for name in FORWARDED_REQUEST if name in request_headers}
     headers["Accept-Encoding"] = "identity"  # bytes as stored: ranges must point into them
     for _hop in range(MAX_HOPS + 1):
-        await check_target(url, allowed_hosts)
+        address = await check_target(url, allowed_hosts)
         try:
             with trio.fail_after(read_timeout):
-                upstream = await client.send(client.build_request(method, url, headers=headers), stream=True)
+                upstream = await client.send(pinned_request(client, method, url, headers, address), stream=True)
         except (httpx.HTTPError, httpx.InvalidURL, trio.TooSlowError) as exc:
             log.warning("remote source at %s cannot be reached: %s", _host_of(url), type(exc).__name__)
             return _unreachable("The remote source cannot be reached.")
