@@ -1,7 +1,7 @@
 """GET /videos/{id}/stream over a real socket: real ffmpeg-made files, scanned libraries, a fake remote source.
 
-Every rule runs on SQLite; finding the primary version (the store's part)
-on both backends.
+Every rule runs on SQLite; finding the primary version and the member's
+libraries (the store's part) on both backends.
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ async def test_head_answers_the_headers_without_the_body(catalogue: Catalogue) -
 # -- who may see it, and what is not there ----------------------------------------------------
 
 
-@SQLITE_ONLY
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
 async def test_a_member_streams_only_from_libraries_they_may_see(catalogue: Catalogue) -> None:
     with trio.fail_after(LIMIT_S):
         mum = await token_for(catalogue.server, "Mum", password=PASSWORD)
