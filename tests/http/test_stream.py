@@ -178,6 +178,26 @@ async def test_a_file_swapped_for_a_symlink_out_of_the_root_is_404_and_never_sen
 
 
 @SQLITE_ONLY
+async def test_a_symlink_swapped_in_after_the_stat_is_refused_on_the_opened_file(
+    catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    heat = catalogue.files["Heat"]
+    catalogue.outside.write_bytes(b"SECRET" * (heat.stat().st_size // 6) + b"S" * (heat.stat().st_size % 6))
+    real_stat = stream_module.stat_confined
+
+    def stat_then_swap(*args: Any) -> Any:
+        found = real_stat(*args)  # the file as it was, inside the root...
+        heat.unlink()
+        heat.symlink_to(catalogue.outside)  # ...then a link out, of the very same size
+        return found
+
+    monkeypatch.setattr(stream_module, "stat_confined", stat_then_swap)
+    response = await catalogue.get("Heat")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert b"SECRET" not in response.content
+
+
+@SQLITE_ONLY
 async def test_a_vanished_file_an_unknown_item_and_a_bad_delivery_get_error_bodies(catalogue: Catalogue) -> None:
     catalogue.files["Heat"].unlink()
     vanished = await catalogue.get("Heat")
