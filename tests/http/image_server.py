@@ -7,9 +7,7 @@ them.  :class:`HungMount` stands in for a mount that stopped answering.
 from __future__ import annotations
 
 import io
-import itertools
 import random
-import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,6 +28,8 @@ from reelhouse.http import image_sources as image_sources_module
 from reelhouse.http.images import blueprint
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
+
+from .hung_mount import HungMount
 
 LIMIT_S = 20
 POSTER_TAG = "a1b2c3d4e5f60718"
@@ -152,27 +152,6 @@ def assert_error(response: httpx.Response, status: int, code: str, field: str | 
     assert body["code"] == code and body["message"]
     if field is not None:
         assert body["params"]["field"] == field
-
-
-class HungMount:
-    """Stands in for a network mount that stopped answering: calls block until released."""
-
-    def __init__(self) -> None:
-        self._answer = threading.Event()
-
-    def hang(self, real: Callable[..., Any], *, after: int = 0) -> Callable[..., Any]:
-        """``real``, answering its first ``after`` calls at once."""
-        calls = itertools.count()
-
-        def hung(*args: Any, **kwargs: Any) -> Any:
-            if next(calls) >= after:
-                self._answer.wait()
-            return real(*args, **kwargs)
-
-        return hung
-
-    def release(self) -> None:
-        self._answer.set()
 
 
 @pytest.fixture

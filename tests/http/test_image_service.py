@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from reelhouse.http import image_service as image_service_module
+from reelhouse.http import file_body
 from reelhouse.http import image_sources as image_sources_module
 
 from .image_server import (  # noqa: F401 (fixtures)
@@ -73,7 +74,7 @@ async def test_rendering_past_its_time_limit_is_503_not_a_hung_request(
     monkeypatch.setattr(image_service_module, "render", slow_render)
     response = await api.get(maxWidth="70")
     assert_error(response, 503, "service_unavailable")
-    assert response.headers["retry-after"] == str(image_sources_module.RETRY_AFTER_SECONDS)
+    assert response.headers["retry-after"] == str(file_body.RETRY_AFTER_SECONDS)
 
 
 # -- the rendition cache ----------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 import trio
 from werkzeug.http import http_date
 
-from reelhouse.http import file_ranges as file_ranges_module
+from reelhouse.http import file_body
 from reelhouse.http import image_sources as image_sources_module
 
 from .image_server import (  # noqa: F401 (fixtures)
@@ -96,14 +96,14 @@ async def test_an_original_that_keeps_changing_while_read_is_503_with_the_error_
     """Looked up anew once; a second change answers 503 with Retry-After, never a wrong length."""
     opened: list[Path] = []
 
-    def always_changed(self: Any, *, with_body: bool = True) -> tuple[str, bytes]:
+    def always_changed(self: Any, inspect: Any, *, with_body: bool = True) -> tuple[str, bytes]:
         opened.append(self.path)
-        raise image_sources_module.SourceChanged()
+        raise file_body.SourceChanged()
 
-    monkeypatch.setattr(file_ranges_module.FileRange, "open", always_changed)
+    monkeypatch.setattr(file_body.FileRange, "open", always_changed)
     response = await api.get()
     assert_error(response, 503, "service_unavailable")
-    assert response.headers["retry-after"] == str(image_sources_module.RETRY_AFTER_SECONDS)
+    assert response.headers["retry-after"] == str(file_body.RETRY_AFTER_SECONDS)
     assert len(opened) == 2
 
 

@@ -34,7 +34,9 @@ from .remote_control import blueprint as remote_control_blueprint
 from .scans import blueprint as scans_blueprint
 from .schedules import blueprint as schedules_blueprint
 from .search import blueprint as search_blueprint
-from .streams import AbortableStreams
+from .stream import blueprint as stream_blueprint
+from .stream import stall_seconds as stream_stall_seconds
+from .streams import AbortableStreams, StalledWrites
 from .system import blueprint as system_blueprint
 from .users import blueprint as users_blueprint
 
@@ -48,6 +50,7 @@ BLUEPRINTS = (
     items_blueprint,
     search_blueprint,
     images_blueprint,
+    stream_blueprint,
     plugins_blueprint,
     users_blueprint,
     devices_blueprint,
@@ -92,7 +95,8 @@ def create_app(context: AppContext) -> Quart:
     register_error_handlers(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint, url_prefix=API_PREFIX)
-    app.asgi_app = AbortableStreams(app, {f"{API_PREFIX}/scans/events"})  # type: ignore[method-assign]
+    events = AbortableStreams(app, {f"{API_PREFIX}/scans/events"})
+    app.asgi_app = StalledWrites(events, f"{API_PREFIX}/videos/", stream_stall_seconds)  # type: ignore[method-assign]
     return app
 
 

@@ -31,7 +31,8 @@ from reelhouse.storage.image_cache import IMAGE_CACHE_DIR, ImageCache, Rendition
 from reelhouse.thread_pool import ThreadPool
 
 from .context import app_context
-from .image_sources import RETRY_AFTER_SECONDS, ImageSources, SourceImage
+from .file_body import RETRY_AFTER_SECONDS
+from .image_sources import ImageSources, SourceImage
 
 log = logging.getLogger(__name__)
 

@@ -34,25 +34,25 @@ that hangs); past it the request gets 503 with ``Retry-After``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from stat import S_ISREG
 from typing import Any, TypeVar
 
 import trio
 from cachetools import LRUCache
 from werkzeug.http import http_date
 
-from reelhouse.errors import NotFound, Unavailable
+from reelhouse.errors import NotFound
 from reelhouse.media.containment import Confinement
 from reelhouse.media.file_names import to_fs
 from reelhouse.storage import Store
 from reelhouse.storage.confined_files import OutsideRoots, confinement_for
 from reelhouse.storage.stored_images import PROVIDER_SOURCE, find_stored_image, provider_confinement
 from reelhouse.thread_pool import ThreadPool
+
+from .file_body import file_call, stat_within
 
 T = TypeVar("T")
 _Wanted = tuple[str, str, int]  # item id, kind, index
@@ -62,7 +62,6 @@ MAX_SOURCES = 10_000
 SOURCE_TIMEOUT_SECONDS = 10.0
 """One stat or read of a stored image (a hung network mount); beyond it the
 request gets 503, or a body already under way is cut short."""
-RETRY_AFTER_SECONDS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,15 +76,6 @@ class SourceImage:
     roots: tuple[str, ...]  # of the item's library, as stored
     within: Confinement  # where the file may resolve: checked again when it is opened
     provider: bool = False  # a provider image: confined to the provider image store
-
-
-class SourceChanged(Unavailable):
-    """The file is not the size remembered: changed on disk since it was looked at."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "The image file changed while it was being read.", params={"retryAfterSeconds": RETRY_AFTER_SECONDS}
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,26 +175,9 @@ def _stat(
     is gone or not a regular file.
     """
     within = provider_confinement(data_dir) if provider else confinement_for(roots, data_dir)
-    real = os.path.realpath(path)
-    if not within.allows(real):
-        raise OutsideRoots()
-    stat = os.stat(real)
-    if not S_ISREG(stat.st_mode):
-        raise FileNotFoundError(str(path))
-    return stat.st_size, stat.st_mtime, within
+    return (*stat_within(path, within), within)
 
 
 async def source_file_call(files: ThreadPool[None], fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` on the file threads within :data:`SOURCE_TIMEOUT_SECONDS`.
-
-    Past the deadline the call is abandoned (its thread stays blocked until
-    the mount answers) and Unavailable is raised, so the request ends
-    instead of waiting.
-    """
-    try:
-        with trio.fail_after(SOURCE_TIMEOUT_SECONDS):
-            return await files.call(fn, *args, abandon_on_cancel=True)
-    except trio.TooSlowError:
-        raise Unavailable(
-            "The image file did not answer in time.", params={"retryAfterSeconds": RETRY_AFTER_SECONDS}
-        ) from None
+    """``fn(*args)`` on the file threads within :data:`SOURCE_TIMEOUT_SECONDS` (:func:`file_call`)."""
+    return await file_call(files, SOURCE_TIMEOUT_SECONDS, fn, *args)

@@ -35,7 +35,7 @@ The stored file a request names is found by
 :class:`reelhouse.http.image_sources.ImageSources`, which remembers it
 briefly (until the next write of the catalogue; the file is looked at again
 every 10 s, and an original found not of the remembered size is looked up
-anew).  The stored file is streamed by :mod:`reelhouse.http.file_ranges`
+anew).  The stored file is streamed by :mod:`reelhouse.http.file_body`
 (a stored image under 256 KiB is opened, sniffed, read and closed in one
 hop to a file thread); renditions come from
 :mod:`reelhouse.http.image_service` (cache, render threads, time limit).
@@ -49,27 +49,21 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from pydantic import Field
 from quart import Blueprint, Response, request
 from quart_schema import document_querystring
 
 from reelhouse.errors import Invalid, NotFound
-from reelhouse.media.local_images import ImageKind
+from reelhouse.media.local_images import SNIFF_BYTES, ImageKind
 from reelhouse.media.renditions import CONTENT_TYPES, MAX_SIZE, negotiate_format, validate_size
 from reelhouse.storage.confined_files import OutsideRoots
 from reelhouse.storage.image_cache import RenditionKey
 
-from .conditional import (
-    NOT_MODIFIED,
-    PARTIAL_CONTENT,
-    PRECONDITION_FAILED,
-    RANGE_NOT_SATISFIABLE,
-    Decision,
-    evaluate,
-)
+from .conditional import PARTIAL_CONTENT, evaluate
 from .errors import error_response
-from .file_ranges import FileRange, file_chunks
+from .file_body import FileRange, SourceChanged, file_chunks, short_answer
 from .image_service import (
     CannotRender,
     image_content_type,
@@ -78,7 +72,8 @@ from .image_service import (
     start_image_service,
     stop_image_service,
 )
-from .image_sources import SourceChanged, SourceImage, source_file_call
+from . import image_sources
+from .image_sources import SourceImage, source_file_call
 from .library_access import require_item_visible
 from .openapi import may_answer, raw_response
 from .query_args import bounded_int
@@ -89,11 +84,6 @@ log = logging.getLogger(__name__)
 blueprint = Blueprint("images", __name__)
 blueprint.before_app_serving(start_image_service)
 blueprint.after_app_serving(stop_image_service)
-
-# The stored-file streaming moved to file_ranges.py; these names stay here
-# until the stream route (h-stream) imports them from there.
-_FileRange = FileRange
-_chunks = file_chunks
 
 MAX_INDEX = 10_000
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -210,19 +200,6 @@ def _headers(source: SourceImage, etag: str, wanted: ImageRequest) -> dict[str, 
     }
 
 
-def _short_answer(decision: Decision, headers: dict[str, str]) -> Response | None:
-    """The answer without a body (304) or with the error body (412, 416); None for 200/206."""
-    if decision.status == NOT_MODIFIED:
-        return Response(b"", status=NOT_MODIFIED, headers=headers)
-    if decision.status == PRECONDITION_FAILED:
-        return error_response(412, "bad_request", "A precondition of the request failed.", headers=headers)
-    if decision.status == RANGE_NOT_SATISFIABLE:
-        assert decision.content_range is not None
-        answer_headers = {**headers, "Content-Range": decision.content_range}
-        return error_response(416, "bad_request", "The range cannot be satisfied.", headers=answer_headers)
-    return None
-
-
 def _etag_token(tag: str) -> str:
     """The tag itself when it is plain text, else a hash of it (an ETag holds no quotes)."""
     if _PLAIN_TAG.fullmatch(tag):
@@ -233,7 +210,7 @@ def _etag_token(tag: str) -> str:
 async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
     headers = _headers(source, f'"{_etag_token(source.tag)}"', wanted)
     decision = evaluate(request.headers, headers["ETag"], source.modified, source.size, request.method)
-    short = _short_answer(decision, headers)
+    short = short_answer(decision, headers)
     if short is not None:
         return short
     start, length = 0, source.size
@@ -241,20 +218,24 @@ async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
         assert decision.start is not None and decision.length is not None and decision.content_range
         start, length = decision.start, decision.length
         headers["Content-Range"] = decision.content_range
-    reader = FileRange(source, start, length, sniff=image_content_type)
+    reader = FileRange(source.path, source.within, source.size, start, length)
     files = image_service().files
     with_body = request.method != "HEAD"
     try:
-        content_type, first = await source_file_call(files, functools.partial(reader.open, with_body=with_body))
+        content_type, first = await source_file_call(files, functools.partial(reader.open, _sniff_head, with_body=with_body))
     except (FileNotFoundError, NotADirectoryError):
         raise NotFound("The image file is missing from disk.") from None
     except OutsideRoots:
         raise NotFound("The image file is not inside the library's folders.") from None
-    response = Response(file_chunks(reader, first, files), status=decision.status, headers=headers)
+    response = Response(file_chunks(reader, first, files, image_sources.SOURCE_TIMEOUT_SECONDS), status=decision.status, headers=headers)
     assert content_type is not None  # sniffed
     response.content_type = content_type
     response.headers["Content-Length"] = str(length)
     return response
+
+
+def _sniff_head(file: BinaryIO) -> str:
+    return image_content_type(file.read(SNIFF_BYTES))
 
 
 async def _rendition(source: SourceImage, wanted: ImageRequest) -> Response:
@@ -264,12 +245,12 @@ async def _rendition(source: SourceImage, wanted: ImageRequest) -> Response:
     headers = _headers(source, f'"{_etag_token(source.tag)}-{sizes}-{fmt}"', wanted)
     headers["Vary"] = "Accept"
     # Preconditions first, on an empty stand-in: a 304 or 412 never renders.
-    short = _short_answer(evaluate(request.headers, headers["ETag"], source.modified, 0, request.method), headers)
+    short = short_answer(evaluate(request.headers, headers["ETag"], source.modified, 0, request.method), headers)
     if short is not None:
         return short
     data = await rendition_bytes(source, key)
     decision = evaluate(request.headers, headers["ETag"], source.modified, len(data), request.method)
-    short = _short_answer(decision, headers)
+    short = short_answer(decision, headers)
     if short is not None:
         return short
     body = data

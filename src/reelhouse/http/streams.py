@@ -66,3 +66,41 @@ async def _forward(messages: trio.MemoryReceiveChannel[Message], send: Send, for
         log.exception("the server refused a message of a stream response")
     finally:
         forwarded.set()
+
+
+class StalledWrites:
+    """ASGI middleware: a response under ``prefix`` whose client takes no write for ``seconds()`` is cut.
+
+    For the video stream (``GET /videos/{id}/stream``): a film takes hours,
+    so the response has no overall time limit, but a client that stopped
+    reading (a player paused with its buffer full, or one that went away
+    without closing) would hold its task, a chunk and its connection for
+    ever.  Each message the app sends must be written within the limit;
+    else the write is cancelled (the connection layer closes the
+    connection: the client reads what was sent, then end of file, and asks
+    again with a Range) and the app's request ends.  ``seconds`` is read
+    per request, so a test can shorten it.
+    """
+
+    def __init__(self, inner: Callable[..., Any], prefix: str, seconds: Callable[[], float]) -> None:
+        self._inner = inner
+        self._prefix = prefix
+        self._seconds = seconds
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(self._prefix):
+            await self._inner(scope, receive, send)
+            return
+        limit = self._seconds()
+        cut = trio.CancelScope()
+
+        async def timed_send(message: Message) -> None:
+            with trio.move_on_after(limit) as write:
+                await send(message)
+            if write.cancelled_caught:
+                log.info("a client took no data for %.0f s: %s cut short", limit, scope["path"])
+                cut.cancel()
+                await trio.lowlevel.checkpoint()  # ends the app's request here
+
+        with cut:
+            await self._inner(scope, receive, timed_send)

@@ -18,23 +18,23 @@ transaction (the lanes never wait for the database), so a cancelled probe
 run keeps what was written and the rest stays pending.
 ``on_progress(done, total)`` is called as each file is answered. Remote
 sources (``.strm``) are never probed here; whoever reads them later must
-check every hop with :func:`remote_target_allowed`.
+check every hop with :func:`remote_target_allowed`
+(:mod:`reelhouse.media.remote_targets`, re-exported here).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import math
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 import trio
 
 from reelhouse.media.containment import Confinement
 from reelhouse.media.file_names import to_fs
 from reelhouse.media.probe import ProbeFailure
+from reelhouse.media.remote_targets import remote_target_allowed
 from reelhouse.storage import Store, now_ms
 from reelhouse.storage.confined_files import resolves_inside
 from reelhouse.storage.catalog import PendingSource, ProbeOutcomeRow, pending_probe_sources, save_probe_results
@@ -44,7 +44,6 @@ from .probe_pool import DEFAULT_COMMAND, ProbePool, Probed, open_probe_pool
 FLUSH_EVERY = 256  # probe results per write transaction, at most...
 FLUSH_WAIT_S = 0.2  # ...or those that came within this long
 BATCH = 64  # paths per request to a worker (and per hold of the limiter)
-DEFAULT_PORTS = {"http": 80, "https": 443}
 OUTSIDE_ROOTS = Probed(failure=ProbeFailure.PERMISSION_DENIED, message="The file resolves outside the library's folders.")
 
 __all__ = ["BATCH", "FLUSH_EVERY", "Probed", "ScanDeps", "probe_pending_sources", "probe_sources", "remote_target_allowed"]
@@ -173,78 +172,3 @@ async def probe_pending_sources(
     return await probe_sources(
         store, sources, deps, read_concurrency=read_concurrency, on_progress=on_progress, within=within
     )
-
-
-# -- remote sources ----------------------------------------------------------------
-
-
-def remote_target_allowed(url: str, resolved_ips: Iterable[str], allowed_hosts: Iterable[str]) -> bool:
-    """Whether a remote source may fetch ``url`` (call it again for every redirect hop).
-
-    Only ``http``/``https`` URLs with a host. With ``allowed_hosts`` (the
-    library's ``remoteAllowedHosts``: ``host`` or ``host:port``, IPv6 in
-    brackets) only those hosts are allowed, whatever they resolve to. Without
-    it, any host is allowed unless the URL's address or any of
-    ``resolved_ips`` is loopback, link-local (including the cloud metadata
-    address 169.254.169.254) or unspecified; an address that cannot be
-    parsed, or no address at all, is refused. Pure: the caller resolves.
-    """
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
-        return False
-    scheme = parts.scheme.lower()
-    host = _normal_host(parts.hostname or "")
-    if scheme not in DEFAULT_PORTS or not host:
-        return False
-    port = port if port is not None else DEFAULT_PORTS[scheme]
-    allowed = [entry for entry in (_host_entry(e) for e in allowed_hosts) if entry is not None]
-    if allowed:
-        return any(entry_host == host and entry_port in (None, port) for entry_host, entry_port in allowed)
-    addresses = list(resolved_ips)
-    if _ip(host) is not None:
-        addresses.append(host)
-    return bool(addresses) and not any(_forbidden(address) for address in addresses)
-
-
-def _normal_host(host: str) -> str:
-    host = host.strip().lower().rstrip(".")
-    address = _ip(host)
-    return str(address) if address is not None else host
-
-
-def _host_entry(entry: str) -> tuple[str, int | None] | None:
-    text = entry.strip().lower()
-    if not text:
-        return None
-    if text.startswith("["):
-        inside, bracket, rest = text[1:].partition("]")
-        if not bracket:
-            return None
-        host, port_text = inside, rest.removeprefix(":") if rest.startswith(":") else None
-        if rest and port_text is None:
-            return None
-    elif text.count(":") == 1:
-        host, port_text = text.split(":")
-    else:
-        host, port_text = text, None
-    if port_text is not None and not port_text.isdigit():
-        return None
-    return _normal_host(host), int(port_text) if port_text is not None else None
-
-
-def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    try:
-        return ipaddress.ip_address(text.split("%", 1)[0])
-    except ValueError:
-        return None
-
-
-def _forbidden(address_text: str) -> bool:
-    address = _ip(address_text.strip().strip("[]"))
-    if address is None:
-        return True
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_loopback or address.is_link_local or address.is_unspecified

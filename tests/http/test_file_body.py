@@ -7,7 +7,7 @@ import random
 import httpx
 import pytest
 
-from reelhouse.http import file_ranges as file_ranges_module
+from reelhouse.http import file_body
 from reelhouse.http import image_sources as image_sources_module
 
 from .image_server import (  # noqa: F401 (fixtures)
@@ -34,7 +34,7 @@ async def test_a_single_range_gives_206_with_content_range(api: Api, params: dic
 
 
 async def test_a_stored_file_of_many_chunks_is_served_whole_and_in_ranges_across_them(api: Api) -> None:
-    chunk = file_ranges_module.READ_CHUNK_BYTES
+    chunk = file_body.READ_CHUNK_BYTES
     stored = b"\xff\xd8\xff" + random.Random(7).randbytes(3 * chunk)  # JPEG magic, then noise
     path = api.media / "big-thumb.jpg"
     path.write_bytes(stored)
@@ -55,10 +55,10 @@ async def test_a_stored_image_on_a_hung_mount_is_503_not_a_hung_request(
     if hung == "_stat":
         monkeypatch.setattr(image_sources_module, "_stat", hung_mount.hang(image_sources_module._stat))
     else:
-        monkeypatch.setattr(file_ranges_module.FileRange, "open", hung_mount.hang(file_ranges_module.FileRange.open))
+        monkeypatch.setattr(file_body.FileRange, "open", hung_mount.hang(file_body.FileRange.open))
     response = await api.get()
     assert_error(response, 503, "service_unavailable")
-    assert response.headers["retry-after"] == str(image_sources_module.RETRY_AFTER_SECONDS)
+    assert response.headers["retry-after"] == str(file_body.RETRY_AFTER_SECONDS)
     if hung == "_stat":  # every image request starts with it, renditions too
         assert_error(await api.get(maxWidth="50"), 503, "service_unavailable")
 
@@ -66,11 +66,11 @@ async def test_a_stored_image_on_a_hung_mount_is_503_not_a_hung_request(
 async def test_a_mount_hanging_mid_file_cuts_the_response_short(
     api: Api, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stored = b"\xff\xd8\xff" + random.Random(7).randbytes(3 * file_ranges_module.READ_CHUNK_BYTES)
+    stored = b"\xff\xd8\xff" + random.Random(7).randbytes(3 * file_body.READ_CHUNK_BYTES)
     path = api.media / "big-thumb.jpg"
     path.write_bytes(stored)
     await api.add_image("thumb", 0, path, "bigthumb")
-    monkeypatch.setattr(file_ranges_module.FileRange, "read", hung_mount.hang(file_ranges_module.FileRange.read, after=1))
+    monkeypatch.setattr(file_body.FileRange, "read", hung_mount.hang(file_body.FileRange.read, after=1))
     with pytest.raises(httpx.RemoteProtocolError):  # fewer bytes than Content-Length, then the end
         await api.get(kind="thumb")
     hung_mount.release()

@@ -1,0 +1,87 @@
+"""Which remote (``.strm``) targets the server may reach: the library's ``remoteAllowedHosts`` rule.
+
+Pure: the caller resolves the host and calls :func:`remote_target_allowed`
+again for every redirect hop (the stream route's proxy, any reader of a
+remote source).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+
+def remote_target_allowed(url: str, resolved_ips: Iterable[str], allowed_hosts: Iterable[str]) -> bool:
+    """Whether a remote source may fetch ``url`` (call it again for every redirect hop).
+
+    Only ``http``/``https`` URLs with a host. With ``allowed_hosts`` (the
+    library's ``remoteAllowedHosts``: ``host`` or ``host:port``, IPv6 in
+    brackets) only those hosts are allowed, whatever they resolve to. Without
+    it, any host is allowed unless the URL's address or any of
+    ``resolved_ips`` is loopback, link-local (including the cloud metadata
+    address 169.254.169.254) or unspecified; an address that cannot be
+    parsed, or no address at all, is refused. Pure: the caller resolves.
+    """
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return False
+    scheme = parts.scheme.lower()
+    host = _normal_host(parts.hostname or "")
+    if scheme not in DEFAULT_PORTS or not host:
+        return False
+    port = port if port is not None else DEFAULT_PORTS[scheme]
+    allowed = [entry for entry in (_host_entry(e) for e in allowed_hosts) if entry is not None]
+    if allowed:
+        return any(entry_host == host and entry_port in (None, port) for entry_host, entry_port in allowed)
+    addresses = list(resolved_ips)
+    if _ip(host) is not None:
+        addresses.append(host)
+    return bool(addresses) and not any(_forbidden(address) for address in addresses)
+
+
+def _normal_host(host: str) -> str:
+    host = host.strip().lower().rstrip(".")
+    address = _ip(host)
+    return str(address) if address is not None else host
+
+
+def _host_entry(entry: str) -> tuple[str, int | None] | None:
+    text = entry.strip().lower()
+    if not text:
+        return None
+    if text.startswith("["):
+        inside, bracket, rest = text[1:].partition("]")
+        if not bracket:
+            return None
+        host, port_text = inside, rest.removeprefix(":") if rest.startswith(":") else None
+        if rest and port_text is None:
+            return None
+    elif text.count(":") == 1:
+        host, port_text = text.split(":")
+    else:
+        host, port_text = text, None
+    if port_text is not None and not port_text.isdigit():
+        return None
+    return _normal_host(host), int(port_text) if port_text is not None else None
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return None
+
+
+def _forbidden(address_text: str) -> bool:
+    address = _ip(address_text.strip().strip("[]"))
+    if address is None:
+        return True
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback or address.is_link_local or address.is_unspecified
