@@ -19,6 +19,11 @@ import orjson
 from ._store import Statement, Store
 from .libraries import WORK_TYPES
 
+# What a refresh queues, by its mode (the reference's RefreshMetadataRequest).
+REFRESH_STATES: dict[str, tuple[str, ...]] = {
+    "missing": ("none", "pending", "failed", "needsIdentify"),
+    "replaceAll": ("none", "pending", "scraped", "failed", "needsIdentify", "identified"),
+}
 _WORKS = "library_id = ? AND missing = 0 AND owner_id IS NULL AND type IN (?, ?)"
 
 
@@ -79,6 +84,18 @@ async def pending_batch(store: Store, library_id: str, *, limit: int, skip: Sequ
     ]
 
 
+async def load_work(store: Store, item_id: str) -> PendingItem | None:
+    """The work an identify of ``item_id`` matches: the item, or a season's or episode's series."""
+    row = await store.fetch_one(
+        "SELECT w.id, w.type, w.name, w.production_year, w.path, w.lock_data, w.provider_ids FROM items i"
+        " JOIN items w ON w.id = CASE WHEN i.type IN (?, ?) THEN i.id ELSE i.series_id END WHERE i.id = ?",
+        (*WORK_TYPES, item_id),
+    )
+    if row is None:
+        return None
+    return PendingItem(row[0], row[1], row[2], row[3], row[4], bool(row[5]), _ids(row[6]))
+
+
 async def count_pending(store: Store, library_id: str) -> int:
     value = await store.fetch_value(
         "SELECT count(*) FROM items WHERE library_id = ? AND scrape_state = 'pending' AND missing = 0",
@@ -88,13 +105,15 @@ async def count_pending(store: Store, library_id: str) -> int:
 
 
 async def set_scrape_state(store: Store, item_id: str, state: str, *, error: str | None = None) -> None:
-    """Record ``state``; ``scrapeError`` (MetadataState) is ``error``, or removed."""
-    row = await store.fetch_one("SELECT extra FROM items WHERE id = ?", (item_id,))
+    """Record ``state``; ``scrapeError`` (MetadataState) is ``error``, or removed.
+    Nothing is written when both are already so."""
+    row = await store.fetch_one("SELECT scrape_state, extra FROM items WHERE id = ?", (item_id,))
     if row is None:
         return
-    extra = _object(row[0])
-    if error is None and "scrapeError" not in extra:
-        await store.execute("UPDATE items SET scrape_state = ? WHERE id = ?", (state, item_id))
+    extra = _object(row[1])
+    if extra.get("scrapeError") == error or (error is None and "scrapeError" not in extra):
+        if row[0] != state:
+            await store.execute("UPDATE items SET scrape_state = ? WHERE id = ?", (state, item_id))
         return
     if error is None:
         extra.pop("scrapeError", None)
