@@ -14,6 +14,7 @@ through the library's :class:`~reelhouse.actors.library.GetScrapeQueue`):
 
 - :class:`ScanWrote` (tell): queue what a scan created (autoScrape), wake;
 - :class:`LibraryChanged` (tell): new settings, wake;
+- :class:`WakeQueue` (tell): look again (the scheduler's ``scrape`` task);
 - :class:`Requeue` (ask): queue works by state (rescrape, scrape-requeue,
   refresh) -> :class:`Queued`;
 - :class:`~.identify.Identify`, :class:`~.identify.IdentifyApply` (ask).
@@ -80,6 +81,11 @@ class ScanWrote:
 
 
 @dataclass(frozen=True, slots=True)
+class WakeQueue:
+    """Tell: look for pending items now (the scheduler's ``scrape`` task)."""
+
+
+@dataclass(frozen=True, slots=True)
 class LibraryChanged:
     """Tell: the library's settings changed."""
 
@@ -120,6 +126,7 @@ class ScrapeQueue(Actor):
         self._pause: Pause | None = None
         self._backoff = services.backoff_first_seconds
         self._last_report = -REPORT_EVERY_SECONDS
+        self._recheck_pending = False  # a look for providers is scheduled
 
     async def on_start(self) -> None:
         self.nursery.start_soon(self._run)
@@ -129,6 +136,8 @@ class ScrapeQueue(Actor):
         match msg:
             case ScanWrote(created_since_ms=since):
                 await self._queue_new(since)
+            case WakeQueue():
+                self._wake.set()
             case LibraryChanged(record=record):
                 self._record = record
                 self._wake.set()
@@ -207,7 +216,9 @@ class ScrapeQueue(Actor):
             tally = self._begin(providers)
             if not providers:
                 await self._report_pause(Pause("no_provider", "no_provider", None), pending)
-                self.nursery.start_soon(self._wake_after, NO_PROVIDER_RECHECK_SECONDS)
+                if not self._recheck_pending:
+                    self._recheck_pending = True
+                    self.nursery.start_soon(self._wake_after, NO_PROVIDER_RECHECK_SECONDS)
                 return
             batch = await pending_batch(store, library_id, limit=BATCH_SIZE)
             recognizers = usable_recognizers(views, self._record.options.recognizers)
@@ -233,6 +244,7 @@ class ScrapeQueue(Actor):
 
     async def _wake_after(self, seconds: float) -> None:
         await trio.sleep(seconds)
+        self._recheck_pending = False
         self._wake.set()
 
     async def _work(self, batch: Sequence[PendingItem], providers: Sequence[Provider],
