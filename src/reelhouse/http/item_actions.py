@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, RootModel
 from quart import Blueprint
@@ -52,7 +52,13 @@ class IdentifyCandidates(ApiModel):
     candidates: list[IdentifyCandidate]
 
 
-class IdentifyAnswer(RootModel[IdentifyCandidates | ItemDetail]):
+class IdentifiedItem(ItemDetail):
+    """The ItemDetail, with ``writeBackWarning`` when writeBack could not write."""
+
+    write_back_warning: Literal["unavailable", "conflict", "failed"] | None = None
+
+
+class IdentifyAnswer(RootModel[IdentifyCandidates | IdentifiedItem]):
     """The candidates (for a query) or the item as identified (for a choice)."""
 
 
@@ -105,11 +111,14 @@ async def identify(item_id: str, data: IdentifyRequest) -> dict[str, Any]:
     item = await _locate(item_id)
     queue = await scrape_queue_ref(item.library_id)
     if data.provider_id and data.provider_item_id:
-        await ask(queue, IdentifyApply(item_id, data.provider_id, data.provider_item_id),
-                  timeout=IDENTIFY_TIMEOUT_SECONDS)
+        warning = await ask(queue, IdentifyApply(item_id, data.provider_id, data.provider_item_id),
+                            timeout=IDENTIFY_TIMEOUT_SECONDS)
         await log_activity("item.identify", "content", "item", item_id, item.name,
                            {"providerId": data.provider_id, "providerItemId": data.provider_item_id})
-        return await item_detail(app_context().store, item_id)
+        answer = await item_detail(app_context().store, item_id)
+        if warning is not None:
+            answer["writeBackWarning"] = warning  # only in an identify's answer (the reference)
+        return answer
     if not data.query or not data.query.strip():
         raise errors.Invalid("Give a query, or a providerId and a providerItemId.", field="query")
     candidates = await ask(queue, Identify(item_id, data.query.strip(), data.year), timeout=IDENTIFY_TIMEOUT_SECONDS)

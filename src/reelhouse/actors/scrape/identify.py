@@ -46,7 +46,7 @@ class Identify:
 
 @dataclass(frozen=True, slots=True)
 class IdentifyApply:
-    """Ask: apply the provider's item to ``item_id`` (identified) -> None."""
+    """Ask: apply the provider's item to ``item_id`` (identified) -> writeBackWarning or None."""
 
     item_id: str
     provider_id: str
@@ -81,7 +81,8 @@ async def identify_candidates(context: IdentifyContext, msg: Identify) -> list[d
     return found
 
 
-async def identify_apply(context: IdentifyContext, msg: IdentifyApply) -> None:
+async def identify_apply(context: IdentifyContext, msg: IdentifyApply) -> str | None:
+    """Apply the chosen match; the reference's ``writeBackWarning``, if any."""
     item, kind, providers = await _setting(context, msg.item_id)
     provider = next((p for p in providers if p.plugin_id == msg.provider_id), None)
     if provider is None:
@@ -95,8 +96,9 @@ async def identify_apply(context: IdentifyContext, msg: IdentifyApply) -> None:
     except Exception as exc:
         raise _as_domain_error(exc) from exc
     request = ApplyRequest(item.id, provider.plugin_id, match, "replaceAll", True, "identified")
-    await apply_match(context.apply_deps([provider]), request)
+    result = await apply_match(context.apply_deps([provider]), request)
     await set_scrape_state(store, item.id, "identified")
+    return result.write_back_warning
 
 
 async def _setting(context: IdentifyContext, item_id: str) -> tuple[PendingItem, str, list[Provider]]:

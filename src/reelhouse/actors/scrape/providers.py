@@ -89,9 +89,11 @@ def _hosts(settings: Mapping[str, Any]) -> frozenset[str]:
     hosts = set()
     for value in settings.values():
         if isinstance(value, str) and value.startswith(("http://", "https://")):
-            host = urlsplit(value).hostname
-            if host:
-                hosts.add(host)
+            parts = urlsplit(value)
+            if parts.hostname:
+                hosts.add(parts.hostname.lower())
+                if parts.port is not None:
+                    hosts.add(f"{parts.hostname.lower()}:{parts.port}")
     return frozenset(hosts)
 
 

@@ -127,6 +127,7 @@ class ScrapeQueue(Actor):
         self._backoff = services.backoff_first_seconds
         self._last_report = -REPORT_EVERY_SECONDS
         self._recheck_pending = False  # a look for providers is scheduled
+        self._threads = trio.CapacityLimiter(2)  # apply's image checks and file writes
 
     async def on_start(self) -> None:
         self.nursery.start_soon(self._run)
@@ -320,7 +321,8 @@ class ScrapeQueue(Actor):
         services = self._services
         hosts = frozenset(host for provider in providers for host in provider.hosts)
         return ApplyDeps(store=services.store, data_dir=services.data_dir, http=services.http,
-                         limiter=services.image_limiter, options=self._record.options, provider_hosts=hosts)
+                         limiter=services.image_limiter, threads=self._threads, options=self._record.options,
+                         provider_hosts=hosts)
 
     # -- the job --------------------------------------------------------------------
 
