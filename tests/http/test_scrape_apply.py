@@ -7,11 +7,11 @@ from typing import Any
 
 import trio
 
-from tests.actors.scrape.providers import candidate, movie
+from tests.actors.scrape.providers import calls, candidate, movie
 from tests.media_factory import MediaFactory
 
 from .scanning import create_library
-from .scrape_support import detail, server_with_provider, wait_for_job, wait_for_states
+from .scrape_support import detail, server_with_provider, wait_for_job, wait_for_states, wait_until
 
 CAP_S = 120
 
@@ -120,4 +120,31 @@ async def test_a_series_is_matched_and_its_episodes_are_filled_from_the_season(
     assert series["overview"] == "A cold show."
     found = {e.get("indexNumber"): e for e in episodes.json()["items"] if e["type"] == "Episode"}
     assert found[1]["name"] == "Pilot" and found[2]["name"] == "Second"
+    server.shutdown.set()
+
+
+async def test_a_new_episode_of_a_matched_series_is_filled_after_the_next_scan(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
+) -> None:
+    server, plugin = await server_with_provider(nursery, database_url, tmp_path, CATALOGUE)
+    root = tmp_path / "shows"
+    show = root / "Northern Lights" / "Season 1"
+    media.video(show / "Northern Lights S01E01.mkv")
+    with trio.fail_after(CAP_S):
+        async with server.client() as client:
+            library = await create_library(client, "Shows", [root], collectionType="tvshows")
+            await wait_for_states(client, library["id"], {"Northern Lights": "scraped"})
+            await wait_for_job(client, library["id"], state="succeeded")
+            media.video(show / "Northern Lights S01E02.mkv")
+            scan = await client.post(f"/libraries/{library['id']}/scan", json={"mode": "quick"})
+            assert scan.status_code in (200, 202), scan.text
+
+            async def second_filled() -> bool:
+                listed = await client.get("/items", params={"libraryId": library["id"], "includeItemTypes": "Episode",
+                                                            "recursive": "true", "limit": 10})
+                return any(e["name"] == "Second" for e in listed.json()["items"])
+
+            await wait_until(second_filled, "the new episode filled")
+    searched = [c for c in calls(plugin) if c["method"] == "metadata.search"]
+    assert len(searched) == 1  # looked up again by the id it has, not searched
     server.shutdown.set()

@@ -35,19 +35,29 @@ class PendingItem:
     production_year: int | None
     path: str | None
     lock_data: bool
-    provider_ids: dict[str, str]
+    provider_ids: dict[str, str]  # the item's ids, and the id its last match's provider gave it
 
 
 async def mark_new_pending(store: Store, library_id: str, *, created_since_ms: int, with_nfo: bool) -> int:
     """Queue the works a scan created since ``created_since_ms`` (autoScrape);
-    with an NFO only when ``with_nfo`` (fillMissingFromProvider)."""
+    with an NFO only when ``with_nfo`` (fillMissingFromProvider). A series
+    already matched that got new episodes is queued again: its provider's
+    season answers fill them (its own fields, already there, stay)."""
     nfo = "" if with_nfo else " AND has_nfo = 0"
-    result = await store.execute(
-        f"UPDATE items SET scrape_state = 'pending' WHERE {_WORKS} AND scrape_state = 'none'"
-        f" AND lock_data = 0 AND date_created >= ?{nfo}",
-        (library_id, *WORK_TYPES, created_since_ms),
-    )
-    return result.rowcount
+    works, series = await store.transaction([
+        Statement(
+            f"UPDATE items SET scrape_state = 'pending' WHERE {_WORKS} AND scrape_state = 'none'"
+            f" AND lock_data = 0 AND date_created >= ?{nfo}",
+            (library_id, *WORK_TYPES, created_since_ms),
+        ),
+        Statement(
+            "UPDATE items SET scrape_state = 'pending' WHERE library_id = ? AND type = 'Series'"
+            " AND scrape_state IN ('scraped', 'identified') AND lock_data = 0 AND missing = 0 AND id IN"
+            " (SELECT series_id FROM items WHERE library_id = ? AND type = 'Episode' AND date_created >= ?)",
+            (library_id, library_id, created_since_ms),
+        ),
+    ])  # fmt: skip
+    return works.rowcount + series.rowcount
 
 
 async def queue_works(store: Store, library_id: str, states: Sequence[str], *,
@@ -73,13 +83,13 @@ async def pending_batch(store: Store, library_id: str, *, limit: int, skip: Sequ
     """The next pending works, oldest first, leaving out ``skip``."""
     leave_out = f" AND id NOT IN ({', '.join('?' for _ in skip)})" if skip else ""
     rows = await store.fetch_all(
-        "SELECT id, type, name, production_year, path, lock_data, provider_ids FROM items"
+        "SELECT id, type, name, production_year, path, lock_data, provider_ids, extra FROM items"
         f" WHERE library_id = ? AND scrape_state = 'pending' AND missing = 0{leave_out}"
         " ORDER BY date_created, id LIMIT ?",
         (library_id, *skip, limit),
     )
     return [
-        PendingItem(row[0], row[1], row[2], row[3], row[4], bool(row[5]), _ids(row[6]))
+        PendingItem(row[0], row[1], row[2], row[3], row[4], bool(row[5]), _ids(row[6], row[7]))
         for row in rows
     ]
 
@@ -87,13 +97,13 @@ async def pending_batch(store: Store, library_id: str, *, limit: int, skip: Sequ
 async def load_work(store: Store, item_id: str) -> PendingItem | None:
     """The work an identify of ``item_id`` matches: the item, or a season's or episode's series."""
     row = await store.fetch_one(
-        "SELECT w.id, w.type, w.name, w.production_year, w.path, w.lock_data, w.provider_ids FROM items i"
+        "SELECT w.id, w.type, w.name, w.production_year, w.path, w.lock_data, w.provider_ids, w.extra FROM items i"
         " JOIN items w ON w.id = CASE WHEN i.type IN (?, ?) THEN i.id ELSE i.series_id END WHERE i.id = ?",
         (*WORK_TYPES, item_id),
     )
     if row is None:
         return None
-    return PendingItem(row[0], row[1], row[2], row[3], row[4], bool(row[5]), _ids(row[6]))
+    return PendingItem(row[0], row[1], row[2], row[3], row[4], bool(row[5]), _ids(row[6], row[7]))
 
 
 async def count_pending(store: Store, library_id: str) -> int:
@@ -157,9 +167,12 @@ async def work_ids_under(store: Store, item_id: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _ids(raw: Any) -> dict[str, str]:
-    value = _object(raw)
-    return {str(k).lower(): str(v) for k, v in value.items() if v}
+def _ids(raw: Any, extra: Any) -> dict[str, str]:
+    ids = {str(k).lower(): str(v) for k, v in _object(raw).items() if v}
+    state = _object(extra)  # MetadataState: the provider (a plugin id) that matched it, and its id there
+    if isinstance(state.get("provider"), str) and state.get("providerItemId"):
+        ids[state["provider"]] = str(state["providerItemId"])
+    return ids
 
 
 def _object(raw: Any) -> dict[str, Any]:
