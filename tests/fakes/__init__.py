@@ -1,0 +1,1 @@
+"""Local fakes of outside services, for tests and benchmarks (nothing reaches the internet)."""
