@@ -12,6 +12,8 @@ has to drive it::
         fake.go_down(); fake.come_up()        # refuse and reset connections / serve again (same port)
         fake.count("/3/movie/603")            # requests served per path (no query)
         fake.max_concurrency                  # most requests in flight at once since the last reset_stats()
+        fake.max_api_concurrency              # the same, API requests only (not images)
+        fake.api_busy_seconds                 # API requests in flight integrated over time (/ wall time = mean concurrency)
         fake.queries                          # recent (path, params without api_key), newest last
 
 Routes (TMDB v3 shapes, see ``tmdb_shapes``): ``/3/configuration``,
@@ -71,6 +73,10 @@ class FakeTmdb:
         self._counts: collections.Counter[str] = collections.Counter()
         self._in_flight = 0
         self._max_concurrency = 0
+        self._api_in_flight = 0
+        self._max_api_concurrency = 0
+        self._api_busy = 0.0
+        self._api_since = time.monotonic()
         self._limited = 0
         self._retry_after = 1
         self._down = False
@@ -126,6 +132,16 @@ class FakeTmdb:
     def in_flight(self) -> int:
         return self._in_flight
 
+    @property
+    def max_api_concurrency(self) -> int:
+        return self._max_api_concurrency
+
+    @property
+    def api_busy_seconds(self) -> float:
+        with self._lock:
+            self._tick_api()
+            return self._api_busy
+
     def count(self, path: str | None = None) -> int:
         """Requests served for ``path`` (exact, no query), or in all when None."""
         with self._lock:
@@ -139,6 +155,9 @@ class FakeTmdb:
         with self._lock:
             self._counts.clear()
             self._max_concurrency = self._in_flight
+            self._max_api_concurrency = self._api_in_flight
+            self._tick_api()
+            self._api_busy = 0.0
             self.queries.clear()
 
     # -- life -----------------------------------------------------------------------
@@ -168,16 +187,28 @@ class FakeTmdb:
 
     # -- used by the handler ------------------------------------------------------
 
+    def _tick_api(self) -> None:
+        now = time.monotonic()
+        self._api_busy += self._api_in_flight * (now - self._api_since)
+        self._api_since = now
+
     def _enter(self, path: str, params: dict[str, str]) -> None:
         with self._lock:
             self._counts[path] += 1
             self._in_flight += 1
             self._max_concurrency = max(self._max_concurrency, self._in_flight)
+            if path.startswith("/3/"):
+                self._tick_api()
+                self._api_in_flight += 1
+                self._max_api_concurrency = max(self._max_api_concurrency, self._api_in_flight)
             self.queries.append((path, {k: v for k, v in params.items() if k != "api_key"}))
 
-    def _leave(self) -> None:
+    def _leave(self, path: str) -> None:
         with self._lock:
             self._in_flight -= 1
+            if path.startswith("/3/"):
+                self._tick_api()
+                self._api_in_flight -= 1
 
     def _take_rate_limit(self) -> int | None:
         with self._lock:
@@ -250,9 +281,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         fake = self.server.fake
         if fake._down:
-            self.close_connection = True
-            self.connection.shutdown(socket.SHUT_RDWR)
-            return
+            return self._hang_up()
         url = urlsplit(self.path)
         params = {key: values[-1] for key, values in parse_qs(url.query).items()}
         fake._enter(url.path, params)
@@ -260,12 +289,17 @@ class _Handler(BaseHTTPRequestHandler):
             if fake.delay:
                 time.sleep(fake.delay)
             if fake._down:  # went down while this request waited
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-                return
+                return self._hang_up()
             self._answer(fake, url.path, params)
         finally:
-            fake._leave()
+            fake._leave(url.path)
+
+    def _hang_up(self) -> None:
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # go_down reset it already
 
     def _answer(self, fake: FakeTmdb, path: str, params: dict[str, str]) -> None:
         if (image := _IMAGE.fullmatch(path)) is not None:
