@@ -70,12 +70,12 @@ async def test_films_without_nfo_end_with_titles_overviews_cast_posters_and_rati
             running = await wait_for_job(client, library["id"], kind="scrape")
             items = await wait_for_states(client, library["id"], {"The Matrix": "scraped", "Heat": "scraped"})
             matrix = await detail(client, items["The Matrix"]["id"])
-            poster = await client.get(f"/images/items/{matrix['id']}/primary")
+            poster = await client.get(f"/images/items/{matrix['id']}", params={"kind": "primary"})
             job = await wait_for_job(client, library["id"], state="succeeded")
     assert running["cancellable"] is False
     assert matrix["overview"] and matrix["communityRating"] > 0
     assert any(person["kind"] == "Actor" for person in matrix["people"])
-    assert matrix["imageTags"].get("primary")
+    assert matrix["images"].get("primary")
     assert poster.status_code == 200 and poster.headers["content-type"].startswith("image/")
     assert matrix["providerIds"].get("tmdb") == "603"
     assert job["messageCode"] == "scrapeBatchDone" and job["messageParams"]["applied"] == 2
@@ -94,7 +94,7 @@ async def test_an_nfo_keeps_its_values_and_the_provider_fills_the_rest(
             items = await wait_for_states(client, library["id"], {"Heat": "scraped"})
             heat = await detail(client, items["Heat"]["id"])
     assert heat["overview"] == "My own words."
-    assert heat["people"] and heat["imageTags"].get("primary")
+    assert heat["people"] and heat["images"].get("primary")
 
 
 async def test_an_ambiguous_title_needs_identify_and_identify_fixes_it(
