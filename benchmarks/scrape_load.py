@@ -33,17 +33,19 @@ from pathlib import Path
 import httpx
 import trio
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.fakes: the fake TMDB
+from _fake_tmdb_process import fake_tmdb_process, figures
+from _http_probe import LatencySamples, running_server, sample_latency
 
-from _http_probe import LatencySamples, running_server, sample_latency  # noqa: E402
-
-from reelhouse.storage import plugin_catalog  # noqa: E402
-from tests.fakes.tmdb_api import fake_tmdb  # noqa: E402
-from tests.fakes.tmdb_catalogue import fixture_catalogue, synthetic_movies, synthetic_title, with_movies  # noqa: E402
+from reelhouse.storage import plugin_catalog
 
 SAMPLE_INTERVAL_S = 0.05
-REST_SAMPLES_S = 5.0
+REST_SAMPLES_S = 10.0
 RUN_TIMEOUT_S = 900.0
+
+
+def synthetic_title(index: int) -> tuple[str, int]:
+    """As tests/fakes/tmdb_catalogue.py names its synthetic movies."""
+    return f"Synthetic Feature {index:05d}", 1950 + index % 70
 
 
 def make_films(root: Path, count: int) -> None:
@@ -68,9 +70,8 @@ async def measure(work: Path, items: int, delay: float) -> dict[str, float | int
     make_films(root, items)
     data_dir = work / "data"
     data_dir.mkdir()
-    with fake_tmdb(with_movies(fixture_catalogue(), synthetic_movies(items))) as fake:
-        fake.delay = delay
-        plugin_catalog.update_state(data_dir, "tmdb", settings={"apiKey": fake.api_key, "baseUrl": fake.base_url})
+    with fake_tmdb_process(items, delay) as (fake, fake_process):
+        plugin_catalog.update_state(data_dir, "tmdb", settings={"apiKey": fake["apiKey"], "baseUrl": fake["baseUrl"]})
         with running_server(data_dir, None) as server:
             headers = {"Authorization": f"Bearer {server.key}"}
             async with httpx.AsyncClient(base_url=server.api_url, headers=headers, timeout=30) as client:
@@ -95,8 +96,9 @@ async def measure(work: Path, items: int, delay: float) -> dict[str, float | int
                 with trio.move_on_after(REST_SAMPLES_S):
                     await sample_latency(client, rest, SAMPLE_INTERVAL_S)
                 stats = server.figures()
+        upstream = figures(fake_process)
     seconds = _ms(job["finishedAt"]) - _ms(job["startedAt"])
-    api_requests = sum(n for path, n in fake.counts().items() if not path.startswith("/t/p/"))
+    api_requests = upstream["apiRequests"]
     per_item = api_requests / max(job["messageParams"]["applied"], 1)
     allowed = concurrency / (per_item * delay)
     rate = job["messageParams"]["applied"] / seconds if seconds > 0 else None
@@ -107,10 +109,12 @@ async def measure(work: Path, items: int, delay: float) -> dict[str, float | int
         "seconds": round(seconds, 2), "items_per_second": round(rate, 1) if rate else None,
         "api_requests_per_item": round(per_item, 2), "allowed_per_second": round(allowed, 1),
         "rate_ratio": round(rate / allowed, 2) if rate else None,
-        "max_concurrency": fake.max_concurrency, "plugin_concurrency": concurrency,
+        "max_concurrency": upstream["maxApiConcurrency"], "plugin_concurrency": concurrency,
         "items_p99_ms_rest": rest_p99, "items_p99_ms_busy": busy_p99,
         "p99_ratio": round(busy_p99 / rest_p99, 2) if busy_p99 and rest_p99 else None,
         "busy_samples": len(busy.durations), "loop_stalls": stats.get("loop_stalls"),
+        "server_cpu_ms_per_item": round(stats["cpu_seconds"] * 1000 / max(items, 1), 2),
+        "upstream_busy_share": round(upstream["apiBusySeconds"] / (seconds * concurrency), 2) if seconds else None,
     }
 
 
