@@ -252,3 +252,20 @@ async def test_a_locked_item_is_never_queued_nor_touched(
     assert ronin["metadataState"]["lockData"] is True
     assert not [c for c in calls(plugin) if c["params"].get("name") == "Ronin"]
     server.shutdown.set()
+
+
+async def test_the_bundled_provider_waiting_for_its_key_is_not_selected_by_default_but_can_be(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
+) -> None:
+    server, _plugin = await server_with_provider(nursery, database_url, tmp_path, AMBIGUOUS)
+    with trio.fail_after(CAP_S):
+        async with server.client() as client:
+            default = await create_library(client, "Films", [_films(media, tmp_path / "a", "Heat (1995)")])
+            chosen = await create_library(client, "Chosen", [_films(media, tmp_path / "b", "Ronin (1998)")],
+                                          options={"remoteAllowedHosts": [], "metadataProviders": ["tmdb"]})
+            await wait_for_state(client, chosen["id"])
+            job = await wait_for_job(client, chosen["id"], state="paused")
+    assert default["options"]["metadataProviders"] == ["test"]  # tmdb needs its apiKey first
+    assert chosen["options"]["metadataProviders"] == ["tmdb"]
+    assert job["messageCode"] == "noProvider"  # selected, but it cannot run yet
+    server.shutdown.set()
