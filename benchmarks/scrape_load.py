@@ -110,6 +110,7 @@ async def measure(work: Path, items: int, delay: float) -> dict[str, float | int
         "api_requests_per_item": round(per_item, 2), "allowed_per_second": round(allowed, 1),
         "rate_ratio": round(rate / allowed, 2) if rate else None,
         "max_concurrency": upstream["maxApiConcurrency"], "plugin_concurrency": concurrency,
+        "items_p50_ms_rest": rest.summary()["p50_ms"], "items_p50_ms_busy": busy.summary()["p50_ms"],
         "items_p99_ms_rest": rest_p99, "items_p99_ms_busy": busy_p99,
         "p99_ratio": round(busy_p99 / rest_p99, 2) if busy_p99 and rest_p99 else None,
         "busy_samples": len(busy.durations), "loop_stalls": stats.get("loop_stalls"),
