@@ -54,7 +54,8 @@ BATCH_SIZE: Final = 256
 # Items in progress per plugin slot: while some download images and write,
 # others keep the plugin busy (its connection never runs more calls than
 # its ``concurrency``).
-ITEMS_PER_SLOT: Final = 3
+ITEMS_PER_SLOT: Final = 4
+MAX_ITEMS_IN_PROGRESS: Final = 32  # each may hold a few downloaded images in memory
 REPORT_EVERY_SECONDS: Final = 1.0
 BACKOFF_FIRST_SECONDS: Final = 2.0
 BACKOFF_MAX_SECONDS: Final = 300.0
@@ -259,7 +260,8 @@ class ScrapeQueue(Actor):
         for item in batch:
             send.send_nowait(item)
         send.close()
-        workers = min(max(p.concurrency for p in providers) * ITEMS_PER_SLOT, len(batch))
+        slots = max(p.concurrency for p in providers)
+        workers = min(slots * ITEMS_PER_SLOT, MAX_ITEMS_IN_PROGRESS, len(batch))
         async with trio.open_nursery() as nursery:
             for _ in range(workers):
                 nursery.start_soon(self._worker, receive.clone(), providers, recognizers)
