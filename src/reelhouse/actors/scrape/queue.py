@@ -205,8 +205,8 @@ class ScrapeQueue(Actor):
             self._wake = trio.Event()
             try:
                 await self._drain()
-            except StoreError:
-                log.exception("scrape queue of library %s: the store failed; trying again later", self._record.id)
+            except Exception:  # the store failed (maybe inside the workers' group): later, not a crash loop
+                log.exception("scrape queue of library %s failed; trying again later", self._record.id)
                 await trio.sleep(STORE_RETRY_SECONDS)
                 self._wake.set()
 
