@@ -112,7 +112,8 @@ async def test_a_rate_limit_pauses_the_queue_until_retry_at_then_it_goes_on(
     assert paused["messageCode"] == "rateLimited"
     assert paused["messageParams"]["retryAt"].endswith("Z")
     listed = plugins["items"] if isinstance(plugins, dict) else plugins
-    assert next(p for p in listed if p["id"] == "test").get("pausedUntil")
+    plugin = next(p for p in listed if p["id"] == "test")
+    assert plugin.get("pausedUntil") and plugin.get("lastErrorCode") == "rate_limited"
     server.shutdown.set()
 
 
