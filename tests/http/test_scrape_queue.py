@@ -63,8 +63,12 @@ async def test_an_ambiguous_title_needs_identify_and_identify_lists_the_candidat
             library = await create_library(client, "Films", [root])
             assert library["options"]["metadataProviders"] == ["test"]
             items = await wait_for_states(client, library["id"], {"Heat": "needsIdentify"})
-            needing = await client.get("/items", params={"libraryId": library["id"], "attention": "needsIdentify"})
-            assert [i["name"] for i in needing.json()["items"]] == ["Heat"]
+            for name, value in (("attention", "needsIdentify"), ("scrapeState", "needsIdentify"),
+                                ("card", "needsIdentify")):
+                needing = await client.get("/items", params={"libraryId": library["id"], name: value})
+                assert [i["name"] for i in needing.json()["items"]] == ["Heat"], name
+            pending = await client.get("/items", params={"libraryId": library["id"], "attention": "scrapePending"})
+            assert pending.json()["items"] == []
             response = await client.post(f"/items/{items['Heat']['id']}/identify", json={"query": "Heat"})
             assert response.status_code == 200, response.text
             found = response.json()["candidates"]
