@@ -31,6 +31,7 @@ from typing import Final, Literal
 import httpx
 import trio
 
+from reelhouse import errors
 from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.libraries import LibraryRecord
 from reelhouse.storage.scrape_queue import (
@@ -188,7 +189,7 @@ class ScrapeQueue(Actor):
                 try:
                     reply.set(await work(context, msg))  # type: ignore[operator]
                 except Exception as exc:  # a domain error is the answer; anything else too, logged
-                    if not hasattr(exc, "code"):
+                    if not isinstance(exc, errors.DomainError):
                         log.exception("identify for library %s failed", self._record.id)
                     reply.fail(exc)
 
