@@ -11,6 +11,7 @@ from reelhouse.storage import confined_files
 from reelhouse.storage.confined_files import (
     OutsideRoots,
     confinement_for,
+    create_confined,
     fenced_forms,
     open_confined,
     read_confined,
@@ -110,3 +111,33 @@ def test_the_data_directory_is_named_as_a_watcher_of_each_root_sees_it(tmp_path:
     forms = fenced_forms([str(tmp_path / "alias"), str(tmp_path / "other")], real_root / "data")
     assert set(forms) == {str(real_root / "data"), str(tmp_path / "alias" / "data")}
     assert fenced_forms([str(real_root)], None) == ()
+
+
+# -- creating (writeBack) ----------------------------------------------------------------
+
+
+def test_create_confined_writes_a_new_file_and_leaves_no_temporary(library: Path) -> None:
+    folder = library / "Movie (2001)"
+    create_confined(folder, "movie.nfo", b"<movie/>", confinement_for([str(library)], None))
+    assert (folder / "movie.nfo").read_bytes() == b"<movie/>"
+    assert sorted(p.name for p in folder.iterdir()) == ["movie.nfo", "poster.jpg"]
+
+
+def test_create_confined_never_replaces_a_file_nor_follows_a_dangling_link(library: Path, tmp_path: Path) -> None:
+    folder, within = library / "Movie (2001)", confinement_for([str(library)], None)
+    (folder / "fanart.jpg").symlink_to(tmp_path / "not-yet")
+    with pytest.raises(FileExistsError):
+        create_confined(folder, "poster.jpg", b"new", within)
+    with pytest.raises(FileExistsError):
+        create_confined(folder, "fanart.jpg", b"new", within)
+    assert (folder / "poster.jpg").read_bytes() == b"\xff\xd8\xff poster" and not (tmp_path / "not-yet").exists()
+
+
+def test_create_confined_refuses_a_folder_leading_out_and_a_path_as_name(library: Path, tmp_path: Path) -> None:
+    within = confinement_for([str(library)], None)
+    (library / "out").symlink_to(tmp_path)
+    with pytest.raises(OutsideRoots):
+        create_confined(library / "out", "movie.nfo", b"x", within)
+    with pytest.raises(OutsideRoots):
+        create_confined(library, "../movie.nfo", b"x", within)
+    assert not (tmp_path / "movie.nfo").exists()

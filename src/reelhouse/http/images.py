@@ -23,7 +23,8 @@ Choices the reference leaves open:
 - 404 ``not_found``: unknown item, no image of that kind and index, the
   file gone from disk, a file that resolves outside its library's roots
   (checked on the opened file: a symbolic link swapped after the scan is
-  not followed out), or a file that is not an image (its first bytes are
+  not followed out; an image a provider gave must resolve inside the
+  server's provider image store, ``<data_dir>/metadata``, instead), or a file that is not an image (its first bytes are
   no JPEG, PNG, WebP, GIF or BMP: a non-image is never served as one).  500 ``internal_error`` (with the error body): a
   file that does not decode or is too large to render (the item claims an
   image the server cannot produce; 404 would tell the client it does not

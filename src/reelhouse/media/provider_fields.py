@@ -20,8 +20,9 @@ The rules (issue 17, item 2; RefreshMetadataRequest):
   and a few aliases are understood (:data:`LOCK_NAMES`), so ``Cast`` locks
   the people, ``Year`` the production year.  ``lockData`` items are not
   planned at all (the caller skips them).
-- The runtime is filled only while unknown, whatever the mode: the probe's
-  runtime (the file's real length) is better than the provider's.
+- The runtime is filled only while unknown and no probe is pending,
+  whatever the mode: the probe's runtime (the file's real length) is
+  better than the provider's, and the probe only fills an unknown one.
 - ``providerIds`` are merged: missing keys are added; ``replaceAll``
   (without NFO) lets the provider's value win for its keys.
 - Ratings (``extra.ratings``) are merged by source the same way; the
@@ -91,6 +92,7 @@ class StoredItem:
     extra: Mapping[str, Any]
     value_kinds: frozenset[str]  # item_values kinds the item has (genre, studio...)
     has_credits: bool
+    probe_pending: bool = False  # its file's runtime is still to come
 
     @property
     def scraped_before(self) -> bool:
@@ -139,7 +141,7 @@ def plan_fields(item: StoredItem, answer: ProviderItem, mode: ApplyMode) -> Fiel
     if "name" in columns:
         columns["sort_name"] = title_sort_name(columns["name"]) if item.type in SORTABLE_TYPES else columns["name"]
     if answer.runtime_minutes and answer.runtime_minutes > 0 and not item.locks("runtime"):
-        if item.columns.get("runtime_ticks") is None:
+        if item.columns.get("runtime_ticks") is None and not item.probe_pending:
             columns["runtime_ticks"] = answer.runtime_minutes * TICKS_PER_MINUTE
             changed.append("runtime")
     values = _values(item, answer, replace, changed)

@@ -1,4 +1,4 @@
-"""Opening library files only where the containment rule allows.
+"""Opening library files only where the containment rule allows (and creating them, for writeBack).
 
 The rule is :mod:`reelhouse.media.containment`; this is its file-system
 side, for every reader of library files (the scan's NFO, image and

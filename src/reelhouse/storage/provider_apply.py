@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reelhouse.media.assemble import person_id
+from reelhouse.media.assemble import ImageRecord, person_id
 from reelhouse.media.provider_fields import COLUMNS, FieldPlan, StoredItem
 
 from ._name_key import name_key
@@ -25,7 +25,7 @@ from ._store import Row, Statement, Store
 from .stored_images import PROVIDER_SOURCE
 _ITEM_COLUMNS = (
     "id, library_id, type, path, dir_path, has_nfo, lock_data, locked_fields, provider_ids, extra,"
-    " index_number, parent_index_number, runtime_ticks, " + ", ".join(COLUMNS.values())
+    " index_number, parent_index_number, runtime_ticks, probe_pending, " + ", ".join(COLUMNS.values())
 )
 _BY_ID = "id = ?"
 _CHILDREN = "series_id = ? AND type IN ('Season', 'Episode') AND missing = 0"
@@ -49,18 +49,6 @@ class ApplyTarget:
     index_number: int | None
     parent_index_number: int | None
     images: Mapping[tuple[str, int], StoredImageSlot] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class NewImage:
-    kind: str
-    index: int
-    path: str
-    tag: str
-    width: int | None
-    height: int | None
-    size: int
-    mtime_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +97,7 @@ def _target(row: Row, kinds: frozenset[str], has_credits: bool, images: dict[tup
         extra=_json(row["extra"], dict),
         value_kinds=kinds,
         has_credits=has_credits,
+        probe_pending=bool(row["probe_pending"]),
     )
     return ApplyTarget(
         stored, row["library_id"], bool(row["lock_data"]), row["path"], row["dir_path"],
@@ -121,7 +110,7 @@ def apply_statements(
     plan: FieldPlan,
     mark: ScrapeMark,
     *,
-    images: Sequence[NewImage] = (),
+    images: Sequence[ImageRecord] = (),
     dropped_images: Sequence[tuple[str, int]] = (),
 ) -> list[Statement]:
     """The statements of one item's transaction: the item row first (guarded by ``lock_data = 0``)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -13,7 +13,7 @@ import pytest
 import trio
 
 from reelhouse.actors.scrape.apply import ApplyDeps, ApplyRequest, ApplyResult, apply_match
-from reelhouse.media.provider_metadata import ProviderItem
+from reelhouse.media.provider_metadata import ProviderImage, ProviderItem
 from reelhouse.storage import Store
 from reelhouse.storage._store import as_dict
 
@@ -78,8 +78,6 @@ async def world(store: Store, tmp_path: Path, nursery: trio.Nursery) -> AsyncIte
 
 
 def movie_answer(files: FileServer | None = None, **fields: Any) -> ProviderItem:
-    from reelhouse.media.provider_metadata import ProviderImage
-
     images = (ProviderImage("primary", files.url("/poster.jpg")),) if files is not None else ()
     base: dict[str, Any] = {
         "provider_item_id": "329865", "name": "Arrival", "overview": "Aliens arrive.", "tagline": "Why are they here?",
@@ -89,5 +87,3 @@ def movie_answer(files: FileServer | None = None, **fields: Any) -> ProviderItem
     base.update(fields)
     return ProviderItem(**base)
 
-
-Answer = Callable[..., ProviderItem]

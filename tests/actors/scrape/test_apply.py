@@ -217,3 +217,16 @@ async def test_replace_images_replaces_provider_images_and_removes_their_files(w
     await world.apply(movie, again, replace_images=True)
     image = (await world.images(movie))[("primary", 0)]
     assert image["tag"] == image_tag(BACKDROP) and not first.exists()
+
+
+async def test_an_episode_without_a_primary_takes_its_still_fetched_once(world: World) -> None:
+    library = world.cat.library("Shows", "tvshows")
+    series = world.cat.series(library, "show")
+    episode = world.cat.episode(world.cat.season(series, 1), 1)
+    await world.cat.flush()
+    still = (ProviderImage("still", world.files.url("/backdrop.png")),)
+    match = SeriesMatch(ProviderItem("1"), {1: (ProviderItem("s1", index_number=1), [ProviderItem("e1", index_number=1, images=still)])})
+    await world.apply(series, match)
+    images = await world.images(episode)
+    assert set(images) == {("primary", 0), ("still", 0)} and world.files.hits["/backdrop.png"] == 1
+    assert images[("primary", 0)]["tag"] == images[("still", 0)]["tag"] == image_tag(BACKDROP)

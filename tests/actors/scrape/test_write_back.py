@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from reelhouse.actors.scrape.apply import SeriesMatch
+from reelhouse.media.library_options import LibraryOptions
 from reelhouse.media.nfo import parse_nfo
 from reelhouse.media.provider_metadata import ProviderItem
 
@@ -70,15 +75,31 @@ async def test_a_folder_leading_out_of_the_library_is_a_reported_failure(world: 
     assert result.applied and result.images_added == 1
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+@contextmanager
+def read_only(directory: Path) -> Iterator[None]:
+    """``directory`` unwritable, even for root (the immutable attribute), for the block."""
+    if os.geteuid() != 0:
+        directory.chmod(0o555)
+        try:
+            yield
+        finally:
+            directory.chmod(0o755)
+        return
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(directory)], capture_output=True).returncode:
+        pytest.skip("root cannot make a folder read-only here (no chattr +i)")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(directory)], check=True)
+
+
 async def test_a_read_only_folder_is_a_reported_failure(world: World) -> None:
     directory, movie = await _movie_file(world)
-    directory.chmod(0o555)
-    try:
+    with read_only(directory):
         result = await world.apply(movie, movie_answer(world.files))
-    finally:
-        directory.chmod(0o755)
-    assert result.write_back == "failed" and result.applied
+    assert result.write_back == "failed" and result.write_back_error and result.applied
+    assert sorted(p.name for p in directory.iterdir()) == ["Arrival (2016).mkv"]
+    assert (await world.row(movie))["name"] == "Arrival" and result.images_added == 1
 
 
 async def test_write_back_of_a_series_writes_tvshow_and_episode_nfos(world: World) -> None:
@@ -103,3 +124,11 @@ async def test_write_back_of_a_series_writes_tvshow_and_episode_nfos(world: Worl
     assert parse_nfo((season_dir / "season.nfo").read_bytes(), "season").season_number == 1
     episode = parse_nfo((season_dir / "Breaking Bad S01E01.nfo").read_bytes(), "episode")
     assert (episode.title, episode.season_number, episode.episode_number) == ("Pilot", 1, 1)
+
+
+async def test_options_given_by_the_caller_win_over_the_stored_ones(world: World) -> None:
+    directory, movie = await _movie_file(world, write_back=False)
+    result = await world.apply(movie, movie_answer(), options=LibraryOptions(write_back=True))
+    assert result.write_back == "written" and (directory / "Arrival (2016).nfo").exists()
+    _directory, other = await _movie_file(world, folder="Other")
+    assert (await world.apply(other, movie_answer(), options=LibraryOptions())).write_back == "off"

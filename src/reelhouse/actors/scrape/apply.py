@@ -40,7 +40,9 @@ import httpx
 import trio
 
 from reelhouse.errors import NotFound
+from reelhouse.media.assemble import ImageRecord
 from reelhouse.media.containment import Confinement
+from reelhouse.shutdown import bounded_shield
 from reelhouse.media.library_options import LibraryOptions
 from reelhouse.media.nfo_write import nfo_from_provider, render_nfo
 from reelhouse.media.provider_fields import ApplyMode, FieldPlan, plan_fields
@@ -48,7 +50,7 @@ from reelhouse.media.provider_metadata import ProviderImage, ProviderItem
 from reelhouse.storage._store import Store, now_ms
 from reelhouse.storage.confined_files import confinement_for, read_confined
 from reelhouse.storage.libraries import get_library
-from reelhouse.storage.provider_apply import ApplyTarget, NewImage, ScrapeMark, apply_statements, load_targets
+from reelhouse.storage.provider_apply import ApplyTarget, ScrapeMark, apply_statements, load_targets
 from reelhouse.storage.stored_images import PROVIDER_SOURCE, provider_confinement
 
 from .provider_images import FetchedImage, ImageRefused, UrlRule, fetch_image, image_path, remove_images, store_image
@@ -67,6 +69,8 @@ from .write_back import (
 log = logging.getLogger(__name__)
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
+CLEANUP_SECONDS = 5.0
+"""Removing the files of images a failed transaction did not record."""
 CHILD_CONCURRENCY = 4
 """Seasons and episodes of one series applied at once."""
 MAX_PER_KIND: Mapping[str, int] = {"backdrop": 3}
@@ -164,15 +168,14 @@ async def apply_match(deps: ApplyDeps, request: ApplyRequest) -> ApplyResult:
     result, never raised.
     """
     targets = await load_targets(deps.store, request.item_id)
-    library = await get_library(deps.store, targets[0].library_id) if targets else None
-    if not targets or library is None:
+    if not targets:
         raise NotFound(f"No item {request.item_id}.", params={"itemId": request.item_id})
     target = targets[0]
     if target.lock_data:
         return ApplyResult(request.item_id, applied=False)
-    options = deps.options or library.options
+    options, roots = await _library(deps, target.library_id)
     trusted = deps.provider_hosts | {host.lower() for host in options.remote_allowed_hosts}
-    run = _Run(deps, request, options, confinement_for(library.paths, deps.data_dir), UrlRule(frozenset(trusted)), now_ms())
+    run = _Run(deps, request, options, confinement_for(roots, deps.data_dir), UrlRule(frozenset(trusted)), now_ms())
     tally = _Tally()
     match = request.match
     answer = match.series if isinstance(match, SeriesMatch) else match
@@ -186,6 +189,16 @@ async def apply_match(deps: ApplyDeps, request: ApplyRequest) -> ApplyResult:
         request.item_id, True, tuple(tally.items), plan.changed, tally.added, tally.failed,
         outcome.state, outcome.files, outcome.error,
     )  # fmt: skip
+
+
+async def _library(deps: ApplyDeps, library_id: str) -> tuple[LibraryOptions, tuple[str, ...]]:
+    """The library's options and, when writeBack needs them, its roots (no read when both are known)."""
+    if deps.options is not None and not deps.options.write_back:
+        return deps.options, ()
+    library = await get_library(deps.store, library_id)
+    if library is None:
+        raise NotFound(f"No library {library_id}.", params={"libraryId": library_id})
+    return (deps.options if deps.options is not None else library.options), library.paths
 
 
 async def _apply_children(run: _Run, match: SeriesMatch, tally: _Tally) -> None:
@@ -223,7 +236,12 @@ async def _apply_item(run: _Run, target: ApplyTarget, answer: ProviderItem, tall
     dropped = _dropped_slots(target, answer, run.request.replace_images, fetched)
     mark = ScrapeMark(run.request.provider_id, answer.provider_item_id, run.request.scrape_state, run.now)
     statements = apply_statements(target, plan, mark, images=new_images, dropped_images=dropped)
-    results = await run.deps.store.transaction(statements)
+    try:
+        results = await run.deps.store.transaction(statements)
+    except BaseException:
+        with bounded_shield(CLEANUP_SECONDS):
+            await _remove(run, [Path(image.path) for image in new_images if _unused(target, image)])
+        raise
     if results[0].rowcount == 0:
         # lockData set between the read and this write (the row's fields are
         # guarded; its lists were written: a window of one image download).
@@ -237,6 +255,11 @@ async def _apply_item(run: _Run, target: ApplyTarget, answer: ProviderItem, tall
         outcome = await _write_back(run, target, answer, images)
         tally.write_back = worst(tally.write_back, outcome)
     return plan
+
+
+def _unused(target: ApplyTarget, image: ImageRecord) -> bool:
+    """Whether no stored row names ``image``'s file (the same bytes fetched again share it)."""
+    return all(slot.path != image.path for slot in target.images.values())
 
 
 def _is_provider(target: ApplyTarget, slot: tuple[str, int]) -> bool:
@@ -279,33 +302,40 @@ def _dropped_slots(
 
 async def _fetch_all(
     run: _Run, target: ApplyTarget, choices: list[tuple[str, int, ProviderImage]]
-) -> dict[tuple[str, int], tuple[NewImage, FetchedImage]]:
-    fetched: dict[tuple[str, int], tuple[NewImage, FetchedImage]] = {}
+) -> dict[tuple[str, int], tuple[ImageRecord, FetchedImage]]:
+    """Each URL fetched once (an episode's still may also be its primary), kept for each of its slots."""
+    fetched: dict[tuple[str, int], tuple[ImageRecord, FetchedImage]] = {}
+    by_url: dict[str, list[tuple[str, int]]] = {}
+    for kind, index, image in choices:
+        by_url.setdefault(image.url, []).append((kind, index))
 
-    async def one(kind: str, index: int, image: ProviderImage) -> None:
-        stored = await _fetch_one(run, target.stored.id, kind, index, image.url)
-        if stored is not None:
-            fetched[(kind, index)] = stored
+    async def one(url: str, slots: list[tuple[str, int]]) -> None:
+        for slot, kept in zip(slots, await _fetch_one(run, target.stored.id, slots, url)):
+            fetched[slot] = kept
 
     async with trio.open_nursery() as nursery:
-        for kind, index, image in choices:
-            nursery.start_soon(one, kind, index, image)
+        for url, slots in by_url.items():
+            nursery.start_soon(one, url, slots)
     return fetched
 
 
-async def _fetch_one(run: _Run, item_id: str, kind: str, index: int, url: str) -> tuple[NewImage, FetchedImage] | None:
+async def _fetch_one(
+    run: _Run, item_id: str, slots: list[tuple[str, int]], url: str
+) -> list[tuple[ImageRecord, FetchedImage]]:
     deps = run.deps
+    kept = []
     try:
         async with deps.limiter:
             image = await fetch_image(deps.http, url, run.rule, max_bytes=deps.max_image_bytes, threads=deps.threads)
-        path = image_path(deps.data_dir, item_id, kind, index, image)
-        mtime = await trio.to_thread.run_sync(store_image, path, image, limiter=deps.threads)
+        for kind, index in slots:
+            path = image_path(deps.data_dir, item_id, kind, index, image)
+            mtime = await trio.to_thread.run_sync(store_image, path, image, limiter=deps.threads)
+            record = ImageRecord(str(path), kind, index, image.tag, image.width, image.height, len(image.data), mtime)
+            kept.append((record, image))
     except (ImageRefused, httpx.HTTPError, OSError) as exc:
         # The host only: a provider's URL may carry a key in its query.
         log.info("provider image for %s from %s not kept: %s", item_id, urlsplit(url).hostname, _reason(exc))
-        return None
-    new = NewImage(kind, index, str(path), image.tag, image.width, image.height, len(image.data), mtime)
-    return new, image
+    return kept
 
 
 def _reason(exc: BaseException) -> str:
