@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+import httpx
 import trio
 
 from reelhouse.config import Settings
@@ -33,6 +34,7 @@ from .scan.probe_pool import DEFAULT_COMMAND as DEFAULT_PROBE_COMMAND
 from .scan.probe_pool import run_probe_pool
 from .scan_actor import ScanSlots
 from .scheduler import Scheduler, SchedulerServices
+from .scrape.queue import ScrapeServices
 from .system_monitor import MonitorConfig, SystemMonitor
 
 # Walk/parse worker threads shared by all scans: more than the cores only
@@ -40,6 +42,8 @@ from .system_monitor import MonitorConfig, SystemMonitor
 SCAN_PARSE_THREADS = 2
 SCAN_PARSE_PROCESSES = max(1, os.cpu_count() or 1)  # big scans parse in child processes, one per core
 COVERS_DIR = "covers"  # under the data directory: automatic library collages
+PROVIDER_IMAGE_DOWNLOADS = 4  # provider images fetched at once, server-wide
+PROVIDER_HTTP_TIMEOUT_S = 30.0
 
 
 @dataclass
@@ -63,7 +67,8 @@ class ActorTree:
 @asynccontextmanager
 async def open_actor_tree(settings: Settings, store: Store, version: str) -> AsyncIterator[ActorTree]:
     """Start the tree; on exit whatever still runs is cancelled."""
-    async with trio.open_nursery() as nursery:
+    http = httpx.AsyncClient(timeout=PROVIDER_HTTP_TIMEOUT_S, follow_redirects=False)
+    async with http, trio.open_nursery() as nursery:
         bus = EventBus(StoreEventLog(store))
         await nursery.start(bus.run)
         # Probe workers outlive every scan and die with the tree (cancelled last).
@@ -108,6 +113,8 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
             covers_dir=settings.data_dir / COVERS_DIR,
             data_dir=settings.data_dir,
             plugins=plugins,
+            scrape=ScrapeServices(store=store, jobs=jobs, plugins=plugins, data_dir=settings.data_dir, http=http,
+                                  image_limiter=trio.CapacityLimiter(PROVIDER_IMAGE_DOWNLOADS)),
         )
         # Started last, so it stops first: running scans end before the
         # registries they report to.

@@ -18,7 +18,10 @@ and index while both hold:
 
 Containment (:mod:`reelhouse.media.containment`): the file must resolve
 inside a root of its item's library (and outside the fenced directories)
-when it is looked at, else it is not found; :class:`SourceImage` carries
+when it is looked at, else it is not found; an image a provider gave
+(``source = 'provider'``) must instead resolve inside the provider image
+store (``<data_dir>/metadata``, :func:`~reelhouse.storage.stored_images.provider_confinement`)
+and nowhere else of the data directory; :class:`SourceImage` carries
 that confinement, and the reader checks the opened file again
 (:func:`reelhouse.storage.confined_files.open_confined`), so a symbolic
 link swapped after the scan or after this lookup is never followed out.
@@ -48,7 +51,7 @@ from reelhouse.media.containment import Confinement
 from reelhouse.media.file_names import to_fs
 from reelhouse.storage import Store
 from reelhouse.storage.confined_files import OutsideRoots, confinement_for
-from reelhouse.storage.stored_images import find_stored_image
+from reelhouse.storage.stored_images import PROVIDER_SOURCE, find_stored_image, provider_confinement
 from reelhouse.thread_pool import ThreadPool
 
 T = TypeVar("T")
@@ -73,6 +76,7 @@ class SourceImage:
     last_modified: str  # modified as an HTTP date, made once
     roots: tuple[str, ...]  # of the item's library, as stored
     within: Confinement  # where the file may resolve: checked again when it is opened
+    provider: bool = False  # a provider image: confined to the provider image store
 
 
 class SourceChanged(Unavailable):
@@ -130,7 +134,8 @@ class ImageSources:
         self._found.pop(wanted, None)
         found_at = trio.current_time()
         stored = await find_stored_image(self._store, *wanted)
-        source = await self._on_disk(Path(to_fs(stored.path)), stored.tag, stored.roots)  # stored as path text
+        provider = stored.source == PROVIDER_SOURCE
+        source = await self._on_disk(Path(to_fs(stored.path)), stored.tag, stored.roots, provider)  # stored as path text
         self._remember(wanted, source, data_version, found_at)
         return source
 
@@ -140,7 +145,10 @@ class ImageSources:
         try:
             found_at = trio.current_time()
             try:
-                source = await self._on_disk(known.source.path, known.source.tag, known.source.roots)
+                known_source = known.source
+                source = await self._on_disk(
+                    known_source.path, known_source.tag, known_source.roots, known_source.provider
+                )
             except NotFound:
                 self._found.pop(wanted, None)
                 raise
@@ -149,15 +157,17 @@ class ImageSources:
         finally:
             self._rechecking.discard(wanted)
 
-    async def _on_disk(self, path: Path, tag: str, roots: tuple[str, ...]) -> SourceImage:
+    async def _on_disk(self, path: Path, tag: str, roots: tuple[str, ...], provider: bool) -> SourceImage:
         try:
-            size, mtime, within = await source_file_call(self._files, _stat, path, roots, self._data_dir)
+            size, mtime, within = await source_file_call(
+                self._files, _stat, path, roots, self._data_dir, provider
+            )
         except (FileNotFoundError, NotADirectoryError):
             raise NotFound("The image file is missing from disk.") from None
         except OutsideRoots:
             raise NotFound("The image file is not inside the library's folders.") from None
         modified = datetime.fromtimestamp(mtime, UTC)
-        return SourceImage(path, tag, size, modified, http_date(modified), roots, within)
+        return SourceImage(path, tag, size, modified, http_date(modified), roots, within, provider)
 
     def _remember(self, wanted: _Wanted, source: SourceImage, data_version: int, found_at: float) -> None:
         """Keep ``source`` unless a write committed since ``data_version`` was read."""
@@ -165,13 +175,16 @@ class ImageSources:
             self._found[wanted] = _Found(source, data_version, found_at)
 
 
-def _stat(path: Path, roots: tuple[str, ...], data_dir: Path | None) -> tuple[int, float, Confinement]:
-    """Size and mtime of the file ``path`` resolves to, and its library's confinement.
+def _stat(
+    path: Path, roots: tuple[str, ...], data_dir: Path | None, provider: bool
+) -> tuple[int, float, Confinement]:
+    """Size and mtime of the file ``path`` resolves to, and where it may resolve:
+    its library's confinement, or the provider image store for a provider image.
 
     Raises OutsideRoots when it resolves outside, FileNotFoundError when it
     is gone or not a regular file.
     """
-    within = confinement_for(roots, data_dir)
+    within = provider_confinement(data_dir) if provider else confinement_for(roots, data_dir)
     real = os.path.realpath(path)
     if not within.allows(real):
         raise OutsideRoots()

@@ -120,3 +120,38 @@ def _descriptor_path(fd: int, path: str | os.PathLike[str], info: os.stat_result
     if (named.st_dev, named.st_ino) != (info.st_dev, info.st_ino):
         return ""  # swapped between the open and the check
     return real
+
+
+def create_confined(directory: str | os.PathLike[str], name: str, data: bytes, within: Confinement) -> None:
+    """Create the file ``directory/name`` holding ``data``, never replacing anything.
+
+    For writeBack next to the media.  The directory is opened and checked
+    on its descriptor (so a directory swapped for a link after a check is
+    not followed out), the bytes go to a temporary file in it, and that is
+    hard-linked to ``name``: the link fails with FileExistsError when
+    ``name`` exists (a file, a directory or a dangling link), so an existing
+    file is never touched and no half-written file ever shows under
+    ``name``.  Raises OutsideRoots, FileExistsError or another OSError.
+    """
+    if not name or "/" in name or name in (".", ".."):
+        raise OutsideRoots()
+    dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        info = os.fstat(dir_fd)
+        if not within.allows(_descriptor_path(dir_fd, directory, info)):
+            raise OutsideRoots()
+        temporary = f".{name}.{os.urandom(4).hex()}.tmp"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644, dir_fd=dir_fd)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+                file.flush()
+                os.fsync(file.fileno())
+            os.link(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+        finally:
+            try:
+                os.unlink(temporary, dir_fd=dir_fd)
+            except OSError:
+                pass
+    finally:
+        os.close(dir_fd)

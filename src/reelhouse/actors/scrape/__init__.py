@@ -1,0 +1,1 @@
+"""The scrape queue: provider matches applied to the catalogue."""

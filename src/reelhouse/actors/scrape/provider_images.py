@@ -1,0 +1,185 @@
+"""Provider images: fetched over HTTP, checked, kept in the server's image store.
+
+The URLs come from a provider plugin: trusted to describe artwork, not to
+aim the server anywhere.  So (:class:`UrlRule`):
+
+- only ``http``/``https`` URLs without user info are fetched;
+- a host that resolves to a loopback, link-local (the cloud metadata
+  address too), unspecified, multicast or reserved address is refused,
+  unless it is a *trusted* host: the provider's configured ``baseUrl`` host
+  (a local mirror or a test fake) or a host in the library's
+  ``remoteAllowedHosts`` (which the reference exempts from those
+  restrictions).  ``remoteAllowedHosts`` does not restrict provider images
+  (it governs remote media sources);
+- redirects are followed by hand, at most :data:`MAX_REDIRECTS`, each hop
+  checked again.
+
+The body is capped (``max_bytes``, 20 MiB by default; a larger
+``Content-Length`` is refused before reading), must be an image Pillow
+opens and verifies in a format the image route serves (JPEG, PNG, WebP,
+GIF, BMP), and is written atomically (a temporary file renamed) as
+``<data_dir>/metadata/<itemId>/<kind>-<index>-<tag>.<ext>``: the content tag
+in the name means a replaced image never overwrites the file being served.
+"""
+
+from __future__ import annotations
+
+import io
+import ipaddress
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+import trio
+from PIL import Image
+
+from reelhouse.media.local_images import image_tag, sniff_image_type
+from reelhouse.storage.stored_images import provider_image_root
+
+MAX_REDIRECTS = 3
+FETCH_TIMEOUT_SECONDS = 30.0
+_FORMATS = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp", "GIF": "gif", "BMP": "bmp"}
+_SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+
+
+class ImageRefused(Exception):
+    """The URL may not be fetched, or what it answered is not a usable image (the message says why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedImage:
+    data: bytes
+    extension: str  # jpg, png, webp, gif, bmp
+    width: int
+    height: int
+    tag: str
+
+
+@dataclass(frozen=True, slots=True)
+class UrlRule:
+    """Which hosts provider image URLs may name (see the module doc)."""
+
+    trusted_hosts: frozenset[str] = frozenset()  # lower case, "host" or "host:port"
+
+    def trusts(self, host: str, port: int) -> bool:
+        return host in self.trusted_hosts or f"{host}:{port}" in self.trusted_hosts
+
+    async def check(self, url: str) -> None:
+        """Raise :class:`ImageRefused` unless ``url`` may be fetched."""
+        try:
+            parts = urlsplit(url)
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            raise ImageRefused("not a valid URL") from None
+        host = (parts.hostname or "").lower()
+        if parts.scheme not in ("http", "https") or not host:
+            raise ImageRefused("only http and https URLs are fetched")
+        if parts.username is not None or parts.password is not None:
+            raise ImageRefused("URLs with user info are not fetched")
+        if self.trusts(host, port):
+            return
+        for address in await _addresses(host, port):
+            if _private(address):
+                raise ImageRefused(f"{host} resolves to a local address")
+
+
+async def _addresses(host: str, port: int) -> list[str]:
+    try:
+        return [str(ipaddress.ip_address(host))]
+    except ValueError:
+        pass
+    try:
+        infos = await trio.socket.getaddrinfo(host, port, type=trio.socket.SOCK_STREAM)
+    except OSError:
+        raise ImageRefused(f"{host} does not resolve") from None
+    return [str(info[4][0]) for info in infos]
+
+
+def _private(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast or ip.is_reserved
+
+
+async def fetch_image(
+    client: httpx.AsyncClient, url: str, rule: UrlRule, *, max_bytes: int, threads: trio.CapacityLimiter
+) -> FetchedImage:
+    """The image at ``url``, checked; :class:`ImageRefused` (or ``httpx.HTTPError``) otherwise."""
+    for _hop in range(MAX_REDIRECTS + 1):
+        await rule.check(url)
+        async with client.stream("GET", url, follow_redirects=False, timeout=FETCH_TIMEOUT_SECONDS) as response:
+            if response.is_redirect and "location" in response.headers:
+                url = urljoin(url, response.headers["location"])
+                continue
+            if response.status_code != 200:
+                raise ImageRefused(f"the image URL answered {response.status_code}")
+            data = await _capped_body(response, max_bytes)
+        return await trio.to_thread.run_sync(_checked, data, limiter=threads)
+    raise ImageRefused("too many redirects")
+
+
+async def _capped_body(response: httpx.Response, max_bytes: int) -> bytes:
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise ImageRefused(f"the image is larger than {max_bytes} bytes")
+    chunks: list[bytes] = []
+    total = 0
+    async for chunk in response.aiter_bytes():
+        total += len(chunk)
+        if total > max_bytes:
+            raise ImageRefused(f"the image is larger than {max_bytes} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _checked(data: bytes) -> FetchedImage:
+    """``data`` as a verified image (blocking: Pillow decodes its headers and checks its structure)."""
+    if sniff_image_type(data[:32]) is None:
+        raise ImageRefused("the URL did not answer an image")
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            extension = _FORMATS.get(image.format or "")
+            width, height = image.size
+            image.verify()
+    except Exception as exc:  # Pillow raises many kinds for broken data
+        raise ImageRefused(f"the image does not decode ({type(exc).__name__})") from None
+    if extension is None or width <= 0 or height <= 0:
+        raise ImageRefused("the image format is not served")
+    return FetchedImage(data, extension, width, height, image_tag(data))
+
+
+def image_path(data_dir: Path, item_id: str, kind: str, index: int, image: FetchedImage) -> Path:
+    """Where ``image`` of that item, kind and index is kept."""
+    if not _SAFE_ID.fullmatch(item_id) or item_id in (".", ".."):
+        raise ImageRefused("the item id cannot name a folder")
+    return provider_image_root(data_dir) / item_id / f"{kind}-{index}-{image.tag}.{image.extension}"
+
+
+def store_image(path: Path, image: FetchedImage) -> int:
+    """Write ``image`` at ``path`` atomically (blocking); returns its mtime in ms."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temporary, "xb") as file:
+            file.write(image.data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return path.stat().st_mtime_ns // 1_000_000
+
+
+def remove_images(paths: list[Path]) -> None:
+    """Delete replaced provider images (blocking); already gone is fine."""
+    for path in paths:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass  # a leftover file costs disk space only
