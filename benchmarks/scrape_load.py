@@ -28,7 +28,9 @@ Figures (one JSON document on stdout):
   item): what the plugin's limit allows; ``rate_vs_allowed`` = items per
   second / that (target at least 0.8);
 - ``items_p99_rest_ms``, ``items_p99_scrape_ms`` and ``p99_ratio`` (target
-  under 1.5), with p50 and counts;
+  under 1.5), with p50 and counts; the rest is sampled before the scrape
+  (bare items); ``items_p99_rest_after_ms`` and ``p99_ratio_vs_rest_after``
+  compare with the same request after it (items carrying their metadata);
 - ``states``: items per final scrape state; ``job``: the scrape job at the end.
 
 It asserts nothing about timings; it exits 1 only when it could not measure
@@ -216,7 +218,13 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 rest = await sample_for(client, f"/items?libraryId={library_id}&limit=50", args.rest_seconds)
             fake.delay = args.delay_ms / 1000
             result = await scrape(server, fake, library_id, args.items, args.timeout)
+            async with client_for(server) as client:
+                after = await sample_for(client, f"/items?libraryId={library_id}&limit=50", args.rest_seconds)
             out = figures(args.items, fake.delay, rest, result)
+            after_p99 = summarize_ms(after.durations)["p99_ms"]
+            out["items_p99_rest_after_ms"] = after_p99
+            out["p99_ratio_vs_rest_after"] = (round(out["items_p99_scrape_ms"] / after_p99, 2)
+                                              if after_p99 and out["items_p99_scrape_ms"] else None)
             out["server"] = server.figures()
     return out
 
