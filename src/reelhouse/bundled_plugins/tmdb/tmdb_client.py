@@ -55,7 +55,8 @@ def _is_read_token(key: str) -> bool:
 class TmdbClient:
     """GETs against ``base_url`` (``.../3``) with the key; ``on_rate_limited(seconds)`` on a 429."""
 
-    def __init__(self, base_url: str, api_key: str, *, on_rate_limited: Callable[[int], None]) -> None:
+    def __init__(self, base_url: str, api_key: str, *, on_rate_limited: Callable[[int], None],
+                 read_timeout: float = READ_TIMEOUT_S) -> None:
         self._base = base_url.rstrip("/")
         self._on_rate_limited = on_rate_limited
         headers = {"Accept": "application/json", "User-Agent": "Reelhouse-tmdb/1.0"}
@@ -66,7 +67,7 @@ class TmdbClient:
             self._key_params = {"api_key": api_key}
         self._client = httpx.Client(
             headers=headers,
-            timeout=httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+            timeout=httpx.Timeout(read_timeout, connect=min(CONNECT_TIMEOUT_S, read_timeout)),
             limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
             follow_redirects=False,
         )
