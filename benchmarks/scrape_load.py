@@ -31,13 +31,17 @@ Figures (one JSON document on stdout):
   under 1.5), with p50 and counts; the rest is sampled before the scrape
   (bare items); ``items_p99_rest_after_ms`` and ``p99_ratio_vs_rest_after``
   compare with the same request after it (items carrying their metadata);
-- ``states``: items per final scrape state; ``job``: the scrape job at the end.
+- ``states``: items per final scrape state; ``job``: the scrape job at the end;
+- ``plugin_only``: the plugin alone, no server: ``search`` + ``details`` for
+  ``--plugin-items`` titles through an in-process PluginHost, three callers
+  per concurrency slot; its items per second and ``rate_vs_allowed`` show
+  what the plugin and the fake can do, apart from the queue.
 
 It asserts nothing about timings; it exits 1 only when it could not measure
 (the server failed, the queue did not finish in time).
 
 Usage: .venv/bin/python benchmarks/scrape_load.py [--items 2000] [--delay-ms 20]
-       [--rest-seconds 8] [--timeout 600] [--workdir DIR] [--keep]
+       [--rest-seconds 8] [--timeout 600] [--plugin-items 400] [--workdir DIR] [--keep]
 """
 
 from __future__ import annotations
@@ -61,6 +65,10 @@ sys.path.insert(0, str(BENCHMARKS.parent))  # tests.fakes: the fake TMDB the tes
 from _http_probe import (  # noqa: E402
     BenchmarkError, LatencySamples, Server, running_server, sample_latency, sigterm_as_interrupt, summarize_ms,
 )
+from reelhouse.actors.plugins import HostConfig, PluginHost, call_plugin  # noqa: E402
+from reelhouse.media.plugin_policy import CrashPolicy  # noqa: E402
+from reelhouse.runtime import ChildSpec, RootActor  # noqa: E402
+from reelhouse.storage import plugin_catalog  # noqa: E402
 from tests.fakes.tmdb_api import FakeTmdb, fake_tmdb  # noqa: E402
 from tests.fakes.tmdb_catalogue import fixture_catalogue, synthetic_movies, synthetic_title, with_movies  # noqa: E402
 
@@ -206,6 +214,44 @@ def figures(items: int, delay: float, rest: LatencySamples, run: dict[str, Any])
     }
 
 
+async def plugin_only(fake: FakeTmdb, work: Path, items: int) -> dict[str, Any]:
+    """search + details for ``items`` titles through an in-process PluginHost (no server, no queue)."""
+    data_dir = work / "plugin-only"
+    plugin_catalog.plugins_dir(data_dir).mkdir(parents=True)
+    plugin_catalog.update_state(data_dir, "tmdb", settings={"apiKey": fake.api_key, "baseUrl": fake.base_url})
+    config = HostConfig(data_dir=data_dir, server_version="bench", idle_seconds=None,
+                        policy=CrashPolicy(max_crashes=3, window=60, base=0.05, cap=0.2))
+    manifest = plugin_catalog.discover(data_dir)
+    concurrency = next(e.manifest.concurrency for e in manifest if e.id == "tmdb" and e.manifest)
+    todo = iter(range(items))
+
+    async def caller(host: Any) -> None:
+        for index in todo:
+            title, year = synthetic_title(index)
+            found = await call_plugin(host, "tmdb", "metadata.search",
+                                      {"kind": "movie", "name": title, "year": year, "language": "en"})
+            await call_plugin(host, "tmdb", "metadata.details", {
+                "kind": "movie", "providerItemId": found["candidates"][0]["providerItemId"], "language": "en"})
+
+    async with trio.open_nursery() as nursery:
+        root = RootActor([ChildSpec("plugins", lambda: PluginHost(config, poll_seconds=3600))])
+        await nursery.start(root.run)
+        host = root.child("plugins")
+        await call_plugin(host, "tmdb", "metadata.search", {"kind": "movie", "name": "Heat", "language": "en"})
+        fake.reset_stats()
+        started = time.perf_counter()
+        async with trio.open_nursery() as callers:
+            for _ in range(3 * concurrency):
+                callers.start_soon(caller, host)
+        elapsed = time.perf_counter() - started
+        busy = fake.api_busy_seconds
+        await root.stop(timeout=10)
+    rate, allowed = items / elapsed, concurrency / (2 * fake.delay)
+    return {"items": items, "seconds": round(elapsed, 2), "items_per_second": round(rate, 1),
+            "allowed_items_per_second": round(allowed, 1), "rate_vs_allowed": round(rate / allowed, 2),
+            "mean_api_concurrency": round(busy / elapsed, 2), "max_api_concurrency": fake.max_api_concurrency}
+
+
 async def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     media, data_dir = work / "media", work / "data"
     write_tree(media, args.items)
@@ -226,6 +272,8 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             out["p99_ratio_vs_rest_after"] = (round(out["items_p99_scrape_ms"] / after_p99, 2)
                                               if after_p99 and out["items_p99_scrape_ms"] else None)
             out["server"] = server.figures()
+        if args.plugin_items:
+            out["plugin_only"] = await plugin_only(fake, work, min(args.plugin_items, args.items))
     return out
 
 
@@ -235,6 +283,7 @@ def main() -> int:
     parser.add_argument("--delay-ms", type=float, default=20.0)
     parser.add_argument("--rest-seconds", type=float, default=8.0)
     parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--plugin-items", type=int, default=400, help="titles for the plugin-only phase (0: skip)")
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
@@ -253,7 +302,8 @@ def main() -> int:
     print(json.dumps(out, indent=2))
     print(f"scrape_load: {out['items_per_second']} items/s ({out['rate_vs_allowed']} of the "
           f"{out['allowed_items_per_second']} the concurrency {out['plugin_concurrency']} allows), "
-          f"GET /items p99 ratio {out['p99_ratio']}", file=sys.stderr)
+          f"GET /items p99 ratio {out['p99_ratio']}; the plugin alone: "
+          f"{out.get('plugin_only', {}).get('rate_vs_allowed')} of what it allows", file=sys.stderr)
     return 0
 
 
