@@ -4,7 +4,9 @@ What it does, in one run:
 
 1. writes ``--items`` movie folders (``Synthetic Feature 00001 (1951)/...mkv``,
    64 dummy bytes, no NFO) and starts the fake TMDB API (tests/fakes) with
-   as many synthetic movies, answering every request after ``--delay-ms``;
+   as many synthetic movies in a process of its own (``_fake_tmdb_process``:
+   its threads would otherwise take the GIL from the latency probe); it
+   answers every request after ``--delay-ms`` once the scrape starts;
 2. sets the bundled ``tmdb`` plugin's ``apiKey`` and ``baseUrl`` (the fake)
    with ``reelhouse plugin set``, starts ``reelhouse serve`` (SQLite, fresh
    data directory), creates a movies library with ``autoScrape`` off and
@@ -62,6 +64,7 @@ import trio
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS.parent))  # tests.fakes: the fake TMDB the tests use
 
+from _fake_tmdb_process import command, fake_tmdb_process, figures as fake_figures  # noqa: E402
 from _http_probe import (  # noqa: E402
     BenchmarkError, LatencySamples, Server, running_server, sample_latency, sigterm_as_interrupt, summarize_ms,
 )
@@ -69,8 +72,7 @@ from reelhouse.actors.plugins import HostConfig, PluginHost, call_plugin  # noqa
 from reelhouse.media.plugin_policy import CrashPolicy  # noqa: E402
 from reelhouse.runtime import ChildSpec, RootActor  # noqa: E402
 from reelhouse.storage import plugin_catalog  # noqa: E402
-from tests.fakes.tmdb_api import FakeTmdb, fake_tmdb  # noqa: E402
-from tests.fakes.tmdb_catalogue import fixture_catalogue, synthetic_movies, synthetic_title, with_movies  # noqa: E402
+from tests.fakes.tmdb_catalogue import synthetic_title  # noqa: E402
 
 SAMPLE_INTERVAL_S = 0.02
 POLL_INTERVAL_S = 0.5
@@ -87,7 +89,25 @@ def write_tree(root: Path, items: int) -> None:
         (folder / f"{title} ({year}).mkv").write_bytes(b"\x1a\x45\xdf\xa3" + bytes(60))
 
 
-def configure_plugin(data_dir: Path, fake: FakeTmdb) -> None:
+class Fake:
+    """The fake TMDB's process: its address and key, and its commands."""
+
+    def __init__(self, info: dict[str, Any], process: subprocess.Popen[str]) -> None:
+        self.base_url, self.api_key, self._process = str(info["baseUrl"]), str(info["apiKey"]), process
+        self.delay = 0.0
+
+    def set_delay(self, seconds: float) -> None:
+        command(self._process, f"delay {seconds}")
+        self.delay = seconds
+
+    def reset(self) -> None:
+        command(self._process, "reset")
+
+    def figures(self) -> dict[str, Any]:
+        return fake_figures(self._process)
+
+
+def configure_plugin(data_dir: Path, fake: Fake) -> None:
     argv = [sys.executable, "-m", "reelhouse", "--data-dir", str(data_dir), "plugin", "set", "tmdb",
             f"apiKey={fake.api_key}", f"baseUrl={fake.base_url}"]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
@@ -143,7 +163,7 @@ async def sample_for(client: httpx.AsyncClient, path: str, seconds: float) -> La
     return samples
 
 
-async def scrape(server: Server, fake: FakeTmdb, library_id: str, items: int, timeout: float) -> dict[str, Any]:
+async def scrape(server: Server, fake: Fake, library_id: str, items: int, timeout: float) -> dict[str, Any]:
     """Requeue every item and follow the queue; the timeline of ``pending`` and the latency samples."""
     path = f"/items?libraryId={library_id}&limit=50"
     during = LatencySamples(path)
@@ -151,7 +171,7 @@ async def scrape(server: Server, fake: FakeTmdb, library_id: str, items: int, ti
     async with client_for(server) as control, client_for(server) as sampler:
         await ok(control.patch(f"/libraries/{library_id}/options", json={"remoteAllowedHosts": [], "autoScrape": True}),
                  "PATCH options")
-        fake.reset_stats()
+        fake.reset()
         started = time.perf_counter()
         queued = await ok(control.post(f"/libraries/{library_id}/scrape-requeue"), "POST scrape-requeue")
         async with trio.open_nursery() as nursery:
@@ -171,9 +191,10 @@ async def scrape(server: Server, fake: FakeTmdb, library_id: str, items: int, ti
         job = await scrape_job(control, library_id)
         plugins = await ok(control.get("/plugins/installed"), "GET /plugins/installed")
     plugin = next(p for p in (plugins["items"] if isinstance(plugins, dict) else plugins) if p["id"] == "tmdb")
+    upstream = fake.figures()
     return {"queued": queued, "elapsed": elapsed, "timeline": timeline, "during": during, "states": states,
-            "job": job, "concurrency": int(plugin["concurrency"]), "api_busy": fake.api_busy_seconds,
-            "counts": fake.counts(), "max_api_concurrency": fake.max_api_concurrency}
+            "job": job, "concurrency": int(plugin["concurrency"]), "api_busy": upstream["apiBusySeconds"],
+            "counts": upstream["counts"], "max_api_concurrency": upstream["maxApiConcurrency"]}
 
 
 def steady_rate(timeline: list[tuple[float, int]], total: int) -> float | None:
@@ -214,7 +235,7 @@ def figures(items: int, delay: float, rest: LatencySamples, run: dict[str, Any])
     }
 
 
-async def plugin_only(fake: FakeTmdb, work: Path, items: int) -> dict[str, Any]:
+async def plugin_only(fake: Fake, work: Path, items: int) -> dict[str, Any]:
     """search + details for ``items`` titles through an in-process PluginHost (no server, no queue)."""
     data_dir = work / "plugin-only"
     plugin_catalog.plugins_dir(data_dir).mkdir(parents=True)
@@ -238,31 +259,32 @@ async def plugin_only(fake: FakeTmdb, work: Path, items: int) -> dict[str, Any]:
         await nursery.start(root.run)
         host = root.child("plugins")
         await call_plugin(host, "tmdb", "metadata.search", {"kind": "movie", "name": "Heat", "language": "en"})
-        fake.reset_stats()
+        fake.reset()
         started = time.perf_counter()
         async with trio.open_nursery() as callers:
             for _ in range(3 * concurrency):
                 callers.start_soon(caller, host)
         elapsed = time.perf_counter() - started
-        busy = fake.api_busy_seconds
+        upstream = fake.figures()
         await root.stop(timeout=10)
     rate, allowed = items / elapsed, concurrency / (2 * fake.delay)
     return {"items": items, "seconds": round(elapsed, 2), "items_per_second": round(rate, 1),
             "allowed_items_per_second": round(allowed, 1), "rate_vs_allowed": round(rate / allowed, 2),
-            "mean_api_concurrency": round(busy / elapsed, 2), "max_api_concurrency": fake.max_api_concurrency}
+            "mean_api_concurrency": round(upstream["apiBusySeconds"] / elapsed, 2),
+            "max_api_concurrency": upstream["maxApiConcurrency"]}
 
 
 async def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     media, data_dir = work / "media", work / "data"
     write_tree(media, args.items)
-    catalogue = with_movies(fixture_catalogue(), synthetic_movies(args.items))
-    with fake_tmdb(catalogue) as fake:
+    with fake_tmdb_process(args.items, 0.0) as (info, process):
+        fake = Fake(info, process)
         configure_plugin(data_dir, fake)
         with running_server(data_dir, None) as server:
             async with client_for(server) as client:
                 library_id = await create_library(client, media)
                 rest = await sample_for(client, f"/items?libraryId={library_id}&limit=50", args.rest_seconds)
-            fake.delay = args.delay_ms / 1000
+            fake.set_delay(args.delay_ms / 1000)
             result = await scrape(server, fake, library_id, args.items, args.timeout)
             async with client_for(server) as client:
                 after = await sample_for(client, f"/items?libraryId={library_id}&limit=50", args.rest_seconds)

@@ -42,7 +42,7 @@ from .system_monitor import MonitorConfig, SystemMonitor
 SCAN_PARSE_THREADS = 2
 SCAN_PARSE_PROCESSES = max(1, os.cpu_count() or 1)  # big scans parse in child processes, one per core
 COVERS_DIR = "covers"  # under the data directory: automatic library collages
-PROVIDER_IMAGE_DOWNLOADS = 4  # provider images fetched at once, server-wide
+PROVIDER_IMAGE_DOWNLOADS = 8  # provider images fetched at once, server-wide
 PROVIDER_HTTP_TIMEOUT_S = 30.0
 
 

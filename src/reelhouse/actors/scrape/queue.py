@@ -50,7 +50,11 @@ from .identify import Identify, IdentifyApply, IdentifyContext, identify_apply, 
 from .outcomes import MAX_CRASHES_PER_ITEM, Crashed, ItemFailed, Pause, classify
 from .providers import Provider, find_match, plugin_views, usable_providers, usable_recognizers
 
-BATCH_SIZE: Final = 64
+BATCH_SIZE: Final = 256
+# Items in progress per plugin slot: while some download images and write,
+# others keep the plugin busy (its connection never runs more calls than
+# its ``concurrency``).
+ITEMS_PER_SLOT: Final = 3
 REPORT_EVERY_SECONDS: Final = 1.0
 BACKOFF_FIRST_SECONDS: Final = 2.0
 BACKOFF_MAX_SECONDS: Final = 300.0
@@ -255,7 +259,7 @@ class ScrapeQueue(Actor):
         for item in batch:
             send.send_nowait(item)
         send.close()
-        workers = min(max(p.concurrency for p in providers), len(batch))
+        workers = min(max(p.concurrency for p in providers) * ITEMS_PER_SLOT, len(batch))
         async with trio.open_nursery() as nursery:
             for _ in range(workers):
                 nursery.start_soon(self._worker, receive.clone(), providers, recognizers)
@@ -288,7 +292,8 @@ class ScrapeQueue(Actor):
                 mode, replace_images = self._modes.get(item.id, ("missing", False))
                 request = ApplyRequest(item.id, found.provider_id, found.match, mode, replace_images, "scraped")
                 result = await apply_match(self._apply_deps(providers), request)
-                await set_scrape_state(store, item.id, "scraped" if result.applied else "none")
+                if not result.applied:  # locked meanwhile: left as it is, out of the queue
+                    await set_scrape_state(store, item.id, "none")
                 tally.applied += int(result.applied)
         except StoreError:
             raise
