@@ -11,6 +11,7 @@ has to drive it::
         fake.rate_limit_next(3, retry_after=7)   # the next 3 API requests: 429 + Retry-After: 7
         fake.fail_next(2, status=503)         # the next 2 API requests: that status
         fake.go_down(); fake.come_up()        # refuse and reset connections / serve again (same port)
+        fake.hold(); fake.release()           # requests wait (counted in flight) until released
         fake.count("/3/movie/603")            # requests served per path (no query)
         fake.max_concurrency                  # most requests in flight at once since the last reset_stats()
         fake.max_api_concurrency              # the same, API requests only (not images)
@@ -83,6 +84,8 @@ class FakeTmdb:
         self._retry_after = 1
         self._fail_status = 429
         self._down = False
+        self._gate = threading.Event()
+        self._gate.set()
         self._connections: set[socket.socket] = set()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -111,11 +114,20 @@ class FakeTmdb:
         with self._lock:
             self._limited, self._fail_status = count, status
 
+    def hold(self) -> None:
+        """Requests from now on wait, in flight, until :meth:`release` (at most a minute)."""
+        self._gate.clear()
+
+    def release(self) -> None:
+        self._gate.set()
+
     def go_down(self) -> None:
         """Stop listening (new connections are refused) and reset every open connection."""
         with self._lock:
             self._down = True
             server, self._server = self._server, None
+        self._gate.set()  # held requests end now (hung up)
+        with self._lock:
             connections = list(self._connections)
         if server is not None:
             server.shutdown()
@@ -295,6 +307,7 @@ class _Handler(BaseHTTPRequestHandler):
         params = {key: values[-1] for key, values in parse_qs(url.query).items()}
         fake._enter(url.path, params)
         try:
+            fake._gate.wait(timeout=60)
             if fake.delay:
                 time.sleep(fake.delay)
             if fake._down:  # went down while this request waited
