@@ -9,11 +9,13 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from reelhouse.media import provider_metadata
 from reelhouse.storage.plugin_catalog import BUNDLED_DIR
 from tests.fakes.tmdb_api import FakeTmdb, fake_tmdb
 
 sys.path.insert(0, str(BUNDLED_DIR / "tmdb"))  # the plugin imports its modules as the server runs it
 
+import tmdb_items  # noqa: E402
 import tmdb_search  # noqa: E402
 from tmdb_client import ProviderError, TmdbClient, retry_after_seconds  # noqa: E402
 
@@ -85,3 +87,28 @@ def test_a_unique_exact_title_without_a_year_is_confident_and_a_sequel_is_not() 
             {"id": 2, "title": "Heat Wave", "release_date": "2009-01-01", "popularity": 80.0}]
     heat, wave = tmdb_search.scores("Heat", None, rows, "movie")
     assert heat >= 0.85 and heat - wave >= 0.1
+
+
+NULLS = {"title": None, "original_title": None, "overview": None, "tagline": None, "release_date": "",
+         "runtime": 0, "vote_average": 0, "vote_count": 0, "genres": None, "production_companies": None,
+         "credits": {"cast": [{"name": None}, {"id": 1, "name": "A", "character": None, "order": None}],
+                     "crew": [{"name": "B", "job": None}]},
+         "images": {"posters": [{"file_path": None}, {"file_path": "/p.jpg", "iso_639_1": None}]},
+         "release_dates": {"results": [{"iso_3166_1": "US", "release_dates": [{"certification": ""}]}]},
+         "external_ids": None, "imdb_id": None}
+
+
+@pytest.mark.parametrize("body", [{"id": 5}, {"id": 5, **NULLS}], ids=["bare", "nulls"])
+def test_a_sparse_or_null_filled_record_still_parses(body: dict[str, object]) -> None:
+    item = provider_metadata.parse_item({"item": tmdb_items.movie_item(dict(body), "http://img/t/p/", "en")})
+    assert item.provider_item_id == "5" and dict(item.provider_ids) == {"tmdb": "5"}
+    assert item.community_rating is None and item.official_rating is None and item.name is None
+    if "credits" in body:
+        assert [(p.name, p.kind, p.order) for p in item.people] == [("A", "Actor", 1)]
+        assert [image.url for image in item.images] == ["http://img/t/p/original/p.jpg"]
+
+
+def test_a_season_without_episodes_parses() -> None:
+    season = tmdb_items.season_item({"id": 77, "season_number": 0, "air_date": None}, "http://img/t/p/")
+    parsed, episodes = provider_metadata.parse_season({"item": season, "episodes": []})
+    assert (parsed.provider_item_id, parsed.index_number, episodes) == ("77", 0, [])
