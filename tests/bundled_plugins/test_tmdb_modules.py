@@ -51,6 +51,17 @@ def test_a_5xx_or_a_closed_port_is_unreachable(fake: FakeTmdb) -> None:
     assert failure.value.code == "unreachable"
 
 
+def test_a_connection_closed_without_an_answer_is_tried_once_more(fake: FakeTmdb) -> None:
+    client = _client(fake)
+    fake.hang_up_next(1)
+    assert client.get("/movie/603")["id"] == 603
+    assert fake.count("/3/movie/603") == 2
+    fake.hang_up_next(2)
+    with pytest.raises(ProviderError) as failure:
+        client.get("/movie/603")
+    assert failure.value.code == "unreachable"
+
+
 def test_a_v4_read_token_is_sent_as_bearer_and_a_v3_key_as_api_key() -> None:
     with fake_tmdb(api_key=JWT_LIKE) as fake:
         assert _client(fake).get("/movie/603")["id"] == 603

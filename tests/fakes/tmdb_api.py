@@ -10,6 +10,7 @@ has to drive it::
         fake.delay = 0.02                     # every request answers after 20 ms
         fake.rate_limit_next(3, retry_after=7)   # the next 3 API requests: 429 + Retry-After: 7
         fake.fail_next(2, status=503)         # the next 2 API requests: that status
+        fake.hang_up_next(1)                  # the next API request: the connection closed, no answer
         fake.go_down(); fake.come_up()        # refuse and reset connections / serve again (same port)
         fake.hold(); fake.release()           # requests wait (counted in flight) until released
         fake.count("/3/movie/603")            # requests served per path (no query)
@@ -108,6 +109,10 @@ class FakeTmdb:
         """The next ``count`` API requests answer 429 with ``Retry-After: retry_after``."""
         with self._lock:
             self._limited, self._retry_after, self._fail_status = count, retry_after, 429
+
+    def hang_up_next(self, count: int) -> None:
+        """The next ``count`` API requests are answered by closing the connection."""
+        self.fail_next(count, status=0)
 
     def fail_next(self, count: int, *, status: int = 503) -> None:
         """The next ``count`` API requests answer ``status`` with TMDB's error body."""
@@ -336,6 +341,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(401, shapes.error(7, "Invalid API key: You must be granted a valid key."))
         if (failure := fake._take_failure()) is not None:
             status, retry_after = failure
+            if status == 0:
+                return self._hang_up()
             if status == 429:
                 return self._json(429, shapes.error(25, "Your request count is over the allowed limit."),
                                   {"Retry-After": str(retry_after)})

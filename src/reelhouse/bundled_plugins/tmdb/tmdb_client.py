@@ -77,12 +77,18 @@ class TmdbClient:
     def get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """The JSON object at ``path`` (``/movie/603``); raises :class:`ProviderError`."""
         query = {key: value for key, value in (params or {}).items() if value not in (None, "")}
-        try:
-            response = self._client.get(self._base + path, params={**query, **self._key_params})
-        except httpx.TimeoutException:
-            raise ProviderError("timeout", f"TMDB did not answer {path} in time") from None
-        except httpx.TransportError as exc:
-            raise ProviderError("unreachable", f"TMDB is unreachable ({type(exc).__name__})") from None
+        for attempt in range(2):
+            try:
+                response = self._client.get(self._base + path, params={**query, **self._key_params})
+                break
+            except httpx.TimeoutException:
+                raise ProviderError("timeout", f"TMDB did not answer {path} in time") from None
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+                if attempt == 0:
+                    continue  # a kept-alive connection the upstream had closed: once more, on a new one
+                raise ProviderError("unreachable", f"TMDB is unreachable ({type(exc).__name__})") from None
+            except httpx.TransportError as exc:
+                raise ProviderError("unreachable", f"TMDB is unreachable ({type(exc).__name__})") from None
         return self._body(path, response)
 
     def _body(self, path: str, response: httpx.Response) -> dict[str, Any]:
