@@ -34,6 +34,8 @@ Figures (one JSON document on stdout):
   (bare items); ``items_p99_rest_after_ms`` and ``p99_ratio_vs_rest_after``
   compare with the same request after it (items carrying their metadata);
 - ``states``: items per final scrape state; ``job``: the scrape job at the end;
+  ``server_cpu_ms_per_item``: the server process's CPU time during the
+  scrape per item (its plugin child not counted);
 - ``plugin_only``: the plugin alone, no server: ``search`` + ``details`` for
   ``--plugin-items`` titles through an in-process PluginHost, three callers
   per concurrency slot; its items per second and ``rate_vs_allowed`` show
@@ -66,7 +68,8 @@ sys.path.insert(0, str(BENCHMARKS.parent))  # tests.fakes: the fake TMDB the tes
 
 from _fake_tmdb_process import command, fake_tmdb_process, figures as fake_figures  # noqa: E402
 from _http_probe import (  # noqa: E402
-    BenchmarkError, LatencySamples, Server, running_server, sample_latency, sigterm_as_interrupt, summarize_ms,
+    BenchmarkError, LatencySamples, Server, cpu_seconds, running_server, sample_latency, sigterm_as_interrupt,
+    summarize_ms,
 )
 from reelhouse.actors.plugins import HostConfig, PluginHost, call_plugin  # noqa: E402
 from reelhouse.media.plugin_policy import CrashPolicy  # noqa: E402
@@ -285,7 +288,9 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 library_id = await create_library(client, media)
                 rest = await sample_for(client, f"/items?libraryId={library_id}&limit=50", args.rest_seconds)
             fake.set_delay(args.delay_ms / 1000)
+            cpu_before = cpu_seconds(server.process.pid)
             result = await scrape(server, fake, library_id, args.items, args.timeout)
+            cpu_scrape = cpu_seconds(server.process.pid) - cpu_before
             async with client_for(server) as client:
                 after = await sample_for(client, f"/items?libraryId={library_id}&limit=50", args.rest_seconds)
             out = figures(args.items, fake.delay, rest, result)
@@ -294,6 +299,7 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             out["p99_ratio_vs_rest_after"] = (round(out["items_p99_scrape_ms"] / after_p99, 2)
                                               if after_p99 and out["items_p99_scrape_ms"] else None)
             out["server"] = server.figures()
+            out["server_cpu_ms_per_item"] = round(cpu_scrape * 1000 / args.items, 2)
         if args.plugin_items:
             out["plugin_only"] = await plugin_only(fake, work, min(args.plugin_items, args.items))
     return out
