@@ -7,7 +7,7 @@ from typing import Any
 
 import trio
 
-from tests.actors.scrape.providers import calls, candidate, movie
+from tests.actors.scrape.providers import calls, candidate, movie, set_catalogue
 from tests.media_factory import MediaFactory
 
 from .scanning import create_library
@@ -147,4 +147,36 @@ async def test_a_new_episode_of_a_matched_series_is_filled_after_the_next_scan(
             await wait_until(second_filled, "the new episode filled")
     searched = [c for c in calls(plugin) if c["method"] == "metadata.search"]
     assert len(searched) == 1  # looked up again by the id it has, not searched
+    server.shutdown.set()
+
+
+async def test_an_item_refresh_replace_all_takes_the_providers_new_values_and_missing_leaves_a_match_alone(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
+) -> None:
+    server, plugin = await server_with_provider(nursery, database_url, tmp_path, CATALOGUE)
+    root = tmp_path / "films"
+    media.video(root / "The Matrix (1999)" / "The Matrix (1999).mkv")
+    with trio.fail_after(CAP_S):
+        async with server.client() as client:
+            library = await create_library(client, "Films", [root])
+            items = await wait_for_states(client, library["id"], {"The Matrix": "scraped"})
+            matrix_id = items["The Matrix"]["id"]
+            await wait_for_job(client, library["id"], state="succeeded")
+            changed = {**CATALOGUE, "details": {**CATALOGUE["details"],
+                                                "movie|603": movie("603", "The Matrix", 1999, overview="Rewritten.")}}
+            set_catalogue(plugin, changed)
+            before = len(calls(plugin))
+            missing = await client.post(f"/items/{matrix_id}/refresh", json={"mode": "missing"})
+            await trio.sleep(0.5)
+            untouched = len(calls(plugin)) == before
+            replaced = await client.post(f"/items/{matrix_id}/refresh", json={"mode": "replaceAll"})
+
+            async def rewritten() -> bool:
+                return (await detail(client, matrix_id))["overview"] == "Rewritten."
+
+            await wait_until(rewritten, "the overview replaced")
+            activity = (await client.get("/activity", params={"action": "item.refresh"})).json()["entries"]
+    assert missing.status_code == 202 and replaced.status_code == 202
+    assert untouched  # a scraped item is not queued by a `missing` refresh
+    assert [entry["details"].get("queued") for entry in activity if entry["action"] == "item.refresh"] == [1, 0]
     server.shutdown.set()

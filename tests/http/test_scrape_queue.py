@@ -63,8 +63,12 @@ async def test_an_ambiguous_title_needs_identify_and_identify_lists_the_candidat
             library = await create_library(client, "Films", [root])
             assert library["options"]["metadataProviders"] == ["test"]
             items = await wait_for_states(client, library["id"], {"Heat": "needsIdentify"})
-            needing = await client.get("/items", params={"libraryId": library["id"], "attention": "needsIdentify"})
-            assert [i["name"] for i in needing.json()["items"]] == ["Heat"]
+            for name, value in (("attention", "needsIdentify"), ("scrapeState", "needsIdentify"),
+                                ("card", "needsIdentify")):
+                needing = await client.get("/items", params={"libraryId": library["id"], name: value})
+                assert [i["name"] for i in needing.json()["items"]] == ["Heat"], name
+            pending = await client.get("/items", params={"libraryId": library["id"], "attention": "scrapePending"})
+            assert pending.json()["items"] == []
             response = await client.post(f"/items/{items['Heat']['id']}/identify", json={"query": "Heat"})
             assert response.status_code == 200, response.text
             found = response.json()["candidates"]
@@ -112,7 +116,8 @@ async def test_a_rate_limit_pauses_the_queue_until_retry_at_then_it_goes_on(
     assert paused["messageCode"] == "rateLimited"
     assert paused["messageParams"]["retryAt"].endswith("Z")
     listed = plugins["items"] if isinstance(plugins, dict) else plugins
-    assert next(p for p in listed if p["id"] == "test").get("pausedUntil")
+    plugin = next(p for p in listed if p["id"] == "test")
+    assert plugin.get("pausedUntil") and plugin.get("lastErrorCode") == "rate_limited"
     server.shutdown.set()
 
 
@@ -251,4 +256,21 @@ async def test_a_locked_item_is_never_queued_nor_touched(
     assert ronin["scrapeState"] == "none" and ronin["overview"] == "Kept as it is."
     assert ronin["metadataState"]["lockData"] is True
     assert not [c for c in calls(plugin) if c["params"].get("name") == "Ronin"]
+    server.shutdown.set()
+
+
+async def test_the_bundled_provider_waiting_for_its_key_is_not_selected_by_default_but_can_be(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
+) -> None:
+    server, _plugin = await server_with_provider(nursery, database_url, tmp_path, AMBIGUOUS)
+    with trio.fail_after(CAP_S):
+        async with server.client() as client:
+            default = await create_library(client, "Films", [_films(media, tmp_path / "a", "Heat (1995)")])
+            chosen = await create_library(client, "Chosen", [_films(media, tmp_path / "b", "Ronin (1998)")],
+                                          options={"remoteAllowedHosts": [], "metadataProviders": ["tmdb"]})
+            await wait_for_state(client, chosen["id"])
+            job = await wait_for_job(client, chosen["id"], state="paused")
+    assert default["options"]["metadataProviders"] == ["test"]  # tmdb needs its apiKey first
+    assert chosen["options"]["metadataProviders"] == ["tmdb"]
+    assert job["messageCode"] == "noProvider"  # selected, but it cannot run yet
     server.shutdown.set()

@@ -307,7 +307,8 @@ class LibraryActor(Supervisor):
             await self._after_scan(report)
 
     async def _after_scan(self, report: ScanReport) -> None:
-        await self._tell_scrape(ScanWrote(report.status.started_at_ms or 0))
+        if report.status.started_at_ms is not None:
+            await self._tell_scrape(ScanWrote(report.status.started_at_ms))
         if report.status.state == COMPLETED:
             self._last_completed_ms = report.status.finished_at_ms or now_ms()
             if report.outcome is not None and report.outcome.mass_missing_paused:

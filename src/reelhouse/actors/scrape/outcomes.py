@@ -68,7 +68,7 @@ def classify(exc: Exception) -> Outcome:
         case PluginNotRunning():
             retry = exc.params.get("retryAfterSeconds")
             return Pause("provider_unavailable", exc.status, _plugin(exc), float(retry) if retry else None)
-        case errors.NotFound():  # the plugin was removed meanwhile
+        case errors.NotFound() if _plugin(exc) is not None:  # the plugin was removed meanwhile
             return Pause("provider_unavailable", "not_installed", _plugin(exc))
         case ProviderAnswerError():
             return ItemFailed(f"the provider's answer does not fit the contract: {exc}")

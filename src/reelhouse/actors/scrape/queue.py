@@ -31,6 +31,7 @@ from typing import Final, Literal
 import httpx
 import trio
 
+from reelhouse import errors
 from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.libraries import LibraryRecord
 from reelhouse.storage.scrape_queue import (
@@ -54,7 +55,8 @@ BATCH_SIZE: Final = 256
 # Items in progress per plugin slot: while some download images and write,
 # others keep the plugin busy (its connection never runs more calls than
 # its ``concurrency``).
-ITEMS_PER_SLOT: Final = 3
+ITEMS_PER_SLOT: Final = 4
+MAX_ITEMS_IN_PROGRESS: Final = 32  # each may hold a few downloaded images in memory
 REPORT_EVERY_SECONDS: Final = 1.0
 BACKOFF_FIRST_SECONDS: Final = 2.0
 BACKOFF_MAX_SECONDS: Final = 300.0
@@ -131,7 +133,7 @@ class ScrapeQueue(Actor):
         self._backoff = services.backoff_first_seconds
         self._last_report = -REPORT_EVERY_SECONDS
         self._recheck_pending = False  # a look for providers is scheduled
-        self._threads = trio.CapacityLimiter(2)  # apply's image checks and file writes
+        self._threads = trio.CapacityLimiter(1)  # apply's image checks and file writes
 
     async def on_start(self) -> None:
         self.nursery.start_soon(self._run)
@@ -187,7 +189,7 @@ class ScrapeQueue(Actor):
                 try:
                     reply.set(await work(context, msg))  # type: ignore[operator]
                 except Exception as exc:  # a domain error is the answer; anything else too, logged
-                    if not hasattr(exc, "code"):
+                    if not isinstance(exc, errors.DomainError):
                         log.exception("identify for library %s failed", self._record.id)
                     reply.fail(exc)
 
@@ -204,8 +206,8 @@ class ScrapeQueue(Actor):
             self._wake = trio.Event()
             try:
                 await self._drain()
-            except StoreError:
-                log.exception("scrape queue of library %s: the store failed; trying again later", self._record.id)
+            except Exception:  # the store failed (maybe inside the workers' group): later, not a crash loop
+                log.exception("scrape queue of library %s failed; trying again later", self._record.id)
                 await trio.sleep(STORE_RETRY_SECONDS)
                 self._wake.set()
 
@@ -259,7 +261,8 @@ class ScrapeQueue(Actor):
         for item in batch:
             send.send_nowait(item)
         send.close()
-        workers = min(max(p.concurrency for p in providers) * ITEMS_PER_SLOT, len(batch))
+        slots = max(p.concurrency for p in providers)
+        workers = min(slots * ITEMS_PER_SLOT, MAX_ITEMS_IN_PROGRESS, len(batch))
         async with trio.open_nursery() as nursery:
             for _ in range(workers):
                 nursery.start_soon(self._worker, receive.clone(), providers, recognizers)
