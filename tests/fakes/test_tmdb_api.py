@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import threading
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -51,24 +52,28 @@ def test_going_down_refuses_connections_and_coming_up_serves_on_the_same_port(fa
 
 
 def test_counts_and_the_concurrency_reached_follow_the_requests(fake: FakeTmdb) -> None:
-    fake.delay = 0.5
-    ready = threading.Barrier(3)
-
-    def get() -> None:
-        with httpx.Client(timeout=10) as client:
-            ready.wait()
-            client.get(fake.base_url + "/movie/949", params={"api_key": fake.api_key})
-
-    threads = [threading.Thread(target=get) for _ in range(3)]
+    fake.hold()
+    threads = [threading.Thread(target=_get, args=(fake, "/movie/949")) for _ in range(3)]
     for thread in threads:
         thread.start()
+    for _ in range(600):  # at most a minute for three threads to connect
+        if fake.in_flight == 3:
+            break
+        time.sleep(0.1)
+    fake.release()
     for thread in threads:
         thread.join()
     assert fake.count("/3/movie/949") == 3 and fake.count() == 3
     assert fake.max_api_concurrency == fake.max_concurrency == 3
-    assert fake.api_busy_seconds >= 1.4  # three requests of 0.5 s each
     fake.reset_stats()
     assert fake.count() == 0 and fake.max_api_concurrency == 0
+
+
+def test_busy_time_adds_up_the_time_requests_are_in_flight(fake: FakeTmdb) -> None:
+    fake.delay = 0.3
+    for _ in range(2):
+        _get(fake, "/configuration")
+    assert fake.api_busy_seconds >= 0.6
 
 
 def test_an_untranslated_field_is_empty_and_an_untranslated_title_is_the_original(fake: FakeTmdb) -> None:

@@ -9,7 +9,10 @@ has to drive it::
         fake.api_key                          # the only key it accepts (api_key=... or Bearer)
         fake.delay = 0.02                     # every request answers after 20 ms
         fake.rate_limit_next(3, retry_after=7)   # the next 3 API requests: 429 + Retry-After: 7
+        fake.fail_next(2, status=503)         # the next 2 API requests: that status
+        fake.hang_up_next(1)                  # the next API request: the connection closed, no answer
         fake.go_down(); fake.come_up()        # refuse and reset connections / serve again (same port)
+        fake.hold(); fake.release()           # requests wait (counted in flight) until released
         fake.count("/3/movie/603")            # requests served per path (no query)
         fake.max_concurrency                  # most requests in flight at once since the last reset_stats()
         fake.max_api_concurrency              # the same, API requests only (not images)
@@ -71,6 +74,7 @@ class FakeTmdb:
         self.queries: collections.deque[tuple[str, dict[str, str]]] = collections.deque(maxlen=QUERY_LOG)
         self._lock = threading.Lock()
         self._counts: collections.Counter[str] = collections.Counter()
+        self.auth_styles: collections.Counter[str] = collections.Counter()  # accepted keys: "api_key" or "bearer"
         self._in_flight = 0
         self._max_concurrency = 0
         self._api_in_flight = 0
@@ -79,7 +83,10 @@ class FakeTmdb:
         self._api_since = time.monotonic()
         self._limited = 0
         self._retry_after = 1
+        self._fail_status = 429
         self._down = False
+        self._gate = threading.Event()
+        self._gate.set()
         self._connections: set[socket.socket] = set()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -101,13 +108,31 @@ class FakeTmdb:
     def rate_limit_next(self, count: int, *, retry_after: int = 1) -> None:
         """The next ``count`` API requests answer 429 with ``Retry-After: retry_after``."""
         with self._lock:
-            self._limited, self._retry_after = count, retry_after
+            self._limited, self._retry_after, self._fail_status = count, retry_after, 429
+
+    def hang_up_next(self, count: int) -> None:
+        """The next ``count`` API requests are answered by closing the connection."""
+        self.fail_next(count, status=0)
+
+    def fail_next(self, count: int, *, status: int = 503) -> None:
+        """The next ``count`` API requests answer ``status`` with TMDB's error body."""
+        with self._lock:
+            self._limited, self._fail_status = count, status
+
+    def hold(self) -> None:
+        """Requests from now on wait, in flight, until :meth:`release` (at most a minute)."""
+        self._gate.clear()
+
+    def release(self) -> None:
+        self._gate.set()
 
     def go_down(self) -> None:
         """Stop listening (new connections are refused) and reset every open connection."""
         with self._lock:
             self._down = True
             server, self._server = self._server, None
+        self._gate.set()  # held requests end now (hung up)
+        with self._lock:
             connections = list(self._connections)
         if server is not None:
             server.shutdown()
@@ -210,12 +235,13 @@ class FakeTmdb:
                 self._tick_api()
                 self._api_in_flight -= 1
 
-    def _take_rate_limit(self) -> int | None:
+    def _take_failure(self) -> tuple[int, int] | None:
+        """(status, retry after) when this request is one told to fail."""
         with self._lock:
             if self._limited <= 0:
                 return None
             self._limited -= 1
-            return self._retry_after
+            return self._fail_status, self._retry_after
 
     def _image(self, size: str, name: str) -> bytes | None:
         original = self._image_sizes.get(name)
@@ -286,6 +312,7 @@ class _Handler(BaseHTTPRequestHandler):
         params = {key: values[-1] for key, values in parse_qs(url.query).items()}
         fake._enter(url.path, params)
         try:
+            fake._gate.wait(timeout=60)
             if fake.delay:
                 time.sleep(fake.delay)
             if fake._down:  # went down while this request waited
@@ -312,15 +339,24 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(404, shapes.error(34, "The resource you requested could not be found."))
         if not self._authorised(fake, params):
             return self._json(401, shapes.error(7, "Invalid API key: You must be granted a valid key."))
-        if (retry_after := fake._take_rate_limit()) is not None:
-            return self._json(429, shapes.error(25, "Your request count is over the allowed limit."),
-                              {"Retry-After": str(retry_after)})
+        if (failure := fake._take_failure()) is not None:
+            status, retry_after = failure
+            if status == 0:
+                return self._hang_up()
+            if status == 429:
+                return self._json(429, shapes.error(25, "Your request count is over the allowed limit."),
+                                  {"Retry-After": str(retry_after)})
+            return self._json(status, shapes.error(11, "Internal error: Something went wrong, contact TMDb."))
         status, body = _route(fake, path[2:], params)
         self._json(status, body)
 
     def _authorised(self, fake: FakeTmdb, params: dict[str, str]) -> bool:
-        bearer = self.headers.get("Authorization", "")
-        return params.get("api_key") == fake.api_key or bearer == f"Bearer {fake.api_key}"
+        style = "bearer" if self.headers.get("Authorization", "") == f"Bearer {fake.api_key}" else (
+            "api_key" if params.get("api_key") == fake.api_key else None)
+        if style is not None:
+            with fake._lock:
+                fake.auth_styles[style] += 1
+        return style is not None
 
     def _json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         self._send(status, json.dumps(body, ensure_ascii=False).encode(), "application/json;charset=utf-8", headers)
