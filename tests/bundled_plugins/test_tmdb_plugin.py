@@ -261,12 +261,16 @@ async def test_a_wrong_key_is_auth_failed_and_no_key_reaches_an_error_or_the_log
 
 async def test_calls_overlap_up_to_the_manifests_concurrency(tmdb: Tmdb) -> None:
     await tmdb.search("movie", "Heat")
-    tmdb.fake.delay = 0.2
     tmdb.fake.reset_stats()
+    tmdb.fake.hold()
     async with trio.open_nursery() as nursery:
         for name in ("Heat", "Solaris", "The Matrix", "Heat", "Solaris", "The Matrix"):
             nursery.start_soon(tmdb.search, "movie", name)
-    assert tmdb.fake.max_concurrency == (await tmdb.view()).entry.manifest.concurrency == 4
+        while tmdb.fake.in_flight < 4:  # four requests wait at the fake at once
+            await trio.sleep(0.02)
+        tmdb.fake.release()
+    assert tmdb.fake.max_api_concurrency == (await tmdb.view()).entry.manifest.concurrency == 4
+    assert tmdb.fake.count("/3/search/movie") == 6
 
 
 async def test_an_unknown_id_fails_that_call_only(tmdb: Tmdb) -> None:

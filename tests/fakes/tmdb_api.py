@@ -9,9 +9,14 @@ has to drive it::
         fake.api_key                          # the only key it accepts (api_key=... or Bearer)
         fake.delay = 0.02                     # every request answers after 20 ms
         fake.rate_limit_next(3, retry_after=7)   # the next 3 API requests: 429 + Retry-After: 7
+        fake.fail_next(2, status=503)         # the next 2 API requests: that status
+        fake.hang_up_next(1)                  # the next API request: the connection closed, no answer
         fake.go_down(); fake.come_up()        # refuse and reset connections / serve again (same port)
+        fake.hold(); fake.release()           # requests wait (counted in flight) until released
         fake.count("/3/movie/603")            # requests served per path (no query)
         fake.max_concurrency                  # most requests in flight at once since the last reset_stats()
+        fake.max_api_concurrency              # the same, API requests only (not images)
+        fake.api_busy_seconds                 # API requests in flight integrated over time (/ wall time = mean concurrency)
         fake.queries                          # recent (path, params without api_key), newest last
 
 Routes (TMDB v3 shapes, see ``tmdb_shapes``): ``/3/configuration``,
@@ -69,11 +74,19 @@ class FakeTmdb:
         self.queries: collections.deque[tuple[str, dict[str, str]]] = collections.deque(maxlen=QUERY_LOG)
         self._lock = threading.Lock()
         self._counts: collections.Counter[str] = collections.Counter()
+        self.auth_styles: collections.Counter[str] = collections.Counter()  # accepted keys: "api_key" or "bearer"
         self._in_flight = 0
         self._max_concurrency = 0
+        self._api_in_flight = 0
+        self._max_api_concurrency = 0
+        self._api_busy = 0.0
+        self._api_since = time.monotonic()
         self._limited = 0
         self._retry_after = 1
+        self._fail_status = 429
         self._down = False
+        self._gate = threading.Event()
+        self._gate.set()
         self._connections: set[socket.socket] = set()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -95,13 +108,31 @@ class FakeTmdb:
     def rate_limit_next(self, count: int, *, retry_after: int = 1) -> None:
         """The next ``count`` API requests answer 429 with ``Retry-After: retry_after``."""
         with self._lock:
-            self._limited, self._retry_after = count, retry_after
+            self._limited, self._retry_after, self._fail_status = count, retry_after, 429
+
+    def hang_up_next(self, count: int) -> None:
+        """The next ``count`` API requests are answered by closing the connection."""
+        self.fail_next(count, status=0)
+
+    def fail_next(self, count: int, *, status: int = 503) -> None:
+        """The next ``count`` API requests answer ``status`` with TMDB's error body."""
+        with self._lock:
+            self._limited, self._fail_status = count, status
+
+    def hold(self) -> None:
+        """Requests from now on wait, in flight, until :meth:`release` (at most a minute)."""
+        self._gate.clear()
+
+    def release(self) -> None:
+        self._gate.set()
 
     def go_down(self) -> None:
         """Stop listening (new connections are refused) and reset every open connection."""
         with self._lock:
             self._down = True
             server, self._server = self._server, None
+        self._gate.set()  # held requests end now (hung up)
+        with self._lock:
             connections = list(self._connections)
         if server is not None:
             server.shutdown()
@@ -126,6 +157,16 @@ class FakeTmdb:
     def in_flight(self) -> int:
         return self._in_flight
 
+    @property
+    def max_api_concurrency(self) -> int:
+        return self._max_api_concurrency
+
+    @property
+    def api_busy_seconds(self) -> float:
+        with self._lock:
+            self._tick_api()
+            return self._api_busy
+
     def count(self, path: str | None = None) -> int:
         """Requests served for ``path`` (exact, no query), or in all when None."""
         with self._lock:
@@ -139,6 +180,9 @@ class FakeTmdb:
         with self._lock:
             self._counts.clear()
             self._max_concurrency = self._in_flight
+            self._max_api_concurrency = self._api_in_flight
+            self._tick_api()
+            self._api_busy = 0.0
             self.queries.clear()
 
     # -- life -----------------------------------------------------------------------
@@ -168,23 +212,36 @@ class FakeTmdb:
 
     # -- used by the handler ------------------------------------------------------
 
+    def _tick_api(self) -> None:
+        now = time.monotonic()
+        self._api_busy += self._api_in_flight * (now - self._api_since)
+        self._api_since = now
+
     def _enter(self, path: str, params: dict[str, str]) -> None:
         with self._lock:
             self._counts[path] += 1
             self._in_flight += 1
             self._max_concurrency = max(self._max_concurrency, self._in_flight)
+            if path.startswith("/3/"):
+                self._tick_api()
+                self._api_in_flight += 1
+                self._max_api_concurrency = max(self._max_api_concurrency, self._api_in_flight)
             self.queries.append((path, {k: v for k, v in params.items() if k != "api_key"}))
 
-    def _leave(self) -> None:
+    def _leave(self, path: str) -> None:
         with self._lock:
             self._in_flight -= 1
+            if path.startswith("/3/"):
+                self._tick_api()
+                self._api_in_flight -= 1
 
-    def _take_rate_limit(self) -> int | None:
+    def _take_failure(self) -> tuple[int, int] | None:
+        """(status, retry after) when this request is one told to fail."""
         with self._lock:
             if self._limited <= 0:
                 return None
             self._limited -= 1
-            return self._retry_after
+            return self._fail_status, self._retry_after
 
     def _image(self, size: str, name: str) -> bytes | None:
         original = self._image_sizes.get(name)
@@ -250,22 +307,26 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         fake = self.server.fake
         if fake._down:
-            self.close_connection = True
-            self.connection.shutdown(socket.SHUT_RDWR)
-            return
+            return self._hang_up()
         url = urlsplit(self.path)
         params = {key: values[-1] for key, values in parse_qs(url.query).items()}
         fake._enter(url.path, params)
         try:
+            fake._gate.wait(timeout=60)
             if fake.delay:
                 time.sleep(fake.delay)
             if fake._down:  # went down while this request waited
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-                return
+                return self._hang_up()
             self._answer(fake, url.path, params)
         finally:
-            fake._leave()
+            fake._leave(url.path)
+
+    def _hang_up(self) -> None:
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # go_down reset it already
 
     def _answer(self, fake: FakeTmdb, path: str, params: dict[str, str]) -> None:
         if (image := _IMAGE.fullmatch(path)) is not None:
@@ -278,15 +339,24 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(404, shapes.error(34, "The resource you requested could not be found."))
         if not self._authorised(fake, params):
             return self._json(401, shapes.error(7, "Invalid API key: You must be granted a valid key."))
-        if (retry_after := fake._take_rate_limit()) is not None:
-            return self._json(429, shapes.error(25, "Your request count is over the allowed limit."),
-                              {"Retry-After": str(retry_after)})
+        if (failure := fake._take_failure()) is not None:
+            status, retry_after = failure
+            if status == 0:
+                return self._hang_up()
+            if status == 429:
+                return self._json(429, shapes.error(25, "Your request count is over the allowed limit."),
+                                  {"Retry-After": str(retry_after)})
+            return self._json(status, shapes.error(11, "Internal error: Something went wrong, contact TMDb."))
         status, body = _route(fake, path[2:], params)
         self._json(status, body)
 
     def _authorised(self, fake: FakeTmdb, params: dict[str, str]) -> bool:
-        bearer = self.headers.get("Authorization", "")
-        return params.get("api_key") == fake.api_key or bearer == f"Bearer {fake.api_key}"
+        style = "bearer" if self.headers.get("Authorization", "") == f"Bearer {fake.api_key}" else (
+            "api_key" if params.get("api_key") == fake.api_key else None)
+        if style is not None:
+            with fake._lock:
+                fake.auth_styles[style] += 1
+        return style is not None
 
     def _json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         self._send(status, json.dumps(body, ensure_ascii=False).encode(), "application/json;charset=utf-8", headers)

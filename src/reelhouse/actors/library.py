@@ -31,7 +31,7 @@ from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.catalog import mark_missing
 from reelhouse.storage.confined_files import confinement_for, fenced_forms
 from reelhouse.storage.libraries import LibraryRecord, get_library, update_library_options
-from reelhouse.storage.scans import ScanRunRecord, insert_scan_run, latest_scan_run, update_scan_run
+from reelhouse.storage.scans import insert_scan_run, latest_scan_run, update_scan_run
 
 from reelhouse.runtime import ActorRef, ActorStopped, ChildSpec, EventBus, Supervisor
 from .scan.covers import refresh_covers
@@ -42,7 +42,8 @@ from .realtime import RootMonitor
 from .rescans import DirectoryRescans, RescanDirectories, rescan_directories
 from .scan import ScanDeps, ScanPlan, probe_pending_sources
 from .scan_actor import CancelScan, ScanActor, ScanReport, ScanSetup, ScanSlots
-from .scan.status import CANCELLING, COMPLETED, FINAL_STATES, IDLE, RUNNING, RootView, ScanStatusView, WatchView
+from .scrape.queue import LibraryChanged, ScanWrote, ScrapeQueue, ScrapeServices
+from .scan.status import CANCELLING, COMPLETED, RUNNING, RootView, ScanStatusView, WatchView, scan_job, status_from_run
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,7 @@ class LibraryServices:
     covers_dir: Path | None = None  # automatic collages (None: none are made)
     data_dir: Path | None = None  # the server's own files: never a root, never walked nor served
     plugins: ActorRef | None = None  # the PluginHost: settings naming plugins are checked against it
+    scrape: ScrapeServices | None = None  # None: no scrape queue (tests of scans alone)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +120,11 @@ class ConfirmMissing:
 
 
 @dataclass(frozen=True, slots=True)
+class GetScrapeQueue:
+    """Ask: the library's ScrapeQueue (identify, refresh, rescrape ask it); Unavailable without one."""
+
+
+@dataclass(frozen=True, slots=True)
 class DirectoriesChanged:
     """Tell (monitor -> library): these directories changed on disk."""
 
@@ -161,11 +168,14 @@ class LibraryActor(Supervisor):
         self._record = await get_library(self._services.store, self.library_id) or self._record
         latest = await latest_scan_run(self._services.store, self.library_id)
         if latest is not None:
-            self._status = _status_from_run(latest)
+            self._status = status_from_run(latest)
             # After a restart the last run's final report may still be on its
             # way (the mailbox outlives the instance): it must not be dropped.
             self._run_id = latest.id
         await self._follow_monitor_setting()
+        if self._services.scrape is not None:
+            scrape = self._services.scrape
+            await self.start_child(ChildSpec(SCRAPE_CHILD, lambda: ScrapeQueue(self._record, scrape)))
 
     async def _follow_monitor_setting(self) -> None:
         """Watch the roots exactly while realtimeMonitor is on and scans are not suspended."""
@@ -208,6 +218,8 @@ class LibraryActor(Supervisor):
                 return self._status.with_watch(self._watch())
             case GetLibraryRuntime():
                 return LibraryRuntime(self._last_completed_ms, self._status.active)
+            case GetScrapeQueue():
+                return self._scrape_queue()
             case ScanReport():
                 await self._on_report(msg)
             case DirectoriesChanged(dirs=dirs):
@@ -295,6 +307,8 @@ class LibraryActor(Supervisor):
             await self._after_scan(report)
 
     async def _after_scan(self, report: ScanReport) -> None:
+        if report.status.started_at_ms is not None:
+            await self._tell_scrape(ScanWrote(report.status.started_at_ms))
         if report.status.state == COMPLETED:
             self._last_completed_ms = report.status.finished_at_ms or now_ms()
             if report.outcome is not None and report.outcome.mass_missing_paused:
@@ -311,9 +325,26 @@ class LibraryActor(Supervisor):
     async def _rescan(self, dirs: tuple[str, ...]) -> None:
         record, services = self._record, self._services
         data_dir = str(services.data_dir) if services.data_dir is not None else None
+        since = now_ms()
         outcome = await rescan_directories(record, services.store, services.deps, dirs, data_dir)
         if outcome and outcome.probe_pending and effective_media_info_timing(record.options) == "background":
             self.nursery.start_soon(self._read_media_info)
+        await self._tell_scrape(ScanWrote(since))
+
+    def _scrape_queue(self) -> ActorRef:
+        queue = self.child(SCRAPE_CHILD)
+        if queue is None:
+            raise errors.Unavailable("The scrape queue is not running.", params={"retryAfterSeconds": 5})
+        return queue
+
+    async def _tell_scrape(self, msg: object) -> None:
+        """News for the scrape queue (it never asks the library: a tell cannot deadlock)."""
+        queue = self.child(SCRAPE_CHILD)
+        if queue is not None:
+            try:
+                await queue.tell(msg)
+            except ActorStopped:
+                pass  # restarting: it wakes on start and finds what is pending
 
     # -- settings and the mass-missing confirmation ----------------------------
 
@@ -333,6 +364,7 @@ class LibraryActor(Supervisor):
         await update_library_options(self._services.store, self.library_id, outcome.options)
         self._record = replace(record, options=outcome.options, updated_at_ms=now_ms())
         await self._follow_monitor_setting()
+        await self._tell_scrape(LibraryChanged(self._record))
         return OptionsUpdated(self._record, outcome.hints)
 
     async def _confirm_missing(self) -> int:
@@ -439,52 +471,12 @@ class LibraryActor(Supervisor):
         return tuple(updated)
 
     def _job_update(self) -> JobUpdate:
-        status = self._status
-        job_state = {"running": "running", "cancelling": "cancelling", "completed": "succeeded"}.get(
-            status.state, status.state
-        )
-        job = JobSnapshot(
-            id=f"scan:{self.library_id}",
-            kind="scan",
-            title=f"Scan {self._record.name}",
-            state=job_state,
-            cancellable=status.state == RUNNING,
-            library_id=self.library_id,
-            subject=self._record.name,
-            current=status.current_path,
-            phase=status.phase,
-            processed=status.processed,
-            total=status.total,
-            errors=status.errors,
-            changed=(status.added or 0) + (status.changed or 0),
-            started_at_ms=status.started_at_ms,
-            finished_at_ms=status.finished_at_ms,
-            message=status.message,
-            mass_missing_paused=status.mass_missing_paused,
-            # Scans the monitor started on its own are automatic; every other
-            # start (the API, library creation, an item action) is manual.
-            trigger="auto" if self._trigger in ("monitor", "schedule") else "manual",
-        )
+        job = scan_job(self._status, self.library_id, self._record.name, self._trigger)
         return JobUpdate(job, owner=self.ref, cancel=StopScan())
+
+
+SCRAPE_CHILD = "scrape"
 
 
 def _scan_child(run_id: int | None) -> str:
     return f"scan-{run_id}"
-
-
-def _status_from_run(run: ScanRunRecord) -> ScanStatusView:
-    state = run.state if run.state in FINAL_STATES else IDLE
-    counts = run.counts
-    return ScanStatusView(
-        library_id=run.library_id,
-        state=state,
-        mode=run.mode,
-        processed=int(counts.get("processed", 0)),
-        errors=int(counts.get("errors", 0)),
-        added=counts.get("added"),
-        changed=counts.get("changed"),
-        missing=counts.get("missing"),
-        started_at_ms=run.started_at_ms,
-        finished_at_ms=run.finished_at_ms,
-        message=run.message,
-    )

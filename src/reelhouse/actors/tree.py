@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+import httpx
 import trio
 
 from reelhouse.config import Settings
@@ -37,6 +38,7 @@ from .scan.probe_pool import DEFAULT_COMMAND as DEFAULT_PROBE_COMMAND
 from .scan.probe_pool import run_probe_pool
 from .scan_actor import ScanSlots
 from .scheduler import PlaybackActivity, Scheduler, SchedulerServices
+from .scrape.queue import ScrapeServices
 from .system_monitor import MonitorConfig, SystemMonitor
 
 # Walk/parse worker threads shared by all scans: more than the cores only
@@ -45,6 +47,8 @@ SCAN_PARSE_THREADS = 2
 SCAN_PARSE_PROCESSES = max(1, os.cpu_count() or 1)  # big scans parse in child processes, one per core
 # Every progress report and every stream's byte batch passes the playback registry.
 PLAYBACK_MAILBOX_SIZE = 256
+PROVIDER_IMAGE_DOWNLOADS = 8  # provider images fetched at once, server-wide
+PROVIDER_HTTP_TIMEOUT_S = 30.0
 
 
 @dataclass
@@ -68,7 +72,8 @@ class ActorTree:
 @asynccontextmanager
 async def open_actor_tree(settings: Settings, store: Store, version: str) -> AsyncIterator[ActorTree]:
     """Start the tree; on exit whatever still runs is cancelled."""
-    async with trio.open_nursery() as nursery:
+    http = httpx.AsyncClient(timeout=PROVIDER_HTTP_TIMEOUT_S, follow_redirects=False)
+    async with http, trio.open_nursery() as nursery:
         bus = EventBus(StoreEventLog(store))
         await nursery.start(bus.run)
         # Probe workers outlive every scan and die with the tree (cancelled last).
@@ -113,6 +118,8 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
             covers_dir=settings.data_dir / COVERS_DIR,
             data_dir=settings.data_dir,
             plugins=plugins,
+            scrape=ScrapeServices(store=store, jobs=jobs, plugins=plugins, data_dir=settings.data_dir, http=http,
+                                  image_limiter=trio.CapacityLimiter(PROVIDER_IMAGE_DOWNLOADS)),
         )
         # Started last, so it stops first: running scans end before the
         # registries they report to.

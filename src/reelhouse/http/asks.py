@@ -6,6 +6,7 @@ from typing import Any
 
 from reelhouse import errors
 from reelhouse.runtime import ActorRef, ActorStopped, AskTimeout
+from reelhouse.actors.library import GetScrapeQueue
 from reelhouse.actors.library_registry import GetLibraryRef
 
 from .context import ASK_TIMEOUT_SECONDS, app_context
@@ -29,3 +30,8 @@ async def ask(ref: ActorRef, msg: object, *, timeout: float = ASK_TIMEOUT_SECOND
 async def library_ref(library_id: str) -> ActorRef:
     """The LibraryActor of ``library_id``; NotFound for an unknown library."""
     return await ask(app_context().actors.libraries, GetLibraryRef(library_id))
+
+
+async def scrape_queue_ref(library_id: str) -> ActorRef:
+    """The library's ScrapeQueue, through its LibraryActor (down the tree)."""
+    return await ask(await library_ref(library_id), GetScrapeQueue())

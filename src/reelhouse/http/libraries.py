@@ -1,5 +1,5 @@
-"""Library routes: list, create, get, refresh, rescrape, settings update,
-mass-missing confirmation."""
+"""Library routes: list, create, get, refresh, rescrape, scrape requeue,
+settings update, mass-missing confirmation."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from reelhouse.actors.library import (
     UpdateOptions,
 )
 from reelhouse.actors.library_registry import CreateLibrary
+from reelhouse.actors.scrape.queue import Queued, Requeue
 from reelhouse.media.library_options import CAMEL_NAMES, effective
 from reelhouse.jsonfields import put_time
 from reelhouse.storage import StoreError
@@ -28,13 +29,13 @@ from reelhouse.storage.libraries import (
     get_library,
     library_counts,
     list_libraries,
-    queue_rescrape,
 )
+from reelhouse.storage.scrape_queue import REFRESH_STATES
 from reelhouse.timefmt import rfc3339_ms
 
 from .activity import log_activity
 from .device_auth import verified_devices
-from .asks import ask, library_ref
+from .asks import ask, library_ref, scrape_queue_ref
 from .context import app_context
 from .library_options import LibraryOptionsUpdate, LibraryWithHints
 from .openapi import may_answer
@@ -105,23 +106,54 @@ async def get_one(library_id: str) -> dict[str, Any]:
 @blueprint.post("/libraries/<library_id>/refresh")
 @validate_request(RefreshMetadataRequest)
 @document_response(SimpleSuccess, 202)
-@may_answer(409)
+@may_answer((409, "The library has no metadata provider and a scan of it is running."))
 async def refresh(library_id: str, data: RefreshMetadataRequest) -> tuple[dict[str, Any], int]:
+    """Queue a metadata refresh of every work of the library.
+
+    With a metadata provider selected, ``missing`` queues the works never
+    scraped, failed or awaiting identification, ``replaceAll`` every work
+    that is not locked (provider fields replaced; ``replaceImages`` also
+    replaces provider images); the scrape queue (job ``scrape:{id}``) does
+    the work. Without one, a refresh re-reads every NFO file and local
+    image: a full scan that treats every directory as changed (409 while a
+    scan runs).
+    """
     library = await _require(library_id)
-    # Until metadata providers exist, a refresh re-reads every NFO file and
-    # local image: a full scan that treats every directory as changed.
-    await ask(await library_ref(library_id), StartScan(mode="full", rewrite=True, trigger="refresh"))
-    await log_activity("library.refresh", "content", "library", library_id, library.name, {"mode": data.mode})
+    if library.options.metadata_providers:
+        queued: Queued = await ask(await scrape_queue_ref(library_id), Requeue(
+            REFRESH_STATES[data.mode], mode=data.mode, replace_images=data.replace_images))
+        details: dict[str, Any] = {"mode": data.mode, "queued": queued.queued}
+    else:
+        await ask(await library_ref(library_id), StartScan(mode="full", rewrite=True, trigger="refresh"))
+        details = {"mode": data.mode}
+    await log_activity("library.refresh", "content", "library", library_id, library.name, details)
     return SimpleSuccess(success=True, message="Refresh started.").to_json(), 202
 
 
 @blueprint.post("/libraries/<library_id>/rescrape")
 @validate_response(RescrapeResult)
 async def rescrape(library_id: str) -> RescrapeResult:
+    """Queue the works never matched (``needsIdentify``) or failed; ``skipped``
+    counts those left alone because they are locked."""
     library = await _require(library_id)
-    queued, skipped = await queue_rescrape(app_context().store, library_id)
-    await log_activity("library.rescrape", "content", "library", library_id, library.name, {"queued": queued})
-    return RescrapeResult(queued=queued, skipped=skipped)
+    queued: Queued = await ask(await scrape_queue_ref(library_id), Requeue(("failed", "needsIdentify")))
+    await log_activity("library.rescrape", "content", "library", library_id, library.name,
+                       {"queued": queued.queued, "skipped": queued.skipped})
+    return RescrapeResult(queued=queued.queued, skipped=queued.skipped)
+
+
+@blueprint.post("/libraries/<library_id>/scrape-requeue")
+@validate_response(RescrapeResult)
+async def scrape_requeue(library_id: str) -> RescrapeResult:
+    """Queue the works indexed before the library scraped (``scrapeState``
+    ``none``; with an NFO only when ``fillMissingFromProvider`` is on), as
+    ``scrapeRequeueCount`` counted them; locked ones are ``skipped``."""
+    library = await _require(library_id)
+    queued: Queued = await ask(await scrape_queue_ref(library_id), Requeue(
+        ("none",), with_nfo=library.options.fill_missing_from_provider))
+    await log_activity("library.scrape_requeue", "content", "library", library_id, library.name,
+                       {"queued": queued.queued, "skipped": queued.skipped})
+    return RescrapeResult(queued=queued.queued, skipped=queued.skipped)
 
 
 @blueprint.patch("/libraries/<library_id>/options")

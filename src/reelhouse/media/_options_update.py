@@ -94,6 +94,7 @@ class PluginInfo:
     id: str
     enabled: bool
     capabilities: frozenset[str] = frozenset()
+    configured: bool = True  # no required setting unset: it can run as it is
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,23 +216,24 @@ def is_scraping(options: LibraryOptions) -> bool:
 
 
 def available_metadata_providers(
-    installed_plugins: Sequence[PluginInfo], collection_type: CollectionType
+    installed_plugins: Sequence[PluginInfo], collection_type: CollectionType, *, configured_only: bool = False
 ) -> tuple[str, ...]:
-    """Ids of enabled plugins providing metadata for this kind, in the given order."""
+    """Ids of enabled plugins providing metadata for this kind, in the given order
+    (``configured_only``: leaving out those waiting for a required setting)."""
     wanted = _METADATA_CAPS[collection_type]
     return tuple(
         plugin.id
         for plugin in installed_plugins
-        if plugin.enabled and plugin.capabilities & wanted
+        if plugin.enabled and plugin.capabilities & wanted and (plugin.configured or not configured_only)
     )
 
 
-def available_recognizers(installed_plugins: Sequence[PluginInfo]) -> tuple[str, ...]:
+def available_recognizers(installed_plugins: Sequence[PluginInfo], *, configured_only: bool = False) -> tuple[str, ...]:
     """Ids of enabled recognizer plugins, in the given order."""
     return tuple(
         plugin.id
         for plugin in installed_plugins
-        if plugin.enabled and CAP_RECOGNIZER in plugin.capabilities
+        if plugin.enabled and CAP_RECOGNIZER in plugin.capabilities and (plugin.configured or not configured_only)
     )
 
 
@@ -278,12 +280,14 @@ def _creation_defaults(
         elif storage == "cloud":
             defaults["realtime_monitor"] = False
     plugins = tuple(context.plugins.values())
+    # A new library selects what can run now: a bundled provider still
+    # waiting for its API key is left for the administrator to select.
     if "metadataProviders" not in given:
         defaults["metadata_providers"] = available_metadata_providers(
-            plugins, context.collection_type
+            plugins, context.collection_type, configured_only=True
         )
     if "recognizers" not in given:
-        defaults["recognizers"] = available_recognizers(plugins)
+        defaults["recognizers"] = available_recognizers(plugins, configured_only=True)
     return defaults
 
 

@@ -182,16 +182,6 @@ async def list_scan_errors(store: Store, library_id: str | None, limit: int) -> 
     ]
 
 
-async def queue_rescrape(store: Store, library_id: str) -> tuple[int, int]:
-    """Queue works that were never matched or failed to match: (queued, skipped)."""
-    result = await store.execute(
-        "UPDATE items SET scrape_state = 'pending' WHERE library_id = ? AND missing = 0"
-        " AND owner_id IS NULL AND type IN (?, ?) AND scrape_state IN ('failed', 'needsIdentify')",
-        (library_id, *WORK_TYPES),
-    )
-    return result.rowcount, 0
-
-
 _SELECT = (
     "SELECT l.id, l.name, l.collection_type, l.options, l.created_at, l.updated_at,"
     " l.covers FROM libraries l"

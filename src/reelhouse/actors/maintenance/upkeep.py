@@ -21,13 +21,20 @@ from reelhouse.storage.maintenance import (
     purge_scan_errors,
 )
 
+from reelhouse import errors
+from reelhouse.runtime import ActorError
+
+from ..library import GetScrapeQueue
+from ..library_registry import ListLibraryRefs
 from ..scan.covers import COVERS_DIR
 from ..scheduler_tasks import RunEnd, TaskContext
+from ..scrape.queue import WakeQueue
 
 HOUR_MS = 3600 * 1000
 DAY_MS = 24 * HOUR_MS
 TEMP_SUFFIX = ".tmp"
 STALE_TEMP_MS = HOUR_MS  # a temporary file older than this was left by a crash
+WAKE_TIMEOUT_SECONDS = 10.0
 
 
 async def run_database_maintenance(ctx: TaskContext) -> RunEnd:
@@ -92,13 +99,28 @@ def _remove_orphaned_files(data_dir: Path, libraries: set[str], now_ms: int) -> 
 
 
 async def run_scrape(ctx: TaskContext) -> RunEnd:
-    """Drive the scrape queue. No metadata provider is installed yet (plugins
-    bring them): the queue is left as it is and the job says so."""
+    """Wake every library's scrape queue (each works through its own
+    ``pending`` items as the job ``scrape:{libraryId}``). Without libraries
+    served (no actor tree) the queue is left as it is and the job says so."""
     await ctx.yield_while_playing()
     queued = await _queued_for_scrape(ctx)
-    ctx.progress(processed=0, total=queued, cancellable=False, message_code="noProvider",
-                 message="No metadata provider is installed; the scrape queue waits.")
-    return RunEnd("skipped", message="No metadata provider is installed.")
+    if ctx.libraries is None:
+        ctx.progress(processed=0, total=queued, cancellable=False, message_code="noProvider",
+                     message="No metadata provider is installed; the scrape queue waits.")
+        return RunEnd("skipped", message="No metadata provider is installed.")
+    refs = await ctx.libraries.ask(ListLibraryRefs(), timeout=WAKE_TIMEOUT_SECONDS)
+    woken = []
+    for library_id, ref in sorted(refs.items()):  # type: ignore[union-attr]
+        try:
+            queue = await ref.ask(GetScrapeQueue(), timeout=WAKE_TIMEOUT_SECONDS)
+            await queue.tell(WakeQueue())
+        except (errors.DomainError, ActorError):
+            continue  # a library being deleted or restarted: its queue wakes on start
+        woken.append(library_id)
+    if len(woken) == 1:
+        ctx.progress(related_job_id=f"scrape:{woken[0]}", related_kind="scrape")
+    ctx.progress(processed=0, total=queued, cancellable=False)
+    return RunEnd("succeeded", message=f"{queued} items wait for a provider; {len(woken)} queues woken.")
 
 
 async def _queued_for_scrape(ctx: TaskContext) -> int:

@@ -164,7 +164,7 @@ class PluginConnection:
             del self._pending[call_id]
         if not pending.done.is_set():
             if stats is not None:
-                stats.record_call(ok=False)
+                stats.record_call(ok=False, error_code="timeout" if hung else None)  # a hurried caller: no fault
             if hung:
                 self.fault(Fault("timeout", f"no answer to {method} in time"))
             else:  # the caller's own, shorter deadline: the plugin is not at fault
@@ -173,14 +173,16 @@ class PluginConnection:
         return self._outcome(method, pending, stats)
 
     def _outcome(self, method: str, pending: _Pending, stats: PluginStats | None) -> Any:
-        if stats is not None:
-            stats.record_call(ok=pending.error is None)
         if pending.error is None:
+            if stats is not None:
+                stats.record_call(ok=True)
             return pending.result
         data = pending.error.get("data") if isinstance(pending.error.get("data"), dict) else {}
         reason = data.get("code") or ("crashed" if pending.error.get("code") == -32099 else "unknown")
-        if reason not in PROVIDER_ERROR_CODES:
-            reason = "unknown"
+        if reason not in PROVIDER_ERROR_CODES:  # a process killed for garbage or a flood has crashed
+            reason = "crashed" if pending.error.get("code") == -32099 else "unknown"
+        if stats is not None:
+            stats.record_call(ok=False, error_code=reason)
         extra = {}
         if reason == "rate_limited" and isinstance(data.get("retryAfterSeconds"), (int, float)):
             extra["retryAfterSeconds"] = data["retryAfterSeconds"]

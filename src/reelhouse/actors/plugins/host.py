@@ -179,7 +179,7 @@ def _info(view: PluginView) -> PluginInfo:
     manifest = view.entry.manifest
     assert manifest is not None
     return PluginInfo(id=view.entry.id, enabled=view.enabled and view.entry.installed,
-                      capabilities=frozenset(manifest.capabilities))
+                      capabilities=frozenset(manifest.capabilities), configured=not view.missing_required)
 
 
 # -- for callers -------------------------------------------------------------------

@@ -226,7 +226,7 @@ class PluginActor(Actor):
             concurrency=self._concurrency(),
             disable_reason=disable_reason,
             last_error=last_error,
-            last_error_code=self._last_error_code,
+            last_error_code=self._last_error_code or self._stats.last_error_code,
             paused_until_ms=self._stats.paused_until(),
             stats=tuple(self._stats.snapshot()),
             entitled_features=frozenset(f for f in (manifest.features if manifest else ()) if self._config.entitled(f)),

@@ -36,8 +36,11 @@ class PluginStats:
         self._last_success_ms: int | None = None
         self._reported: dict[str, Stat] = {}
         self.paused_until_ms: int | None = None
+        # The ProviderErrorCode of the last failed call (InstalledPlugin's
+        # lastErrorCode), kept after later successes: the last error it was.
+        self.last_error_code: str | None = None
 
-    def record_call(self, *, ok: bool) -> None:
+    def record_call(self, *, ok: bool, error_code: str | None = None) -> None:
         now = trio.current_time()
         self._expire(now)
         if not self._buckets or now - self._buckets[-1][0] >= BUCKET_SECONDS:
@@ -46,6 +49,8 @@ class PluginStats:
         bucket[1] += 1
         if not ok:
             bucket[2] += 1
+            if error_code not in (None, "crashed"):  # a crash is the PluginActor's to report, with its detail
+                self.last_error_code = error_code
         else:
             self._last_success_ms = _wall_ms()
 

@@ -12,6 +12,9 @@ from typing import Any
 
 from reelhouse.jsonfields import put_present, put_time
 from reelhouse.storage.scans import FINAL_STATES as FINAL_STATES  # where a run's states are recorded
+from reelhouse.storage.scans import ScanRunRecord
+
+from .jobs import JobSnapshot
 
 # ScanState values.
 IDLE, RUNNING, CANCELLING = "idle", "running", "cancelling"
@@ -98,3 +101,49 @@ class ScanStatusView:
             put_present(data, (("watchReasonCode", self.watch.reason_code), ("watchMessage", self.watch.message)))
         return data
 
+
+def scan_job(status: ScanStatusView, library_id: str, library_name: str, trigger: str) -> JobSnapshot:
+    """The ``scan:{libraryId}`` job of a status."""
+    job_state = {"running": "running", "cancelling": "cancelling", "completed": "succeeded"}.get(
+        status.state, status.state
+    )
+    return JobSnapshot(
+        id=f"scan:{library_id}",
+        kind="scan",
+        title=f"Scan {library_name}",
+        state=job_state,
+        cancellable=status.state == RUNNING,
+        library_id=library_id,
+        subject=library_name,
+        current=status.current_path,
+        phase=status.phase,
+        processed=status.processed,
+        total=status.total,
+        errors=status.errors,
+        changed=(status.added or 0) + (status.changed or 0),
+        started_at_ms=status.started_at_ms,
+        finished_at_ms=status.finished_at_ms,
+        message=status.message,
+        mass_missing_paused=status.mass_missing_paused,
+        # Scans the monitor started on its own are automatic; every other
+        # start (the API, library creation, an item action) is manual.
+        trigger="auto" if trigger in ("monitor", "schedule") else "manual",
+    )
+
+
+def status_from_run(run: ScanRunRecord) -> ScanStatusView:
+    state = run.state if run.state in FINAL_STATES else IDLE
+    counts = run.counts
+    return ScanStatusView(
+        library_id=run.library_id,
+        state=state,
+        mode=run.mode,
+        processed=int(counts.get("processed", 0)),
+        errors=int(counts.get("errors", 0)),
+        added=counts.get("added"),
+        changed=counts.get("changed"),
+        missing=counts.get("missing"),
+        started_at_ms=run.started_at_ms,
+        finished_at_ms=run.finished_at_ms,
+        message=run.message,
+    )

@@ -45,7 +45,7 @@ class Plugin:
     # -- output -------------------------------------------------------------------
 
     def _write(self, message: dict[str, Any]) -> None:
-        line = json.dumps(message, ensure_ascii=False) + "\n"
+        line = json.dumps(message) + "\n"  # ASCII: right whatever the locale's encoding
         with self._out:
             sys.stdout.write(line)
             sys.stdout.flush()
@@ -109,9 +109,9 @@ class Plugin:
     def run(self) -> None:
         for _ in range(WORKERS):
             threading.Thread(target=self._work, daemon=True).start()
-        for line in sys.stdin:  # ends when the server closes our stdin: then we exit
+        for line in sys.stdin.buffer:  # ends when the server closes our stdin: then we exit
             try:
-                message = json.loads(line)
+                message = json.loads(line)  # UTF-8 bytes, whatever the locale
             except ValueError:
                 continue
             if not isinstance(message, dict):

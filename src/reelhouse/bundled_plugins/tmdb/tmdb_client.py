@@ -55,7 +55,8 @@ def _is_read_token(key: str) -> bool:
 class TmdbClient:
     """GETs against ``base_url`` (``.../3``) with the key; ``on_rate_limited(seconds)`` on a 429."""
 
-    def __init__(self, base_url: str, api_key: str, *, on_rate_limited: Callable[[int], None]) -> None:
+    def __init__(self, base_url: str, api_key: str, *, on_rate_limited: Callable[[int], None],
+                 read_timeout: float = READ_TIMEOUT_S) -> None:
         self._base = base_url.rstrip("/")
         self._on_rate_limited = on_rate_limited
         headers = {"Accept": "application/json", "User-Agent": "Reelhouse-tmdb/1.0"}
@@ -66,7 +67,7 @@ class TmdbClient:
             self._key_params = {"api_key": api_key}
         self._client = httpx.Client(
             headers=headers,
-            timeout=httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+            timeout=httpx.Timeout(read_timeout, connect=min(CONNECT_TIMEOUT_S, read_timeout)),
             limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
             follow_redirects=False,
         )
@@ -76,12 +77,18 @@ class TmdbClient:
     def get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """The JSON object at ``path`` (``/movie/603``); raises :class:`ProviderError`."""
         query = {key: value for key, value in (params or {}).items() if value not in (None, "")}
-        try:
-            response = self._client.get(self._base + path, params={**query, **self._key_params})
-        except httpx.TimeoutException:
-            raise ProviderError("timeout", f"TMDB did not answer {path} in time") from None
-        except httpx.TransportError as exc:
-            raise ProviderError("unreachable", f"TMDB is unreachable ({type(exc).__name__})") from None
+        for attempt in range(2):
+            try:
+                response = self._client.get(self._base + path, params={**query, **self._key_params})
+                break
+            except httpx.TimeoutException:
+                raise ProviderError("timeout", f"TMDB did not answer {path} in time") from None
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+                if attempt == 0:
+                    continue  # a kept-alive connection the upstream had closed: once more, on a new one
+                raise ProviderError("unreachable", f"TMDB is unreachable ({type(exc).__name__})") from None
+            except httpx.TransportError as exc:
+                raise ProviderError("unreachable", f"TMDB is unreachable ({type(exc).__name__})") from None
         return self._body(path, response)
 
     def _body(self, path: str, response: httpx.Response) -> dict[str, Any]:

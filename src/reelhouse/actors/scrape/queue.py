@@ -1,0 +1,366 @@
+"""ScrapeQueue: one library's provider work, a child of its LibraryActor.
+
+It works through the library's ``pending`` works (``items.scrape_state``)
+in a task of its own nursery, up to the provider plugin's ``concurrency``
+items at a time: recognizer -> search -> confident? -> details (and, for a
+series, its seasons on disk) -> :func:`apply_match` (``scraped``); no
+confident candidate -> ``needsIdentify``; an item's error -> ``failed``
+with ``scrapeError``; a rate limit or an unavailable upstream pauses the
+whole queue (``outcomes.py``). Progress is the ``scrape:{libraryId}`` job
+(``progress.py``), told to the JobRegistry.
+
+Messages (the library forwards the scans' news; HTTP asks come down
+through the library's :class:`~reelhouse.actors.library.GetScrapeQueue`):
+
+- :class:`ScanWrote` (tell): queue what a scan created (autoScrape), wake;
+- :class:`LibraryChanged` (tell): new settings, wake;
+- :class:`WakeQueue` (tell): look again (the scheduler's ``scrape`` task);
+- :class:`Requeue` (ask): queue works by state (rescrape, scrape-requeue,
+  refresh) -> :class:`Queued`;
+- :class:`~.identify.Identify`, :class:`~.identify.IdentifyApply` (ask).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+import httpx
+import trio
+
+from reelhouse import errors
+from reelhouse.storage import Store, StoreError, now_ms
+from reelhouse.storage.libraries import LibraryRecord
+from reelhouse.storage.scrape_queue import (
+    PendingItem,
+    count_pending,
+    mark_new_pending,
+    pending_batch,
+    queue_works,
+    set_scrape_state,
+)
+
+from reelhouse.runtime import Actor, ActorRef
+from ..jobs import JobSnapshot, JobUpdate
+from . import progress
+from .apply import ApplyDeps, ApplyMode, ApplyRequest, apply_match
+from .identify import Identify, IdentifyApply, IdentifyContext, identify_apply, identify_candidates
+from .outcomes import MAX_CRASHES_PER_ITEM, Crashed, ItemFailed, Pause, classify
+from .providers import Provider, find_match, plugin_views, usable_providers, usable_recognizers
+
+BATCH_SIZE: Final = 256
+# Items in progress per plugin slot: while some download images and write,
+# others keep the plugin busy (its connection never runs more calls than
+# its ``concurrency``).
+ITEMS_PER_SLOT: Final = 4
+MAX_ITEMS_IN_PROGRESS: Final = 32  # each may hold a few downloaded images in memory
+REPORT_EVERY_SECONDS: Final = 1.0
+BACKOFF_FIRST_SECONDS: Final = 2.0
+BACKOFF_MAX_SECONDS: Final = 300.0
+NO_PROVIDER_RECHECK_SECONDS: Final = 30.0
+STORE_RETRY_SECONDS: Final = 10.0
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ScrapeServices:
+    """What every library's queue shares (tree.py builds it)."""
+
+    store: Store
+    jobs: ActorRef
+    plugins: ActorRef | None
+    data_dir: Path
+    http: httpx.AsyncClient
+    image_limiter: trio.CapacityLimiter
+    backoff_first_seconds: float = BACKOFF_FIRST_SECONDS
+
+
+@dataclass(frozen=True, slots=True)
+class ScanWrote:
+    """Tell: a scan (or rescan) of the library wrote; items created since ``created_since_ms`` are new."""
+
+    created_since_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class WakeQueue:
+    """Tell: look for pending items now (the scheduler's ``scrape`` task)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryChanged:
+    """Tell: the library's settings changed."""
+
+    record: LibraryRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Requeue:
+    """Ask: set works in ``states`` pending (only ``item_ids`` when given) -> :class:`Queued`.
+
+    ``mode``/``replace_images`` say how their matches are applied (memory
+    only: after a restart a queued refresh is applied as ``missing``).
+    """
+
+    states: tuple[str, ...]
+    mode: ApplyMode = "missing"
+    replace_images: bool = False
+    item_ids: tuple[str, ...] | None = None
+    with_nfo: bool = True
+    trigger: Literal["manual", "scan", "auto"] = "manual"
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    queued: int
+    skipped: int
+
+
+class ScrapeQueue(Actor):
+    def __init__(self, record: LibraryRecord, services: ScrapeServices) -> None:
+        self._record = record
+        self._services = services
+        self._wake = trio.Event()
+        self._modes: dict[str, tuple[ApplyMode, bool]] = {}  # a refresh's apply mode per item
+        self._crashes: dict[str, int] = {}
+        self._tally: progress.RunTally | None = None
+        self._trigger = "scan"
+        self._pause: Pause | None = None
+        self._backoff = services.backoff_first_seconds
+        self._last_report = -REPORT_EVERY_SECONDS
+        self._recheck_pending = False  # a look for providers is scheduled
+        self._threads = trio.CapacityLimiter(1)  # apply's image checks and file writes
+
+    async def on_start(self) -> None:
+        self.nursery.start_soon(self._run)
+        self._wake.set()  # items left pending by an earlier process
+
+    async def handle(self, msg: object) -> object:
+        match msg:
+            case ScanWrote(created_since_ms=since):
+                await self._queue_new(since)
+            case WakeQueue():
+                self._wake.set()
+            case LibraryChanged(record=record):
+                self._record = record
+                self._wake.set()
+            case Requeue():
+                return await self._requeue(msg)
+            case Identify():
+                self._deferred(identify_candidates, msg)
+            case IdentifyApply():
+                self._deferred(identify_apply, msg)
+            case _:
+                raise TypeError(f"unexpected message {msg!r}")
+        return None
+
+    # -- queueing -------------------------------------------------------------------
+
+    async def _queue_new(self, since_ms: int) -> None:
+        options = self._record.options
+        if options.auto_scrape and options.metadata_providers:
+            queued = await mark_new_pending(self._services.store, self._record.id, created_since_ms=since_ms,
+                                            with_nfo=options.fill_missing_from_provider)
+            if queued:
+                self._trigger = "scan"
+        self._wake.set()
+
+    async def _requeue(self, request: Requeue) -> Queued:
+        ids, skipped = await queue_works(self._services.store, self._record.id, request.states,
+                                         with_nfo=request.with_nfo, item_ids=request.item_ids)
+        for item_id in ids:
+            self._modes[item_id] = (request.mode, request.replace_images)
+            self._crashes.pop(item_id, None)
+        if ids:
+            self._trigger = request.trigger
+        self._wake.set()
+        return Queued(len(ids), skipped)
+
+    def _deferred(self, work: object, msg: object) -> None:
+        reply = self.defer_reply()
+        context = self._identify_context()
+
+        async def run() -> None:
+            with trio.move_on_at(reply.deadline):
+                try:
+                    reply.set(await work(context, msg))  # type: ignore[operator]
+                except Exception as exc:  # a domain error is the answer; anything else too, logged
+                    if not isinstance(exc, errors.DomainError):
+                        log.exception("identify for library %s failed", self._record.id)
+                    reply.fail(exc)
+
+        self.nursery.start_soon(run)
+
+    def _identify_context(self) -> IdentifyContext:
+        return IdentifyContext(self._record, self._services, self._apply_deps)
+
+    # -- the worker -----------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake = trio.Event()
+            try:
+                await self._drain()
+            except Exception:  # the store failed (maybe inside the workers' group): later, not a crash loop
+                log.exception("scrape queue of library %s failed; trying again later", self._record.id)
+                await trio.sleep(STORE_RETRY_SECONDS)
+                self._wake.set()
+
+    async def _drain(self) -> None:
+        store, library_id = self._services.store, self._record.id
+        while True:
+            views = await plugin_views(self._services.plugins)
+            providers = usable_providers(views, self._record.options.metadata_providers)
+            pending = await count_pending(store, library_id)
+            if pending == 0:
+                await self._finish()
+                return
+            tally = self._begin(providers)
+            if not providers:
+                await self._report_pause(Pause("no_provider", "no_provider", None), pending)
+                if not self._recheck_pending:
+                    self._recheck_pending = True
+                    self.nursery.start_soon(self._wake_after, NO_PROVIDER_RECHECK_SECONDS)
+                return
+            batch = await pending_batch(store, library_id, limit=BATCH_SIZE)
+            recognizers = usable_recognizers(views, self._record.options.recognizers)
+            pause = await self._work(batch, providers, recognizers)
+            if pause is None:
+                self._backoff = self._services.backoff_first_seconds
+                continue
+            await self._report_pause(pause, await count_pending(store, library_id))
+            await trio.sleep(self._pause_seconds(pause))
+            tally.current = None
+
+    def _begin(self, providers: Sequence[Provider]) -> progress.RunTally:
+        if self._tally is None:
+            self._tally = progress.RunTally(now_ms(), self._trigger)
+        self._tally.providers = tuple(p.plugin_id for p in providers)
+        return self._tally
+
+    def _pause_seconds(self, pause: Pause) -> float:
+        if pause.retry_after is not None:
+            return pause.retry_after
+        seconds, self._backoff = self._backoff, min(self._backoff * 2, BACKOFF_MAX_SECONDS)
+        return seconds
+
+    async def _wake_after(self, seconds: float) -> None:
+        await trio.sleep(seconds)
+        self._recheck_pending = False
+        self._wake.set()
+
+    async def _work(self, batch: Sequence[PendingItem], providers: Sequence[Provider],
+                    recognizers: Sequence[str]) -> Pause | None:
+        self._pause = None
+        send, receive = trio.open_memory_channel[PendingItem](len(batch))
+        for item in batch:
+            send.send_nowait(item)
+        send.close()
+        slots = max(p.concurrency for p in providers)
+        workers = min(slots * ITEMS_PER_SLOT, MAX_ITEMS_IN_PROGRESS, len(batch))
+        async with trio.open_nursery() as nursery:
+            for _ in range(workers):
+                nursery.start_soon(self._worker, receive.clone(), providers, recognizers)
+        receive.close()
+        return self._pause
+
+    async def _worker(self, items: trio.MemoryReceiveChannel[PendingItem], providers: Sequence[Provider],
+                      recognizers: Sequence[str]) -> None:
+        async with items:
+            async for item in items:
+                if self._pause is not None:
+                    return  # the rest stays pending for after the pause
+                await self._scrape_one(item, providers, recognizers)
+
+    async def _scrape_one(self, item: PendingItem, providers: Sequence[Provider], recognizers: Sequence[str]) -> None:
+        store, tally = self._services.store, self._tally
+        assert tally is not None
+        if item.lock_data:
+            await set_scrape_state(store, item.id, "none")  # locked after it was queued: never touched
+            return
+        tally.current = item.name
+        await self._report_running()
+        language = self._record.options.metadata_language
+        try:
+            found = await find_match(self._services.plugins, store, providers, recognizers, item, language)  # type: ignore[arg-type]
+            if found is None:
+                await set_scrape_state(store, item.id, "needsIdentify")
+                tally.needs_identify += 1
+            else:
+                mode, replace_images = self._modes.get(item.id, ("missing", False))
+                request = ApplyRequest(item.id, found.provider_id, found.match, mode, replace_images, "scraped")
+                result = await apply_match(self._apply_deps(providers), request)
+                if not result.applied:  # locked meanwhile: left as it is, out of the queue
+                    await set_scrape_state(store, item.id, "none")
+                tally.applied += int(result.applied)
+        except StoreError:
+            raise
+        except Exception as exc:
+            if not await self._failed(item, exc):
+                return  # stays pending
+        tally.processed += 1
+        self._modes.pop(item.id, None)
+        self._crashes.pop(item.id, None)
+
+    async def _failed(self, item: PendingItem, exc: Exception) -> bool:
+        """Sort out an item's error; False when the item stays pending (a pause)."""
+        outcome = classify(exc)
+        if isinstance(outcome, Crashed):
+            crashes = self._crashes[item.id] = self._crashes.get(item.id, 0) + 1
+            if crashes < MAX_CRASHES_PER_ITEM:
+                self._pause = self._pause or Pause("provider_unavailable", "crashed", outcome.provider_id)
+                return False
+            outcome = ItemFailed("the provider stopped while answering for this item")
+        if isinstance(outcome, Pause):
+            self._pause = self._pause or outcome
+            return False
+        log.warning("scraping item %s failed: %s (%s)", item.id, outcome.error, exc)
+        await set_scrape_state(self._services.store, item.id, "failed", error=outcome.error)
+        assert self._tally is not None
+        self._tally.failed += 1
+        return True
+
+    def _apply_deps(self, providers: Sequence[Provider]) -> ApplyDeps:
+        services = self._services
+        hosts = frozenset(host for provider in providers for host in provider.hosts)
+        return ApplyDeps(store=services.store, data_dir=services.data_dir, http=services.http,
+                         limiter=services.image_limiter, threads=self._threads, options=self._record.options,
+                         provider_hosts=hosts)
+
+    # -- the job --------------------------------------------------------------------
+
+    def _base(self) -> JobSnapshot:
+        assert self._tally is not None
+        return progress.base_job(self._record.id, self._record.name, self._tally)
+
+    async def _report_running(self) -> None:
+        now = trio.current_time()
+        if now - self._last_report < REPORT_EVERY_SECONDS or self._tally is None:
+            return
+        self._last_report = now
+        pending = await count_pending(self._services.store, self._record.id)
+        await self._tell(progress.running(self._base(), self._tally, pending))
+
+    async def _report_pause(self, pause: Pause, pending: int) -> None:
+        assert self._tally is not None
+        retry_at = now_ms() + int(pause.retry_after * 1000) if pause.retry_after is not None else None
+        log.info("scrape queue of library %s paused: %s (%s)", self._record.id, pause.code, pause.reason)
+        await self._tell(progress.paused(self._base(), self._tally, pending, code=pause.code, reason=pause.reason,
+                                         retry_at_ms=retry_at))
+        self._last_report = -REPORT_EVERY_SECONDS  # the next item reports at once: running again
+
+    async def _finish(self) -> None:
+        if self._tally is None:
+            return
+        job = progress.finished(self._base(), self._tally, now_ms())
+        self._tally, self._trigger = None, "auto"
+        self._backoff = self._services.backoff_first_seconds
+        await self._tell(job)
+
+    async def _tell(self, job: JobSnapshot) -> None:
+        await self._services.jobs.tell(JobUpdate(job))
