@@ -14,7 +14,7 @@ from reelhouse.jsonfields import put_present, put_time
 from reelhouse.storage.scans import FINAL_STATES as FINAL_STATES  # where a run's states are recorded
 from reelhouse.storage.scans import ScanRunRecord
 
-from .jobs import JobSnapshot
+from ..jobs import JobSnapshot
 
 # ScanState values.
 IDLE, RUNNING, CANCELLING = "idle", "running", "cancelling"
