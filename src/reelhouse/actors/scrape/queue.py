@@ -133,7 +133,7 @@ class ScrapeQueue(Actor):
         self._backoff = services.backoff_first_seconds
         self._last_report = -REPORT_EVERY_SECONDS
         self._recheck_pending = False  # a look for providers is scheduled
-        self._threads = trio.CapacityLimiter(1)  # apply's image checks and file writes
+        self._threads = trio.CapacityLimiter(2)  # apply's image checks and file writes
 
     async def on_start(self) -> None:
         self.nursery.start_soon(self._run)
