@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
+from zoneinfo import ZoneInfo
 from pathlib import Path
 from typing import Any
 
@@ -78,8 +80,17 @@ async def test_stop_goes_down_the_socket_and_the_session_ends_on_stopped(
         activity = (await client.get("/activity", params={"category": "security"})).json()
         while not (history := (await client.get("/admin/playback/history", params={"itemId": cat.movie})).json()["records"]):
             await trio.sleep(0.02)  # written just after the session left the list
+        tokyo_day = datetime.fromisoformat(history[0]["at"]).astimezone(ZoneInfo("Asia/Tokyo")).date().isoformat()
+        found_by = {
+            name: [r["id"] for r in (await client.get("/admin/playback/history", params=query)).json()["records"]]
+            for name, query in {
+                "member": {"memberId": cat.member}, "device": {"deviceId": cat.device_id}, "title": {"title": "arriv"},
+                "a day in Tokyo": {"from": tokyo_day, "to": tokyo_day, "tz": "Asia/Tokyo"},
+            }.items()
+        }  # fmt: skip
     assert before["stoppable"] is False  # no socket yet
     [record] = history
+    assert found_by == dict.fromkeys(found_by, [record["id"]])
     assert (record["deviceId"], record["player"], record["kind"]) == (cat.device_id, "TestPlayer", "movie")
     assert record["percent"] == pytest.approx(95 / 6000 * 100, abs=0.1)
     stops = [entry for entry in activity["entries"] if entry["action"] == "session.stop"]

@@ -8,6 +8,7 @@ import pytest
 import trio
 
 from reelhouse.storage import Store, migrate, open_store
+from reelhouse.storage.maintenance import clear_history_addresses
 from reelhouse.storage.play_history import record_playback
 
 from .play_samples import BASE_MS, MINUTE_MS, after, ended
@@ -169,3 +170,10 @@ async def test_the_history_survives_a_reopen(database_url: str) -> None:
         assert await record_playback(store, after(first, 10)) == record_id
         (row,) = await _rows(store)
         assert row["sessions"] == 2
+
+
+async def test_the_cleanup_clears_addresses_older_than_the_retention(store: Store) -> None:
+    await record_playback(store, ended(item_id="old", started_at_ms=BASE_MS - 10, ended_at_ms=BASE_MS + 1))
+    await record_playback(store, ended(item_id="new", started_at_ms=BASE_MS, ended_at_ms=BASE_MS + 1))
+    assert await clear_history_addresses(store, before_ms=BASE_MS) == 1
+    assert {row["item_id"]: row["ip"] for row in await _rows(store)} == {"old": None, "new": "192.0.2.7"}

@@ -18,13 +18,11 @@ from quart_schema import document_querystring, document_response
 from reelhouse.errors import Invalid
 from reelhouse.storage.activity import ActivityRecord
 from reelhouse.storage.activity_query import ActivityFilter, ActivityPosition, query_activity
-from reelhouse.storage.cursor import FINGERPRINT_KEY, fingerprint
 from reelhouse.timefmt import rfc3339_ms
 
 from .context import app_context
-from .items import cursor_codec
+from .list_query import DEFAULT_LIMIT, MAX_LIMIT, PageCursors, instant_ms, page_limit
 from .openapi import may_answer
-from .list_query import DEFAULT_LIMIT, MAX_LIMIT, instant_ms, keyset_position, page_limit
 from .schema import ApiModel
 
 blueprint = Blueprint("activity_log", __name__)
@@ -76,17 +74,12 @@ async def get_activity() -> dict[str, Any]:
     args = request.args
     where = _filter(args)
     limit = page_limit(args.get("limit"))
-    codec = cursor_codec(app_context().cursor_secret)
-    filters_fp = fingerprint(args.to_dict(flat=False))
-    after = None
-    if args.get("cursor"):
-        payload = codec.decode(args["cursor"], fingerprint=filters_fp)
-        after = ActivityPosition(*keyset_position(payload))
+    cursors = PageCursors(args)
+    after = None if cursors.after is None else ActivityPosition(*cursors.after)
     records, more = await query_activity(app_context().store, where, after, limit)
     body: dict[str, Any] = {"entries": [entry_json(r) for r in records]}
     if more and records:
-        last = records[-1]
-        body["nextCursor"] = codec.encode({"at": last.at_ms, "id": last.id, FINGERPRINT_KEY: filters_fp})
+        body["nextCursor"] = cursors.next(records[-1].at_ms, records[-1].id)
     return body
 
 

@@ -26,20 +26,18 @@ from quart_schema import document_querystring, document_response
 
 from reelhouse.errors import Invalid
 from reelhouse.media.play_record import DEFAULT_IP_RETENTION_DAYS
-from reelhouse.storage.cursor import FINGERPRINT_KEY, fingerprint
 from reelhouse.storage.play_history_query import HistoryFilter, HistoryPosition, PlayRecord, query_history
 from reelhouse.timefmt import rfc3339_ms
 
 from .context import app_context
-from .items import cursor_codec
+from .list_query import DEFAULT_LIMIT, MAX_LIMIT, PageCursors, instant_ms, page_limit
 from .openapi import may_answer
-from .list_query import DEFAULT_LIMIT, MAX_LIMIT, instant_ms, keyset_position, page_limit
 from .schema import ApiModel
 
 blueprint = Blueprint("playback_history", __name__)
 
 DAY_MS = 86_400_000
-_CALENDAR_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_CALENDAR_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
 
 
 class PlayHistoryQuery(ApiModel):
@@ -96,16 +94,12 @@ async def get_playback_history() -> dict[str, Any]:
     args = request.args
     where = history_filter(args)
     limit = page_limit(args.get("limit"))
-    codec = cursor_codec(app_context().cursor_secret)
-    filters_fp = fingerprint(args.to_dict(flat=False))
-    after = None
-    if args.get("cursor"):
-        after = HistoryPosition(*keyset_position(codec.decode(args["cursor"], fingerprint=filters_fp)))
+    cursors = PageCursors(args)
+    after = None if cursors.after is None else HistoryPosition(*cursors.after)
     records, more = await query_history(app_context().store, where, after, limit, ip_since_ms=_ip_since_ms())
     body: dict[str, Any] = {"records": [record_json(r) for r in records]}
     if more and records:
-        last = records[-1]
-        body["nextCursor"] = codec.encode({"at": last.started_at_ms, "id": last.id, FINGERPRINT_KEY: filters_fp})
+        body["nextCursor"] = cursors.next(records[-1].started_at_ms, records[-1].id)
     return body
 
 

@@ -1,7 +1,7 @@
 """GET /admin/playback/sessions and POST /admin/playback/sessions/{id}/stop (reference, Playback).
 
 Live sessions exist only in memory: the list asks the PlaybackRegistry
-(which asks each session, see ``actors/playback``); the store is read only
+(which gathers a view from each session, see ``actors/playback``); the store is read only
 to tell which items are gone (``itemDeleted``, then no ``title``).  A stop
 sends ``stop`` down the player's remote-control socket and answers 204 once
 the socket took it; the session then ends when the player reports
@@ -78,15 +78,15 @@ async def stop_session(session_id: str) -> Response:
 
 
 def session_json(view: SessionView, item_deleted: bool) -> dict[str, Any]:
-    item = view.item
+    item, start = view.item, view.start
     duration = item.duration_sec
     body: dict[str, Any] = {
         "id": view.id,
         "itemId": item.id,
-        "memberId": view.member_id,
-        "member": view.member_name,
-        "device": view.device_name,
-        "player": view.player,
+        "memberId": start.member_id,
+        "member": start.member_name,
+        "device": start.device_name,
+        "player": start.player,
         "startedAt": rfc3339_ms(view.started_at_ms),
         "positionSec": round(view.position, 3),
         "durationSec": round(duration, 3),

@@ -18,7 +18,9 @@ ping is dead: it is closed.
 
 Asks flow down: this route asks the PlaybackRegistry to attach the socket
 and gets a channel of control messages to send; it tells the registry when
-the socket ends (a tell needs no await, so it works while cancelled).  The
+the socket ends (a tell needs no await, so it works while cancelled).
+A ``stop`` is answered on the command's own channel once it went down the
+socket (the stop route's 204), or at once with False when the socket failed.  The
 device's sessions are ``stoppable`` exactly while the socket is attached.
 """
 
@@ -32,7 +34,7 @@ import trio
 from quart import Blueprint, websocket
 
 from reelhouse import errors
-from reelhouse.actors.playback.messages import AttachSocket, DetachSocket, EndSession, SocketGrant
+from reelhouse.actors.playback.messages import AttachSocket, DetachSocket, EndSession, SocketGrant, StopCommand
 from reelhouse.runtime import ActorError, ActorRef
 
 from .asks import ask
@@ -94,13 +96,14 @@ class _Channel:
         """Send what comes down the control channel, and pings; returns the close code when done."""
         next_ping = trio.current_time() + self._ping_every
         while True:
-            with trio.move_on_at(min(next_ping, self._pong_due)):
+            command: StopCommand | None = None
+            with trio.move_on_at(min(next_ping, self._pong_due)):  # only the wait: a send is never cut
                 try:
                     command = await self._control.receive()
                 except (trio.EndOfChannel, trio.ClosedResourceError):
                     return CLOSE_REPLACED
-                await self._send_json({"type": "stop", "sessionId": command.session_id})
-                command.taken.set()
+            if command is not None:
+                await self._send_stop(command)
                 continue
             now = trio.current_time()
             if now >= self._pong_due:
@@ -110,6 +113,17 @@ class _Channel:
                 await self._send_json({"type": "ping"})
                 self._pong_due = min(self._pong_due, now + self._pong_timeout)
                 next_ping = now + self._ping_every
+
+    async def _send_stop(self, command: StopCommand) -> None:
+        sent = False
+        try:
+            await self._send_json({"type": "stop", "sessionId": command.session_id})
+            sent = True
+        finally:  # also when cancelled: the stop route is waiting for this answer
+            try:
+                command.answer.send_nowait(sent)
+            except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
+                pass  # the stop route gave up waiting
 
     async def _send_json(self, message: dict[str, object]) -> None:
         await websocket.send(json.dumps(message))

@@ -22,12 +22,12 @@ from reelhouse.storage.search import PersonHit, search
 from .context import app_context
 from .library_access import visible
 from .items import ItemSummary
+from .list_query import MAX_LIMIT, page_limit
 from .schema import ApiModel
 
 blueprint = Blueprint("search", __name__)
 
 DEFAULT_LIMIT = 20
-MAX_LIMIT = 200
 
 
 class SearchQuery(ApiModel):
@@ -68,21 +68,9 @@ async def search_catalogue() -> dict[str, Any]:
     q = request.args.get("q", "")
     if not q.strip():
         raise Invalid("q is required.", field="q", code="field_required")
-    limit = _limit(request.args.get("limit"))
+    limit = page_limit(request.args.get("limit"), DEFAULT_LIMIT)
     hits = await search(app_context().store, q, limit)
     return {"items": [item.to_json() for item in hits.items if visible(item.library_id)], "people": [_search_person(hit) for hit in hits.people]}
-
-
-def _limit(raw: str | None) -> int:
-    if raw is None:
-        return DEFAULT_LIMIT
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        value = 0
-    if not 1 <= value <= MAX_LIMIT:
-        raise Invalid(f"limit must be an integer from 1 to {MAX_LIMIT}.", field="limit")
-    return value
 
 
 def _search_person(hit: PersonHit) -> dict[str, Any]:

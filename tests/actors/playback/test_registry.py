@@ -218,7 +218,7 @@ async def test_stop_goes_down_the_socket_and_the_session_ends_after_the_wait(
             nursery.start_soon(playback.ref.ask, StopSession(session_id))
             command = await grant.control.receive()
             assert command.session_id == session_id
-            command.taken.set()
+            command.answer.send_nowait(True)
         stopped_at = trio.current_time()
         [ended] = await playback.history.wait_for(1)
     assert trio.current_time() - stopped_at == pytest.approx(10.0)  # the fake clock: exactly the wait
@@ -274,12 +274,13 @@ async def test_stopping_the_server_ends_every_live_session_into_history(
 
 async def test_whether_anyone_plays_is_reported_once_per_change(playback: Playback, autojump_clock: object) -> None:
     with trio.fail_after(LIMIT_S):
+        await trio.sleep(1)
         first, second = await start(playback), await start(playback, device="dev2")
         await trio.sleep(1)
         await playback.ref.ask(EndSession(first, "dev1", None, None))
         await playback.ref.ask(EndSession(second, "dev2", None, None))
         await trio.sleep(1)
-    assert playback.activity == [True, False]
+    assert playback.activity == [False, True, False]  # at start, then once per change
 
 
 async def test_the_bytes_go_to_the_newest_session_of_the_device_and_item_then_to_the_one_left(
@@ -298,3 +299,29 @@ async def test_the_bytes_go_to_the_newest_session_of_the_device_and_item_then_to
         second = {view.id: view.bandwidth_kbps for view in await sessions(playback)}
     assert first == {older: 0, newer: 8000}
     assert second == {older: 8000}
+
+
+async def test_a_socket_that_fails_to_send_stop_is_409_at_once_and_detached(
+    playback: Playback, autojump_clock: object
+) -> None:
+    outcome: list[BaseException] = []
+
+    async def stop(session_id: str) -> None:
+        try:
+            await playback.ref.ask(StopSession(session_id))
+        except errors.Conflict as refused:
+            outcome.append(refused)
+
+    with trio.fail_after(LIMIT_S):
+        session_id = await start(playback)
+        grant = await playback.ref.ask(AttachSocket("dev1"))
+        assert isinstance(grant, SocketGrant)
+        asked_at = trio.current_time()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(stop, session_id)
+            command = await grant.control.receive()
+            command.answer.send_nowait(False)  # the socket broke while sending
+        [view] = await sessions(playback)
+    assert trio.current_time() == asked_at  # no timeout waited out
+    assert [getattr(error, "code", None) for error in outcome] == ["session_not_stoppable"]
+    assert not view.stoppable

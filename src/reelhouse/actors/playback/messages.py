@@ -101,10 +101,11 @@ class SocketGrant:
 
 @dataclass(frozen=True, slots=True)
 class StopCommand:
-    """A control message for the socket: send ``{"type": "stop", "sessionId"}``, then set ``taken``."""
+    """A control message for the socket: send ``{"type": "stop", "sessionId"}``, then put on
+    ``answer`` whether it went down the socket (False when the socket failed first)."""
 
     session_id: str
-    taken: trio.Event
+    answer: trio.MemorySendChannel[bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,14 +113,13 @@ class SessionView:
     """A live session as GET /admin/playback/sessions shows it (``stoppable`` set by the registry)."""
 
     id: str
-    item: PlaybackItem
-    member_id: str
-    member_name: str
-    device_id: str
-    device_name: str
-    player: str
+    start: SessionStart  # item, member, device and player facts
     started_at_ms: int
     position: float
     paused: bool
     bandwidth_kbps: int
     stoppable: bool = False
+
+    @property
+    def item(self) -> PlaybackItem:
+        return self.start.item

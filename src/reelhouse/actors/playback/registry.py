@@ -96,6 +96,8 @@ class PlaybackRegistry(Supervisor):
     async def on_start(self) -> None:
         await super().on_start()
         if self._activity is not None:
+            # Said once at start too: a registry restarted after a crash has lost its sessions.
+            self._activity_changed.set()
             self.nursery.start_soon(self._report_activity, self._activity)
 
     async def on_stop(self) -> None:
@@ -184,7 +186,10 @@ class PlaybackRegistry(Supervisor):
         except errors.DomainError as error:
             reply.fail(error)
             return
-        except (ActorError, trio.TooSlowError):
+        except trio.TooSlowError:  # the session is too busy to answer in time (AskTimeout too)
+            reply.fail(errors.Unavailable("The session is busy; try again shortly.", params={"retryAfterSeconds": 1}))
+            return
+        except ActorError:  # it ended (or crashed) meanwhile
             reply.fail(errors.NotFound(f"No playback session {session.id}.", params={"sessionId": session.id}))
             return
         assert isinstance(ended, EndedPlayback)
@@ -219,22 +224,23 @@ class PlaybackRegistry(Supervisor):
                 pass  # it just ended
 
     async def _list(self, reply: PendingReply) -> None:
-        views: dict[str, SessionView] = {}
-
-        async def snapshot(session: _Session) -> None:
-            try:
-                view = await session.ref.ask(Snapshot(), timeout=SNAPSHOT_TIMEOUT_SECONDS)
-            except (errors.DomainError, ActorError):
-                return  # ended meanwhile, or too busy to answer: left out of this list
-            assert isinstance(view, SessionView)
-            views[session.id] = replace(view, stoppable=self._stoppable(session.device_id))
-
         sessions = list(self._sessions.values())
-        with trio.move_on_at(reply.deadline):
-            async with trio.open_nursery() as nursery:
-                for session in sessions:
-                    nursery.start_soon(snapshot, session)
-        reply.set([views[s.id] for s in sessions if s.id in views])
+        send, receive = trio.open_memory_channel[SessionView | None](max(len(sessions), 1))
+        asked = 0
+        for session in sessions:
+            try:
+                asked += session.ref.try_tell(Snapshot(send))  # a full mailbox: left out of this list
+            except ActorError:
+                pass  # ended meanwhile
+        views: dict[str, SessionView] = {}
+        with trio.move_on_at(min(reply.deadline, trio.current_time() + SNAPSHOT_TIMEOUT_SECONDS)):
+            for _ in range(asked):
+                if (view := await receive.receive()) is not None:
+                    views[view.id] = view
+        send.close()
+        receive.close()
+        stoppable = {device: self._stoppable(device) for device in {s.device_id for s in sessions}}
+        reply.set([replace(views[s.id], stoppable=stoppable[s.device_id]) for s in sessions if s.id in views])
 
     # -- remote control -------------------------------------------------------------
 
@@ -265,14 +271,15 @@ class PlaybackRegistry(Supervisor):
         self.nursery.start_soon(self._send_stop, session, socket, self.defer_reply())
 
     async def _send_stop(self, session: _Session, socket: _Socket, reply: PendingReply) -> None:
-        command = StopCommand(session.id, trio.Event())
+        answer_to, answer = trio.open_memory_channel[bool](1)
+        sent = False
         with trio.move_on_at(min(reply.deadline, trio.current_time() + STOP_SEND_TIMEOUT_SECONDS)):
             try:
-                await socket.control.send(command)
-                await command.taken.wait()
+                await socket.control.send(StopCommand(session.id, answer_to))
+                sent = await answer.receive()
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 pass
-        if not command.taken.is_set():
+        if not sent:
             self._detach(session.device_id, socket.id)  # a socket that cannot take a message is dead
             reply.fail(_not_stoppable(session.id))
             return

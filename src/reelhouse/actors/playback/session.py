@@ -20,7 +20,6 @@ registry is its parent, and asks never flow up) and stops.  Times are
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass
 
 import trio
@@ -76,7 +75,13 @@ class AddBytes:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """Ask: the session as a :class:`SessionView`."""
+    """Tell: put the session's :class:`SessionView` on ``into`` (None once it ended).
+
+    A tell with a channel rather than an ask: the registry gathers every
+    session's view at once, without a task and a reply per session.
+    """
+
+    into: trio.MemorySendChannel[SessionView | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +116,9 @@ class PlaybackActor(Actor):
         self.nursery.start_soon(self._end_when_due)
 
     async def handle(self, msg: object) -> object:
+        if isinstance(msg, Snapshot):
+            _offer(msg.into, None if self._ended else self._view())
+            return None
         if self._ended:
             raise errors.NotFound(f"No playback session {self._id}.")
         match msg:
@@ -128,8 +136,6 @@ class PlaybackActor(Actor):
                     self._reschedule()
             case AddBytes(nbytes=nbytes):
                 self._bytes.add(trio.current_time(), nbytes)
-            case Snapshot():
-                return self._view()
             case _:
                 raise TypeError(f"unexpected message {msg!r}")
         return None
@@ -213,19 +219,12 @@ class PlaybackActor(Actor):
         )
 
     def _view(self) -> SessionView:
-        start = self._start
-        now = trio.current_time()
-        redirect = start.delivery == "redirect"  # the player fetches elsewhere: no traffic here
-        return SessionView(
-            id=self._id,
-            item=start.item,
-            member_id=start.member_id,
-            member_name=start.member_name,
-            device_id=start.device_id,
-            device_name=start.device_name,
-            player=start.player,
-            started_at_ms=self._started_wall_ms,
-            position=self._position if math.isfinite(self._position) else 0.0,
-            paused=self._paused,
-            bandwidth_kbps=0 if redirect else self._bytes.kbps(now),
-        )
+        redirect = self._start.delivery == "redirect"  # the player fetches elsewhere: no traffic here
+        kbps = 0 if redirect else self._bytes.kbps(trio.current_time())
+        return SessionView(self._id, self._start, self._started_wall_ms, self._position, self._paused, kbps)
+
+def _offer(into: trio.MemorySendChannel[SessionView | None], view: SessionView | None) -> None:
+    try:
+        into.send_nowait(view)
+    except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
+        pass  # the list was already answered without it
