@@ -37,8 +37,12 @@ ffmpeg:
 	  fi; \
 	fi
 
+# Two workers (pytest-xdist): every test has its own files, ports and
+# PostgreSQL schema, so they run side by side; TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
+
 test: $(VENV)/.installed-test ffmpeg
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-test ffmpeg
 	@for b in benchmarks/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
