@@ -79,6 +79,37 @@ async def test_an_item_with_an_nfo_keeps_its_values_and_gets_only_what_it_lacked
     server.shutdown.set()
 
 
+async def test_a_rescan_of_a_changed_nfo_keeps_the_scrape_record(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
+) -> None:
+    """Regression: the scan's NFO rewrite replaced items.extra and lost MetadataState's provider and scrapedAt."""
+    server, _plugin = await server_with_provider(nursery, database_url, tmp_path, CATALOGUE)
+    root = tmp_path / "films"
+    folder = root / "Ronin (1998)"
+    media.video(folder / "Ronin (1998).mkv")
+    media.text(folder / "Ronin (1998).nfo", "<movie><title>Ronin</title><plot>First plot.</plot></movie>")
+    with trio.fail_after(CAP_S):
+        async with server.client() as client:
+            library = await create_library(client, "Films", [root], options={
+                "remoteAllowedHosts": [], "fillMissingFromProvider": True, "metadataProviders": ["test"]})
+            items = await wait_for_states(client, library["id"], {"Ronin": "scraped"})
+            before = (await detail(client, items["Ronin"]["id"]))["metadataState"]
+            media.text(folder / "Ronin (1998).nfo", "<movie><title>Ronin</title><plot>Second plot.</plot></movie>")
+            response = await client.post(f"/libraries/{library['id']}/scan", json={"mode": "full"})
+            assert response.status_code == 200, response.text
+
+            async def rewritten() -> dict[str, Any] | None:
+                item = await detail(client, items["Ronin"]["id"])
+                return item if item.get("overview") == "Second plot." else None
+
+            after = await wait_until(rewritten, "the NFO's new plot")
+    assert before["provider"] == "test" and before["providerItemId"] == "8195" and before["scrapedAt"]
+    assert after["metadataState"]["provider"] == "test"
+    assert after["metadataState"]["providerItemId"] == "8195"
+    assert after["metadataState"]["scrapedAt"] == before["scrapedAt"]
+    server.shutdown.set()
+
+
 async def test_needs_identify_then_identify_applies_the_chosen_match(
     nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
 ) -> None:

@@ -29,6 +29,16 @@ _METADATA = (
     "lock_data", "provider_ids", "extra", "has_nfo",
 )  # fmt: skip
 _NUMBERS = ("index_number", "index_number_end", "parent_index_number")
+
+
+def _nfo_value(column: str) -> str:
+    """A metadata column's value when the NFO rewrites it: the NFO's, but
+    ``extra`` keeps the server's scrape record (storage/_scrape_record)."""
+    if column == "extra":
+        return "reelhouse_keep_scrape_record(excluded.extra, items.extra)"
+    return f"excluded.{column}"
+
+
 ITEM_COLUMNS = (
     "id", "library_id", *_STRUCTURE, *_METADATA, *_NUMBERS,
     "runtime_ticks", "date_created", "missing", "missing_since", "probe_pending",
@@ -39,7 +49,7 @@ _ITEM_UPSERT = (
     " ON CONFLICT (id) DO UPDATE SET "
     + ", ".join(
         [f"{c} = excluded.{c}" for c in _STRUCTURE]
-        + [f"{c} = CASE WHEN excluded.has_nfo = 1 THEN excluded.{c} ELSE items.{c} END" for c in _METADATA]
+        + [f"{c} = CASE WHEN excluded.has_nfo = 1 THEN {_nfo_value(c)} ELSE items.{c} END" for c in _METADATA]
         + [f"{c} = COALESCE(excluded.{c}, items.{c})" for c in _NUMBERS]
         + [
             "runtime_ticks = COALESCE(items.runtime_ticks, excluded.runtime_ticks)",

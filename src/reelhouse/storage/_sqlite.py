@@ -32,6 +32,7 @@ from reelhouse.shutdown import bounded_shield, shutdown_deadline
 from reelhouse.thread_pool import PoolClosed, ThreadPool
 
 from ._name_key import name_key
+from ._scrape_record import keep_scrape_record
 from ._search_fold import search_key
 from ._sqlite_bulk import BULK_MIN_ROWS, bulk_form, encode_rows
 from ._sqlite_checkpoint import Checkpointer, writer_pragmas
@@ -80,6 +81,8 @@ def _connect(path: str, *, query_only: bool) -> sqlite3.Connection:
     conn.create_function("reelhouse_fold", 1, _fold, deterministic=True)
     # Migration 0010 and the q filter key names with this one (storage/_name_key).
     conn.create_function("reelhouse_name_key", 1, _name_key, deterministic=True)
+    # The item upsert keeps the scrape record across NFO rewrites (migration 0015).
+    conn.create_function("reelhouse_keep_scrape_record", 2, keep_scrape_record, deterministic=True)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA synchronous=NORMAL")
