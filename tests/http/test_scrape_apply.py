@@ -79,10 +79,11 @@ async def test_an_item_with_an_nfo_keeps_its_values_and_gets_only_what_it_lacked
     server.shutdown.set()
 
 
-async def test_a_rescan_of_a_changed_nfo_keeps_the_scrape_record(
+async def test_a_rescan_of_a_changed_nfo_keeps_the_scrape_record_and_fills_again(
     nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
 ) -> None:
-    """Regression: the scan's NFO rewrite replaced items.extra and lost MetadataState's provider and scrapedAt."""
+    """Regression: the scan's NFO rewrite replaced items.extra, losing MetadataState's provider and
+    scrapedAt, and the fields the provider had filled (the NFO lacks them) until the next refresh."""
     server, _plugin = await server_with_provider(nursery, database_url, tmp_path, CATALOGUE)
     root = tmp_path / "films"
     folder = root / "Ronin (1998)"
@@ -100,13 +101,14 @@ async def test_a_rescan_of_a_changed_nfo_keeps_the_scrape_record(
 
             async def rewritten() -> dict[str, Any] | None:
                 item = await detail(client, items["Ronin"]["id"])
-                return item if item.get("overview") == "Second plot." else None
+                refilled = item.get("overview") == "Second plot." and item.get("tagline") == "Trust no one."
+                return item if refilled and item["scrapeState"] == "scraped" else None
 
-            after = await wait_until(rewritten, "the NFO's new plot")
+            after = await wait_until(rewritten, "the NFO's new plot and the provider's tagline again")
     assert before["provider"] == "test" and before["providerItemId"] == "8195" and before["scrapedAt"]
     assert after["metadataState"]["provider"] == "test"
     assert after["metadataState"]["providerItemId"] == "8195"
-    assert after["metadataState"]["scrapedAt"] == before["scrapedAt"]
+    assert after["metadataState"]["scrapedAt"] >= before["scrapedAt"]
     server.shutdown.set()
 
 

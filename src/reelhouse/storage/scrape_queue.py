@@ -42,9 +42,12 @@ async def mark_new_pending(store: Store, library_id: str, *, created_since_ms: i
     """Queue the works a scan created since ``created_since_ms`` (autoScrape);
     with an NFO only when ``with_nfo`` (fillMissingFromProvider). A series
     already matched that got new episodes is queued again: its provider's
-    season answers fill them (its own fields, already there, stay)."""
+    season answers fill them (its own fields, already there, stay). With
+    ``with_nfo``, a matched work whose NFO the scan read again is queued
+    again too: the NFO's values replaced the ones its provider had filled,
+    and a fill brings back what the NFO lacks."""
     nfo = "" if with_nfo else " AND has_nfo = 0"
-    works, series = await store.transaction([
+    statements = [
         Statement(
             f"UPDATE items SET scrape_state = 'pending' WHERE {_WORKS} AND scrape_state = 'none'"
             f" AND lock_data = 0 AND date_created >= ?{nfo}",
@@ -56,8 +59,15 @@ async def mark_new_pending(store: Store, library_id: str, *, created_since_ms: i
             " (SELECT series_id FROM items WHERE library_id = ? AND type = 'Episode' AND date_created >= ?)",
             (library_id, library_id, created_since_ms),
         ),
-    ])  # fmt: skip
-    return works.rowcount + series.rowcount
+    ]  # fmt: skip
+    if with_nfo:
+        statements.append(Statement(
+            f"UPDATE items SET scrape_state = 'pending' WHERE {_WORKS} AND has_nfo = 1"
+            " AND scrape_state IN ('scraped', 'identified') AND lock_data = 0 AND date_modified >= ?",
+            (library_id, *WORK_TYPES, created_since_ms),
+        ))  # fmt: skip
+    results = await store.transaction(statements)
+    return sum(result.rowcount for result in results)
 
 
 async def queue_works(store: Store, library_id: str, states: Sequence[str], *,
