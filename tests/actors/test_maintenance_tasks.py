@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -56,6 +57,23 @@ async def test_scrape_without_providers_is_skipped_and_says_no_provider(store: S
     end = await run_scrape(ctx)
     assert end.result == "skipped"
     assert ctx.job.message_code == "noProvider" and ctx.job.total == 1
+
+
+async def test_scrape_with_nothing_queued_is_skipped_so_a_continuous_rule_pauses_long(
+    store: Store, tmp_path: Path, nursery: trio.Nursery
+) -> None:
+    """Regression: with nothing pending it succeeded every 5 s, writing a job row each time."""
+    async with catalog(store) as cat:
+        cat.movie(cat.library("Films"), "Matched", scrape_state="scraped")
+    libraries = await spawn(nursery, NoLibraries(), "libraries")
+    ctx = replace(context(store, tmp_path), libraries=libraries)
+    end = await run_scrape(ctx)
+    assert end.result == "skipped" and ctx.job.total == 0
+
+
+class NoLibraries(Actor):
+    async def handle(self, msg: object) -> object:
+        raise AssertionError(f"nothing to wake, yet asked {msg!r}")
 
 
 class FakePluginHost(Actor):

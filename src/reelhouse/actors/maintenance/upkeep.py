@@ -108,6 +108,12 @@ async def run_scrape(ctx: TaskContext) -> RunEnd:
         ctx.progress(processed=0, total=queued, cancellable=False, message_code="noProvider",
                      message="No metadata provider is installed; the scrape queue waits.")
         return RunEnd("skipped", message="No metadata provider is installed.")
+    if queued == 0:
+        # "skipped" makes a continuous rule wait its long pause: a run that
+        # succeeded every 5 s wrote a job row each time, and every write
+        # moves the store's data version, which the edge's caches check.
+        ctx.progress(processed=0, total=0, cancellable=False)
+        return RunEnd("skipped", message="Nothing waits for a provider.")
     refs = await ctx.libraries.ask(ListLibraryRefs(), timeout=WAKE_TIMEOUT_SECONDS)
     woken = []
     for library_id, ref in sorted(refs.items()):  # type: ignore[union-attr]
