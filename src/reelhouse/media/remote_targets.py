@@ -22,9 +22,10 @@ def remote_target_allowed(url: str, resolved_ips: Iterable[str], allowed_hosts: 
     library's ``remoteAllowedHosts``: ``host`` or ``host:port``, IPv6 in
     brackets) only those hosts are allowed, whatever they resolve to. Without
     it, any host is allowed unless the URL's address or any of
-    ``resolved_ips`` is loopback, link-local (including the cloud metadata
-    address 169.254.169.254) or unspecified; an address that cannot be
-    parsed, or no address at all, is refused. Pure: the caller resolves.
+    ``resolved_ips`` is local (:func:`is_local_address`: loopback,
+    link-local including 169.254.169.254, unspecified, multicast,
+    reserved); an address that cannot be parsed, or no address at all, is
+    refused. Pure: the caller resolves.
     """
     try:
         parts = urlsplit(url.strip())
@@ -42,7 +43,7 @@ def remote_target_allowed(url: str, resolved_ips: Iterable[str], allowed_hosts: 
     addresses = list(resolved_ips)
     if _ip(host) is not None:
         addresses.append(host)
-    return bool(addresses) and not any(_forbidden(address) for address in addresses)
+    return bool(addresses) and not any(is_local_address(address) for address in addresses)
 
 
 def _normal_host(host: str) -> str:
@@ -78,10 +79,14 @@ def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         return None
 
 
-def _forbidden(address_text: str) -> bool:
+def is_local_address(address_text: str) -> bool:
+    """Whether an address is one a fetch on a user's behalf must not reach: loopback,
+    link-local (the cloud metadata address too), unspecified, multicast or
+    reserved (IPv4-mapped forms included); True for what is not an address."""
     address = _ip(address_text.strip().strip("[]"))
     if address is None:
         return True
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
-    return address.is_loopback or address.is_link_local or address.is_unspecified
+    return (address.is_loopback or address.is_link_local or address.is_unspecified
+            or address.is_multicast or address.is_reserved)

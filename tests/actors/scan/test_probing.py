@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from reelhouse.actors.scan import ScanDeps, probe_pending_sources, remote_target_allowed
+from reelhouse.actors.scan import ScanDeps, probe_pending_sources
+from reelhouse.media.remote_targets import remote_target_allowed
 from reelhouse.media.library_options import LibraryOptions
 from reelhouse.storage.confined_files import confinement_for
 
@@ -182,6 +183,8 @@ async def test_a_worker_that_cannot_start_is_an_unknown_failure(tree: Tree, libr
         ("http://h/v", ["fe80::1"], [], False),
         ("http://h/v", ["0.0.0.0"], [], False),
         ("http://h/v", ["::ffff:127.0.0.1"], [], False),
+        ("http://h/v", ["224.0.0.251"], [], False),  # multicast: the rule provider images share
+        ("http://h/v", ["240.0.0.1"], [], False),  # reserved
         ("http://h/v", ["93.184.216.34", "127.0.0.1"], [], False),  # any bad address refuses
         ("http://h/v", [], [], False),  # nothing resolved
         ("http://h/v", ["not-an-ip"], [], False),

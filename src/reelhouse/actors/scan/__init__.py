@@ -14,7 +14,7 @@ library's covers again after a completed scan.
 from reelhouse.media.assemble import item_id
 
 from .pipeline import ScanOutcome, ScanPlan, ScanProgress, run_scan
-from .probing import ScanDeps, probe_pending_sources, remote_target_allowed
+from .probing import ScanDeps, probe_pending_sources
 from .roots import RootState
 
 __all__ = [
@@ -25,6 +25,5 @@ __all__ = [
     "ScanProgress",
     "item_id",
     "probe_pending_sources",
-    "remote_target_allowed",
     "run_scan",
 ]

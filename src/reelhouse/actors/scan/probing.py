@@ -18,8 +18,8 @@ transaction (the lanes never wait for the database), so a cancelled probe
 run keeps what was written and the rest stays pending.
 ``on_progress(done, total)`` is called as each file is answered. Remote
 sources (``.strm``) are never probed here; whoever reads them later must
-check every hop with :func:`remote_target_allowed`
-(:mod:`reelhouse.media.remote_targets`, re-exported here).
+check every hop with
+:func:`reelhouse.media.remote_targets.remote_target_allowed`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ import trio
 from reelhouse.media.containment import Confinement
 from reelhouse.media.file_names import to_fs
 from reelhouse.media.probe import ProbeFailure
-from reelhouse.media.remote_targets import remote_target_allowed
 from reelhouse.storage import Store, now_ms
 from reelhouse.storage.confined_files import resolves_inside
 from reelhouse.storage.catalog import PendingSource, ProbeOutcomeRow, pending_probe_sources, save_probe_results
@@ -46,7 +45,7 @@ FLUSH_WAIT_S = 0.2  # ...or those that came within this long
 BATCH = 64  # paths per request to a worker (and per hold of the limiter)
 OUTSIDE_ROOTS = Probed(failure=ProbeFailure.PERMISSION_DENIED, message="The file resolves outside the library's folders.")
 
-__all__ = ["BATCH", "FLUSH_EVERY", "Probed", "ScanDeps", "probe_pending_sources", "probe_sources", "remote_target_allowed"]
+__all__ = ["BATCH", "FLUSH_EVERY", "Probed", "ScanDeps", "probe_pending_sources", "probe_sources"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ import trio
 from PIL import Image
 
 from reelhouse.media.local_images import image_tag, sniff_image_type
+from reelhouse.media.remote_targets import is_local_address
 from reelhouse.storage.stored_images import provider_image_root
 
 MAX_REDIRECTS = 3
@@ -83,7 +84,7 @@ class UrlRule:
         if self.trusts(host, port):
             return
         for address in await _addresses(host, port):
-            if _private(address):
+            if is_local_address(address):
                 raise ImageRefused(f"{host} resolves to a local address")
 
 
@@ -97,13 +98,6 @@ async def _addresses(host: str, port: int) -> list[str]:
     except OSError:
         raise ImageRefused(f"{host} does not resolve") from None
     return [str(info[4][0]) for info in infos]
-
-
-def _private(address: str) -> bool:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast or ip.is_reserved
 
 
 async def fetch_image(
