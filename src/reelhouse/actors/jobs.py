@@ -24,7 +24,7 @@ import trio
 from reelhouse import errors
 from reelhouse.jsonfields import put_present, put_time
 from reelhouse.storage import Store, StoreError
-from reelhouse.storage.jobs import get_stored_job, list_stored_jobs, save_job
+from reelhouse.storage.jobs import FINAL_JOB_STATES, get_stored_job, list_stored_jobs, save_job
 from reelhouse.storage._store import now_ms
 
 from reelhouse.runtime import Actor, ActorRef
@@ -32,7 +32,6 @@ from reelhouse.runtime import Actor, ActorRef
 RATE_WINDOW_SECONDS = 60.0
 FINISHED_RETENTION_SECONDS = 3600.0
 MAX_FINISHED_JOBS = 100
-FINAL_JOB_STATES = frozenset({"succeeded", "failed", "cancelled"})
 DEFAULT_STORED_RETENTION_SECONDS = 24 * 3600.0
 # A running job's row is rewritten at most this often (its state changes
 # are written at once): progress is for GET /jobs, which reads memory.

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ._store import Store
 from .activity import _COLUMNS, ActivityRecord, _record
+from .newest_first import newest_first_page
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,15 +39,11 @@ async def query_activity(
 ) -> tuple[list[ActivityRecord], bool]:
     """Up to ``limit`` entries matching ``where`` after ``after``; and whether more follow."""
     conditions, params = _conditions(where)
-    if after is not None:
-        conditions.append("(at < ? OR (at = ? AND id < ?))")
-        params += [after.at_ms, after.at_ms, after.id]
-    sql = f"SELECT {_COLUMNS} FROM activity"
-    if conditions:
-        sql += " WHERE " + " AND ".join(conditions)
-    sql += " ORDER BY at DESC, id DESC LIMIT ?"
-    rows = await store.fetch_all(sql, (*params, limit + 1))
-    return [_record(row) for row in rows[:limit]], len(rows) > limit
+    position = (after.at_ms, after.id) if after is not None else None
+    rows, more = await newest_first_page(
+        store, "activity", _COLUMNS, conditions, params, order=("at", "id"), after=position, limit=limit
+    )
+    return [_record(row) for row in rows], more
 
 
 def _conditions(where: ActivityFilter) -> tuple[list[str], list[object]]:

@@ -19,7 +19,7 @@ from reelhouse.timefmt import rfc3339_ms
 from ._store import Statement, Store, now_ms
 
 SERVER_STOPPED_MESSAGE = "The server stopped while this job was running."
-FINAL_STATES = ("succeeded", "failed", "cancelled")
+FINAL_JOB_STATES = frozenset({"succeeded", "failed", "cancelled"})
 # Fields that describe a moment of a running job and mean nothing once it ended.
 _LIVE_ONLY_FIELDS = ("phase", "etaSeconds", "current", "waiting", "nextRetryAt")
 

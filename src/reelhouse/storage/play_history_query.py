@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ._item_query_filters import LIKE_ESCAPE, like_escape
 from ._store import Row, Store
+from .newest_first import newest_first_page
 
 _COLUMNS = (
     "h.id, h.item_id, h.user_id, h.user_name, h.device_id, h.device_name, h.player, h.kind,"
@@ -73,15 +74,12 @@ async def query_history(
 ) -> tuple[list[PlayRecord], bool]:
     """Up to ``limit`` records matching ``where`` after ``after``; and whether more follow."""
     conditions, params = _conditions(where)
-    if after is not None:
-        conditions.append("(h.started_at < ? OR (h.started_at = ? AND h.id < ?))")
-        params += [after.started_at_ms, after.started_at_ms, after.id]
-    sql = f"SELECT {_COLUMNS} FROM play_history h"
-    if conditions:
-        sql += " WHERE " + " AND ".join(conditions)
-    sql += " ORDER BY h.started_at DESC, h.id DESC LIMIT ?"
-    rows = await store.fetch_all(sql, (*params, limit + 1))
-    return [_record(row, ip_since_ms) for row in rows[:limit]], len(rows) > limit
+    position = (after.started_at_ms, after.id) if after is not None else None
+    rows, more = await newest_first_page(
+        store, "play_history h", _COLUMNS, conditions, params,
+        order=("h.started_at", "h.id"), after=position, limit=limit,
+    )  # fmt: skip
+    return [_record(row, ip_since_ms) for row in rows], more
 
 
 def _conditions(where: HistoryFilter) -> tuple[list[str], list[object]]:

@@ -14,7 +14,7 @@ from ._store import Row, Store, now_ms
 
 SERVER_STOPPED_MESSAGE = "The server stopped while this scan was running."
 UNFINISHED_STATES = ("running", "cancelling")
-FINAL_STATES = frozenset({"completed", "failed", "cancelled"})
+FINAL_SCAN_STATES = frozenset({"completed", "failed", "cancelled"})
 
 _COLUMNS = "id, library_id, mode, state, started_at, finished_at, counts, message"
 
@@ -60,10 +60,10 @@ async def update_scan_run(
     ``counts`` None keeps the stored counts.  Returns False when no run has
     that id.  Raises ValueError for an unknown state.
     """
-    if state not in UNFINISHED_STATES and state not in FINAL_STATES:
+    if state not in UNFINISHED_STATES and state not in FINAL_SCAN_STATES:
         raise ValueError(f"unknown scan state {state!r}")
     finished = None
-    if state in FINAL_STATES:
+    if state in FINAL_SCAN_STATES:
         finished = now_ms() if finished_at_ms is None else finished_at_ms
     result = await store.execute(
         "UPDATE scan_runs SET state = ?, counts = COALESCE(?, counts), message = ?, finished_at = ?"

@@ -2,8 +2,8 @@
 
 A device token is checked on every player request; asking the database
 each time would make a player request dearer than an API-key request.
-This mirrors :class:`.verified_keys.VerifiedKeys`: a sign-in found valid is
-remembered by its token hash while
+Like :class:`.verified_keys.VerifiedKeys`, a sign-in found valid is
+remembered by its token hash (:class:`.versioned_memory.VersionedMemory`) while
 
 - the store's :meth:`~reelhouse.storage.Store.data_version` has not moved
   since it was read (any commit moves it on SQLite, the command line's
@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import trio
-from cachetools import LRUCache
 
 from ._store import Store, StoreError, now_ms
 from .devices import DeviceSignIn, find_sign_in, hash_token, note_seen
+from .versioned_memory import VersionedMemory
 
 FLUSH_SECONDS = 60.0
 MAX_SIGN_INS = 10_000
@@ -41,21 +40,13 @@ MAX_SIGN_INS = 10_000
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class _Verified:
-    sign_in: DeviceSignIn
-    data_version: int
-
-
 class VerifiedDevices:
     """:meth:`find` with a memory of recent answers and of last use (module doc)."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._remembers = store.backend == "sqlite"  # its data version sees every process's commits
-        self._known: LRUCache[str, _Verified] = LRUCache(MAX_SIGN_INS)
+        self._known: VersionedMemory[str, DeviceSignIn] = VersionedMemory(store, MAX_SIGN_INS)
         self._seen: dict[str, tuple[str, int]] = {}
-        self._forgotten = 0  # bumps on every forget: a read that raced one is not kept
 
     async def find(self, token: str) -> DeviceSignIn | None:
         """The enabled member's sign-in this token stands for, else None; raises StoreError."""
@@ -67,15 +58,14 @@ class VerifiedDevices:
 
     def forget(self, token_hashes: Iterable[str]) -> None:
         """Drop these sign-ins (revoked in this process): their next request asks the database."""
-        self._forgotten += 1
+        token_hashes = list(token_hashes)
+        self._known.forget(token_hashes)
         for token_hash in token_hashes:
-            self._known.pop(token_hash, None)
             self._seen.pop(token_hash, None)
 
     def forget_all(self) -> None:
         """Drop every remembered sign-in (grants changed in this process); last-use times are kept."""
-        self._forgotten += 1
-        self._known.clear()
+        self._known.forget_all()
 
     async def flush(self) -> None:
         """Write the last-seen times noted since the previous flush."""
@@ -97,15 +87,4 @@ class VerifiedDevices:
                 log.warning("could not record device last-seen times: %s", exc)
 
     async def _lookup(self, token: str) -> DeviceSignIn | None:
-        if not self._remembers:
-            return await find_sign_in(self._store, token)
-        wanted = hash_token(token)
-        before, forgotten = self._store.data_version(), self._forgotten
-        known = self._known.get(wanted)
-        if known is not None and known.data_version == before:
-            return known.sign_in
-        sign_in = await find_sign_in(self._store, token)
-        self._known.pop(wanted, None)
-        if sign_in is not None and self._store.data_version() == before and self._forgotten == forgotten:
-            self._known[wanted] = _Verified(sign_in, before)
-        return sign_in
+        return await self._known.find(hash_token(token), lambda: find_sign_in(self._store, token))

@@ -4,7 +4,7 @@ Every request carries a key, and asking the database costs a hand-over to
 a reader thread, a third of what the cheapest request costs in all.  On
 SQLite a key found active is remembered by its hash while the store's
 :meth:`~reelhouse.storage.Store.data_version` has not moved since it was
-read: any commit, from this process or another (``reelhouse apikey
+read (:class:`~reelhouse.storage.versioned_memory.VersionedMemory`): any commit, from this process or another (``reelhouse apikey
 revoke``), moves it, so a revoked key fails on its very next request.  The
 revocation and its notice are one commit: nothing can fall between them.
 
@@ -17,20 +17,11 @@ used out.  Used from the Trio thread only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from cachetools import LRUCache
-
 from ._store import Store
 from .apikeys import KEY_PREFIX, ApiKeyRecord, find_active_key_by_hash, hash_key
+from .versioned_memory import VersionedMemory
 
 MAX_KEYS = 1_000
-
-
-@dataclass(frozen=True, slots=True)
-class _Verified:
-    record: ApiKeyRecord
-    data_version: int
 
 
 class VerifiedKeys:
@@ -38,22 +29,11 @@ class VerifiedKeys:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._remembers = store.backend == "sqlite"  # its data version sees every process's commits
-        self._keys: LRUCache[str, _Verified] = LRUCache(MAX_KEYS)
+        self._keys: VersionedMemory[str, ApiKeyRecord] = VersionedMemory(store, MAX_KEYS)
 
     async def find(self, plaintext: str) -> ApiKeyRecord | None:
         """The unrevoked key whose plaintext this is, else None; raises StoreError."""
         if not plaintext.startswith(KEY_PREFIX):
             return None
         wanted = hash_key(plaintext)
-        if not self._remembers:
-            return await find_active_key_by_hash(self._store, wanted)
-        before = self._store.data_version()
-        known = self._keys.get(wanted)
-        if known is not None and known.data_version == before:
-            return known.record
-        self._keys.pop(wanted, None)
-        record = await find_active_key_by_hash(self._store, wanted)
-        if record is not None and self._store.data_version() == before:
-            self._keys[wanted] = _Verified(record, before)
-        return record
+        return await self._keys.find(wanted, lambda: find_active_key_by_hash(self._store, wanted))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reelhouse.jsonfields import put_present, put_time
-from reelhouse.storage.scans import FINAL_STATES as FINAL_STATES  # where a run's states are recorded
+from reelhouse.storage.scans import FINAL_SCAN_STATES
 from reelhouse.storage.scans import ScanRunRecord
 
 from ..jobs import JobSnapshot
@@ -132,7 +132,7 @@ def scan_job(status: ScanStatusView, library_id: str, library_name: str, trigger
 
 
 def status_from_run(run: ScanRunRecord) -> ScanStatusView:
-    state = run.state if run.state in FINAL_STATES else IDLE
+    state = run.state if run.state in FINAL_SCAN_STATES else IDLE
     counts = run.counts
     return ScanStatusView(
         library_id=run.library_id,
