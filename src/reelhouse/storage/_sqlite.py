@@ -36,7 +36,6 @@ from ._scrape_record import keep_scrape_record
 from ._search_fold import search_key
 from ._sqlite_bulk import BULK_MIN_ROWS, bulk_form, encode_rows
 from ._sqlite_checkpoint import Checkpointer, writer_pragmas
-from ._sqlite_version import DataVersion
 from ._store import (
     Backend,
     IntegrityError,
@@ -100,10 +99,8 @@ def _name_key(text: str | None) -> str | None:
     return None if text is None else name_key(text)
 
 
-def _open_connections(
-    path: str,
-) -> tuple[sqlite3.Connection, sqlite3.Connection, list[sqlite3.Connection], DataVersion]:
-    """The writer's, the checkpointer's and the readers' connections, and the data version (on one more)."""
+def _open_connections(path: str) -> tuple[sqlite3.Connection, sqlite3.Connection, list[sqlite3.Connection]]:
+    """The writer's, the checkpointer's and the other connections (the readers', then the data version's)."""
     parent = os.path.dirname(path)
     if parent:
         os.makedirs(parent, exist_ok=True)
@@ -116,12 +113,11 @@ def _open_connections(
         writer_pragmas(writer)
         others.append(_connect(path, query_only=False))
         others.extend(_connect(path, query_only=True) for _ in range(READER_POOL_SIZE + 1))
-        version = DataVersion.open(others[-1], path)
     except BaseException:
         for conn in [writer, *others]:
             conn.close()
         raise
-    return writer, others[0], others[1:-1], version
+    return writer, others[0], others[1:]
 
 
 @dataclass(eq=False, slots=True)
@@ -330,21 +326,21 @@ class SqliteStore(StoreShorthands):
         path: str,
         readers: ThreadPool[sqlite3.Connection],
         writer: StoreWriter,
-        version: DataVersion,
+        version_conn: sqlite3.Connection,
     ) -> None:
         self.path = path
         self._readers = readers
         self._writer = writer
-        self._version = version  # used on the event loop only
+        self._version_conn = version_conn  # used on the event loop only
         self._closed = False
 
     def data_version(self) -> int:
-        # A read of the WAL-index header in shared memory (_sqlite_version.py):
-        # no statement, so the event loop never lets go of the GIL for it.
+        # A memory read of the WAL index (a few microseconds): cheaper on the
+        # event loop than the hand-over to a thread it spares.
         if self._closed:
             raise StoreError("the store is closed")
         try:
-            return self._version.read()
+            return int(self._version_conn.execute("PRAGMA data_version").fetchone()[0])
         except sqlite3.Error as exc:
             raise translate_error(exc) from exc
 
@@ -394,13 +390,14 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     cannot be opened.
     """
     try:
-        writer_conn, checkpoint_conn, reader_conns, version = await trio.to_thread.run_sync(_open_connections, path)
+        writer_conn, checkpoint_conn, other_conns = await trio.to_thread.run_sync(_open_connections, path)
     except sqlite3.Error as exc:
         raise translate_error(exc) from exc
+    *reader_conns, version_conn = other_conns
     readers = ThreadPool(reader_conns, name="sqlite-reader")
     checkpointer = Checkpointer(checkpoint_conn)
     writer = StoreWriter(writer_conn, after_commit=checkpointer.request)
-    store = SqliteStore(path, readers, writer, version)
+    store = SqliteStore(path, readers, writer, version_conn)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(checkpointer.run)
@@ -416,8 +413,7 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     finally:
         with bounded_shield(CLOSE_TIMEOUT_S):
             store._closed = True
-            version.close()  # before the connections (see _sqlite_version.py)
-            await _close_connections(readers, writer, writer_conn, checkpoint_conn, [*reader_conns, version.conn])
+            await _close_connections(readers, writer, writer_conn, checkpoint_conn, [*reader_conns, version_conn])
 
 
 async def _close_connections(

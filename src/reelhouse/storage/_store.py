@@ -81,10 +81,10 @@ class Store(Protocol):
     def data_version(self) -> int:
         """A number that moves once a write commits, read without a trip to a thread or the network.
 
-        SQLite: the WAL-index header in shared memory (a memory read on the
-        event loop; see ``_sqlite_version.py``); it moves for every commit,
-        this process's writer's or another process's (``reelhouse apikey
-        revoke``), and when a checkpoint restarts the log.  PostgreSQL: this store's own
+        SQLite: ``PRAGMA data_version`` on a connection of its own (a few
+        microseconds on the event loop); it moves for every commit of
+        another connection, this process's writer or another process's
+        (``reelhouse apikey revoke``).  PostgreSQL: this store's own
         transactions only; another process's writes are not seen.  It moves
         after a write is visible to readers, never before: a value read
         before a query and unchanged after proves that no such write
