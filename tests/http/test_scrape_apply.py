@@ -25,6 +25,7 @@ CATALOGUE: dict[str, Any] = {
     "details": {
         "movie|603": movie("603", "The Matrix", 1999),
         "movie|949": movie("949", "Heat", 1995),
+        "movie|950": movie("950", "Heat", 1986, overview="The 1986 Heat."),
         "movie|8195": movie("8195", "Ronin", 1998, tagline="Trust no one."),
         "series|1399": {"providerItemId": "1399", "name": "Northern Lights", "overview": "A cold show.",
                         "seasons": [1], "communityRating": 8.1},
@@ -133,6 +134,38 @@ async def test_needs_identify_then_identify_applies_the_chosen_match(
     assert identified["scrapeState"] == "identified" and identified["overview"] == "The story of Heat."
     assert after["metadataState"]["providerItemId"] == "949"
     assert listed.json()["items"] == []
+    server.shutdown.set()
+
+
+async def test_an_identified_item_stays_identified_when_a_refresh_scrapes_it_again(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
+) -> None:
+    """Regression: a replaceAll refresh of an identified item ended `scraped`, as if the queue had
+    matched it on its own; the user's match, found again by its id, stays `identified`."""
+    server, plugin = await server_with_provider(nursery, database_url, tmp_path, CATALOGUE)
+    root = tmp_path / "films"
+    media.video(root / "Heat (1995)" / "Heat (1995).mkv")
+    with trio.fail_after(CAP_S):
+        async with server.client() as client:
+            library = await create_library(client, "Films", [root])
+            items = await wait_for_states(client, library["id"], {"Heat": "needsIdentify"})
+            heat_id = items["Heat"]["id"]
+            identify = await client.post(f"/items/{heat_id}/identify",
+                                         json={"providerId": "test", "providerItemId": "950"})
+            changed = {**CATALOGUE, "details": {**CATALOGUE["details"],
+                                                "movie|950": movie("950", "Heat", 1986, overview="Rewritten.")}}
+            set_catalogue(plugin, changed)
+            refresh = await client.post(f"/items/{heat_id}/refresh", json={"mode": "replaceAll"})
+
+            async def rewritten() -> dict[str, Any] | None:
+                item = await detail(client, heat_id)
+                return item if item["overview"] == "Rewritten." and item["scrapeState"] != "pending" else None
+
+            after = await wait_until(rewritten, "the identified match applied again")
+    assert identify.status_code == 200 and refresh.status_code == 202, (identify.text, refresh.text)
+    assert after["scrapeState"] == "identified"
+    assert after["metadataState"]["providerItemId"] == "950"  # the user's choice, not the search's top candidate
+    assert "identified" not in after["metadataState"]  # the record's flag is the server's own
     server.shutdown.set()
 
 

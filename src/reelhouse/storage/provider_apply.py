@@ -21,6 +21,7 @@ from reelhouse.media.assemble import ImageRecord, person_id
 from reelhouse.media.provider_fields import COLUMNS, FieldPlan, StoredItem
 
 from ._name_key import name_key
+from ._scrape_record import IDENTIFIED_KEY
 from ._store import Row, Statement, Store
 from .stored_images import PROVIDER_SOURCE
 _ITEM_COLUMNS = (
@@ -149,6 +150,10 @@ def _item_update(target: ApplyTarget, plan: FieldPlan, mark: ScrapeMark) -> Stat
         extra["ratings"] = list(plan.ratings)
     extra.pop("scrapeError", None)
     extra.update(provider=mark.provider, providerItemId=mark.provider_item_id, scrapedAt=mark.now_ms)
+    if mark.scrape_state == "identified":
+        extra[IDENTIFIED_KEY] = True
+    else:
+        extra.pop(IDENTIFIED_KEY, None)
     columns.update(extra=_dumps(extra), scrape_state=mark.scrape_state, date_modified=mark.now_ms)
     assignments = ", ".join(f"{column} = ?" for column in columns)
     return Statement(

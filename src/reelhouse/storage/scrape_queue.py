@@ -16,7 +16,8 @@ from typing import Any
 
 import orjson
 
-from ._store import Statement, Store
+from ._scrape_record import IDENTIFIED_KEY
+from ._store import Row, Statement, Store
 from .libraries import WORK_TYPES
 
 # What a refresh queues, by its mode (the reference's RefreshMetadataRequest).
@@ -36,6 +37,7 @@ class PendingItem:
     path: str | None
     lock_data: bool
     provider_ids: dict[str, str]  # the item's ids, and the id its last match's provider gave it
+    identified_by: str | None = None  # the provider whose match a user chose (that id is in provider_ids)
 
 
 async def mark_new_pending(store: Store, library_id: str, *, created_since_ms: int, with_nfo: bool) -> int:
@@ -98,10 +100,7 @@ async def pending_batch(store: Store, library_id: str, *, limit: int, skip: Sequ
         " ORDER BY date_created, id LIMIT ?",
         (library_id, *skip, limit),
     )
-    return [
-        PendingItem(row[0], row[1], row[2], row[3], row[4], bool(row[5]), _ids(row[6], row[7]))
-        for row in rows
-    ]
+    return [_pending(row) for row in rows]
 
 
 async def load_work(store: Store, item_id: str) -> PendingItem | None:
@@ -111,9 +110,7 @@ async def load_work(store: Store, item_id: str) -> PendingItem | None:
         " JOIN items w ON w.id = CASE WHEN i.type IN (?, ?) THEN i.id ELSE i.series_id END WHERE i.id = ?",
         (*WORK_TYPES, item_id),
     )
-    if row is None:
-        return None
-    return PendingItem(row[0], row[1], row[2], row[3], row[4], bool(row[5]), _ids(row[6], row[7]))
+    return None if row is None else _pending(row)
 
 
 async def count_pending(store: Store, library_id: str) -> int:
@@ -177,12 +174,15 @@ async def work_ids_under(store: Store, item_id: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _ids(raw: Any, extra: Any) -> dict[str, str]:
-    ids = {str(k).lower(): str(v) for k, v in _object(raw).items() if v}
-    state = _object(extra)  # MetadataState: the provider (a plugin id) that matched it, and its id there
-    if isinstance(state.get("provider"), str) and state.get("providerItemId"):
-        ids[state["provider"]] = str(state["providerItemId"])
-    return ids
+def _pending(row: Row) -> PendingItem:
+    """A work from ``id, type, name, production_year, path, lock_data, provider_ids, extra``."""
+    ids = {str(k).lower(): str(v) for k, v in _object(row[6]).items() if v}
+    state = _object(row[7])  # MetadataState: the provider (a plugin id) that matched it, and its id there
+    matched_by = state.get("provider") if state.get("providerItemId") else None
+    if isinstance(matched_by, str):
+        ids[matched_by] = str(state["providerItemId"])
+    identified_by = matched_by if isinstance(matched_by, str) and state.get(IDENTIFIED_KEY) is True else None
+    return PendingItem(row[0], row[1], row[2], row[3], row[4], bool(row[5]), ids, identified_by)
 
 
 def _object(raw: Any) -> dict[str, Any]:

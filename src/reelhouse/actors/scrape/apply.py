@@ -84,6 +84,9 @@ class SeriesMatch:
     seasons: Mapping[int, tuple[ProviderItem, Sequence[ProviderItem]]]  # season number -> (season, episodes)
 
 
+ScrapeOutcome = Literal["scraped", "identified"]  # "identified": the match is one a user chose
+
+
 @dataclass(frozen=True)
 class ApplyRequest:
     item_id: str
@@ -91,7 +94,7 @@ class ApplyRequest:
     match: ProviderItem | SeriesMatch
     mode: ApplyMode
     replace_images: bool
-    scrape_state: Literal["scraped", "identified"]
+    scrape_state: ScrapeOutcome
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from reelhouse.storage.scrape_queue import (
 from reelhouse.runtime import Actor, ActorRef
 from ..jobs import JobSnapshot, JobUpdate
 from . import progress
-from .apply import ApplyDeps, ApplyMode, ApplyRequest, apply_match
+from .apply import ApplyDeps, ApplyMode, ApplyRequest, ScrapeOutcome, apply_match
 from .identify import Identify, IdentifyApply, IdentifyContext, identify_apply, identify_candidates
 from .outcomes import MAX_CRASHES_PER_ITEM, Crashed, ItemFailed, Pause, classify
 from .providers import Provider, find_match, plugin_views, usable_providers, usable_recognizers
@@ -294,7 +294,9 @@ class ScrapeQueue(Actor):
                 tally.needs_identify += 1
             else:
                 mode, replace_images = self._modes.get(item.id, ("missing", False))
-                request = ApplyRequest(item.id, found.provider_id, found.match, mode, replace_images, "scraped")
+                # The user's own match found again by its id stays theirs.
+                state: ScrapeOutcome = "identified" if found.provider_id == item.identified_by else "scraped"
+                request = ApplyRequest(item.id, found.provider_id, found.match, mode, replace_images, state)
                 result = await apply_match(self._apply_deps(providers), request)
                 if not result.applied:  # locked meanwhile: left as it is, out of the queue
                     await set_scrape_state(store, item.id, "none")
