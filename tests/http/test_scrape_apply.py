@@ -246,3 +246,38 @@ async def test_an_item_refresh_replace_all_takes_the_providers_new_values_and_mi
     assert untouched  # a scraped item is not queued by a `missing` refresh
     assert [entry["details"].get("queued") for entry in activity if entry["action"] == "item.refresh"] == [1, 0]
     server.shutdown.set()
+
+
+async def test_a_refresh_queued_before_a_restart_is_applied_with_its_mode_after_it(
+    database_url: str, tmp_path: Path, media: MediaFactory
+) -> None:
+    """Regression: a queued refresh's mode was kept in memory, so after a restart a `replaceAll`
+    refresh was applied as `missing` and changed nothing the provider had filled."""
+    root = tmp_path / "films"
+    media.video(root / "The Matrix (1999)" / "The Matrix (1999).mkv")
+    rewritten = {**CATALOGUE, "details": {**CATALOGUE["details"],
+                                          "movie|603": movie("603", "The Matrix", 1999, overview="Rewritten.")}}
+    with trio.fail_after(CAP_S):
+        async with trio.open_nursery() as nursery:
+            first, plugin = await server_with_provider(nursery, database_url, tmp_path, CATALOGUE)
+            async with first.client() as client:
+                library = await create_library(client, "Films", [root])
+                matrix_id = (await wait_for_states(client, library["id"], {"The Matrix": "scraped"}))["The Matrix"]["id"]
+                await wait_for_job(client, library["id"], state="succeeded")
+                set_catalogue(plugin, {**rewritten, "down": "unreachable"})  # the refresh waits, pending
+                refresh = await client.post(f"/items/{matrix_id}/refresh", json={"mode": "replaceAll"})
+                await wait_for_job(client, library["id"], state="paused")
+            first.shutdown.set()
+        set_catalogue(plugin, rewritten)
+        async with trio.open_nursery() as nursery:
+            second, _ = await server_with_provider(nursery, database_url, tmp_path, rewritten)
+            async with second.client() as client:
+
+                async def applied() -> dict[str, Any] | None:
+                    item = await detail(client, matrix_id)
+                    return item if item["scrapeState"] != "pending" else None
+
+                after = await wait_until(applied, "the queued refresh applied after the restart")
+            second.shutdown.set()
+    assert refresh.status_code == 202, refresh.text
+    assert after["scrapeState"] == "scraped" and after["overview"] == "Rewritten."

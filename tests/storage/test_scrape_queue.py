@@ -6,6 +6,8 @@ import orjson
 
 from reelhouse.storage import Store
 from reelhouse.storage.scrape_queue import (
+    FILL,
+    Refresh,
     count_pending,
     load_work,
     mark_new_pending,
@@ -85,3 +87,17 @@ async def test_identify_works_on_the_series_of_an_episode(store: Store) -> None:
         episode = cat.episode(cat.season(show, 1), 1)
     work = await load_work(store, episode)
     assert work is not None and work.id == show and work.type == "Series"
+
+
+async def test_a_refresh_mode_waits_with_its_item_until_the_item_leaves_the_queue(store: Store) -> None:
+    async with catalog(store) as cat:
+        films = cat.library("Films")
+        replaced = cat.movie(films, "Replaced", scrape_state="scraped")
+        filled = cat.movie(films, "Filled", scrape_state="failed")
+    await queue_works(store, films, ("scraped",), refresh=Refresh("replaceAll", replace_images=True))
+    await queue_works(store, films, ("failed",))
+    refreshes = {item.id: item.refresh for item in await pending_batch(store, films, limit=10)}
+    assert refreshes == {replaced: Refresh("replaceAll", True), filled: FILL}
+    await set_scrape_state(store, replaced, "needsIdentify")
+    assert await store.fetch_value("SELECT scrape_refresh FROM items WHERE id = ?", (replaced,)) is None
+    assert Refresh.from_stored(Refresh("missing", True).stored()) == Refresh("missing", True)

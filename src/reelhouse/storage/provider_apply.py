@@ -154,7 +154,8 @@ def _item_update(target: ApplyTarget, plan: FieldPlan, mark: ScrapeMark) -> Stat
         extra[IDENTIFIED_KEY] = True
     else:
         extra.pop(IDENTIFIED_KEY, None)
-    columns.update(extra=_dumps(extra), scrape_state=mark.scrape_state, date_modified=mark.now_ms)
+    columns.update(extra=_dumps(extra), scrape_state=mark.scrape_state, scrape_refresh=None,
+                   date_modified=mark.now_ms)
     assignments = ", ".join(f"{column} = ?" for column in columns)
     return Statement(
         f"UPDATE items SET {assignments} WHERE id = ? AND lock_data = 0", (*columns.values(), target.stored.id)

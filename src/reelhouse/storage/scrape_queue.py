@@ -5,7 +5,8 @@ An item waits while ``items.scrape_state`` is ``pending``. Only works
 from its provider's season answers when the series is scraped. Locked
 items (``lock_data``) are never queued; one locked after it was queued is
 set back to ``none`` when the queue reaches it. ``scrapeError`` lives in
-``items.extra`` (MetadataState).
+``items.extra`` (MetadataState). A refresh's mode waits with the item in
+``items.scrape_refresh`` (:class:`Refresh`), so a restart applies it as asked.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
+from reelhouse.media.provider_fields import ApplyMode
 
 from ._scrape_record import IDENTIFIED_KEY
 from ._store import Row, Statement, Store
@@ -26,6 +29,30 @@ REFRESH_STATES: dict[str, tuple[str, ...]] = {
     "replaceAll": ("none", "pending", "scraped", "failed", "needsIdentify", "identified"),
 }
 _WORKS = "library_id = ? AND missing = 0 AND owner_id IS NULL AND type IN (?, ?)"
+_WORK_COLUMNS = "id, type, name, production_year, path, lock_data, provider_ids, extra, scrape_refresh"
+_IMAGES = "+images"
+
+
+@dataclass(frozen=True, slots=True)
+class Refresh:
+    """How a queued work's match is applied: the refresh's mode, and whether it replaces images."""
+
+    mode: ApplyMode = "missing"
+    replace_images: bool = False
+
+    def stored(self) -> str | None:
+        """The ``scrape_refresh`` text; None for a plain fill."""
+        if self == FILL:
+            return None
+        return self.mode + (_IMAGES if self.replace_images else "")
+
+    @classmethod
+    def from_stored(cls, text: str | None) -> Refresh:
+        mode, images, _ = (text or "").partition(_IMAGES)
+        return cls("replaceAll" if mode == "replaceAll" else "missing", images == _IMAGES)
+
+
+FILL = Refresh()  # what a scan queues: empty fields filled, images kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +65,7 @@ class PendingItem:
     lock_data: bool
     provider_ids: dict[str, str]  # the item's ids, and the id its last match's provider gave it
     identified_by: str | None = None  # the provider whose match a user chose (that id is in provider_ids)
+    refresh: Refresh = FILL
 
 
 async def mark_new_pending(store: Store, library_id: str, *, created_since_ms: int, with_nfo: bool) -> int:
@@ -51,12 +79,12 @@ async def mark_new_pending(store: Store, library_id: str, *, created_since_ms: i
     nfo = "" if with_nfo else " AND has_nfo = 0"
     statements = [
         Statement(
-            f"UPDATE items SET scrape_state = 'pending' WHERE {_WORKS} AND scrape_state = 'none'"
+            f"UPDATE items SET scrape_state = 'pending', scrape_refresh = NULL WHERE {_WORKS} AND scrape_state = 'none'"
             f" AND lock_data = 0 AND date_created >= ?{nfo}",
             (library_id, *WORK_TYPES, created_since_ms),
         ),
         Statement(
-            "UPDATE items SET scrape_state = 'pending' WHERE library_id = ? AND type = 'Series'"
+            "UPDATE items SET scrape_state = 'pending', scrape_refresh = NULL WHERE library_id = ? AND type = 'Series'"
             " AND scrape_state IN ('scraped', 'identified') AND lock_data = 0 AND missing = 0 AND id IN"
             " (SELECT series_id FROM items WHERE library_id = ? AND type = 'Episode' AND date_created >= ?)",
             (library_id, library_id, created_since_ms),
@@ -64,7 +92,7 @@ async def mark_new_pending(store: Store, library_id: str, *, created_since_ms: i
     ]  # fmt: skip
     if with_nfo:
         statements.append(Statement(
-            f"UPDATE items SET scrape_state = 'pending' WHERE {_WORKS} AND has_nfo = 1"
+            f"UPDATE items SET scrape_state = 'pending', scrape_refresh = NULL WHERE {_WORKS} AND has_nfo = 1"
             " AND scrape_state IN ('scraped', 'identified') AND lock_data = 0 AND date_modified >= ?",
             (library_id, *WORK_TYPES, created_since_ms),
         ))  # fmt: skip
@@ -72,10 +100,11 @@ async def mark_new_pending(store: Store, library_id: str, *, created_since_ms: i
     return sum(result.rowcount for result in results)
 
 
-async def queue_works(store: Store, library_id: str, states: Sequence[str], *,
-                      with_nfo: bool = True, item_ids: Sequence[str] | None = None) -> tuple[list[str], int]:
-    """Set works in ``states`` to pending: (the ids queued, how many were skipped
-    because they are locked). ``item_ids`` narrows it to those works."""
+async def queue_works(store: Store, library_id: str, states: Sequence[str], *, with_nfo: bool = True,
+                      item_ids: Sequence[str] | None = None, refresh: Refresh = FILL) -> tuple[list[str], int]:
+    """Set works in ``states`` to pending, to be applied as ``refresh`` says: (the ids
+    queued, how many were skipped because they are locked). ``item_ids`` narrows it to
+    those works."""
     marks = ", ".join("?" for _ in states)
     where = f"{_WORKS} AND scrape_state IN ({marks})" + ("" if with_nfo else " AND has_nfo = 0")
     params: tuple[Any, ...] = (library_id, *WORK_TYPES, *states)
@@ -86,7 +115,8 @@ async def queue_works(store: Store, library_id: str, states: Sequence[str], *,
         params += tuple(item_ids)
     skipped, queued = await store.transaction([
         Statement(f"SELECT count(*) AS n FROM items WHERE {where} AND lock_data = 1", params),
-        Statement(f"UPDATE items SET scrape_state = 'pending' WHERE {where} AND lock_data = 0 RETURNING id", params),
+        Statement(f"UPDATE items SET scrape_state = 'pending', scrape_refresh = ? WHERE {where} AND lock_data = 0"
+                  " RETURNING id", (refresh.stored(), *params)),
     ])  # fmt: skip
     return [row[0] for row in queued.rows], int(skipped.rows[0][0])
 
@@ -95,7 +125,7 @@ async def pending_batch(store: Store, library_id: str, *, limit: int, skip: Sequ
     """The next pending works, oldest first, leaving out ``skip``."""
     leave_out = f" AND id NOT IN ({', '.join('?' for _ in skip)})" if skip else ""
     rows = await store.fetch_all(
-        "SELECT id, type, name, production_year, path, lock_data, provider_ids, extra FROM items"
+        f"SELECT {_WORK_COLUMNS} FROM items"
         f" WHERE library_id = ? AND scrape_state = 'pending' AND missing = 0{leave_out}"
         " ORDER BY date_created, id LIMIT ?",
         (library_id, *skip, limit),
@@ -106,7 +136,7 @@ async def pending_batch(store: Store, library_id: str, *, limit: int, skip: Sequ
 async def load_work(store: Store, item_id: str) -> PendingItem | None:
     """The work an identify of ``item_id`` matches: the item, or a season's or episode's series."""
     row = await store.fetch_one(
-        "SELECT w.id, w.type, w.name, w.production_year, w.path, w.lock_data, w.provider_ids, w.extra FROM items i"
+        f"SELECT {', '.join('w.' + c for c in _WORK_COLUMNS.split(', '))} FROM items i"
         " JOIN items w ON w.id = CASE WHEN i.type IN (?, ?) THEN i.id ELSE i.series_id END WHERE i.id = ?",
         (*WORK_TYPES, item_id),
     )
@@ -122,22 +152,23 @@ async def count_pending(store: Store, library_id: str) -> int:
 
 
 async def set_scrape_state(store: Store, item_id: str, state: str, *, error: str | None = None) -> None:
-    """Record ``state``; ``scrapeError`` (MetadataState) is ``error``, or removed.
-    Nothing is written when both are already so."""
-    row = await store.fetch_one("SELECT scrape_state, extra FROM items WHERE id = ?", (item_id,))
+    """Record ``state`` (one out of the queue: its refresh is done); ``scrapeError``
+    (MetadataState) is ``error``, or removed. Nothing is written when all is already so."""
+    row = await store.fetch_one("SELECT scrape_state, extra, scrape_refresh FROM items WHERE id = ?", (item_id,))
     if row is None:
         return
     extra = _object(row[1])
     if extra.get("scrapeError") == error or (error is None and "scrapeError" not in extra):
-        if row[0] != state:
-            await store.execute("UPDATE items SET scrape_state = ? WHERE id = ?", (state, item_id))
+        if row[0] != state or row[2] is not None:
+            await store.execute("UPDATE items SET scrape_state = ?, scrape_refresh = NULL WHERE id = ?",
+                                (state, item_id))
         return
     if error is None:
         extra.pop("scrapeError", None)
     else:
         extra["scrapeError"] = error[:500]
     await store.execute(
-        "UPDATE items SET scrape_state = ?, extra = ? WHERE id = ?",
+        "UPDATE items SET scrape_state = ?, scrape_refresh = NULL, extra = ? WHERE id = ?",
         (state, orjson.dumps(extra).decode(), item_id),
     )
 
@@ -175,14 +206,15 @@ async def work_ids_under(store: Store, item_id: str) -> list[str]:
 
 
 def _pending(row: Row) -> PendingItem:
-    """A work from ``id, type, name, production_year, path, lock_data, provider_ids, extra``."""
+    """A work from :data:`_WORK_COLUMNS`."""
     ids = {str(k).lower(): str(v) for k, v in _object(row[6]).items() if v}
     state = _object(row[7])  # MetadataState: the provider (a plugin id) that matched it, and its id there
     matched_by = state.get("provider") if state.get("providerItemId") else None
     if isinstance(matched_by, str):
         ids[matched_by] = str(state["providerItemId"])
     identified_by = matched_by if isinstance(matched_by, str) and state.get(IDENTIFIED_KEY) is True else None
-    return PendingItem(row[0], row[1], row[2], row[3], row[4], bool(row[5]), ids, identified_by)
+    refresh = Refresh.from_stored(row[8])
+    return PendingItem(row[0], row[1], row[2], row[3], row[4], bool(row[5]), ids, identified_by, refresh)
 
 
 def _object(raw: Any) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.libraries import LibraryRecord
 from reelhouse.storage.scrape_queue import (
     PendingItem,
+    Refresh,
     count_pending,
     mark_new_pending,
     pending_batch,
@@ -126,7 +127,6 @@ class ScrapeQueue(Actor):
         self._record = record
         self._services = services
         self._wake = trio.Event()
-        self._modes: dict[str, tuple[ApplyMode, bool]] = {}  # a refresh's apply mode per item
         self._crashes: dict[str, int] = {}
         self._tally: progress.RunTally | None = None
         self._trigger = "scan"
@@ -172,9 +172,9 @@ class ScrapeQueue(Actor):
 
     async def _requeue(self, request: Requeue) -> Queued:
         ids, skipped = await queue_works(self._services.store, self._record.id, request.states,
-                                         with_nfo=request.with_nfo, item_ids=request.item_ids)
+                                         with_nfo=request.with_nfo, item_ids=request.item_ids,
+                                         refresh=Refresh(request.mode, request.replace_images))
         for item_id in ids:
-            self._modes[item_id] = (request.mode, request.replace_images)
             self._crashes.pop(item_id, None)
         if ids:
             self._trigger = request.trigger
@@ -293,10 +293,10 @@ class ScrapeQueue(Actor):
                 await set_scrape_state(store, item.id, "needsIdentify")
                 tally.needs_identify += 1
             else:
-                mode, replace_images = self._modes.get(item.id, ("missing", False))
                 # The user's own match found again by its id stays theirs.
                 state: ScrapeOutcome = "identified" if found.provider_id == item.identified_by else "scraped"
-                request = ApplyRequest(item.id, found.provider_id, found.match, mode, replace_images, state)
+                request = ApplyRequest(item.id, found.provider_id, found.match, item.refresh.mode,
+                                       item.refresh.replace_images, state)
                 result = await apply_match(self._apply_deps(providers), request)
                 if not result.applied:  # locked meanwhile: left as it is, out of the queue
                     await set_scrape_state(store, item.id, "none")
@@ -307,7 +307,6 @@ class ScrapeQueue(Actor):
             if not await self._failed(item, exc):
                 return  # stays pending
         tally.processed += 1
-        self._modes.pop(item.id, None)
         self._crashes.pop(item.id, None)
 
     async def _failed(self, item: PendingItem, exc: Exception) -> bool:
