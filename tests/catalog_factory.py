@@ -202,13 +202,14 @@ class CatalogFactory:
         return source_id
 
     def image(self, item_id: str, kind: str = "primary", idx: int = 0, *, tag: str | None = None,
-              width: int | None = 1000, height: int | None = 1500, extra: dict[str, Any] | None = None) -> str:  # fmt: skip
+              width: int | None = 1000, height: int | None = 1500, extra: dict[str, Any] | None = None,
+              path: str | None = None, source: str = "local") -> str:  # fmt: skip
         tag = tag or self.new_id("tag")[:12]
         self._add(
             "INSERT INTO images (item_id, kind, idx, path, tag, width, height, size, mtime, source, extra)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'local', ?)",
-            (item_id, kind, idx, f"/img/{item_id}/{kind}{idx}.jpg", tag, width, height, 1000, self.now(),
-             json.dumps(extra or {})),
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (item_id, kind, idx, path or f"/img/{item_id}/{kind}{idx}.jpg", tag, width, height, 1000, self.now(),
+             source, json.dumps(extra or {})),
         )  # fmt: skip
         return tag
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,10 +22,12 @@ from reelhouse.media.schedule_rules import Rule
 from reelhouse.storage import Store
 from reelhouse.storage._store import now_ms
 from reelhouse.storage.jobs import get_stored_job, save_job
+from reelhouse.storage.stored_images import provider_image_root
 
 from ..catalog_factory import catalog
 
 HOUR_MS = 3600 * 1000
+LIMIT_S = 20
 
 
 def context(store: Store, tmp_path: Path, **settings: object) -> TaskContext:
@@ -47,7 +51,7 @@ async def test_cleanup_purges_items_missing_past_their_grace_and_old_jobs(store:
     left = {row[0] for row in await store.fetch_all("SELECT id FROM items")}
     assert gone not in left and {recent, present} <= left  # default grace: 168 hours
     assert await get_stored_job(store, "old") is None
-    assert end.result == "succeeded" and ctx.job.processed == 5 and ctx.job.changed == 2
+    assert end.result == "succeeded" and ctx.job.processed == 6 and ctx.job.changed == 2
 
 
 async def test_scrape_without_providers_is_skipped_and_says_no_provider(store: Store, tmp_path: Path) -> None:
@@ -107,3 +111,38 @@ async def test_a_registered_plugin_task_is_listed_and_runs_through_its_host(stor
     assert schedule["lastResult"] == "succeeded" and schedule["lastMessage"] == "done" and "nextRunAt" in schedule
     with pytest.raises(errors.NotFound):
         await scheduler.ask(RunNow("tmdb.other"), timeout=5)
+
+
+async def test_cleanup_removes_provider_images_no_row_names_once_they_are_an_hour_old(
+    store: Store, tmp_path: Path
+) -> None:
+    """Regression: the provider image folders of purged items (and replaced files a crash left) were
+    never swept, so the data directory only grew."""
+    ctx = context(store, tmp_path)
+    root = provider_image_root(ctx.settings.data_dir)
+    async with catalog(store) as cat:
+        library = cat.library("Films")
+        kept = cat.movie(library, "Kept")
+        cat.image(kept, path=str(root / kept / "primary-0-aa.jpg"), source="provider")
+    hour_ago = time.time() - 2 * 3600
+    files = {
+        "in use": root / kept / "primary-0-aa.jpg",
+        "replaced": root / kept / "primary-0-old.jpg",
+        "being applied": root / kept / "backdrop-0-new.jpg",
+        "purged item": root / "purgedItemId" / "primary-0-bb.jpg",
+    }
+    for name, path in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"image")
+        if name != "being applied":
+            os.utime(path, (hour_ago, hour_ago))
+    outside = tmp_path / "outside.jpg"
+    outside.write_bytes(b"not ours")
+    os.utime(outside, (hour_ago, hour_ago))
+    (root / kept / "link.jpg").symlink_to(outside)
+    with trio.fail_after(LIMIT_S):
+        end = await run_cleanup(ctx)
+    left = {name for name, path in files.items() if path.exists()}
+    assert left == {"in use", "being applied"}
+    assert not (root / "purgedItemId").exists() and outside.exists()
+    assert end.result == "succeeded" and ctx.job.changed == 2

@@ -10,6 +10,7 @@ fenced off).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +56,24 @@ def provider_confinement(data_dir: str | os.PathLike[str] | None) -> Confinement
     return Confinement((os.path.realpath(provider_image_root(data_dir)),), SYSTEM_DIRS)
 
 
+async def provider_images_in_use(store: Store, item_ids: Sequence[str]) -> tuple[set[str], set[tuple[str, str]]]:
+    """Of ``item_ids``, those still in the catalogue; and their provider images in use, as
+    (item id, file name) pairs.  Raises StoreError."""
+    existing: set[str] = set()
+    in_use: set[tuple[str, str]] = set()
+    for start in range(0, len(item_ids), _IDS_PER_QUERY):
+        chunk = list(item_ids[start:start + _IDS_PER_QUERY])
+        marks = ", ".join("?" for _ in chunk)
+        items, images = await store.fetch_each([
+            (f"SELECT id FROM items WHERE id IN ({marks})", chunk),
+            (f"SELECT item_id, path FROM images WHERE source = ? AND item_id IN ({marks})", [PROVIDER_SOURCE, *chunk]),
+        ])  # fmt: skip
+        existing.update(row[0] for row in items)
+        in_use.update((row[0], os.path.basename(row[1])) for row in images)
+    return existing, in_use
+
+
+_IDS_PER_QUERY = 500
 _IMAGE_AND_ROOTS = (
     "SELECT im.path, im.tag, im.source, lp.path AS root FROM images im"
     " JOIN items it ON it.id = im.item_id"

@@ -25,6 +25,7 @@ from reelhouse import errors
 from reelhouse.runtime import ActorError
 
 from ..library import GetScrapeQueue
+from .provider_image_sweep import sweep_provider_images
 from ..library_registry import ListLibraryRefs
 from ..scan.covers import COVERS_DIR
 from ..scheduler_tasks import RunEnd, TaskContext
@@ -54,7 +55,7 @@ async def run_cleanup(ctx: TaskContext) -> RunEnd:
     settings, now = ctx.settings, ctx.now_ms()
     schedule = settings.schedule if settings is not None else None
     removed = 0
-    ctx.progress(processed=0, total=5)
+    ctx.progress(processed=0, total=6)
     for library_id, grace_hours in sorted((await missing_grace_by_library(ctx.store)).items()):
         if grace_hours > 0:
             removed += await purge_missing_items(ctx.store, library_id, missing_before_ms=now - grace_hours * HOUR_MS)
@@ -74,7 +75,9 @@ async def run_cleanup(ctx: TaskContext) -> RunEnd:
     if settings is not None:
         known = await library_ids(ctx.store)
         removed += await trio.to_thread.run_sync(_remove_orphaned_files, settings.data_dir, known, now)
-    ctx.progress(processed=5, changed=removed)
+        ctx.progress(processed=5, changed=removed)
+        removed += await sweep_provider_images(ctx.store, settings.data_dir, now)
+    ctx.progress(processed=6, changed=removed)
     return RunEnd("succeeded" if removed else "skipped", message=f"{removed} removed.")
 
 

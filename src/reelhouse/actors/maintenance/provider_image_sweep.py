@@ -1,0 +1,73 @@
+"""Provider images nothing refers to any more, removed by the cleanup task.
+
+A provider image lives in ``<data_dir>/metadata/<itemId>/`` while an
+``images`` row (``source = 'provider'``) names it.  Two things leave files
+behind: an item purged from the catalogue (its rows go, its folder stays)
+and a replaced image whose removal failed (a crash between the commit and
+the unlink).  A file is removed only when no row of its item names it and
+it is older than :data:`MIN_AGE_MS`: an apply writes its files before it
+commits their rows, so a younger file may be one about to be named.  An
+emptied folder of an item that is gone goes too.  Links and folders inside
+an item's folder are left alone (the server writes neither).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+
+from reelhouse.storage import Store
+from reelhouse.storage.stored_images import provider_image_root, provider_images_in_use
+
+MIN_AGE_MS = 3600 * 1000
+FOLDERS_PER_BATCH = 500
+
+
+async def sweep_provider_images(store: Store, data_dir: Path, now_ms: int) -> int:
+    """Remove unused provider image files (and gone items' emptied folders); how many files went."""
+    root = provider_image_root(data_dir)
+    folders = await trio.to_thread.run_sync(_item_folders, root)
+    removed = 0
+    for start in range(0, len(folders), FOLDERS_PER_BATCH):
+        batch = folders[start:start + FOLDERS_PER_BATCH]
+        existing, in_use = await provider_images_in_use(store, batch)
+        removed += await trio.to_thread.run_sync(_remove_unused, root, batch, existing, in_use, now_ms)
+    return removed
+
+
+def _item_folders(root: Path) -> list[str]:
+    try:
+        with os.scandir(root) as entries:
+            return sorted(entry.name for entry in entries if entry.is_dir(follow_symlinks=False))
+    except FileNotFoundError:
+        return []
+
+
+def _remove_unused(root: Path, item_ids: Sequence[str], existing: set[str], in_use: set[tuple[str, str]],
+                   now_ms: int) -> int:
+    removed = 0
+    for item_id in item_ids:
+        folder = root / item_id
+        try:
+            with os.scandir(folder) as entries:
+                files = [entry for entry in entries if entry.is_file(follow_symlinks=False)]
+            for entry in files:
+                removed += _remove_if_unused(entry, (item_id, entry.name) not in in_use, now_ms)
+            if item_id not in existing and not any(folder.iterdir()):
+                folder.rmdir()
+        except OSError:
+            continue  # removed or written meanwhile, or not ours to change: next run
+    return removed
+
+
+def _remove_if_unused(entry: os.DirEntry[str], unused: bool, now_ms: int) -> int:
+    try:
+        if unused and now_ms - entry.stat(follow_symlinks=False).st_mtime * 1000 > MIN_AGE_MS:
+            os.unlink(entry.path)
+            return 1
+    except FileNotFoundError:
+        pass
+    return 0
