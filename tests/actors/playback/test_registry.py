@@ -13,9 +13,9 @@ from reelhouse.actors.playback.messages import (AttachSocket, DetachSocket, EndS
                                                 SessionStart, SessionView, SocketGrant, StartSession, StopSession,
                                                 StreamedBytes)
 from reelhouse.actors.playback.registry import PlaybackRegistry
-from reelhouse.actors.playback.session import Progress, SessionTimes
+from reelhouse.actors.playback.session import PlaybackActor, Progress, SessionTimes
 from reelhouse.media.play_record import EndedPlayback
-from reelhouse.runtime import ActorRef, ChildSpec, RootActor
+from reelhouse.runtime import ActorRef, ChildSpec, RootActor, spawn
 from reelhouse.storage.playback_items import PlaybackItem
 
 START_WALL_MS = 1_800_000_000_000
@@ -325,3 +325,19 @@ async def test_a_socket_that_fails_to_send_stop_is_409_at_once_and_detached(
     assert trio.current_time() == asked_at  # no timeout waited out
     assert [getattr(error, "code", None) for error in outcome] == ["session_not_stoppable"]
     assert not view.stoppable
+
+
+async def test_a_session_that_ends_by_itself_records_itself_with_no_registry_to_hear_it(
+    nursery: trio.Nursery, autojump_clock: object
+) -> None:
+    """Regression: a session ending by itself told its registry, and a registry already stopping
+    (its mailbox closed) never heard it: that play was lost from history."""
+    history = FakeHistory()
+    actor = PlaybackActor("s1", start_of(), SessionTimes(300.0, 10.0), history.record, START_WALL_MS)
+    with trio.fail_after(LIMIT_S):
+        session = await spawn(nursery, actor, "s1")
+        await session.ask(Progress(42.0, None))
+        [ended] = await history.wait_for(1)
+        while session.alive:
+            await trio.sleep(1)
+    assert ended.session_id == "s1" and ended.furthest_sec == pytest.approx(42.0)

@@ -9,13 +9,13 @@ is ``stoppable`` exactly while its device holds a socket.
 Asks flow down: the HTTP edge asks the registry, which asks a session.  A
 socket route asks :class:`AttachSocket` and gets a channel of control
 messages (:class:`StopCommand`) to send down its socket; the registry never
-asks a socket anything.  A session that ends by itself tells
-:class:`SessionEnded` (up is a tell).
+asks a socket anything.  A session that ends by itself records itself
+(``recording.py``): nothing flows up.
 
 Every ended session becomes a PlayRecord through the injected ``record``
-(``storage.play_history.record_playback`` in production), each write in a
-task of the registry's own under :func:`bounded_shield`, so neither a slow
-disk nor a stopping server holds the mailbox.  On stop, every live session
+(``storage.play_history.record_playback`` in production), each write the
+registry makes in a task of its own under a bounded shield, so neither a
+slow disk nor a stopping server holds the mailbox.  On stop, every live session
 is ended (reason ``shutdown``) and recorded before the children stop.
 
 Whether anyone plays is handed to ``activity`` (the scheduler's idle
@@ -35,19 +35,15 @@ import trio
 
 from reelhouse import errors
 from reelhouse.media.play_record import EndedPlayback
-from reelhouse.runtime import ActorError, ActorRef, ChildSpec, PendingReply, Supervisor, wall_clock_ms
+from reelhouse.runtime import ActorError, ActorRef, ActorStopped, ChildSpec, PendingReply, Supervisor, wall_clock_ms
 from reelhouse.shutdown import bounded_shield
 
 from .messages import (AttachSocket, DetachSocket, EndSession, FindSession, ListSessions, SessionStart, SessionView,
                        SocketGrant, StartSession, StopCommand, StopSession, StreamedBytes)
-from .session import (SESSION_MAILBOX_SIZE, AddBytes, Finish, PlaybackActor, SessionEnded, SessionTimes, Snapshot,
-                      StopRequested)
+from .recording import RECORD_TIMEOUT_SECONDS, Recorder, record_ended
+from .session import SESSION_MAILBOX_SIZE, AddBytes, Finish, PlaybackActor, SessionTimes, Snapshot, StopRequested
 
-Recorder = Callable[[EndedPlayback], Awaitable[object]]
 ActivityListener = Callable[[bool], Awaitable[None]]
-
-# One history write; a stopping server cuts it at its own deadline too.
-RECORD_TIMEOUT_SECONDS = 5.0
 # All the sessions a stopping server ends, asked at once.
 SHUTDOWN_END_TIMEOUT_SECONDS = 3.0
 # How long a stop waits for the socket's task to take the message.
@@ -109,7 +105,7 @@ class PlaybackRegistry(Supervisor):
                     nursery.start_soon(self._finish_for_shutdown, session, ended)
             async with trio.open_nursery() as nursery:
                 for one in ended:
-                    nursery.start_soon(self._record_one, one)
+                    nursery.start_soon(record_ended, self._record, one)
         for control in self._sockets.values():
             control.control.close()
         await super().on_stop()
@@ -122,8 +118,6 @@ class PlaybackRegistry(Supervisor):
                 return self._session_of(session_id, device_id).ref
             case EndSession():
                 self._end_session(msg)
-            case SessionEnded(ended=ended):
-                self.nursery.start_soon(self._record_one, ended)
             case ListSessions():
                 self.nursery.start_soon(self._list, self.defer_reply())
             case StopSession(session_id=session_id):
@@ -146,7 +140,7 @@ class PlaybackRegistry(Supervisor):
                 if session.device_id == start.device_id and session.play_session_id == start.play_session_id:
                     return session.id  # the player said it again (a retry)
         session_id = secrets.token_urlsafe(12)
-        factory = lambda: PlaybackActor(session_id, start, self._times, self.ref, self._wall_ms())  # noqa: E731
+        factory = lambda: PlaybackActor(session_id, start, self._times, self._record, self._wall_ms())  # noqa: E731
         spec = ChildSpec(session_id, factory, restart="temporary", mailbox_size=SESSION_MAILBOX_SIZE)
         ref = await self.start_child(spec)
         session = _Session(session_id, ref, start.device_id, start.item.id, start.play_session_id)
@@ -193,27 +187,20 @@ class PlaybackRegistry(Supervisor):
             reply.fail(errors.NotFound(f"No playback session {session.id}.", params={"sessionId": session.id}))
             return
         assert isinstance(ended, EndedPlayback)
-        await self._record_one(ended)
+        await record_ended(self._record, ended)
         reply.set(None)
 
     async def _finish_for_shutdown(self, session: _Session, ended: list[EndedPlayback]) -> None:
         try:
             with trio.fail_after(SHUTDOWN_END_TIMEOUT_SECONDS):
                 one = await session.ref.ask(Finish(None, None, "shutdown"))
+        except (errors.NotFound, ActorStopped):
+            return  # it ended by itself meanwhile, and records itself
         except (errors.DomainError, ActorError, trio.TooSlowError) as error:
             log.warning("playback session %s could not be ended for shutdown: %r", session.id, error)
             return
         assert isinstance(one, EndedPlayback)
         ended.append(one)
-
-    async def _record_one(self, ended: EndedPlayback) -> None:
-        with bounded_shield(RECORD_TIMEOUT_SECONDS) as shield:
-            try:
-                await self._record(ended)
-            except Exception:
-                log.exception("playback session %s: the play record could not be written", ended.session_id)
-        if shield.cancelled_caught:
-            log.error("playback session %s: writing its play record took too long; given up", ended.session_id)
 
     def _credit(self, device_id: str, item_id: str, nbytes: int) -> None:
         session = self._by_player.get((device_id, item_id))

@@ -12,9 +12,10 @@ sent (``bandwidthKbps``).  It ends in one of four ways, each producing one
   ``stop_wait_seconds``: it ends itself the same way;
 - the server stops (the registry asks :class:`Finish` from its stop path).
 
-Ending by itself, it tells the registry :class:`SessionEnded` (a tell: the
-registry is its parent, and asks never flow up) and stops.  Times are
-``trio.current_time()``; wall-clock times are derived from the start.
+Ending by itself, it writes its own PlayRecord (``recording.py``) and
+stops: nothing has to reach the registry, which may be stopping at that
+very moment.  Times are ``trio.current_time()``; wall-clock times are
+derived from the start.
 """
 
 from __future__ import annotations
@@ -27,12 +28,11 @@ import trio
 from reelhouse import errors
 from reelhouse.media.play_record import EndedPlayback
 from reelhouse.media.playback_session import BandwidthMeter, WatchClock, check_position, wall_ms_at
-from reelhouse.runtime import Actor, ActorRef, ActorStopped
+from reelhouse.runtime import Actor
 
 from .messages import SessionStart, SessionView
+from .recording import Recorder, record_ended
 
-# How long a session that ended by itself waits for room in the registry's mailbox.
-TELL_END_TIMEOUT_SECONDS = 5.0
 SESSION_MAILBOX_SIZE = 16
 
 log = logging.getLogger(__name__)
@@ -84,22 +84,14 @@ class Snapshot:
     into: trio.MemorySendChannel[SessionView | None]
 
 
-@dataclass(frozen=True, slots=True)
-class SessionEnded:
-    """Tell (session -> registry): the session ended by itself (``idle`` or ``stop``)."""
-
-    ended: EndedPlayback
-    reason: str
-
-
 class PlaybackActor(Actor):
     def __init__(
-        self, session_id: str, start: SessionStart, times: SessionTimes, registry: ActorRef, wall_ms: int
+        self, session_id: str, start: SessionStart, times: SessionTimes, record: Recorder, wall_ms: int
     ) -> None:
         self._id = session_id
         self._start = start
         self._times = times
-        self._registry = registry
+        self._record = record  # for ending by itself
         self._started_wall_ms = wall_ms
         self._position = start.position
         self._furthest = start.position
@@ -185,11 +177,7 @@ class PlaybackActor(Actor):
         until = max(stop, self._last_report) if reason == "stop" and stop is not None else self._last_report
         ended = self._end(until)
         log.info("playback session %s ended (%s)", self._id, reason)
-        try:
-            with trio.fail_after(TELL_END_TIMEOUT_SECONDS):
-                await self._registry.tell(SessionEnded(ended, reason))
-        except (trio.TooSlowError, ActorStopped):
-            log.error("playback session %s: its end could not be handed over; not recorded", self._id)
+        await record_ended(self._record, ended)
         self.stop_self()
 
     def _end(self, at: float) -> EndedPlayback:
