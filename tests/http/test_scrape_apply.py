@@ -262,7 +262,8 @@ async def test_a_refresh_queued_before_a_restart_is_applied_with_its_mode_after_
             first, plugin = await server_with_provider(nursery, database_url, tmp_path, CATALOGUE)
             async with first.client() as client:
                 library = await create_library(client, "Films", [root])
-                matrix_id = (await wait_for_states(client, library["id"], {"The Matrix": "scraped"}))["The Matrix"]["id"]
+                items = await wait_for_states(client, library["id"], {"The Matrix": "scraped"})
+                matrix_id = items["The Matrix"]["id"]
                 await wait_for_job(client, library["id"], state="succeeded")
                 set_catalogue(plugin, {**rewritten, "down": "unreachable"})  # the refresh waits, pending
                 refresh = await client.post(f"/items/{matrix_id}/refresh", json={"mode": "replaceAll"})

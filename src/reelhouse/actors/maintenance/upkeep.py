@@ -25,11 +25,11 @@ from reelhouse import errors
 from reelhouse.runtime import ActorError
 
 from ..library import GetScrapeQueue
-from .provider_image_sweep import sweep_provider_images
 from ..library_registry import ListLibraryRefs
 from ..scan.covers import COVERS_DIR
 from ..scheduler_tasks import RunEnd, TaskContext
 from ..scrape.queue import WakeQueue
+from .provider_image_sweep import sweep_provider_images
 
 HOUR_MS = 3600 * 1000
 DAY_MS = 24 * HOUR_MS
