@@ -15,13 +15,12 @@ Pure and synchronous: no file access, nothing blocks.
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
-from typing import Literal, TypeVar
+from typing import Literal
 from urllib.parse import parse_qs, urlsplit
 from xml.etree import ElementTree
 from xml.etree.ElementTree import Element, ParseError
@@ -29,15 +28,15 @@ from xml.etree.ElementTree import Element, ParseError
 import defusedxml
 import defusedxml.ElementTree
 
+from ._nfo_values import (child_text, official_rating, own_text, split_list, texts, to_date, to_flag, to_float,
+                          to_int, to_votes, to_year, unique)
+
 NfoKind = Literal["movie", "tvshow", "season", "episode"]
-_T = TypeVar("_T")
 
 MAX_NFO_BYTES = 5 * 1024 * 1024
 ROOT_ELEMENTS: Mapping[str, str] = {
     "movie": "movie", "tvshow": "tvshow", "season": "season", "episode": "episodedetails",
 }  # fmt: skip
-# Separator inside one element holding several values ("Action / Comedy").
-LIST_SEPARATOR = " / "
 DEFAULT_RATING_MAX = 10.0
 # Legacy provider id elements -> provider name.
 LEGACY_ID_ELEMENTS: Mapping[str, str] = {
@@ -264,44 +263,44 @@ _EPISODE_NUMBERS = {
 
 
 def _nfo_data(root: Element, kind: NfoKind, url_ids: dict[str, str]) -> NfoData:
-    premiered = _date(_text(root, "aired" if kind == "episode" else "premiered"))
+    premiered = to_date(child_text(root, "aired" if kind == "episode" else "premiered"))
     if premiered is None and kind == "episode":
-        premiered = _date(_text(root, "premiered"))
+        premiered = to_date(child_text(root, "premiered"))
     ratings = _ratings(root)
     uniqueids, default_provider = _uniqueids(root)
     collection, collection_overview = _collection(root)
     community_rating, community_votes = _community_rating(root, ratings)
     return NfoData(
         kind=kind,
-        **{name: _text(root, element) for name, element in _TEXTS.items()},
-        **{name: _values(root, element) for name, element in _LISTS.items()},
+        **{name: child_text(root, element) for name, element in _TEXTS.items()},
+        **{name: texts(root, element) for name, element in _LISTS.items()},
         **_numbers(root, kind),
-        year=_year(_text(root, "year")) or (premiered.year if premiered else None),
+        year=to_year(child_text(root, "year")) or (premiered.year if premiered else None),
         premiered=premiered,
-        end_date=_date(_text(root, "enddate")),
-        runtime_minutes=_int(_text(root, "runtime")),
-        official_rating=_official_rating(_text(root, "mpaa")),
+        end_date=to_date(child_text(root, "enddate")),
+        runtime_minutes=to_int(child_text(root, "runtime")),
+        official_rating=official_rating(child_text(root, "mpaa")),
         ratings=ratings,
         community_rating=community_rating,
         community_votes=community_votes,
-        critic_rating=_float(_text(root, "criticrating")),
-        user_rating=_float(_text(root, "userrating")),
+        critic_rating=to_float(child_text(root, "criticrating")),
+        user_rating=to_float(child_text(root, "userrating")),
         provider_ids={**url_ids, **_legacy_ids(root, kind), **uniqueids},
         default_provider=default_provider,
         people=_people(root),
         collection=collection,
         collection_overview=collection_overview,
         trailers=_trailers(root),
-        lock_data=_flag(_text(root, "lockdata")),
+        lock_data=to_flag(child_text(root, "lockdata")),
     )
 
 
 def _numbers(root: Element, kind: NfoKind) -> dict[str, int | None]:
     if kind == "season":
-        return {"season_number": _int(_text(root, "seasonnumber"))}
+        return {"season_number": to_int(child_text(root, "seasonnumber"))}
     if kind != "episode":
         return {}
-    return {name: _int(_text(root, element)) for name, element in _EPISODE_NUMBERS.items()}
+    return {name: to_int(child_text(root, element)) for name, element in _EPISODE_NUMBERS.items()}
 
 
 # -- ratings -------------------------------------------------------------
@@ -310,8 +309,8 @@ def _numbers(root: Element, kind: NfoKind) -> dict[str, int | None]:
 def _ratings(root: Element) -> tuple[NfoRating, ...]:
     found: list[NfoRating] = []
     for element in root.findall("ratings/rating"):
-        value = _float(_text(element, "value"))
-        maximum = _float(element.get("max"))
+        value = to_float(child_text(element, "value"))
+        maximum = to_float(element.get("max"))
         maximum = DEFAULT_RATING_MAX if maximum is None else maximum
         if value is None or not 0 <= value <= maximum or maximum <= 0:
             continue
@@ -320,8 +319,8 @@ def _ratings(root: Element) -> tuple[NfoRating, ...]:
                 source=(element.get("name") or "").strip().lower() or "default",
                 value=value,
                 max=maximum,
-                votes=_votes(_text(element, "votes")),
-                is_default=_flag(element.get("default")),
+                votes=to_votes(child_text(element, "votes")),
+                is_default=to_flag(element.get("default")),
             )
         )
     return tuple(found)
@@ -331,9 +330,9 @@ def _community_rating(
     root: Element, ratings: tuple[NfoRating, ...]
 ) -> tuple[float | None, int | None]:
     default = next((r for r in ratings if r.is_default), None)
-    legacy = _float(_text(root, "rating"))
+    legacy = to_float(child_text(root, "rating"))
     if default is None and legacy is not None and 0 <= legacy <= DEFAULT_RATING_MAX:
-        return legacy, _votes(_text(root, "votes"))
+        return legacy, to_votes(child_text(root, "votes"))
     chosen = default or (ratings[0] if ratings else None)
     if chosen is None:
         return None, None
@@ -352,7 +351,7 @@ def _uniqueids(root: Element) -> tuple[dict[str, str], str | None]:
         if not provider or not value:
             continue
         ids.setdefault(provider, value)
-        if default is None and _flag(element.get("default")):
+        if default is None and to_flag(element.get("default")):
             default = provider
     return ids, default
 
@@ -360,10 +359,10 @@ def _uniqueids(root: Element) -> tuple[dict[str, str], str | None]:
 def _legacy_ids(root: Element, kind: NfoKind) -> dict[str, str]:
     ids: dict[str, str] = {}
     for element_name, provider in LEGACY_ID_ELEMENTS.items():
-        value = _text(root, element_name)
+        value = child_text(root, element_name)
         if value:
             ids.setdefault(provider, value)
-    plain = _text(root, "id")
+    plain = child_text(root, "id")
     if plain and re.fullmatch(r"tt\d+", plain):
         ids.setdefault("imdb", plain)
     elif plain and re.fullmatch(r"[0-9]+", plain):
@@ -402,17 +401,17 @@ _PERSON_KINDS = {kind.value.lower(): kind for kind in PersonKind}
 def _people(root: Element) -> tuple[NfoPerson, ...]:
     people: list[NfoPerson] = []
     for element in root.findall("actor"):
-        name = _text(element, "name")
+        name = child_text(element, "name")
         if name:
-            kind = _PERSON_KINDS.get((_text(element, "type") or "").lower())
-            role, order = _text(element, "role"), _int(_text(element, "order"))
-            thumb = _text(element, "thumb")
+            kind = _PERSON_KINDS.get((child_text(element, "type") or "").lower())
+            role, order = child_text(element, "role"), to_int(child_text(element, "order"))
+            thumb = child_text(element, "thumb")
             people.append(NfoPerson(name, kind or PersonKind.ACTOR, role, order, thumb))
     for element_name, kind in _CREDIT_ELEMENTS:
         for element in root.findall(element_name):
-            named = _text(element, "name") if len(element) else _own_text(element)
-            people.extend(NfoPerson(n, kind) for n in _split([named]))
-    return tuple(_unique(people, key=lambda p: (p.kind, p.name.casefold())))
+            named = child_text(element, "name") if len(element) else own_text(element)
+            people.extend(NfoPerson(n, kind) for n in split_list([named]))
+    return tuple(unique(people, key=lambda p: (p.kind, p.name.casefold())))
 
 
 def _collection(root: Element) -> tuple[str | None, str | None]:
@@ -420,13 +419,13 @@ def _collection(root: Element) -> tuple[str | None, str | None]:
     if element is None:
         return None, None
     if len(element):
-        return _text(element, "name"), _text(element, "overview")
-    return _own_text(element), None
+        return child_text(element, "name"), child_text(element, "overview")
+    return own_text(element), None
 
 
 def _trailers(root: Element) -> tuple[str, ...]:
-    urls = (_trailer_url(_own_text(e)) for e in root.findall("trailer"))
-    return tuple(_unique((u for u in urls if u), key=lambda u: u))
+    urls = (_trailer_url(own_text(e)) for e in root.findall("trailer"))
+    return tuple(unique((u for u in urls if u), key=lambda u: u))
 
 
 def _trailer_url(raw: str | None) -> str | None:
@@ -443,82 +442,3 @@ def _trailer_url(raw: str | None) -> str | None:
     if parts.scheme in ("http", "https") and parts.netloc:
         return raw
     return None
-
-
-# -- values --------------------------------------------------------------
-
-
-def _own_text(element: Element) -> str | None:
-    text = (element.text or "").strip()
-    return text or None
-
-
-def _text(parent: Element, name: str) -> str | None:
-    element = parent.find(name)
-    return _own_text(element) if element is not None else None
-
-
-def _values(root: Element, name: str) -> tuple[str, ...]:
-    raw = [_own_text(e) for e in root.findall(name)]
-    return tuple(_unique(_split(raw), key=str.casefold))
-
-
-def _split(values: Iterable[str | None]) -> list[str]:
-    parts = (p.strip() for v in values if v for p in v.split(LIST_SEPARATOR))
-    return [p for p in parts if p]
-
-
-def _unique(items: Iterable[_T], *, key: Callable[[_T], Hashable]) -> list[_T]:
-    seen: set[Hashable] = set()
-    kept: list[_T] = []
-    for item in items:
-        marker = key(item)
-        if marker not in seen:
-            seen.add(marker)
-            kept.append(item)
-    return kept
-
-
-def _official_rating(raw: str | None) -> str | None:
-    # Kodi's scrapers wrote "Rated PG-13"; the label is "PG-13".
-    if raw and raw.lower().startswith("rated "):
-        return raw[6:].strip() or None
-    return raw
-
-
-def _int(raw: str | None) -> int | None:
-    match = re.match(r"\s*(-?\d{1,9})", raw or "")
-    return int(match.group(1)) if match else None
-
-
-def _year(raw: str | None) -> int | None:
-    return int(raw) if raw and re.fullmatch(r"\d{4}", raw) else None
-
-
-def _float(raw: str | None) -> float | None:
-    if not raw:
-        return None
-    try:
-        number = float(raw.strip().replace(",", "."))
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
-
-
-def _votes(raw: str | None) -> int | None:
-    digits = re.sub(r"[\s,.'\u00a0]", "", raw or "")
-    return int(digits) if re.fullmatch(r"[0-9]{1,18}", digits) else None
-
-
-def _date(raw: str | None) -> date | None:
-    match = re.match(r"(\d{4})-(\d{1,2})-(\d{1,2})", raw or "")
-    if match is None:
-        return None
-    try:
-        return date(*(int(part) for part in match.groups()))
-    except ValueError:
-        return None
-
-
-def _flag(raw: str | None) -> bool:
-    return (raw or "").strip().lower() in ("true", "1", "yes")
