@@ -14,6 +14,7 @@ import trio
 from reelhouse import errors
 from reelhouse.runtime import Actor, spawn
 from reelhouse.actors.jobs import JobSnapshot
+from reelhouse.actors.maintenance.provider_image_sweep import _remove_unused
 from reelhouse.actors.maintenance.upkeep import run_cleanup, run_scrape
 from reelhouse.actors.scheduler import ListSchedules, RunNow, Scheduler, SchedulerServices
 from reelhouse.actors.scheduler_tasks import RegisterTask, RunEnd, RunPluginTask, TaskContext, TaskDefinition
@@ -140,9 +141,30 @@ async def test_cleanup_removes_provider_images_no_row_names_once_they_are_an_hou
     outside.write_bytes(b"not ours")
     os.utime(outside, (hour_ago, hour_ago))
     (root / kept / "link.jpg").symlink_to(outside)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "primary-0-cc.jpg").write_bytes(b"not ours either")
+    os.utime(elsewhere / "primary-0-cc.jpg", (hour_ago, hour_ago))
+    (root / "linkedItemId").symlink_to(elsewhere, target_is_directory=True)
     with trio.fail_after(LIMIT_S):
         end = await run_cleanup(ctx)
     left = {name for name, path in files.items() if path.exists()}
     assert left == {"in use", "being applied"}
     assert not (root / "purgedItemId").exists() and outside.exists()
+    assert (elsewhere / "primary-0-cc.jpg").exists()  # a linked folder is not followed
     assert end.result == "succeeded" and ctx.job.changed == 2
+
+
+def test_a_folder_swapped_for_a_link_after_the_listing_is_not_followed(tmp_path: Path) -> None:
+    """The sweep lists real folders, then opens each without following a link: one swapped for a
+    link to somewhere else in between loses nothing there."""
+    root, elsewhere = tmp_path / "metadata", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    old_file = elsewhere / "primary-0-dd.jpg"
+    old_file.write_bytes(b"not ours")
+    hour_ago = time.time() - 2 * 3600
+    os.utime(old_file, (hour_ago, hour_ago))
+    (root / "swappedItemId").symlink_to(elsewhere, target_is_directory=True)
+    removed = _remove_unused(root, ["swappedItemId"], set(), set(), now_ms())
+    assert removed == 0 and old_file.exists() and (root / "swappedItemId").is_symlink()

@@ -7,12 +7,15 @@ and a replaced image whose removal failed (a crash between the commit and
 the unlink).  A file is removed only when no row of its item names it and
 it is older than :data:`MIN_AGE_MS`: an apply writes its files before it
 commits their rows, so a younger file may be one about to be named.  An
-emptied folder of an item that is gone goes too.  Links and folders inside
-an item's folder are left alone (the server writes neither).
+emptied folder of an item that is gone goes too.  Links, as item folders
+or inside one, and folders inside one are left alone (the server writes
+none of them): a folder is opened without following a link, and its files
+are removed through that descriptor.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,24 +53,34 @@ def _remove_unused(root: Path, item_ids: Sequence[str], existing: set[str], in_u
                    now_ms: int) -> int:
     removed = 0
     for item_id in item_ids:
-        folder = root / item_id
         try:
-            with os.scandir(folder) as entries:
-                files = [entry for entry in entries if entry.is_file(follow_symlinks=False)]
-            for entry in files:
-                removed += _remove_if_unused(entry, (item_id, entry.name) not in in_use, now_ms)
-            if item_id not in existing and not any(folder.iterdir()):
-                folder.rmdir()
+            removed += _sweep_folder(root, item_id, item_id in existing, in_use, now_ms)
         except OSError:
-            continue  # removed or written meanwhile, or not ours to change: next run
+            continue  # removed or written meanwhile, a link now, or not ours to change: next run
     return removed
 
 
-def _remove_if_unused(entry: os.DirEntry[str], unused: bool, now_ms: int) -> int:
+def _sweep_folder(root: Path, item_id: str, exists: bool, in_use: set[tuple[str, str]], now_ms: int) -> int:
+    """One item's folder, opened without following a link (one swapped in after the listing
+    is refused), its files removed through that descriptor only."""
+    folder = os.open(root / item_id, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
-        if unused and now_ms - entry.stat(follow_symlinks=False).st_mtime * 1000 > MIN_AGE_MS:
-            os.unlink(entry.path)
-            return 1
-    except FileNotFoundError:
-        pass
-    return 0
+        with os.scandir(folder) as entries:
+            files = [entry for entry in entries if entry.is_file(follow_symlinks=False)]
+        removed = 0
+        for entry in files:
+            if (item_id, entry.name) not in in_use and _old(entry, now_ms):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.name, dir_fd=folder)
+                    removed += 1
+        with os.scandir(folder) as entries:
+            empty = next(entries, None) is None
+    finally:
+        os.close(folder)
+    if not exists and empty:
+        os.rmdir(root / item_id)
+    return removed
+
+
+def _old(entry: os.DirEntry[str], now_ms: int) -> bool:
+    return now_ms - entry.stat(follow_symlinks=False).st_mtime * 1000 > MIN_AGE_MS
