@@ -56,6 +56,9 @@ def provider_confinement(data_dir: str | os.PathLike[str] | None) -> Confinement
     return Confinement((os.path.realpath(provider_image_root(data_dir)),), SYSTEM_DIRS)
 
 
+_IDS_PER_QUERY = 500
+
+
 async def provider_images_in_use(store: Store, item_ids: Sequence[str]) -> tuple[set[str], set[tuple[str, str]]]:
     """Of ``item_ids``, those still in the catalogue; and their provider images in use, as
     (item id, file name) pairs.  Raises StoreError."""
@@ -73,7 +76,6 @@ async def provider_images_in_use(store: Store, item_ids: Sequence[str]) -> tuple
     return existing, in_use
 
 
-_IDS_PER_QUERY = 500
 _IMAGE_AND_ROOTS = (
     "SELECT im.path, im.tag, im.source, lp.path AS root FROM images im"
     " JOIN items it ON it.id = im.item_id"
