@@ -6,7 +6,9 @@ from its provider's season answers when the series is scraped. Locked
 items (``lock_data``) are never queued; one locked after it was queued is
 set back to ``none`` when the queue reaches it. ``scrapeError`` lives in
 ``items.extra`` (MetadataState). A refresh's mode waits with the item in
-``items.scrape_refresh`` (:class:`Refresh`), so a restart applies it as asked.
+``items.scrape_refresh`` (:class:`Refresh`), so a restart applies it as asked;
+it is NULL (a fill) whenever the item is not pending: every way out of the
+queue clears it (:func:`set_scrape_state`, a match applied).
 """
 
 from __future__ import annotations
@@ -79,12 +81,12 @@ async def mark_new_pending(store: Store, library_id: str, *, created_since_ms: i
     nfo = "" if with_nfo else " AND has_nfo = 0"
     statements = [
         Statement(
-            f"UPDATE items SET scrape_state = 'pending', scrape_refresh = NULL WHERE {_WORKS} AND scrape_state = 'none'"
+            f"UPDATE items SET scrape_state = 'pending' WHERE {_WORKS} AND scrape_state = 'none'"
             f" AND lock_data = 0 AND date_created >= ?{nfo}",
             (library_id, *WORK_TYPES, created_since_ms),
         ),
         Statement(
-            "UPDATE items SET scrape_state = 'pending', scrape_refresh = NULL WHERE library_id = ? AND type = 'Series'"
+            "UPDATE items SET scrape_state = 'pending' WHERE library_id = ? AND type = 'Series'"
             " AND scrape_state IN ('scraped', 'identified') AND lock_data = 0 AND missing = 0 AND id IN"
             " (SELECT series_id FROM items WHERE library_id = ? AND type = 'Episode' AND date_created >= ?)",
             (library_id, library_id, created_since_ms),
@@ -92,7 +94,7 @@ async def mark_new_pending(store: Store, library_id: str, *, created_since_ms: i
     ]  # fmt: skip
     if with_nfo:
         statements.append(Statement(
-            f"UPDATE items SET scrape_state = 'pending', scrape_refresh = NULL WHERE {_WORKS} AND has_nfo = 1"
+            f"UPDATE items SET scrape_state = 'pending' WHERE {_WORKS} AND has_nfo = 1"
             " AND scrape_state IN ('scraped', 'identified') AND lock_data = 0 AND date_modified >= ?",
             (library_id, *WORK_TYPES, created_since_ms),
         ))  # fmt: skip

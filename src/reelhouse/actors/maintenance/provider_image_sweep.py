@@ -26,19 +26,14 @@ from reelhouse.storage import Store
 from reelhouse.storage.stored_images import provider_image_root, provider_images_in_use
 
 MIN_AGE_MS = 3600 * 1000
-FOLDERS_PER_BATCH = 500
 
 
 async def sweep_provider_images(store: Store, data_dir: Path, now_ms: int) -> int:
     """Remove unused provider image files (and gone items' emptied folders); how many files went."""
     root = provider_image_root(data_dir)
     folders = await trio.to_thread.run_sync(_item_folders, root)
-    removed = 0
-    for start in range(0, len(folders), FOLDERS_PER_BATCH):
-        batch = folders[start:start + FOLDERS_PER_BATCH]
-        existing, in_use = await provider_images_in_use(store, batch)
-        removed += await trio.to_thread.run_sync(_remove_unused, root, batch, existing, in_use, now_ms)
-    return removed
+    existing, in_use = await provider_images_in_use(store, folders)
+    return await trio.to_thread.run_sync(_remove_unused, root, folders, existing, in_use, now_ms)
 
 
 def _item_folders(root: Path) -> list[str]:
