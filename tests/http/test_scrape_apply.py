@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import httpx
 import trio
 
 from tests.actors.scrape.providers import calls, candidate, movie, set_catalogue
@@ -38,6 +39,20 @@ CATALOGUE: dict[str, Any] = {
                                  "overview": "It goes on."}]},
     },
 }
+
+
+def with_details(key: str, answer: dict[str, Any]) -> dict[str, Any]:
+    """CATALOGUE with the provider's details for ``key`` (``kind|id``) changed."""
+    return {**CATALOGUE, "details": {**CATALOGUE["details"], key: answer}}
+
+
+async def heat_awaiting_identify(client: httpx.AsyncClient, media: MediaFactory,
+                                 root: Path) -> tuple[dict[str, Any], str]:
+    """A library of Heat, whose two close candidates leave it `needsIdentify`: (library, Heat's id)."""
+    media.video(root / "Heat (1995)" / "Heat (1995).mkv")
+    library = await create_library(client, "Films", [root])
+    items = await wait_for_states(client, library["id"], {"Heat": "needsIdentify"})
+    return library, items["Heat"]["id"]
 
 
 async def test_films_without_nfo_get_title_overview_cast_and_rating_and_the_job_says_so(
@@ -117,13 +132,9 @@ async def test_needs_identify_then_identify_applies_the_chosen_match(
     nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
 ) -> None:
     server, _plugin = await server_with_provider(nursery, database_url, tmp_path, CATALOGUE)
-    root = tmp_path / "films"
-    media.video(root / "Heat (1995)" / "Heat (1995).mkv")
     with trio.fail_after(CAP_S):
         async with server.client() as client:
-            library = await create_library(client, "Films", [root])
-            items = await wait_for_states(client, library["id"], {"Heat": "needsIdentify"})
-            heat_id = items["Heat"]["id"]
+            library, heat_id = await heat_awaiting_identify(client, media, tmp_path / "films")
             response = await client.post(f"/items/{heat_id}/identify",
                                          json={"providerId": "test", "providerItemId": "949"})
             after = await detail(client, heat_id)
@@ -143,18 +154,12 @@ async def test_an_identified_item_stays_identified_when_a_refresh_scrapes_it_aga
     """Regression: a replaceAll refresh of an identified item ended `scraped`, as if the queue had
     matched it on its own; the user's match, found again by its id, stays `identified`."""
     server, plugin = await server_with_provider(nursery, database_url, tmp_path, CATALOGUE)
-    root = tmp_path / "films"
-    media.video(root / "Heat (1995)" / "Heat (1995).mkv")
     with trio.fail_after(CAP_S):
         async with server.client() as client:
-            library = await create_library(client, "Films", [root])
-            items = await wait_for_states(client, library["id"], {"Heat": "needsIdentify"})
-            heat_id = items["Heat"]["id"]
+            _library, heat_id = await heat_awaiting_identify(client, media, tmp_path / "films")
             identify = await client.post(f"/items/{heat_id}/identify",
                                          json={"providerId": "test", "providerItemId": "950"})
-            changed = {**CATALOGUE, "details": {**CATALOGUE["details"],
-                                                "movie|950": movie("950", "Heat", 1986, overview="Rewritten.")}}
-            set_catalogue(plugin, changed)
+            set_catalogue(plugin, with_details("movie|950", movie("950", "Heat", 1986, overview="Rewritten.")))
             refresh = await client.post(f"/items/{heat_id}/refresh", json={"mode": "replaceAll"})
 
             async def rewritten() -> dict[str, Any] | None:
@@ -228,9 +233,7 @@ async def test_an_item_refresh_replace_all_takes_the_providers_new_values_and_mi
             items = await wait_for_states(client, library["id"], {"The Matrix": "scraped"})
             matrix_id = items["The Matrix"]["id"]
             await wait_for_job(client, library["id"], state="succeeded")
-            changed = {**CATALOGUE, "details": {**CATALOGUE["details"],
-                                                "movie|603": movie("603", "The Matrix", 1999, overview="Rewritten.")}}
-            set_catalogue(plugin, changed)
+            set_catalogue(plugin, with_details("movie|603", movie("603", "The Matrix", 1999, overview="Rewritten.")))
             before = len(calls(plugin))
             missing = await client.post(f"/items/{matrix_id}/refresh", json={"mode": "missing"})
             await trio.sleep(0.5)
@@ -255,8 +258,7 @@ async def test_a_refresh_queued_before_a_restart_is_applied_with_its_mode_after_
     refresh was applied as `missing` and changed nothing the provider had filled."""
     root = tmp_path / "films"
     media.video(root / "The Matrix (1999)" / "The Matrix (1999).mkv")
-    rewritten = {**CATALOGUE, "details": {**CATALOGUE["details"],
-                                          "movie|603": movie("603", "The Matrix", 1999, overview="Rewritten.")}}
+    rewritten = with_details("movie|603", movie("603", "The Matrix", 1999, overview="Rewritten."))
     with trio.fail_after(CAP_S):
         async with trio.open_nursery() as nursery:
             first, plugin = await server_with_provider(nursery, database_url, tmp_path, CATALOGUE)
