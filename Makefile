@@ -44,6 +44,10 @@ TEST_WORKERS ?= 2
 test: $(VENV)/.installed-test ffmpeg
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
+# ruff (rules chosen and explained in pyproject.toml); .ci/run runs it first.
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests benchmarks
+
 bench: $(VENV)/.installed-test ffmpeg
 	@for b in benchmarks/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 

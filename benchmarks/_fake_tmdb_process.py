@@ -52,8 +52,8 @@ def figures(process: subprocess.Popen[str]) -> dict[str, Any]:
 
 def main() -> None:
     sys.path.insert(0, str(ROOT))
-    from tests.fakes.tmdb_api import fake_tmdb  # noqa: PLC0415  (the repository root is on the path only now)
-    from tests.fakes.tmdb_catalogue import fixture_catalogue, synthetic_movies, with_movies  # noqa: PLC0415
+    from tests.fakes.tmdb_api import fake_tmdb
+    from tests.fakes.tmdb_catalogue import fixture_catalogue, synthetic_movies, with_movies
 
     items, delay = int(sys.argv[1]), float(sys.argv[2])
     with fake_tmdb(with_movies(fixture_catalogue(), synthetic_movies(items)), delay=delay) as fake:

@@ -98,7 +98,7 @@ class ResponseParser:
     one (the server never sends any unasked, but the parser stays honest).
     """
 
-    __slots__ = ("buffer", "status", "length", "chunked", "keep_alive", "body_start")
+    __slots__ = ("body_start", "buffer", "chunked", "keep_alive", "length", "status")
 
     def __init__(self) -> None:
         self.buffer = b""

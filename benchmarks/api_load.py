@@ -44,10 +44,10 @@ from urllib.parse import quote, urlencode
 
 import httpx
 import trio
+
 from _api_processes import LoadShape, ceiling_server, postgres_backends, reelhouse_server, run_load
 from _catalog_rows import CatalogSample, Poster, fill_catalog, write_posters
 from _http_probe import STALL_LINE, BenchmarkError, Server, sigterm_as_interrupt, summarize_ms
-
 from reelhouse.storage import migrate, open_store
 
 DEFAULT_ITEMS, QUICK_ITEMS = 100_000, 10_000

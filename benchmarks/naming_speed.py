@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable
 
 from reelhouse.media._naming_classify import _parse_movie_folder
-from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_files import extras_folder_type
+from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_text import is_junk
 from reelhouse.media._naming_titles import parse_series_folder
 from reelhouse.media.naming import classify

@@ -55,6 +55,7 @@ from typing import Any
 
 import httpx
 import trio
+
 from _api_processes import BENCHMARKS, reelhouse_server
 from _http_probe import BenchmarkError, LatencySamples, Server, sample_latency, sigterm_as_interrupt, summarize_ms
 

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import trio
 
-from reelhouse.runtime import ChildSpec, RootActor
 from reelhouse.actors.plugins import HostConfig, PluginHost, Rescan, call_plugin
+from reelhouse.runtime import ChildSpec, RootActor
 from reelhouse.storage import plugin_catalog
 
 HELLO = plugin_catalog.BUNDLED_DIR / "hello"

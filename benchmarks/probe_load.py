@@ -44,8 +44,8 @@ from typing import Any
 
 import httpx
 import trio
-from _http_probe import BenchmarkError, running_server, sigterm_as_interrupt, tree_rss_mb
 
+from _http_probe import BenchmarkError, running_server, sigterm_as_interrupt, tree_rss_mb
 from reelhouse.actors.scan.probe_pool import open_probe_pool
 from reelhouse.actors.scan.probing import BATCH
 from reelhouse.config import ScanSettings
@@ -283,7 +283,7 @@ async def probe_path(paths: list[str], slots: int) -> dict[str, Any]:
         started = time.perf_counter()
 
         async def lane() -> None:
-            while batch := [p for _, p in zip(range(BATCH), pending)]:
+            while batch := [p for _, p in zip(range(BATCH), pending, strict=False)]:
                 for answer in await pool.probe(batch):
                     if answer.failure is not None:
                         failures[answer.failure.value] += 1

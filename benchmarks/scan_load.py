@@ -42,10 +42,21 @@ from typing import Any
 
 import httpx
 import trio
+
 from _http_probe import (
+    SAMPLE_TIMEOUT_S,
+    BenchmarkError,
+    LatencySamples,
+    Server,
+    SseEvent,
+    Watch,
+    cpu_seconds,
+    running_server,
+    sample_latency,
+    sample_tree_rss,
     sigterm_as_interrupt,
-    SAMPLE_TIMEOUT_S, BenchmarkError, LatencySamples, Server, SseEvent, Watch, cpu_seconds, running_server,
-    sample_latency, sample_tree_rss, stream_events, summarize_ms,
+    stream_events,
+    summarize_ms,
 )
 from _tree import KINDS, SEED, measure_floor, write_library
 
@@ -236,7 +247,7 @@ async def _error_samples(client: httpx.AsyncClient, library_id: str) -> list[dic
 def _run_figures(run: ScanRun) -> dict[str, Any]:
     status = run.poll_final or {}
     seconds = (_epoch_ms(status["finishedAt"]) - _epoch_ms(status["startedAt"])) / 1000
-    gaps = [b - a for a, b in zip(run.progress, run.progress[1:])]
+    gaps = [b - a for a, b in zip(run.progress, run.progress[1:], strict=False)]
     stream_at = run.stream_final.received if run.stream_final else None
     return {
         "libraryId": run.library_id,

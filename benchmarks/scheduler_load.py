@@ -34,11 +34,11 @@ import httpx
 import trio
 from trio.testing import MockClock
 
-from reelhouse.runtime import Actor, spawn
 from reelhouse.actors.jobs import JobRegistry
 from reelhouse.actors.scheduler import GetDrift, PlaybackActivity, ScanActivity, Scheduler, SchedulerServices
 from reelhouse.actors.scheduler_tasks import RegisterTask, RunEnd, RunPluginTask, TaskDefinition, trio_wall_clock
 from reelhouse.media.schedule_rules import Rule, Window
+from reelhouse.runtime import Actor, spawn
 from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import migrate, open_store
 
@@ -100,7 +100,7 @@ async def _simulate(tasks: int, days: int, workdir: Path) -> dict[str, Any]:
                                             names={"en": f"Task {index}"}, runner=host)
                 await scheduler.ask(RegisterTask(definition), timeout=1e9)  # simulated time: no real limit
             cpu_start, wall_start = time.process_time(), time.perf_counter()
-            for day in range(days):
+            for _day in range(days):
                 # A scan and an evening of playback each day: idle and afterScan see traffic.
                 await scheduler.tell(ScanActivity("lib", active=True))
                 await trio.sleep(1800)

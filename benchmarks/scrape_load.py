@@ -66,16 +66,24 @@ import trio
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS.parent))  # tests.fakes: the fake TMDB the tests use
 
-from _fake_tmdb_process import command, fake_tmdb_process, figures as fake_figures  # noqa: E402
+from tests.fakes.tmdb_catalogue import synthetic_title  # noqa: E402
+
+from _fake_tmdb_process import command, fake_tmdb_process  # noqa: E402
+from _fake_tmdb_process import figures as fake_figures  # noqa: E402
 from _http_probe import (  # noqa: E402
-    BenchmarkError, LatencySamples, Server, cpu_seconds, running_server, sample_latency, sigterm_as_interrupt,
+    BenchmarkError,
+    LatencySamples,
+    Server,
+    cpu_seconds,
+    running_server,
+    sample_latency,
+    sigterm_as_interrupt,
     summarize_ms,
 )
 from reelhouse.actors.plugins import HostConfig, PluginHost, call_plugin  # noqa: E402
 from reelhouse.media.plugin_policy import CrashPolicy  # noqa: E402
 from reelhouse.runtime import ChildSpec, RootActor  # noqa: E402
 from reelhouse.storage import plugin_catalog  # noqa: E402
-from tests.fakes.tmdb_catalogue import synthetic_title  # noqa: E402
 
 SAMPLE_INTERVAL_S = 0.02
 POLL_INTERVAL_S = 0.5

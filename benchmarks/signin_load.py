@@ -39,9 +39,9 @@ from typing import Any
 
 import httpx
 import trio
+
 from _api_processes import LoadShape, reelhouse_server, run_load
 from _http_probe import BenchmarkError, sigterm_as_interrupt, summarize_ms
-
 from reelhouse.storage import open_store
 from reelhouse.storage.users import check_password, hash_password
 

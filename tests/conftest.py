@@ -20,12 +20,16 @@ import functools
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING
 
 import asyncpg
 import pytest
 from hypothesis import HealthCheck, settings
 
 from reelhouse.storage import Store, migrate, open_store
+
+if TYPE_CHECKING:
+    from .media_factory import MediaFactory
 
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql://root@127.0.0.1:5432/test")
 POSTGRES_PROBE_TIMEOUT_S = 3.0
@@ -120,7 +124,7 @@ async def store(database_url: str) -> AsyncIterator[Store]:
 
 
 @pytest.fixture(scope="session")
-def media(tmp_path_factory: pytest.TempPathFactory) -> "MediaFactory":
+def media(tmp_path_factory: pytest.TempPathFactory) -> MediaFactory:
     """Real small videos (ffmpeg), images and text files for scan tests."""
     from .media_factory import MediaFactory
 

@@ -22,7 +22,7 @@ GRACE_S = 10.0
 _started: list[_ServerProcess] = []
 
 
-def ServerProcess(*args: object, **kwargs: object) -> _ServerProcess:  # noqa: N802 - stands in for the class
+def ServerProcess(*args: object, **kwargs: object) -> _ServerProcess:
     process = _ServerProcess(*args, **kwargs)  # type: ignore[arg-type]
     _started.append(process)
     return process

@@ -16,7 +16,7 @@ async def test_a_blocked_loop_is_logged_as_a_stall(nursery: trio.Nursery, caplog
     nursery.start_soon(watchdog.run)
     await trio.sleep(0.05)
     with caplog.at_level(logging.WARNING, logger="reelhouse.watchdog"):
-        time.sleep(0.2)  # deliberately block the loop
+        time.sleep(0.2)  # noqa: ASYNC251 - deliberately block the loop
         await trio.sleep(0.05)
     assert watchdog.stalls >= 1 and watchdog.max_stall >= 0.1
     assert any("event loop stalled for" in r.getMessage() for r in caplog.records)

@@ -30,12 +30,10 @@ import trio
 from reelhouse import errors
 from reelhouse.config import ConfigError, Settings, load_settings
 from reelhouse.runtime import sole_exception
-from reelhouse.storage import Store, StoreError, migrate, open_store
-from reelhouse.storage import apikeys, members, users
+from reelhouse.storage import Store, StoreError, apikeys, members, migrate, open_store, users
 from reelhouse.storage.activity import ActivityRecord, record_activity
 
 from .cli_plugins import add_plugin_commands, plugin_commands
-
 from .cli_schedule import ADMIN_COMMANDS, BEFORE_STORE_COMMANDS, add_schedule_commands
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -125,7 +123,9 @@ def _user_set_parser(user_commands: Any, common: argparse.ArgumentParser) -> Non
         group.add_argument(off, dest=dest, action="store_false", help=f"the member is not {what}")
     libraries = change.add_mutually_exclusive_group()
     libraries.add_argument("--all-libraries", action="store_true", help="every library, later ones too")
-    libraries.add_argument("--library", action="extend", nargs="+", metavar="ID", help="exactly these libraries (repeatable)")
+    libraries.add_argument(
+        "--library", action="extend", nargs="+", metavar="ID", help="exactly these libraries (repeatable)"
+    )
     change.add_argument("--password-stdin", action="store_true", help="new password: the first line of stdin")
     pin = change.add_mutually_exclusive_group()
     pin.add_argument("--pin-stdin", action="store_true", help="new PIN (4 to 8 digits): the next line of stdin")

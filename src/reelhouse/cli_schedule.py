@@ -95,7 +95,8 @@ def _describe(rules: tuple[Rule, ...]) -> str:
         text = {"cron": f"cron {rule.cron}", "interval": f"every {rule.every_seconds}s"}.get(rule.trigger, rule.trigger)
         if rule.window is not None:
             w = rule.window
-            text += f" window {w.start_minute // 60:02d}:{w.start_minute % 60:02d}-{w.end_minute // 60:02d}:{w.end_minute % 60:02d}"
+            start, end = w.start_minute, w.end_minute
+            text += f" window {start // 60:02d}:{start % 60:02d}-{end // 60:02d}:{end % 60:02d}"
         if rule.after_scan:
             text += " +afterScan"
         parts.append(text)

@@ -37,8 +37,8 @@ from reelhouse.config import Settings
 from reelhouse.http import AppContext, create_app
 from reelhouse.http.edge import BindError, EdgeServer, bind_sockets, connection_budget
 from reelhouse.pid1 import fork_under_init
-from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 from reelhouse.server_lock import hold_server_lock
+from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
 from reelhouse.storage.jobs import fail_unfinished_jobs

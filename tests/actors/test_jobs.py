@@ -8,8 +8,8 @@ import pytest
 import trio
 
 from reelhouse import errors
-from reelhouse.runtime import Actor, spawn
 from reelhouse.actors.jobs import CancelRoute, JobRegistry, JobSnapshot, JobUpdate, ListJobs, RouteCancel
+from reelhouse.runtime import Actor, spawn
 from reelhouse.storage._store import now_ms
 
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import trio
 
-from reelhouse.runtime import ActorRef
 from reelhouse.actors.jobs import ListJobs, RouteCancel
 from reelhouse.actors.library import StopScan
 from reelhouse.actors.library_registry import CreateLibrary, GetLibraryRef
 from reelhouse.actors.tree import ActorTree
+from reelhouse.runtime import ActorRef
 
 CAP_S = 30
 

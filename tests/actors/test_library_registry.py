@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from reelhouse.runtime import AskTimeout
 from reelhouse.actors import library_registry as registry_module
 from reelhouse.actors.library_registry import CreateLibrary, GetLibraryRef, ListLibraryRefs
 from reelhouse.actors.tree import ActorTree
+from reelhouse.runtime import AskTimeout
 from reelhouse.storage import Store
 from reelhouse.storage.libraries import list_libraries
 

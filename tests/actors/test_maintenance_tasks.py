@@ -12,7 +12,6 @@ import pytest
 import trio
 
 from reelhouse import errors
-from reelhouse.runtime import Actor, spawn
 from reelhouse.actors.jobs import JobSnapshot
 from reelhouse.actors.maintenance.provider_image_sweep import _remove_unused
 from reelhouse.actors.maintenance.upkeep import run_cleanup, run_scrape
@@ -20,6 +19,7 @@ from reelhouse.actors.scheduler import ListSchedules, RunNow, Scheduler, Schedul
 from reelhouse.actors.scheduler_tasks import RegisterTask, RunEnd, RunPluginTask, TaskContext, TaskDefinition
 from reelhouse.config import load_settings
 from reelhouse.media.schedule_rules import Rule
+from reelhouse.runtime import Actor, spawn
 from reelhouse.storage import Store
 from reelhouse.storage._store import now_ms
 from reelhouse.storage.jobs import get_stored_job, save_job

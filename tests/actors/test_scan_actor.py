@@ -8,10 +8,10 @@ import pytest
 import trio
 import trio.testing
 
-from reelhouse.runtime import Actor, ActorRef, spawn
 from reelhouse.actors.scan import ScanDeps, ScanPlan
 from reelhouse.actors.scan_actor import ScanActor, ScanReport, ScanSetup, ScanSlots
 from reelhouse.media.library_options import LibraryOptions
+from reelhouse.runtime import Actor, ActorRef, spawn
 from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 from reelhouse.storage import Store
 from reelhouse.storage.libraries import create_library

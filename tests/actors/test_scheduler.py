@@ -10,7 +10,6 @@ import trio
 from trio.testing import MockClock
 
 from reelhouse import errors
-from reelhouse.runtime import spawn
 from reelhouse.actors.jobs import JobRegistry, ListJobs
 from reelhouse.actors.scheduler import (
     CancelRun,
@@ -25,6 +24,7 @@ from reelhouse.actors.scheduler import (
 )
 from reelhouse.actors.scheduler_tasks import RunEnd, TaskContext, TaskDefinition, trio_wall_clock
 from reelhouse.media.schedule_rules import Rule, Window
+from reelhouse.runtime import spawn
 from reelhouse.storage import Store
 from reelhouse.storage import schedules as stored
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from reelhouse.runtime import spawn
+from reelhouse.actors.scan.probe_pool import ProbePool, open_probe_pool
 from reelhouse.actors.system_monitor import (
     GetSystemReport,
     MonitorConfig,
@@ -19,7 +19,7 @@ from reelhouse.actors.system_monitor import (
     check_for_update,
     is_newer,
 )
-from reelhouse.actors.scan.probe_pool import ProbePool, open_probe_pool
+from reelhouse.runtime import spawn
 
 from .scan.probe_workers import probe_worker_pids, worker_command
 

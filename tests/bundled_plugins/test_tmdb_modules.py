@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -15,9 +15,9 @@ from tests.fakes.tmdb_api import FakeTmdb, fake_tmdb
 
 sys.path.insert(0, str(BUNDLED_DIR / "tmdb"))  # the plugin imports its modules as the server runs it
 
-import tmdb_items  # noqa: E402
-import tmdb_search  # noqa: E402
-from tmdb_client import ProviderError, TmdbClient, retry_after_seconds  # noqa: E402
+import tmdb_items
+import tmdb_search
+from tmdb_client import ProviderError, TmdbClient, retry_after_seconds
 
 JWT_LIKE = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJyZWVsaG91c2UifQ.c2lnbmF0dXJl"
 
@@ -72,7 +72,7 @@ def test_a_v4_read_token_is_sent_as_bearer_and_a_v3_key_as_api_key() -> None:
 
 
 def test_retry_after_reads_seconds_or_a_date_and_defaults_when_absent() -> None:
-    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
     assert retry_after_seconds("12") == 12
     assert retry_after_seconds(format_datetime(now + timedelta(seconds=30), usegmt=True), now.timestamp()) == 30
     assert retry_after_seconds(None) == retry_after_seconds("soon") == 10

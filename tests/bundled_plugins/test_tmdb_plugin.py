@@ -13,8 +13,16 @@ import httpx
 import pytest
 import trio
 
-from reelhouse.actors.plugins import HostConfig, ListPlugins, PluginCallError, PluginHost, PluginNotRunning, \
-    PluginView, Rescan, call_plugin
+from reelhouse.actors.plugins import (
+    HostConfig,
+    ListPlugins,
+    PluginCallError,
+    PluginHost,
+    PluginNotRunning,
+    PluginView,
+    Rescan,
+    call_plugin,
+)
 from reelhouse.media import provider_metadata
 from reelhouse.media.plugin_policy import CrashPolicy
 from reelhouse.runtime import ActorRef, ChildSpec, RootActor

@@ -304,7 +304,7 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass  # quiet: tests read the counters instead
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         fake = self.server.fake
         if fake._down:
             return self._hang_up()

@@ -13,7 +13,7 @@ from reelhouse.storage.activity import ActivityRecord, record_activity
 
 from ..process import run_cli
 from .conftest import RunningServer
-from .members import add_member, login
+from .members import login
 
 PASSWORD = "correct horse battery"
 # Eight digits: a four-digit PIN turned up by chance inside a random hex id of the log (a flaky check).

@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
-from reelhouse.http import image_service as image_service_module
 from reelhouse.http import file_body
-from reelhouse.http import image_sources as image_sources_module
+from reelhouse.http import image_service as image_service_module
 
 from .image_server import (  # noqa: F401 (fixtures)
     Api,
@@ -21,7 +20,6 @@ from .image_server import (  # noqa: F401 (fixtures)
     write_image,
     write_noise,
 )
-
 
 # -- renditions ------------------------------------------------------------------------
 

@@ -15,7 +15,6 @@ import trio
 from werkzeug.http import http_date
 
 from reelhouse.http import file_body
-from reelhouse.http import image_sources as image_sources_module
 
 from .image_server import (  # noqa: F401 (fixtures)
     LIMIT_S,
@@ -29,7 +28,6 @@ from .image_server import (  # noqa: F401 (fixtures)
     start,
     write_image,
 )
-
 
 # -- selection and originals -------------------------------------------------------
 

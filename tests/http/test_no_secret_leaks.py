@@ -13,7 +13,7 @@ import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .conftest import RunningServer, start_server
+from .conftest import start_server
 from .members import add_member, login
 
 SECRET_CHARS = st.characters(min_codepoint=33, max_codepoint=0x2FF, blacklist_categories=("Cs",))

@@ -13,8 +13,8 @@ import trio
 
 from reelhouse.media.play_record import EndedPlayback
 from reelhouse.storage import open_store
-from reelhouse.storage.play_history import record_playback
 from reelhouse.storage._store import now_ms
+from reelhouse.storage.play_history import record_playback
 
 from ..catalog_factory import catalog
 from ..storage.play_samples import MINUTE_MS, ended

@@ -12,8 +12,14 @@ from reelhouse.storage import open_store
 
 from .conftest import RunningServer, start_server
 from .members import token_for
-from .playback import (EPISODE_SECONDS, catalogue_playing, live_sessions, playback_catalogue, start_playing,
-                       wait_until_sessions)
+from .playback import (
+    EPISODE_SECONDS,
+    catalogue_playing,
+    live_sessions,
+    playback_catalogue,
+    start_playing,
+    wait_until_sessions,
+)
 
 LIMIT_S = 30
 RFC3339_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -141,7 +147,7 @@ async def test_stop_is_409_without_a_socket_and_404_for_an_unknown_session(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        cat, session_id = await catalogue_playing(server)
+        _cat, session_id = await catalogue_playing(server)
         not_stoppable = await client.post(f"/admin/playback/sessions/{session_id}/stop")
         unknown = await client.post("/admin/playback/sessions/nope/stop")
         [session] = await live_sessions(client)

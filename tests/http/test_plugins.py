@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pytest
 import trio
 
 from reelhouse.storage import plugin_catalog
-from tests.actors.plugins.factory import make_plugin, processes_under, zombie_children
+from tests.actors.plugins.factory import make_plugin
 
 from .conftest import RunningServer, start_server
 

@@ -6,9 +6,9 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
-from zoneinfo import ZoneInfo
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -90,7 +90,7 @@ async def test_stop_goes_down_the_socket_and_the_session_ends_on_stopped(
         }  # fmt: skip
     assert before["stoppable"] is False  # no socket yet
     [record] = history
-    assert found_by == dict.fromkeys(found_by, [record["id"]])
+    assert found_by == {key: [record["id"]] for key in found_by}
     assert (record["deviceId"], record["player"], record["kind"]) == (cat.device_id, "TestPlayer", "movie")
     assert record["percent"] == pytest.approx(95 / 6000 * 100, abs=0.1)
     stops = [entry for entry in activity["entries"] if entry["action"] == "session.stop"]

@@ -7,7 +7,7 @@ import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -17,7 +17,7 @@ from reelhouse.actors import tree
 from reelhouse.runtime import _eventbus
 
 from ..media_factory import MediaFactory
-from .conftest import RunningServer, start_server
+from .conftest import start_server
 from .scanning import create_library, wait_for_state
 
 
@@ -171,7 +171,7 @@ async def test_shutdown_ends_open_streams(nursery: trio.Nursery, database_url: s
 class SmallQueueBus(_eventbus.EventBus):
     """The server's EventBus, kept where the test can publish, with a short subscriber queue."""
 
-    made: list[SmallQueueBus] = []
+    made: ClassVar[list[SmallQueueBus]] = []
 
     def __init__(self, log: _eventbus.EventLog, **kwargs: object) -> None:
         super().__init__(log, subscriber_queue_size=20, **kwargs)  # type: ignore[arg-type]

@@ -8,9 +8,9 @@ import httpx
 import trio
 
 from reelhouse.storage import open_store
+from reelhouse.storage._store import now_ms
 from reelhouse.storage.devices import device_id_of, hash_token
 from reelhouse.storage.signin_limits import PIN_LOCK_FAILURES, Failure, record_failure
-from reelhouse.storage._store import now_ms
 
 from .conftest import RunningServer, start_server
 from .members import add_member, login, token_for

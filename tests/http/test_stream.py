@@ -60,7 +60,7 @@ async def scanned(client: httpx.AsyncClient, name: str, root: Path, hosts: list[
 
 @pytest.fixture
 async def catalogue(
-    server: RunningServer, client: httpx.AsyncClient, tmp_path: Path, media: MediaFactory, upstream: Upstream  # noqa: F811
+    server: RunningServer, client: httpx.AsyncClient, tmp_path: Path, media: MediaFactory, upstream: Upstream
 ) -> Catalogue:
     movies, open_root = tmp_path / "movies", tmp_path / "open"
     files = {
@@ -265,14 +265,14 @@ async def test_a_file_that_hangs_mid_body_cuts_the_response_within_the_deadline(
 
 
 @SQLITE_ONLY
-async def test_a_remote_source_is_redirected_by_default(catalogue: Catalogue, upstream: Upstream) -> None:  # noqa: F811
+async def test_a_remote_source_is_redirected_by_default(catalogue: Catalogue, upstream: Upstream) -> None:
     response = await catalogue.get("Faraway")
     assert response.status_code == 302 and response.headers["location"] == f"{upstream.base}/video.mp4"
     assert upstream.requests == []  # the server fetched nothing
 
 
 @SQLITE_ONLY
-async def test_a_proxied_remote_source_is_relayed_with_its_range(catalogue: Catalogue, upstream: Upstream) -> None:  # noqa: F811
+async def test_a_proxied_remote_source_is_relayed_with_its_range(catalogue: Catalogue, upstream: Upstream) -> None:
     whole = await catalogue.get("Faraway", delivery="proxy")
     part = await catalogue.get("Faraway", headers={"Range": "bytes=100-199"}, delivery="proxy")
     assert (whole.status_code, whole.content) == (200, upstream.payload)
@@ -284,7 +284,7 @@ async def test_a_proxied_remote_source_is_relayed_with_its_range(catalogue: Cata
 
 @SQLITE_ONLY
 async def test_a_proxied_source_that_stops_answering_is_cut_within_the_deadline(
-    catalogue: Catalogue, upstream: Upstream, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    catalogue: Catalogue, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(stream_module, "READ_TIMEOUT_SECONDS", 0.3)
     received = bytearray()
@@ -296,14 +296,14 @@ async def test_a_proxied_source_that_stops_answering_is_cut_within_the_deadline(
 
 
 @SQLITE_ONLY
-async def test_a_proxy_follows_an_allowed_redirect_hop(catalogue: Catalogue, upstream: Upstream) -> None:  # noqa: F811
+async def test_a_proxy_follows_an_allowed_redirect_hop(catalogue: Catalogue, upstream: Upstream) -> None:
     response = await catalogue.get("Hopper", delivery="proxy")
     assert (response.status_code, response.content) == (200, upstream.payload)
     assert [path for path, _ in upstream.requests] == ["/hop", "/video.mp4"]
 
 
 @SQLITE_ONLY
-async def test_a_redirect_hop_to_an_unlisted_host_is_refused(catalogue: Catalogue, upstream: Upstream) -> None:  # noqa: F811
+async def test_a_redirect_hop_to_an_unlisted_host_is_refused(catalogue: Catalogue, upstream: Upstream) -> None:
     response = await catalogue.get("Escapee", delivery="proxy")
     assert response.status_code == 403 and response.json()["code"] == "forbidden"
     assert response.json()["params"] == {"host": "localhost"}
@@ -312,7 +312,7 @@ async def test_a_redirect_hop_to_an_unlisted_host_is_refused(catalogue: Catalogu
 
 @SQLITE_ONLY
 @pytest.mark.parametrize("delivery", ["redirect", "proxy"])
-async def test_an_unlisted_loopback_target_is_refused(catalogue: Catalogue, upstream: Upstream, delivery: str) -> None:  # noqa: F811
+async def test_an_unlisted_loopback_target_is_refused(catalogue: Catalogue, upstream: Upstream, delivery: str) -> None:
     response = await catalogue.get("Loopback", delivery=delivery)
     assert response.status_code == 403 and response.json()["code"] == "forbidden"
     assert "location" not in response.headers and upstream.base not in response.text

@@ -21,7 +21,6 @@ from reelhouse.media.library_options import (
     apply_update,
 )
 
-
 PLUGINS = (
     PluginInfo("tmdb", True, frozenset({CAP_MOVIE_METADATA, CAP_SERIES_METADATA, CAP_IMAGES})),
     PluginInfo("tvdb", True, frozenset({CAP_SERIES_METADATA})),

@@ -19,7 +19,6 @@ from reelhouse.media.library_options import (
 
 from .library_options_cases import FULL, PRESET_CAMEL
 
-
 # --- defaults and the stored form ------------------------------------------
 
 

@@ -15,7 +15,6 @@ from reelhouse.media.library_options import (
 
 from .library_options_cases import update
 
-
 # --- hints (rule 15 and the Library hint fields) ---------------------------
 
 

@@ -14,7 +14,6 @@ from reelhouse.media.library_options import (
 
 from .library_options_cases import FULL, create, rejected, update
 
-
 # --- rules 10 and 11: plugin lists that must be installed ------------------
 
 PLUGIN_LISTS = [

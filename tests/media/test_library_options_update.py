@@ -18,7 +18,6 @@ from reelhouse.media.library_options import (
 
 from .library_options_cases import FULL, PLUGINS, PRESET_CAMEL, create, rejected, update
 
-
 # --- rule 1: remoteAllowedHosts required, other fields kept ---------------
 
 

@@ -13,7 +13,6 @@ from reelhouse.media.library_options import (
 
 from .library_options_cases import rejected, update
 
-
 # --- rules 5 and 6: exclusion keywords and extensions ----------------------
 
 

@@ -15,24 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .naming_cases.classify import CLASSIFY
-from .naming_cases.episodes import (
-    ABSOLUTE,
-    BROADCAST,
-    CROSS,
-    DATED,
-    EPISODE_ONLY,
-    EPISODE_RANGES,
-    LEADING,
-    LEADING_PAIRS,
-    NOT_EPISODES,
-    SEASON_EPISODE,
-    SEASON_FOLDERS,
-    WORDS,
-)
-from .naming_cases.files import EXTRAS, SAMPLES, VIDEO_NAMES
-from .naming_cases.groups import EPISODE_VERSIONS, SPLIT_VERSIONS, STACK_PARTS, STACKS, VERSION_GROUPS
-from .naming_cases.movies import MOVIES, MOVIES_3D, SERIES_FOLDERS, SORT_NAMES, TAGS
 from reelhouse.media.naming import (
     STRM_EXTENSION,
     VIDEO_EXTENSIONS,
@@ -56,6 +38,25 @@ from reelhouse.media.naming import (
     split_version,
     stack_part,
 )
+
+from .naming_cases.classify import CLASSIFY
+from .naming_cases.episodes import (
+    ABSOLUTE,
+    BROADCAST,
+    CROSS,
+    DATED,
+    EPISODE_ONLY,
+    EPISODE_RANGES,
+    LEADING,
+    LEADING_PAIRS,
+    NOT_EPISODES,
+    SEASON_EPISODE,
+    SEASON_FOLDERS,
+    WORDS,
+)
+from .naming_cases.files import EXTRAS, SAMPLES, VIDEO_NAMES
+from .naming_cases.groups import EPISODE_VERSIONS, SPLIT_VERSIONS, STACK_PARTS, STACKS, VERSION_GROUPS
+from .naming_cases.movies import MOVIES, MOVIES_3D, SERIES_FOLDERS, SORT_NAMES, TAGS
 
 # ---------------------------------------------------------------- files
 

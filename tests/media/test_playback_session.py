@@ -7,8 +7,14 @@ import math
 import pytest
 
 from reelhouse import errors
-from reelhouse.media.playback_session import (BandwidthMeter, WatchClock, check_delivery, check_position,
-                                              episode_label, wall_ms_at)
+from reelhouse.media.playback_session import (
+    BandwidthMeter,
+    WatchClock,
+    check_delivery,
+    check_position,
+    episode_label,
+    wall_ms_at,
+)
 
 
 def test_episode_labels() -> None:

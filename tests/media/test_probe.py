@@ -12,7 +12,6 @@ from reelhouse.media.probe import (
     normalize_language,
 )
 
-
 # -- failures -------------------------------------------------------------
 
 

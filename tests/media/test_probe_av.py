@@ -25,7 +25,6 @@ from .probe_samples import (  # noqa: F401 (fixture)
     samples,
 )
 
-
 # -- in-process probes equal the ffprobe reference --------------------------
 
 

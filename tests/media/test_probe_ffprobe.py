@@ -22,7 +22,6 @@ from reelhouse.media.probe_ffprobe import ffprobe_args, parse_probe
 
 from .probe_samples import Probed, needs_ffmpeg, parsed_sample, run_ffmpeg, run_ffprobe, samples  # noqa: F401 (fixture)
 
-
 # -- ffprobe_args ---------------------------------------------------------
 
 
@@ -332,7 +331,7 @@ def test_odd_field_types_are_ignored_not_raised() -> None:
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.sampled_from(sorted(_video()) + ["tags", "disposition",
+    | st.dictionaries(st.sampled_from([*sorted(_video()), "tags", "disposition",
                       "side_data_list", "streams", "format", "duration"]),
                       inner, max_size=6),
     max_leaves=12,
@@ -340,7 +339,7 @@ _json_values = st.recursive(
 
 
 _json_objects = st.dictionaries(
-    st.sampled_from(sorted(_video()) + ["codec_type", "tags", "disposition",
+    st.sampled_from([*sorted(_video()), "codec_type", "tags", "disposition",
                     "side_data_list", "duration", "format_name", "size"]),
     _json_values | st.sampled_from(["video", "audio", "subtitle", "mov,mp4"]),
     max_size=8,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-
 import pytest
 import trio
 import trio.testing
 
+from reelhouse.errors import NotFound
 from reelhouse.runtime import (
     Actor,
     ActorCrashed,
@@ -16,7 +16,6 @@ from reelhouse.runtime import (
     run_actor,
     spawn,
 )
-from reelhouse.errors import NotFound
 
 from .messages import Add, Boom, Finish, Get, Hold, Missing, Sleep
 

@@ -8,6 +8,7 @@ import pytest
 import trio
 import trio.testing
 
+from reelhouse.errors import Unavailable
 from reelhouse.runtime import (
     DEFAULT_ASK_TIMEOUT_SECONDS,
     Actor,
@@ -19,7 +20,6 @@ from reelhouse.runtime import (
     run_actor,
     spawn,
 )
-from reelhouse.errors import Unavailable
 
 CAP = 60  # seconds of (virtual) time any test may take
 

@@ -55,7 +55,7 @@ def records(*names: str, rel: str = "", meta: NfoData | None = None, new: bool =
             ItemRecord(
                 draft=draft, fingerprint="fp", is_new=new, meta=metadata_from_nfo(draft, meta) if meta else None,
                 streams=external_streams(draft), container="mkv", file_changed=changed, probe=changed,
-            )  # fmt: skip
+            )
         )
     return out
 

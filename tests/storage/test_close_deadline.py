@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import trio
 
 from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline

@@ -284,7 +284,7 @@ async def test_random_sort_is_a_seeded_permutation(store: Store, samples: Sample
 
 async def test_summaries_carry_the_reference_fields(store: Store, samples: Samples) -> None:
     listed = (await page(store, samples, recursive="true", limit=200)).items
-    found = {name: item.to_json() for name, item in zip(samples.names([i.id for i in listed]), listed)}
+    found = {name: item.to_json() for name, item in zip(samples.names([i.id for i in listed]), listed, strict=True)}
     arrival = found["Arrival"]
     assert arrival["imageTag"] == "arrivalposter" and arrival["hasPoster"] is True
     assert arrival["locked"] is True  # a locked field

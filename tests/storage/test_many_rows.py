@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 import trio
 
-from reelhouse.storage import IntegrityError, Statement, Store
-from reelhouse.storage import _sqlite_bulk
+from reelhouse.storage import IntegrityError, Statement, Store, _sqlite_bulk
 from reelhouse.storage._sqlite_bulk import bulk_form, encode_rows
 
 LIMIT_S = 20

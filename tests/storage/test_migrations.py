@@ -39,7 +39,7 @@ async def test_migrate_applies_everything_once_and_records_it(database_url) -> N
             assert await migrate(store) == everything
             assert await migrate(store) == []
             rows = await store.fetch_all("SELECT version, name, applied_at FROM schema_migrations ORDER BY version")
-        assert [(row["version"], row["name"]) for row in rows][0] == (1, "initial")
+        assert (rows[0]["version"], rows[0]["name"]) == (1, "initial")
         assert [row["version"] for row in rows] == everything
         assert all(row["applied_at"] > 0 for row in rows)
         async with open_store(database_url) as again:

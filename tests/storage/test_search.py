@@ -10,9 +10,9 @@ import pytest
 import trio
 
 from reelhouse.storage import Store, migrate, open_store
+from reelhouse.storage import search as search_module
 from reelhouse.storage._migrations import load_migrations, render
 from reelhouse.storage._search_fold import FOLD_TABLE, fold, postgres_fold_function, sqlite_fold_steps
-from reelhouse.storage import search as search_module
 from reelhouse.storage.search import search
 
 LIMIT_S = 20

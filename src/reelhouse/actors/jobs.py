@@ -23,11 +23,10 @@ import trio
 
 from reelhouse import errors
 from reelhouse.jsonfields import put_present, put_time
-from reelhouse.storage import Store, StoreError
-from reelhouse.storage.jobs import FINAL_JOB_STATES, get_stored_job, list_stored_jobs, save_job
-from reelhouse.storage._store import now_ms
-
 from reelhouse.runtime import Actor, ActorRef
+from reelhouse.storage import Store, StoreError
+from reelhouse.storage._store import now_ms
+from reelhouse.storage.jobs import FINAL_JOB_STATES, get_stored_job, list_stored_jobs, save_job
 
 RATE_WINDOW_SECONDS = 60.0
 FINISHED_RETENTION_SECONDS = 3600.0

@@ -26,6 +26,7 @@ from reelhouse.media.library_options import (
     effective_media_info_timing,
     effective_read_concurrency,
 )
+from reelhouse.runtime import ActorRef, ActorStopped, ChildSpec, EventBus, Supervisor
 from reelhouse.shutdown import bounded_shield
 from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.catalog import mark_missing
@@ -33,17 +34,16 @@ from reelhouse.storage.confined_files import confinement_for, fenced_forms
 from reelhouse.storage.libraries import LibraryRecord, get_library, update_library_options
 from reelhouse.storage.scans import insert_scan_run, latest_scan_run, update_scan_run
 
-from reelhouse.runtime import ActorRef, ActorStopped, ChildSpec, EventBus, Supervisor
-from .scan.covers import refresh_covers
 from .jobs import JobSnapshot, JobUpdate
 from .library_settings import check_roots_writable, entitled
 from .plugins.infos import installed_plugin_infos
 from .realtime import RootMonitor
 from .rescans import DirectoryRescans, RescanDirectories, rescan_directories
 from .scan import ScanDeps, ScanPlan, probe_pending_sources
+from .scan.covers import refresh_covers
+from .scan.status import CANCELLING, COMPLETED, RUNNING, RootView, ScanStatusView, WatchView, scan_job, status_from_run
 from .scan_actor import CancelScan, ScanActor, ScanReport, ScanSetup, ScanSlots
 from .scrape.queue import LibraryChanged, ScanWrote, ScrapeQueue, ScrapeServices
-from .scan.status import CANCELLING, COMPLETED, RUNNING, RootView, ScanStatusView, WatchView, scan_job, status_from_run
 
 log = logging.getLogger(__name__)
 
@@ -450,7 +450,9 @@ class LibraryActor(Supervisor):
     def on_child_exit(self, name: str, error: BaseException | None) -> None:
         if name == _scan_child(self._run_id) and error is not None and self._status.active:
             # The scan crashed before it could report its end.
-            self._status = replace(self._status, state="failed", finished_at_ms=now_ms(), message="The scan stopped unexpectedly.")
+            self._status = replace(
+                self._status, state="failed", finished_at_ms=now_ms(), message="The scan stopped unexpectedly."
+            )
             self._publish("scan.failed")
 
     def _publish(self, event: str) -> None:

@@ -33,6 +33,18 @@ from reelhouse import errors
 from reelhouse.errors import DomainError
 from reelhouse.media.containment import roots_overlap
 from reelhouse.media.library_options import apply_update, parse_collection_type
+from reelhouse.runtime import (
+    RETRY_AFTER_SECONDS,
+    ActorCrashed,
+    ActorError,
+    ActorRef,
+    ActorStopped,
+    AskTimeout,
+    ChildSpec,
+    PendingReply,
+    Supervisor,
+    nested_ask_unavailable,
+)
 from reelhouse.shutdown import bounded_shield
 from reelhouse.storage import Store, StoreError
 from reelhouse.storage.confined_files import root_refusal
@@ -46,17 +58,6 @@ from reelhouse.storage.libraries import (
     new_library_id,
 )
 
-from reelhouse.runtime import (
-    RETRY_AFTER_SECONDS,
-    ActorCrashed,
-    ActorError,
-    ActorRef,
-    ActorStopped,
-    AskTimeout,
-    PendingReply,
-    nested_ask_unavailable,
-)
-from reelhouse.runtime import ChildSpec, Supervisor
 from .library import LibraryActor, LibraryServices, StartScan
 from .library_settings import check_roots_writable, entitled
 from .plugins.infos import installed_plugin_infos
@@ -274,7 +275,8 @@ def _valid_name(name: Any) -> str:
     return name.strip()
 
 
-async def _valid_paths(store: Store, raw: Any, data_dir: os.PathLike[str] | None) -> tuple[str, ...]:
+def _absolute_paths(raw: Any) -> list[str]:
+    """The given roots, normalised as text (no file system access)."""
     if not isinstance(raw, list) or not raw:
         raise errors.Invalid("Give at least one root directory in paths.", field="paths")
     if len(raw) > MAX_PATHS or not all(isinstance(p, str) and p for p in raw):
@@ -282,8 +284,15 @@ async def _valid_paths(store: Store, raw: Any, data_dir: os.PathLike[str] | None
     paths: list[str] = []
     for path in raw:
         if not os.path.isabs(path):
-            raise errors.Invalid(f"{path} is not an absolute path.", field="paths", code="path_not_absolute", params={"path": path})
+            raise errors.Invalid(
+                f"{path} is not an absolute path.", field="paths", code="path_not_absolute", params={"path": path}
+            )
         paths.append(os.path.normpath(path))
+    return paths
+
+
+async def _valid_paths(store: Store, raw: Any, data_dir: os.PathLike[str] | None) -> tuple[str, ...]:
+    paths = _absolute_paths(raw)
     for path in paths:
         refusal = await trio.to_thread.run_sync(root_refusal, path, data_dir)
         if refusal is not None:
@@ -330,7 +339,9 @@ def _check_no_overlap(paths: list[str], existing: list[tuple[str, str]], real: M
     for i, path in enumerate(paths):
         for other in paths[i + 1 :]:
             if other != path and roots_overlap(real[path], real[other]):
-                raise errors.Invalid(f"{path} and {other} overlap.", field="paths", params={"path": other, "reason": "overlaps"})
+                raise errors.Invalid(
+                    f"{path} and {other} overlap.", field="paths", params={"path": other, "reason": "overlaps"}
+                )
         for library_id, root in existing:
             if roots_overlap(real[path], real[root]):
                 raise errors.Invalid(

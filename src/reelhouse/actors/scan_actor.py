@@ -17,11 +17,11 @@ from dataclasses import dataclass, replace
 
 import trio
 
+from reelhouse.runtime import Actor, ActorRef, ActorStopped, is_cancellation
 from reelhouse.shutdown import bounded_shield, bounded_wait
 from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.scans import update_scan_run
 
-from reelhouse.runtime import Actor, ActorRef, ActorStopped, is_cancellation
 from .scan import ScanDeps, ScanOutcome, ScanPlan, ScanProgress, run_scan
 from .scan.status import CANCELLED, CANCELLING, COMPLETED, FAILED, RUNNING, RootView, ScanStatusView
 

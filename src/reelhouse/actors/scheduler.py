@@ -21,7 +21,7 @@ import itertools
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -30,17 +30,34 @@ import trio
 from reelhouse import errors
 from reelhouse.config import Settings
 from reelhouse.media.schedule_rules import Rule, allowed_at, next_due, next_window_open, window_close
+from reelhouse.runtime import Actor, ActorRef, SubscriberDropped
 from reelhouse.storage import Store, StoreError
 from reelhouse.storage import schedules as stored
 from reelhouse.storage.schedules import RunEnd, ScheduleRow
 
-from reelhouse.runtime import Actor, ActorRef, SubscriberDropped
-from .jobs import JobSnapshot, JobUpdate
-from .scheduler_messages import (CancelRun, GetDrift, LibraryDeleted, ListSchedules, PlaybackActivity, ReloadRules,
-                                 RunNow, ScanActivity)
+from .jobs import JobSnapshot
+from .scheduler_messages import (
+    CancelRun,
+    GetDrift,
+    LibraryDeleted,
+    ListSchedules,
+    PlaybackActivity,
+    ReloadRules,
+    RunNow,
+    ScanActivity,
+)
 from .scheduler_plugins import SyncPluginTasks, follow_plugin_tasks, run_plugin_task
-from .scheduler_tasks import (RegisterTask, RunPluginTask, TaskContext, TaskDefinition, TaskRunner, UnregisterTask,
-                              WallClock, seconds_until, trio_wall_clock)
+from .scheduler_tasks import (
+    RegisterTask,
+    RunPluginTask,
+    TaskContext,
+    TaskDefinition,
+    TaskRunner,
+    UnregisterTask,
+    WallClock,
+    seconds_until,
+    trio_wall_clock,
+)
 from .scheduler_tasks import cancel_reason as _cancel_reason
 from .scheduler_tasks import from_ms as _from_ms
 from .scheduler_tasks import ms as _ms

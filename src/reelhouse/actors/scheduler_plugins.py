@@ -22,9 +22,9 @@ import trio
 
 from reelhouse import errors
 from reelhouse.media.schedule_rules import Rule
+from reelhouse.runtime import ActorRef
 from reelhouse.storage.schedules import RunEnd
 
-from reelhouse.runtime import ActorRef
 from .plugins.connection import PluginCallError, PluginNotRunning
 from .plugins.host import ListTasks, PluginTaskInfo, run_task
 from .scheduler_tasks import TaskDefinition

@@ -19,14 +19,22 @@ import trio
 
 from reelhouse.config import Settings
 from reelhouse.media.schedule_rules import Rule
+from reelhouse.runtime import ActorRef
 from reelhouse.storage import Store
 from reelhouse.storage.schedules import RunEnd, ScheduleRow
 
-from reelhouse.runtime import ActorRef
 from .jobs import JobSnapshot, JobUpdate
 
-__all__ = ["RunEnd", "RunPluginTask", "TaskContext", "TaskDefinition", "TaskRunner", "WallClock", "RegisterTask",
-           "UnregisterTask"]
+__all__ = [
+    "RegisterTask",
+    "RunEnd",
+    "RunPluginTask",
+    "TaskContext",
+    "TaskDefinition",
+    "TaskRunner",
+    "UnregisterTask",
+    "WallClock",
+]
 
 WallClock = Callable[[], datetime]
 

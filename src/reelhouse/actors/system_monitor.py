@@ -22,6 +22,7 @@ from pathlib import Path
 import trio
 
 from reelhouse.runtime import Actor
+
 from .scan.probe_pool import ProbePool
 
 log = logging.getLogger(__name__)

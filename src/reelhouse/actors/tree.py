@@ -18,22 +18,22 @@ import httpx
 import trio
 
 from reelhouse.config import Settings
+from reelhouse.runtime import ActorRef, ChildSpec, EventBus, RootActor
 from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import Store
 from reelhouse.storage.events import StoreEventLog
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 from reelhouse.storage.play_history import record_playback
 
-from reelhouse.runtime import ActorRef, ChildSpec, EventBus, RootActor
-from .scan.covers import COVERS_DIR
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
+from .maintenance import core_tasks
 from .playback.registry import PlaybackRegistry
 from .playback.session import SessionTimes
 from .plugins import HostConfig, PluginHost
-from .maintenance import core_tasks
 from .scan import ScanDeps
+from .scan.covers import COVERS_DIR
 from .scan.probe_pool import DEFAULT_COMMAND as DEFAULT_PROBE_COMMAND
 from .scan.probe_pool import run_probe_pool
 from .scan_actor import ScanSlots

@@ -16,23 +16,23 @@ from .context import AppContext
 from .device_auth import install_device_auth
 from .devices import blueprint as devices_blueprint
 from .errors import register_error_handlers
-from .jsonbody import install_json_bodies
-from .openapi import ApiOpenAPIProvider
-from .request_input import install_request_input
-from .schema import DUMP_OPTIONS
 from .events import blueprint as events_blueprint
 from .images import blueprint as images_blueprint
 from .item_actions import blueprint as item_actions_blueprint
 from .items import blueprint as items_blueprint
 from .jobs import blueprint as jobs_blueprint
+from .jsonbody import install_json_bodies
 from .libraries import blueprint as libraries_blueprint
+from .openapi import ApiOpenAPIProvider
 from .playback_history import blueprint as playback_history_blueprint
 from .playback_reports import blueprint as playback_reports_blueprint
 from .playback_sessions import blueprint as playback_sessions_blueprint
 from .plugins import blueprint as plugins_blueprint
 from .remote_control import blueprint as remote_control_blueprint
+from .request_input import install_request_input
 from .scans import blueprint as scans_blueprint
 from .schedules import blueprint as schedules_blueprint
+from .schema import DUMP_OPTIONS
 from .search import blueprint as search_blueprint
 from .stream import blueprint as stream_blueprint
 from .stream import stall_seconds as stream_stall_seconds

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from reelhouse import errors
-from reelhouse.runtime import ActorRef, ActorStopped, AskTimeout
 from reelhouse.actors.library import GetScrapeQueue
 from reelhouse.actors.library_registry import GetLibraryRef
+from reelhouse.runtime import ActorRef, ActorStopped, AskTimeout
 
 from .context import ASK_TIMEOUT_SECONDS, app_context
 

@@ -87,7 +87,9 @@ async def stop_image_service() -> None:
     """After serving: the file threads closed (a thread a hung mount holds is left behind)."""
     service = current_app.extensions.pop(_EXTENSION_KEY, None)
     if service is not None and not await service.files.aclose(FILES_CLOSE_TIMEOUT_SECONDS):
-        log.warning("image file threads still busy after %.0f s (a hung mount?); left behind", FILES_CLOSE_TIMEOUT_SECONDS)
+        log.warning(
+            "image file threads still busy after %.0f s (a hung mount?); left behind", FILES_CLOSE_TIMEOUT_SECONDS
+        )
 
 
 def image_service() -> ImageService:

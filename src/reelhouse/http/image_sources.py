@@ -125,7 +125,8 @@ class ImageSources:
         found_at = trio.current_time()
         stored = await find_stored_image(self._store, *wanted)
         provider = stored.source == PROVIDER_SOURCE
-        source = await self._on_disk(Path(to_fs(stored.path)), stored.tag, stored.roots, provider)  # stored as path text
+        # The path is stored as text: to_fs gives back the name on disk.
+        source = await self._on_disk(Path(to_fs(stored.path)), stored.tag, stored.roots, provider)
         self._remember(wanted, source, data_version, found_at)
         return source
 

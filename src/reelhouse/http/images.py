@@ -61,6 +61,7 @@ from reelhouse.media.renditions import CONTENT_TYPES, MAX_SIZE, negotiate_format
 from reelhouse.storage.confined_files import OutsideRoots
 from reelhouse.storage.image_cache import RenditionKey
 
+from . import image_sources
 from .conditional import PARTIAL_CONTENT, evaluate
 from .errors import error_response
 from .file_body import FileRange, SourceChanged, file_chunks, short_answer
@@ -72,7 +73,6 @@ from .image_service import (
     start_image_service,
     stop_image_service,
 )
-from . import image_sources
 from .image_sources import SourceImage, source_file_call
 from .library_access import require_item_visible
 from .openapi import may_answer, raw_response
@@ -222,12 +222,14 @@ async def _original(source: SourceImage, wanted: ImageRequest) -> Response:
     files = image_service().files
     with_body = request.method != "HEAD"
     try:
-        content_type, first = await source_file_call(files, functools.partial(reader.open, _sniff_head, with_body=with_body))
+        opening = functools.partial(reader.open, _sniff_head, with_body=with_body)
+        content_type, first = await source_file_call(files, opening)
     except (FileNotFoundError, NotADirectoryError):
         raise NotFound("The image file is missing from disk.") from None
     except OutsideRoots:
         raise NotFound("The image file is not inside the library's folders.") from None
-    response = Response(file_chunks(reader, first, files, image_sources.SOURCE_TIMEOUT_SECONDS), status=decision.status, headers=headers)
+    chunks = file_chunks(reader, first, files, image_sources.SOURCE_TIMEOUT_SECONDS)
+    response = Response(chunks, status=decision.status, headers=headers)
     assert content_type is not None  # sniffed
     response.content_type = content_type
     response.headers["Content-Length"] = str(length)

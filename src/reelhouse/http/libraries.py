@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import Field
 from quart import Blueprint, request
 from quart_schema import document_request, document_response, validate_request, validate_response
 
@@ -19,8 +20,8 @@ from reelhouse.actors.library import (
 )
 from reelhouse.actors.library_registry import CreateLibrary
 from reelhouse.actors.scrape.queue import Queued, Requeue
-from reelhouse.media.library_options import CAMEL_NAMES, effective
 from reelhouse.jsonfields import put_time
+from reelhouse.media.library_options import CAMEL_NAMES, effective
 from reelhouse.storage import StoreError
 from reelhouse.storage.covers import StoredCover
 from reelhouse.storage.libraries import (
@@ -34,9 +35,9 @@ from reelhouse.storage.scrape_queue import REFRESH_STATES
 from reelhouse.timefmt import rfc3339_ms
 
 from .activity import log_activity
-from .device_auth import verified_devices
 from .asks import ask, library_ref, scrape_queue_ref
 from .context import app_context
+from .device_auth import verified_devices
 from .library_options import LibraryOptionsUpdate, LibraryWithHints
 from .openapi import may_answer
 from .rendered_models import CreateLibraryBody, Library
@@ -53,7 +54,7 @@ class CreateLibraryRequest(ApiModel):
     collection_type: str | None = None
     options: dict[str, Any] | None = None
     realtime_monitor: bool | None = None
-    access_user_ids: list[str] = []
+    access_user_ids: list[str] = Field(default_factory=list)
 
 
 class RefreshMetadataRequest(ApiModel):

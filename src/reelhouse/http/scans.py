@@ -9,10 +9,10 @@ from quart import Blueprint, request
 from quart_schema import document_querystring, document_request, document_response
 
 from reelhouse import errors
-from reelhouse.runtime import ActorRef
 from reelhouse.actors.library import GetScanStatus, StartScan, StopScan
 from reelhouse.actors.library_registry import ListLibraryRefs
 from reelhouse.actors.scan.status import ScanStatusView
+from reelhouse.runtime import ActorRef
 from reelhouse.storage.libraries import get_library, list_scan_errors
 from reelhouse.timefmt import rfc3339_ms
 

@@ -20,8 +20,8 @@ from reelhouse.jsonfields import put_present
 from reelhouse.storage.search import PersonHit, search
 
 from .context import app_context
-from .library_access import visible
 from .items import ItemSummary
+from .library_access import visible
 from .list_query import MAX_LIMIT, page_limit
 from .schema import ApiModel
 
@@ -70,7 +70,10 @@ async def search_catalogue() -> dict[str, Any]:
         raise Invalid("q is required.", field="q", code="field_required")
     limit = page_limit(request.args.get("limit"), DEFAULT_LIMIT)
     hits = await search(app_context().store, q, limit)
-    return {"items": [item.to_json() for item in hits.items if visible(item.library_id)], "people": [_search_person(hit) for hit in hits.people]}
+    return {
+        "items": [item.to_json() for item in hits.items if visible(item.library_id)],
+        "people": [_search_person(hit) for hit in hits.people],
+    }
 
 
 def _search_person(hit: PersonHit) -> dict[str, Any]:

@@ -13,10 +13,10 @@ from quart_schema import validate_response
 
 from reelhouse.actors.system_monitor import CacheStat, CheckResult, GetSystemReport, SystemReport
 from reelhouse.storage import StoreError
+from reelhouse.timefmt import rfc3339
 
 from .context import ASK_TIMEOUT_SECONDS, app_context
 from .schema import ApiModel
-from reelhouse.timefmt import rfc3339
 
 blueprint = Blueprint("system", __name__)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from reelhouse.media._assemble_meta import date_ms
 from reelhouse.media._assemble_model import (
     COMPANION_SUFFIXES,
     IMAGE_SUFFIXES,
@@ -26,7 +27,6 @@ from reelhouse.media._assemble_model import (
     item_id,
     join_path,
 )
-from reelhouse.media._assemble_meta import date_ms
 from reelhouse.media._assemble_versions import episode_versions, is_theme_audio
 from reelhouse.media.companions import match_companions
 from reelhouse.media.file_names import readable
@@ -203,7 +203,8 @@ def assemble_directory(listing: Listing, rules: ScanRules) -> DirectoryDrafts:
     folder = _Dir(listing, rules)
     movies, stem_owner, folder_movie = _movies(folder)
     episodes, series, seasons = _episodes(folder)
-    stem_owner.update({_stem(f.name).casefold(): item.id for (f, _), item in zip(folder.episodes, episodes)})
+    pairs = zip(folder.episodes, episodes, strict=True)
+    stem_owner.update({_stem(f.name).casefold(): item.id for (f, _), item in pairs})
     local_owner = folder_movie or _folder_item(folder, seasons, series)
     extras = _extras(folder, stem_owner, local_owner)
     owners = {folder.abs_dir: folder_movie} if folder_movie else {}
@@ -405,7 +406,8 @@ def _season_ref(folder: _Dir, found: EpisodeFile, series: SeriesRef) -> SeasonRe
     if number is None:
         return None
     path = join_path(folder.listing.root, found.season_folder)
-    return SeasonRef(item_id(folder.rules.library_id, "season", path), folder.listing.root, found.season_folder, number, series)
+    season_id = item_id(folder.rules.library_id, "season", path)
+    return SeasonRef(season_id, folder.listing.root, found.season_folder, number, series)
 
 
 def _episode_draft(

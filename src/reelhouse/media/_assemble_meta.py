@@ -132,7 +132,9 @@ def metadata_from_nfo(draft: ItemDraft, nfo: NfoData) -> Metadata:
         end_date_ms=date_ms(nfo.end_date),
         overview=nfo.plot or nfo.outline,
         tagline=nfo.tagline,
-        runtime_ticks=nfo.runtime_minutes * TICKS_PER_MINUTE if nfo.runtime_minutes and nfo.runtime_minutes > 0 else None,
+        runtime_ticks=(
+            nfo.runtime_minutes * TICKS_PER_MINUTE if nfo.runtime_minutes and nfo.runtime_minutes > 0 else None
+        ),
         official_rating=nfo.official_rating,
         community_rating=_float(nfo.community_rating),
         critic_rating=_float(nfo.critic_rating),
@@ -171,7 +173,8 @@ def _extra(nfo: NfoData) -> dict[str, Any]:
     if nfo.trailers:
         extra["remoteTrailers"] = [{"url": url} for url in nfo.trailers]
     if nfo.collection:
-        extra["collection"] = {"name": nfo.collection, **({"overview": nfo.collection_overview} if nfo.collection_overview else {})}
+        overview = {"overview": nfo.collection_overview} if nfo.collection_overview else {}
+        extra["collection"] = {"name": nfo.collection, **overview}
     optional: Mapping[str, object | None] = {
         "status": nfo.status,
         "userRating": nfo.user_rating,
@@ -184,7 +187,7 @@ def _extra(nfo: NfoData) -> dict[str, Any]:
 
 def _values(nfo: NfoData) -> tuple[tuple[str, str], ...]:
     lists = (nfo.genres, nfo.studios, nfo.tags, nfo.countries)
-    return tuple((kind, value) for kind, values in zip(VALUE_KINDS, lists) for value in values)
+    return tuple((kind, value) for kind, values in zip(VALUE_KINDS, lists, strict=True) for value in values)
 
 
 def _credits(nfo: NfoData) -> tuple[PersonCredit, ...]:

@@ -90,8 +90,13 @@ class ScanRules:
     """
 
     __slots__ = (
-        "library_id", "kind", "use_nfo", "external_audio",
-        "_keywords", "_extensions", "_min_size",
+        "_extensions",
+        "_keywords",
+        "_min_size",
+        "external_audio",
+        "kind",
+        "library_id",
+        "use_nfo",
     )  # fmt: skip
 
     def __init__(

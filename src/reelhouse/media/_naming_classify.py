@@ -24,10 +24,10 @@ from reelhouse.media._naming_episodes import (
     parse_episode,
     parse_trailing_number,
 )
-from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_files import (
     DISC_FOLDERS,
     DISC_STUB_EXTENSION,
+    SAMPLE_FOLDERS,
     STRM_EXTENSION,
     THEME_FOLDERS,
     ExtraType,
@@ -36,16 +36,15 @@ from reelhouse.media._naming_files import (
     extra_type_of,
     extras_folder_type,
     is_bare_trailer,
-    SAMPLE_FOLDERS,
     is_sample_stem,
     is_theme_audio,
     is_video,
     theme_type,
 )
 from reelhouse.media._naming_groups import StackPart, split_version, stack_part
+from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_text import is_release_style, split_brackets, strip_extension, tidy
 from reelhouse.media._naming_titles import MovieName, SeriesName, parse_movie, parse_series_folder
-
 
 MOVIE_FOLDER_CACHE_SIZE = 4096
 

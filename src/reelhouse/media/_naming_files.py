@@ -96,7 +96,9 @@ _FOLDER_TYPES: dict[str, ExtraType] = {
 GENERIC_EXTRAS_FOLDERS = frozenset({"extras", "extra", "bonus", "bonusfeatures"})
 # `-trailer`, ` - trailer`, `.trailer`, `_trailer`.
 _SUFFIX_RE = re.compile(
-    r"(?P<sep>\s*-\s*|[._])(?P<word>" + "|".join(sorted(_SUFFIX_TYPES, key=len, reverse=True)) + r")(?:[ ._-]?\d{1,2})?$",
+    r"(?P<sep>\s*-\s*|[._])(?P<word>"
+    + "|".join(sorted(_SUFFIX_TYPES, key=len, reverse=True))
+    + r")(?:[ ._-]?\d{1,2})?$",
     re.IGNORECASE,
 )
 _SUFFIX_WORDS = tuple(_SUFFIX_TYPES)

@@ -76,7 +76,6 @@ from reelhouse.media._naming_episodes import (
     EpisodeName,
     parse_episode,
 )
-from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_files import (
     DISC_STUB_EXTENSION,
     STRM_EXTENSION,
@@ -102,7 +101,7 @@ from reelhouse.media._naming_groups import (
     split_version,
     stack_part,
 )
-from reelhouse.media._naming_versions import group_episode_versions
+from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
 from reelhouse.media._naming_titles import (
     MovieName,
     SeriesName,
@@ -110,12 +109,13 @@ from reelhouse.media._naming_titles import (
     parse_series_folder,
     sort_name,
 )
+from reelhouse.media._naming_versions import group_episode_versions
 
 __all__ = [
     "DISC_STUB_EXTENSION",
     "STRM_EXTENSION",
-    "THEME_AUDIO_EXTENSIONS",
     "STRONG_MARKERS",
+    "THEME_AUDIO_EXTENSIONS",
     "VIDEO_EXTENSIONS",
     "Classified",
     "EpisodeFile",

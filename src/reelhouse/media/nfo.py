@@ -28,8 +28,20 @@ from xml.etree.ElementTree import Element, ParseError
 import defusedxml
 import defusedxml.ElementTree
 
-from ._nfo_values import (child_text, official_rating, own_text, split_list, texts, to_date, to_flag, to_float,
-                          to_int, to_votes, to_year, unique)
+from ._nfo_values import (
+    child_text,
+    official_rating,
+    own_text,
+    split_list,
+    texts,
+    to_date,
+    to_flag,
+    to_float,
+    to_int,
+    to_votes,
+    to_year,
+    unique,
+)
 
 NfoKind = Literal["movie", "tvshow", "season", "episode"]
 

@@ -35,7 +35,8 @@ def render_nfo(data: NfoData) -> bytes:
     root = Element(ROOT_ELEMENTS[data.kind])
     _texts(root, data)
     _numbers(root, data)
-    for name, values in (("genre", data.genres), ("studio", data.studios), ("tag", data.tags), ("country", data.countries)):
+    lists = (("genre", data.genres), ("studio", data.studios), ("tag", data.tags), ("country", data.countries))
+    for name, values in lists:
         for value in values:
             _add(root, name, value)
     _ratings(root, data.ratings)

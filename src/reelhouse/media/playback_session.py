@@ -63,7 +63,7 @@ def wall_ms_at(started_wall_ms: int, started_at: float, at: float) -> int:
 class WatchClock:
     """Time played, pauses excluded: it runs from one report to the next unless paused."""
 
-    __slots__ = ("_watched", "_running_since")
+    __slots__ = ("_running_since", "_watched")
 
     def __init__(self, now: float, paused: bool) -> None:
         self._watched = 0.0
@@ -87,7 +87,7 @@ class WatchClock:
 class BandwidthMeter:
     """Bytes sent for a session, as kilobits per second over the last window."""
 
-    __slots__ = ("_started", "_batches", "_total")
+    __slots__ = ("_batches", "_started", "_total")
 
     def __init__(self, now: float) -> None:
         self._started = now

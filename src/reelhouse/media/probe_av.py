@@ -41,7 +41,8 @@ DOLBY_VISION_BASE_CODECS = frozenset({"hevc", "av1"})
 _EIGHT_BIT = re.compile(r"^(yuvj?4[0-4][0-4]p|nv12|nv21|gbrp|gray|yuva4[0-4][0-4]p)$")
 # The dispositions the rules read, as plain ints (IntFlag arithmetic is slow).
 _DISPOSITIONS = tuple(
-    (name, int(getattr(av.stream.Disposition, name))) for name in ("default", "forced", "hearing_impaired", "attached_pic")
+    (name, int(getattr(av.stream.Disposition, name)))
+    for name in ("default", "forced", "hearing_impaired", "attached_pic")
 )
 _DUMP_STREAM = re.compile(r"^\s*Stream #\d+:(\d+)")
 _UNSPECIFIED_LAYOUT = re.compile(r"^\d+ channels$")

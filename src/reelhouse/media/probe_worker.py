@@ -86,7 +86,8 @@ def encode_answer(answer: tuple[str, Any]) -> bytes:
     if kind == "ok":
         result: ProbeResult = value
         streams = [[_plain(getattr(s, f)) for f in _STREAM_FIELDS] for s in result.streams]
-        body = ["ok", [result.container, result.format_name, result.size, result.bitrate, result.runtime_ticks, streams]]
+        fields = [result.container, result.format_name, result.size, result.bitrate, result.runtime_ticks, streams]
+        body = ["ok", fields]
     elif kind == "failed":
         body = ["failed", value[0], value[1][:MAX_MESSAGE_CHARS]]
     else:

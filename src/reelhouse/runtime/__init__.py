@@ -1,10 +1,14 @@
-"""The actor runtime: Actor, ActorRef, mailbox, Supervisor, RootActor, EventBus. No domain code; private modules re-exported here (like trio)."""
+"""The actor runtime: Actor, ActorRef, mailbox, Supervisor, RootActor, EventBus.
+
+No domain code; the private modules are re-exported here (like trio).
+"""
 
 from ._eventbus import REPLAY_CAPACITY, EventBus, wall_clock_ms
 from ._eventlog import Event, EventLog, MemoryEventLog
 from ._runtime import (
     DEFAULT_ASK_TIMEOUT_SECONDS,
     DEFAULT_MAILBOX_SIZE,
+    RETRY_AFTER_SECONDS,
     Actor,
     ActorCrashed,
     ActorError,
@@ -12,7 +16,6 @@ from ._runtime import (
     ActorRef,
     ActorStopped,
     AskTimeout,
-    RETRY_AFTER_SECONDS,
     PendingReply,
     is_cancellation,
     nested_ask_unavailable,

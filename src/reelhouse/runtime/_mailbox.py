@@ -25,7 +25,7 @@ class _Reply:
     handling it, so a timed-out command does not run behind the caller's back.
     """
 
-    __slots__ = ("_done", "_value", "_error", "abandoned")
+    __slots__ = ("_done", "_error", "_value", "abandoned")
 
     def __init__(self) -> None:
         self._done = trio.Event()

@@ -211,7 +211,7 @@ class Actor:
 class PendingReply:
     """The reply to an ask a handler deferred (:meth:`Actor.defer_reply`); answered once."""
 
-    __slots__ = ("_reply", "deadline", "_in_flight")
+    __slots__ = ("_in_flight", "_reply", "deadline")
 
     def __init__(self, reply: _Reply | None, deadline: float, in_flight: _InFlight) -> None:
         self._reply = reply
@@ -279,7 +279,7 @@ async def spawn(
 class _InFlight:
     """The ask being handled right now and the deferred ones, so a torn-down instance can answer them."""
 
-    __slots__ = ("reply", "deferred")
+    __slots__ = ("deferred", "reply")
 
     def __init__(self) -> None:
         self.reply: _Reply | None = None
@@ -300,7 +300,7 @@ class _InFlight:
 class _Turn:
     """The message being handled, and whether its handler deferred the reply."""
 
-    __slots__ = ("envelope", "in_flight", "deferred")
+    __slots__ = ("deferred", "envelope", "in_flight")
 
     def __init__(self, envelope: _Envelope, in_flight: _InFlight) -> None:
         self.envelope = envelope

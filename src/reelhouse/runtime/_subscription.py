@@ -45,7 +45,8 @@ class Subscription:
 
     def __init__(self, replay: Sequence[Event | Gap], capacity: int = SUBSCRIBER_QUEUE_SIZE) -> None:
         self._replay: collections.deque[Event | Gap] = collections.deque(replay)
-        channel: tuple[trio.MemorySendChannel[Event], trio.MemoryReceiveChannel[Event]] = trio.open_memory_channel(capacity)
+        channel: tuple[trio.MemorySendChannel[Event], trio.MemoryReceiveChannel[Event]]
+        channel = trio.open_memory_channel(capacity)
         self._send, self._receive = channel
         self._dropped = False
         self._on_drop: Callable[[], None] | None = None

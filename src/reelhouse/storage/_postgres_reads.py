@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import psycopg
 import trio
@@ -51,8 +51,8 @@ class PgRow(tuple[Any, ...]):
     """A row: ``row[0]``, ``row["name"]``, ``keys()``, ``dict(row)``."""
 
     __slots__ = ()
-    _names: tuple[str, ...] = ()
-    _index: dict[str, int] = {}
+    _names: ClassVar[tuple[str, ...]] = ()
+    _index: ClassVar[dict[str, int]] = {}
 
     def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
         if isinstance(key, str):

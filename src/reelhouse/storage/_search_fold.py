@@ -154,7 +154,7 @@ def _sqlite_replaces(expression: str, keys: list[str]) -> str:
 
 
 def _sqlite_literal(text: str) -> str:
-    if text.isascii() and text.replace(" ", "").isalnum() or text in ("", " "):
+    if (text.isascii() and text.replace(" ", "").isalnum()) or text in ("", " "):
         return f"'{text}'"
     return f"char({', '.join(str(ord(c)) for c in text)})"
 

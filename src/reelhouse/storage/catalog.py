@@ -2,8 +2,9 @@
 
 A scan reads a library's index once (:func:`load_scan_index`: every item's
 id, path, fingerprint and structure, the directory times of the last scan;
-:func:`load_local_images`: the local images' tags, when files are to be read), writes item records in batches of one transaction
-each (:func:`write_batch`), and when it completes marks what it did not
+:func:`load_local_images`: the local images' tags, when files are to be
+read), writes item records in batches of one transaction each
+(:func:`write_batch`), and when it completes marks what it did not
 see missing (:func:`mark_missing`), purges items missing for longer than
 the grace period (:func:`purge_missing`) and stores directory times
 (:func:`save_scan_dirs`). Media info is written by :func:`save_probe_results`
@@ -189,7 +190,8 @@ async def mark_missing(store: Store, item_ids: Sequence[str], *, now_ms: int) ->
     """Mark items (and their media sources) missing since ``now_ms``, in one transaction."""
     statements: list[Statement] = []
     for chunk in _chunks([(now_ms, i) for i in item_ids]):
-        statements.append(Statement("UPDATE items SET missing = 1, missing_since = ? WHERE id = ? AND missing = 0", many=chunk))
+        mark = "UPDATE items SET missing = 1, missing_since = ? WHERE id = ? AND missing = 0"
+        statements.append(Statement(mark, many=chunk))
     for chunk in _chunks([(i,) for i in item_ids]):
         statements.append(Statement("UPDATE media_sources SET missing = 1 WHERE item_id = ?", many=chunk))
     if statements:
@@ -309,7 +311,10 @@ async def save_probe_results(store: Store, outcomes: Sequence[ProbeOutcomeRow]) 
             " probe_failure = NULL, probed_at = ? WHERE id = ?",
             many=[_source_row(o) for o in found],
         ),
-        Statement("DELETE FROM media_streams WHERE source_id = ? AND is_external = 0", many=[(o.source.source_id,) for o in found]),
+        Statement(
+            "DELETE FROM media_streams WHERE source_id = ? AND is_external = 0",
+            many=[(o.source.source_id,) for o in found],
+        ),
         Statement(
             f"INSERT INTO media_streams ({_STREAM_COLUMNS}) VALUES ({', '.join('?' * 17)})",
             many=[row for o in found for row in _stream_rows(o)],
@@ -346,7 +351,7 @@ def _stream_rows(outcome: ProbeOutcomeRow) -> list[tuple[object, ...]]:
             s.width, s.height, s.bitrate, s.channels, s.channel_layout, s.sample_rate,
             int(s.is_default), int(s.is_forced), s.color_transfer,
             s.dynamic_range.value if s.dynamic_range is not None else None,
-        )  # fmt: skip
+        )
         for s in outcome.result.streams
     ]
 

@@ -141,7 +141,8 @@ def create_confined(directory: str | os.PathLike[str], name: str, data: bytes, w
         if not within.allows(_descriptor_path(dir_fd, directory, info)):
             raise OutsideRoots()
         temporary = f".{name}.{os.urandom(4).hex()}.tmp"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644, dir_fd=dir_fd)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
+        fd = os.open(temporary, flags, 0o644, dir_fd=dir_fd)
         try:
             with os.fdopen(fd, "wb") as file:
                 file.write(data)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+
 from ._store import Store
 
 COVER_KINDS = ("primary", "thumb")

@@ -79,7 +79,11 @@ _SOURCES = (
 async def item_detail(store: Store, item_id: str) -> dict[str, Any]:
     """The ItemDetail JSON of ``item_id``; NotFound when there is no such item."""
     rows, related, sources = await store.fetch_each(
-        [(_ITEM_AND_OWNED, (item_id, item_id, item_id)), (_RELATED, (item_id, item_id, item_id)), (_SOURCES, (item_id,))]
+        [
+            (_ITEM_AND_OWNED, (item_id, item_id, item_id)),
+            (_RELATED, (item_id, item_id, item_id)),
+            (_SOURCES, (item_id,)),
+        ]
     )
     if not rows or rows[0]["id"] != item_id:
         raise NotFound(f"No item {item_id}.", params={"itemId": item_id})

@@ -81,8 +81,8 @@ async def record_playback(store: Store, ended: EndedPlayback) -> str:
     Recording the same ``session_id`` again changes nothing and returns the
     record it went into.  Raises StoreError when the database fails.
     """
-    statements = _lock(store, ended) + [_merge(ended), _insert(ended),
-                                        Statement(_REMEMBER_SESSION, (ended.session_id, ended.session_id))]
+    statements = [*_lock(store, ended), _merge(ended), _insert(ended),
+                  Statement(_REMEMBER_SESSION, (ended.session_id, ended.session_id))]
     try:
         results = await store.transaction(statements)
     except IntegrityError:

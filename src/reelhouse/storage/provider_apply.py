@@ -24,6 +24,7 @@ from ._name_key import name_key
 from ._scrape_record import IDENTIFIED_KEY
 from ._store import Row, Statement, Store
 from .stored_images import PROVIDER_SOURCE
+
 _ITEM_COLUMNS = (
     "id, library_id, type, path, dir_path, has_nfo, lock_data, locked_fields, provider_ids, extra,"
     " index_number, parent_index_number, runtime_ticks, probe_pending, " + ", ".join(COLUMNS.values())
@@ -86,7 +87,9 @@ async def load_targets(store: Store, item_id: str, *, children: bool = False) ->
     ]
 
 
-def _target(row: Row, kinds: frozenset[str], has_credits: bool, images: dict[tuple[str, int], StoredImageSlot]) -> ApplyTarget:
+def _target(
+    row: Row, kinds: frozenset[str], has_credits: bool, images: dict[tuple[str, int], StoredImageSlot]
+) -> ApplyTarget:
     locked = _json(row["locked_fields"], list)
     stored = StoredItem(
         id=row["id"],

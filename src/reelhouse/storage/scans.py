@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
 from ._store import Row, Store, now_ms
 
 SERVER_STOPPED_MESSAGE = "The server stopped while this scan was running."

@@ -139,7 +139,7 @@ async def _dense_tiers(store: Store, table: _Table, folded: str) -> set[_TierNam
     probe = _probe_sql(store.backend, table, counted)
     counts = await store.fetch_one(probe, _probe_params(store.backend, table, folded, counted))
     assert counts is not None
-    return {name for name, count in zip(counted, counts) if int(count) >= DENSE_CANDIDATES}
+    return {name for name, count in zip(counted, counts, strict=True) if int(count) >= DENSE_CANDIDATES}
 
 
 # -- SQL ---------------------------------------------------------------------------

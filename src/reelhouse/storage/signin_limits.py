@@ -64,7 +64,9 @@ async def retry_after_seconds(store: Store, name: str, remote_addr: str, now: in
     )
     waits = [
         _wait(rows, limit, window, now)
-        for rows, limit, window in ((by_name, NAME_LIMIT, NAME_WINDOW_MS), (by_address, ADDRESS_LIMIT, ADDRESS_WINDOW_MS))
+        for rows, limit, window in (
+            (by_name, NAME_LIMIT, NAME_WINDOW_MS), (by_address, ADDRESS_LIMIT, ADDRESS_WINDOW_MS)
+        )
     ]
     longest = max((w for w in waits if w is not None), default=None)
     return longest

@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reelhouse.media.containment import SYSTEM_DIRS, Confinement
-
 from reelhouse.errors import NotFound
+from reelhouse.media.containment import SYSTEM_DIRS, Confinement
 
 from ._store import Store
 

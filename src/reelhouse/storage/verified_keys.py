@@ -4,9 +4,10 @@ Every request carries a key, and asking the database costs a hand-over to
 a reader thread, a third of what the cheapest request costs in all.  On
 SQLite a key found active is remembered by its hash while the store's
 :meth:`~reelhouse.storage.Store.data_version` has not moved since it was
-read (:class:`~reelhouse.storage.versioned_memory.VersionedMemory`): any commit, from this process or another (``reelhouse apikey
-revoke``), moves it, so a revoked key fails on its very next request.  The
-revocation and its notice are one commit: nothing can fall between them.
+read (:class:`~reelhouse.storage.versioned_memory.VersionedMemory`): any
+commit, from this process or another (``reelhouse apikey revoke``), moves
+it, so a revoked key fails on its very next request.  The revocation and
+its notice are one commit: nothing can fall between them.
 
 PostgreSQL's data version sees this process's writes only, and its
 revokers may be other processes on other machines: there every request

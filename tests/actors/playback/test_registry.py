@@ -7,11 +7,22 @@ from dataclasses import dataclass, field
 
 import pytest
 import trio
+import trio.lowlevel
 
 from reelhouse import errors
-from reelhouse.actors.playback.messages import (AttachSocket, DetachSocket, EndSession, FindSession, ListSessions,
-                                                SessionStart, SessionView, SocketGrant, StartSession, StopSession,
-                                                StreamedBytes)
+from reelhouse.actors.playback.messages import (
+    AttachSocket,
+    DetachSocket,
+    EndSession,
+    FindSession,
+    ListSessions,
+    SessionStart,
+    SessionView,
+    SocketGrant,
+    StartSession,
+    StopSession,
+    StreamedBytes,
+)
 from reelhouse.actors.playback.registry import PlaybackRegistry
 from reelhouse.actors.playback.session import PlaybackActor, Progress, SessionTimes
 from reelhouse.media.play_record import EndedPlayback
@@ -250,7 +261,7 @@ async def test_streamed_bytes_make_the_bandwidth_and_a_redirect_has_none(
         for device in ("dev1", "dev2"):
             await playback.ref.tell(StreamedBytes(device, "movie1", 10_000_000))
         await playback.ref.tell(StreamedBytes("dev1", "another-item", 10_000_000))  # no session: dropped
-        await trio.sleep(0)
+        await trio.lowlevel.checkpoint()
         views = {view.id: view for view in await sessions(playback)}
     assert views[direct].bandwidth_kbps == 8000  # 80,000 kbit in 10 s
     assert views[redirected].bandwidth_kbps == 0

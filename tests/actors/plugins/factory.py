@@ -32,7 +32,7 @@ def processes_under(root: Path) -> list[int]:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if str(root).encode() in cmdline or b"main.py" in cmdline and _cwd_under(entry, root):
+        if str(root).encode() in cmdline or (b"main.py" in cmdline and _cwd_under(entry, root)):
             found.append(int(entry.name))
     return found
 

@@ -13,8 +13,6 @@ import pytest
 import trio
 from trio.testing import MockClock
 
-from reelhouse.runtime import ActorRef
-from reelhouse.runtime import ChildSpec, RootActor
 from reelhouse.actors.plugins import (
     HostConfig,
     ListPlugins,
@@ -30,6 +28,7 @@ from reelhouse.actors.plugins import (
 )
 from reelhouse.actors.plugins.session import HANDSHAKE_TIMEOUT_S, STDERR_LINE_CHARS, STDERR_LINES_PER_MINUTE
 from reelhouse.media.plugin_policy import CrashPolicy
+from reelhouse.runtime import ActorRef, ChildSpec, RootActor
 from reelhouse.storage import plugin_catalog
 
 from .factory import make_plugin, processes_under, zombie_children

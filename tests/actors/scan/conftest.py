@@ -47,7 +47,7 @@ class Tree:
     def age(self, seconds: float = AGE_S) -> None:
         """Backdate everything (directories last: writing a file touches them)."""
         stamp = time.time() - seconds
-        for dirpath, dirnames, filenames in os.walk(self.root):
+        for dirpath, _dirnames, filenames in os.walk(self.root):
             for name in filenames:
                 os.utime(os.path.join(dirpath, name), (stamp, stamp), follow_symlinks=False)
         for dirpath, _, _ in sorted(os.walk(self.root), key=lambda w: -len(w[0])):

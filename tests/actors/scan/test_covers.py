@@ -10,8 +10,8 @@ import trio
 from PIL import Image
 
 from reelhouse.actors.scan.covers import refresh_covers
-from reelhouse.media.local_images import image_tag
 from reelhouse.media.library_options import LibraryOptions
+from reelhouse.media.local_images import image_tag
 from reelhouse.storage import Store
 from reelhouse.storage.covers import load_covers
 from reelhouse.storage.libraries import LibraryRecord

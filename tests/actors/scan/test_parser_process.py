@@ -14,10 +14,10 @@ from reelhouse.actors.scan.parser_process import ParserProcessError, ParserSetup
 from reelhouse.actors.scan.walk import Walker, WalkStart
 from reelhouse.media.assemble import ScanRules
 from reelhouse.media.library_options import LibraryOptions
-from reelhouse.storage.confined_files import confinement_for
 from reelhouse.storage.catalog import ScanIndex
+from reelhouse.storage.confined_files import confinement_for
 
-from .conftest import LIBRARY_ID, Library, Tree, create_library
+from .conftest import LIBRARY_ID, Library, Tree
 
 LIMIT_S = 30
 NFO = "<movie><title>Arrival</title><year>2016</year><genre>Drama</genre><actor><name>Amy Adams</name></actor></movie>"

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 import trio
+import trio.lowlevel
 
 import reelhouse.actors.scan.pipeline as pipeline
 from reelhouse.actors.scan import ScanProgress, run_scan
@@ -185,7 +186,7 @@ async def test_a_cancelled_scan_marks_nothing_missing_and_keeps_what_it_wrote(
 
     async def cancel_when_parsing(scope: trio.CancelScope) -> None:
         while progress.added == 0:
-            await trio.sleep(0)
+            await trio.lowlevel.checkpoint()
         scope.cancel()
 
     with trio.fail_after(20):

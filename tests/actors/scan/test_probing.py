@@ -14,8 +14,8 @@ import pytest
 import trio
 
 from reelhouse.actors.scan import ScanDeps, probe_pending_sources
-from reelhouse.media.remote_targets import remote_target_allowed
 from reelhouse.media.library_options import LibraryOptions
+from reelhouse.media.remote_targets import remote_target_allowed
 from reelhouse.storage.confined_files import confinement_for
 
 from .conftest import LIBRARY_ID, Library, Tree

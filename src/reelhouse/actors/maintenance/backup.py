@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from reelhouse.maintenance_process import backup_in_child
 from reelhouse.config import Settings
+from reelhouse.maintenance_process import backup_in_child
 from reelhouse.storage import Store
 from reelhouse.storage._migrations import applied_versions
 from reelhouse.storage.backups import BackupError, BackupInfo

@@ -12,9 +12,9 @@ from __future__ import annotations
 import trio
 
 from reelhouse import errors
+from reelhouse.runtime import ActorError, ActorRef
 from reelhouse.storage.libraries import list_libraries
 
-from reelhouse.runtime import ActorError, ActorRef
 from ..library import GetScanStatus, StartScan, StopScan
 from ..library_registry import ListLibraryRefs
 from ..scheduler_tasks import RunEnd, TaskContext

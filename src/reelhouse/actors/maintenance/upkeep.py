@@ -7,10 +7,12 @@ from pathlib import Path
 
 import trio
 
+from reelhouse import errors
 from reelhouse.maintenance_process import optimize_in_child
+from reelhouse.runtime import ActorError
 from reelhouse.storage import StoreError
-from reelhouse.storage.jobs import purge_finished_jobs
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
+from reelhouse.storage.jobs import purge_finished_jobs
 from reelhouse.storage.maintenance import (
     MaintenanceError,
     clear_history_addresses,
@@ -20,9 +22,6 @@ from reelhouse.storage.maintenance import (
     purge_missing_items,
     purge_scan_errors,
 )
-
-from reelhouse import errors
-from reelhouse.runtime import ActorError
 
 from ..library import GetScrapeQueue
 from ..library_registry import ListLibraryRefs

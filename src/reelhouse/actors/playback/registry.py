@@ -38,8 +38,20 @@ from reelhouse.media.play_record import EndedPlayback
 from reelhouse.runtime import ActorError, ActorRef, ActorStopped, ChildSpec, PendingReply, Supervisor, wall_clock_ms
 from reelhouse.shutdown import bounded_shield
 
-from .messages import (AttachSocket, DetachSocket, EndSession, FindSession, ListSessions, SessionStart, SessionView,
-                       SocketGrant, StartSession, StopCommand, StopSession, StreamedBytes)
+from .messages import (
+    AttachSocket,
+    DetachSocket,
+    EndSession,
+    FindSession,
+    ListSessions,
+    SessionStart,
+    SessionView,
+    SocketGrant,
+    StartSession,
+    StopCommand,
+    StopSession,
+    StreamedBytes,
+)
 from .recording import RECORD_TIMEOUT_SECONDS, Recorder, record_ended
 from .session import SESSION_MAILBOX_SIZE, AddBytes, Finish, PlaybackActor, SessionTimes, Snapshot, StopRequested
 

@@ -1,7 +1,17 @@
 """Plugins run out of process: the host, one actor per plugin, the protocol."""
 
 from .connection import PluginCallError, PluginConnection, PluginNotRunning
-from .host import GetPlugin, ListPlugins, ListTasks, PluginHost, PluginInfos, PluginTaskInfo, Rescan, call_plugin, run_task
+from .host import (
+    GetPlugin,
+    ListPlugins,
+    ListTasks,
+    PluginHost,
+    PluginInfos,
+    PluginTaskInfo,
+    Rescan,
+    call_plugin,
+    run_task,
+)
 from .plugin_actor import HostConfig, PluginView
 
 __all__ = [

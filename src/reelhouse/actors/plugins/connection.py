@@ -78,7 +78,7 @@ class Fault:
 
 
 class _Pending:
-    __slots__ = ("done", "result", "error")
+    __slots__ = ("done", "error", "result")
 
     def __init__(self) -> None:
         self.done = trio.Event()
@@ -131,7 +131,8 @@ class PluginConnection:
             with trio.move_on_at(deadline) as waiting:
                 await self._slots.acquire()
             if waiting.cancelled_caught:
-                raise PluginCallError(self.plugin_id, "timeout", f"plugin {self.plugin_id} is busy; no slot in {timeout}s")
+                busy = f"plugin {self.plugin_id} is busy; no slot in {timeout}s"
+                raise PluginCallError(self.plugin_id, "timeout", busy)
             try:
                 return await self._call_in_slot(method, params, deadline, self._stats if counted else None,
                                                 hung=timeout >= self.default_timeout)

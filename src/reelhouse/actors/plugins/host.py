@@ -29,9 +29,9 @@ import trio
 from reelhouse import errors
 from reelhouse.media.library_options import PluginInfo
 from reelhouse.media.plugin_manifest import TaskSpec
+from reelhouse.runtime import ActorRef, ChildSpec, Supervisor
 from reelhouse.storage.plugin_catalog import BUNDLED_DIR, PluginCatalogError, PluginEntry, discover, fingerprint
 
-from reelhouse.runtime import ActorRef, ChildSpec, Supervisor
 from .connection import ConnectionClosed, PluginConnection, PluginNotRunning
 from .plugin_actor import Acquire, Describe, HostConfig, IdleCheck, PluginActor, PluginView, Reconfigure, Startup
 from .stats import PluginStats

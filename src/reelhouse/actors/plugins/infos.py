@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from reelhouse.media.library_options import PluginInfo
-
 from reelhouse.runtime import ActorRef
+
 from .host import ASK_TIMEOUT_S, PluginInfos
 
 

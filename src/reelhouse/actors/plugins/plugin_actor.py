@@ -24,20 +24,19 @@ cost nothing until something needs them.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 import trio
 
 from reelhouse.media.plugin_manifest import MIN_PROTOCOL_VERSION
 from reelhouse.media.plugin_policy import CrashPolicy, CrashWindow
+from reelhouse.runtime import Actor, ActorStopped
 from reelhouse.storage.plugin_catalog import PluginEntry
 
 from ..library_settings import entitled
-
-from reelhouse.runtime import Actor, ActorStopped
 from .connection import PluginCallError, PluginConnection, PluginNotRunning
 from .session import IncompatiblePlugin, LaunchSpec, Session, SessionEnd, resolve_argv, run_session
 from .stats import PluginStats, Stat

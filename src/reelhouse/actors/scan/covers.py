@@ -72,7 +72,9 @@ def _found(roots: tuple[str, ...], stored: dict[str, StoredCover], within: Confi
         try:
             with os.scandir(to_fs(root)) as entries:  # roots and names as path text, os form at the call
                 names = [
-                    from_fs(e.name) for e in entries if e.is_file() and (not e.is_symlink() or resolves_inside(e.path, within))
+                    from_fs(e.name)
+                    for e in entries
+                    if e.is_file() and (not e.is_symlink() or resolves_inside(e.path, within))
                 ]
         except OSError:
             continue
@@ -108,8 +110,9 @@ async def _collage(
     limiter: trio.CapacityLimiter,
 ) -> StoredCover | None:
     tags = tuple(poster.tag for poster in posters)
-    if previous is not None and previous.source == "auto" and previous.posters == tags and target.is_file():
-        return previous
+    if previous is not None and previous.source == "auto" and previous.posters == tags:
+        if await trio.to_thread.run_sync(target.is_file, limiter=limiter):
+            return previous
     data = await trio.to_thread.run_sync(_write_collage, kind, posters, target, within, limiter=limiter)
     if data is None:
         return None

@@ -176,7 +176,8 @@ class Parser:
             self.seen.add(ref.id)
             return
         listing = self._listing(ref.root, ref.rel_folder, out)
-        series_listing = self._listing(ref.root, ref.series.rel_folder, out) if ref.series.rel_folder is not None else None
+        series_folder = ref.series.rel_folder
+        series_listing = self._listing(ref.root, series_folder, out) if series_folder is not None else None
         self._consider(season_draft(ref, listing, series_listing, self.rules), out)
 
     def _rebuild_known_folder(self, known: IndexedItem, listing: Listing, out: ParsedBatch) -> None:
@@ -300,7 +301,10 @@ class Parser:
             stored = self.index.images.get(path)
             if stored is not None and stored.size == image.file.size and stored.mtime == image.file.mtime_ms:
                 found.append(
-                    ImageRecord(path, image.kind, image.index, stored.tag, stored.width, stored.height, image.file.size, image.file.mtime_ms)
+                    ImageRecord(
+                        path, image.kind, image.index, stored.tag, stored.width, stored.height,
+                        image.file.size, image.file.mtime_ms,
+                    )
                 )
                 continue
             try:
@@ -309,7 +313,8 @@ class Parser:
                 out.errors.append(ScanErrorRow(path, f"The image could not be read: {_describe(exc)}."))
                 continue
             if sniff_image_type(data) is None:
-                out.errors.append(ScanErrorRow(path, "The file is not an image (JPEG, PNG, WebP, GIF or BMP); it is not used."))
+                not_image = "The file is not an image (JPEG, PNG, WebP, GIF or BMP); it is not used."
+                out.errors.append(ScanErrorRow(path, not_image))
                 continue
             found.append(image_record(path, image.kind, image.index, image.file.size, image.file.mtime_ms, data))
         return tuple(found)

@@ -42,7 +42,6 @@ from reelhouse.media.library_options import (
     effective_read_concurrency,
 )
 from reelhouse.storage import Store, now_ms
-from reelhouse.storage.confined_files import confinement_for
 from reelhouse.storage.catalog import (
     ScanIndex,
     count_probe_pending,
@@ -55,6 +54,7 @@ from reelhouse.storage.catalog import (
     save_scan_dirs,
     write_batch,
 )
+from reelhouse.storage.confined_files import confinement_for
 
 from .parse import walk_error_rows
 from .parser_process import ParsedRows, ParserSetup, ScanParser, listed_files, open_parser
@@ -154,10 +154,13 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
     listed = listed_files(visits)
     if timing == "scan" and deps.probe_pool is not None and listed >= WARM_PROBES_MIN_FILES:
         # Workers start while the scan parses, not when its probes begin.
-        deps.probe_pool.warm(effective_read_concurrency(plan.options, global_probe_limit=int(deps.probe_limiter.total_tokens)))
+        global_limit = int(deps.probe_limiter.total_tokens)
+        deps.probe_pool.warm(effective_read_concurrency(plan.options, global_probe_limit=global_limit))
     progress.phase = "parse"
     setup = ParserSetup(rules, index, plan.rewrite, timing in ("scan", "background"), walker.within)
-    async with open_parser(setup, listed_files=listed, thread_limiter=limiter, process_slots=deps.parse_processes) as parser:
+    async with open_parser(
+        setup, listed_files=listed, thread_limiter=limiter, process_slots=deps.parse_processes
+    ) as parser:
         await _parse_and_write(parser, visits, store, progress)
         seen = await parser.seen_ids()
     progress.phase = "write"

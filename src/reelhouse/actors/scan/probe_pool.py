@@ -197,7 +197,9 @@ class ProbePool:
                         _record(results, failed, on_answer)
                     break
                 try:
-                    lost = await worker.probe(paths[len(results) :], self._timeout, lambda a: _record(results, a, on_answer))
+                    lost = await worker.probe(
+                        paths[len(results) :], self._timeout, lambda a: _record(results, a, on_answer)
+                    )
                 except BaseException:
                     await worker.close(kill=True)
                     raise

@@ -25,7 +25,7 @@ check every hop with
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -35,15 +35,17 @@ from reelhouse.media.containment import Confinement
 from reelhouse.media.file_names import to_fs
 from reelhouse.media.probe import ProbeFailure
 from reelhouse.storage import Store, now_ms
-from reelhouse.storage.confined_files import resolves_inside
 from reelhouse.storage.catalog import PendingSource, ProbeOutcomeRow, pending_probe_sources, save_probe_results
+from reelhouse.storage.confined_files import resolves_inside
 
-from .probe_pool import DEFAULT_COMMAND, ProbePool, Probed, open_probe_pool
+from .probe_pool import DEFAULT_COMMAND, Probed, ProbePool, open_probe_pool
 
 FLUSH_EVERY = 256  # probe results per write transaction, at most...
 FLUSH_WAIT_S = 0.2  # ...or those that came within this long
 BATCH = 64  # paths per request to a worker (and per hold of the limiter)
-OUTSIDE_ROOTS = Probed(failure=ProbeFailure.PERMISSION_DENIED, message="The file resolves outside the library's folders.")
+OUTSIDE_ROOTS = Probed(
+    failure=ProbeFailure.PERMISSION_DENIED, message="The file resolves outside the library's folders."
+)
 
 __all__ = ["BATCH", "FLUSH_EVERY", "Probed", "ScanDeps", "probe_pending_sources", "probe_sources"]
 
@@ -107,7 +109,7 @@ async def probe_sources(
     count = 0
 
     async def lane(pool: ProbePool) -> None:
-        while batch := [source for _, source in zip(range(BATCH), pending)]:
+        while batch := [source for _, source in zip(range(BATCH), pending, strict=False)]:
 
             def answered(i: int, probed: Probed, batch: list[PendingSource] = batch) -> None:
                 nonlocal count
@@ -123,7 +125,10 @@ async def probe_sources(
                         answered(i, OUTSIDE_ROOTS)
                 inside = [i for i, ok in enumerate(allowed) if ok]
                 # Workers get the os form (path text -> the name on disk).
-                await pool.probe([to_fs(batch[i].path) for i in inside], lambda j, probed: answered(inside[j], probed))
+                await pool.probe(
+                    [to_fs(batch[i].path) for i in inside],
+                    lambda j, probed, inside=inside: answered(inside[j], probed),
+                )
 
     async def lanes(pool: ProbePool) -> None:
         async with send, trio.open_nursery() as nursery:

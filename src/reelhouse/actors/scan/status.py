@@ -11,8 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reelhouse.jsonfields import put_present, put_time
-from reelhouse.storage.scans import FINAL_SCAN_STATES
-from reelhouse.storage.scans import ScanRunRecord
+from reelhouse.storage.scans import FINAL_SCAN_STATES, ScanRunRecord
 
 from ..jobs import JobSnapshot
 

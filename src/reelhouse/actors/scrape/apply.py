@@ -42,11 +42,11 @@ import trio
 from reelhouse.errors import NotFound
 from reelhouse.media.assemble import ImageRecord
 from reelhouse.media.containment import Confinement
-from reelhouse.shutdown import bounded_shield
 from reelhouse.media.library_options import LibraryOptions
 from reelhouse.media.nfo_write import nfo_from_provider, render_nfo
 from reelhouse.media.provider_fields import ApplyMode, FieldPlan, plan_fields
 from reelhouse.media.provider_metadata import ProviderImage, ProviderItem
+from reelhouse.shutdown import bounded_shield
 from reelhouse.storage._store import Store, now_ms
 from reelhouse.storage.confined_files import confinement_for, read_confined
 from reelhouse.storage.libraries import get_library
@@ -313,7 +313,7 @@ async def _fetch_all(
         by_url.setdefault(image.url, []).append((kind, index))
 
     async def one(url: str, slots: list[tuple[str, int]]) -> None:
-        for slot, kept in zip(slots, await _fetch_one(run, target.stored.id, slots, url)):
+        for slot, kept in zip(slots, await _fetch_one(run, target.stored.id, slots, url), strict=False):
             fetched[slot] = kept
 
     async with trio.open_nursery() as nursery:
@@ -348,9 +348,11 @@ def _reason(exc: BaseException) -> str:
 async def _remove(run: _Run, paths: list[Path]) -> None:
     """Delete provider image files, only ever inside the provider image store."""
     store_dir = provider_confinement(run.deps.data_dir)
-    inside = [path for path in paths if store_dir.allows(os.path.realpath(path))]
-    if inside:
-        await trio.to_thread.run_sync(remove_images, inside, limiter=run.deps.threads)
+
+    def remove_inside() -> None:
+        remove_images([path for path in paths if store_dir.allows(os.path.realpath(path))])
+
+    await trio.to_thread.run_sync(remove_inside, limiter=run.deps.threads)
 
 
 # -- writeBack -----------------------------------------------------------------------

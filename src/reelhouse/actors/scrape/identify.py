@@ -61,7 +61,7 @@ class IdentifyContext:
 
 
 async def identify_candidates(context: IdentifyContext, msg: Identify) -> list[dict[str, Any]]:
-    item, kind, providers = await _setting(context, msg.item_id)
+    _item, kind, providers = await _setting(context, msg.item_id)
     language = context.record.options.metadata_language
     found: list[dict[str, Any]] = []
     for provider in providers:

@@ -32,6 +32,7 @@ import httpx
 import trio
 
 from reelhouse import errors
+from reelhouse.runtime import Actor, ActorRef
 from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.libraries import LibraryRecord
 from reelhouse.storage.scrape_queue import (
@@ -44,7 +45,6 @@ from reelhouse.storage.scrape_queue import (
     set_scrape_state,
 )
 
-from reelhouse.runtime import Actor, ActorRef
 from ..jobs import JobSnapshot, JobUpdate
 from . import progress
 from .apply import ApplyDeps, ApplyMode, ApplyRequest, ScrapeOutcome, apply_match

@@ -101,7 +101,7 @@ class Plugin:
         except ValueError as exc:
             self._write({"jsonrpc": "2.0", "id": request_id,
                          "error": {"code": -32602, "message": self._scrub(f"invalid params: {exc}")}})
-        except Exception as exc:  # noqa: BLE001 - one bad answer must not end the process
+        except Exception as exc:
             message = f"{method} failed: {type(exc).__name__}: {exc}"
             print(self._scrub(message), file=sys.stderr, flush=True)
             self._fail(request_id, "unknown", message)

@@ -189,7 +189,8 @@ def season_item(body: dict[str, Any], base: str) -> dict[str, Any]:
     return mapping.compact({
         "providerItemId": str(body["id"]), "name": body.get("name"), "overview": body.get("overview"),
         "indexNumber": body.get("season_number"),
-        "productionYear": mapping.year_of(body.get("air_date")), "premiereDate": mapping.date_or_none(body.get("air_date")),
+        "productionYear": mapping.year_of(body.get("air_date")),
+        "premiereDate": mapping.date_or_none(body.get("air_date")),
         "images": mapping.single_image("primary", body.get("poster_path"), base),
     })
 
@@ -199,7 +200,8 @@ def episode_item(row: dict[str, Any], base: str) -> dict[str, Any]:
     return mapping.compact({
         "providerItemId": str(row["id"]), "name": row.get("name"), "overview": row.get("overview"),
         "indexNumber": row.get("episode_number"),
-        "productionYear": mapping.year_of(row.get("air_date")), "premiereDate": mapping.date_or_none(row.get("air_date")),
+        "productionYear": mapping.year_of(row.get("air_date")),
+        "premiereDate": mapping.date_or_none(row.get("air_date")),
         "runtimeMinutes": _positive(row.get("runtime")),
         "communityRating": community, "ratings": ratings,
         "providerIds": {"tmdb": str(row["id"])},

@@ -56,7 +56,7 @@ def scores(query: str, year: int | None, rows: list[dict[str, Any]], kind: str) 
     popularity = [float(row.get("popularity") or 0.0) for row in rows]
     top = max(popularity, default=0.0) or 1.0
     result = []
-    for index, (title, when) in enumerate(zip(titles, years)):
+    for index, (title, when) in enumerate(zip(titles, years, strict=True)):
         relative = popularity[index] / top
         score = 0.6 * title + 0.3 * when + 0.1 * relative if year is not None else 0.85 * title + 0.15 * relative
         rivals = [other for other in range(len(rows)) if other != index
@@ -91,7 +91,7 @@ def search(client: TmdbClient, params: dict[str, Any]) -> dict[str, Any]:
     rows = rows[:MAX_CANDIDATES]
     image_base = client.image_base() if any(row.get("poster_path") for row in rows) else ""
     candidates = []
-    for row, score in zip(rows, scores(name, year, rows, "movie" if kind == "movie" else "tv")):
+    for row, score in zip(rows, scores(name, year, rows, "movie" if kind == "movie" else "tv"), strict=True):
         title = row.get("title" if kind == "movie" else "name") or row.get("original_title") or row.get("original_name")
         if not title:
             continue  # nothing to show the user

@@ -134,7 +134,7 @@ class Connection(TCPServer):
         except BaseExceptionGroup as group:
             _gone, rest = group.split(OSError)
             if rest is not None:
-                raise rest
+                raise rest from None
 
     async def _read_data(self) -> None:
         while True:

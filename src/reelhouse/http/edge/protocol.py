@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import h11
-from hypercorn.protocol.events import Event as StreamEvent, Response
+from hypercorn.protocol.events import Event as StreamEvent
+from hypercorn.protocol.events import Response
 from hypercorn.protocol.h11 import H11Protocol
 from hypercorn.protocol.ws_stream import WSStream
 
