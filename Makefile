@@ -44,9 +44,14 @@ TEST_WORKERS ?= 2
 test: $(VENV)/.installed-test ffmpeg
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
-# ruff (rules chosen and explained in pyproject.toml); .ci/run runs it first.
+# ruff and mypy (rules chosen and explained in pyproject.toml); .ci/run runs
+# it first. Each bundled plugin is a program with its own import root.
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+	@for plugin in src/reelhouse/bundled_plugins/*/; do \
+	  (cd $$plugin && $(abspath $(BIN))/mypy --config-file $(abspath pyproject.toml) --explicit-package-bases main.py) || exit 1; \
+	done
 
 bench: $(VENV)/.installed-test ffmpeg
 	@for b in benchmarks/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -137,7 +137,8 @@ def _flags(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _run_admin(args: argparse.Namespace, settings: Settings) -> int:
-    command: Callable[[Store, argparse.Namespace], Awaitable[int]] = {
+    key: tuple[str, str | None] = (args.command, getattr(args, "action", None))
+    commands: dict[tuple[str, str | None], Callable[[Store, argparse.Namespace], Awaitable[int]]] = {
         ("migrate", None): _migrate,
         ("apikey", "create"): _apikey_create,
         ("apikey", "list"): _apikey_list,
@@ -146,11 +147,12 @@ async def _run_admin(args: argparse.Namespace, settings: Settings) -> int:
         ("user", "list"): _user_list,
         **plugin_commands(),
         ("user", "set"): _user_set,
-        **{key: functools.partial(run, settings=settings) for key, run in ADMIN_COMMANDS.items()},
-    }[(args.command, getattr(args, "action", None))]
+        **{name: functools.partial(run, settings=settings) for name, run in ADMIN_COMMANDS.items()},
+    }
+    command = commands[key]
     args.data_dir_path = settings.data_dir
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    before = BEFORE_STORE_COMMANDS.get((args.command, getattr(args, "action", None)))
+    before = BEFORE_STORE_COMMANDS.get(key)
     if before is not None and (code := await before(args, settings)) != EXIT_OK:
         return code
     async with open_store(settings.effective_database_url) as store:

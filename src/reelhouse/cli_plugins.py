@@ -49,7 +49,7 @@ def add_plugin_commands(commands: Any, common: argparse.ArgumentParser) -> None:
                       help=f"calls in flight at once, overriding the manifest (1-{MAX_CONCURRENCY}; 0 clears)")
 
 
-def plugin_commands() -> dict[tuple[str, str], Command]:
+def plugin_commands() -> dict[tuple[str, str | None], Command]:
     return {
         ("plugin", "list"): _list,
         ("plugin", "install"): _install,

@@ -187,6 +187,6 @@ ADMIN_COMMANDS: dict[tuple[str, str], AdminCommand] = {
     ("backup", "list"): _backup_list,
     ("backup", "restore"): _backup_restore,
 }
-BEFORE_STORE_COMMANDS: dict[tuple[str, str], Callable[[argparse.Namespace, Settings], Awaitable[int]]] = {
+BEFORE_STORE_COMMANDS: dict[tuple[str, str | None], Callable[[argparse.Namespace, Settings], Awaitable[int]]] = {
     ("backup", "restore"): _backup_restore_first,
 }

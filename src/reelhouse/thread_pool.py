@@ -87,7 +87,7 @@ class ThreadPool(Generic[S]):
             return trio.lowlevel.Abort.FAILED
 
         self._jobs.put(job)
-        return await trio.lowlevel.wait_task_rescheduled(abort)  # type: ignore[no-any-return]
+        return await trio.lowlevel.wait_task_rescheduled(abort)
 
     async def call(self, fn: Callable[..., T], *args: Any, abandon_on_cancel: bool = False) -> T:
         """``fn(*args)`` on a pool thread, ignoring its state: for pools of plain threads."""

@@ -23,7 +23,7 @@ import trio
 
 from reelhouse import errors
 from reelhouse.jsonfields import put_present, put_time
-from reelhouse.runtime import Actor, ActorRef
+from reelhouse.runtime import Actor, ActorRef, Ask
 from reelhouse.storage import Store, StoreError
 from reelhouse.storage._store import now_ms
 from reelhouse.storage.jobs import FINAL_JOB_STATES, get_stored_job, list_stored_jobs, save_job
@@ -88,12 +88,12 @@ class JobUpdate:
 
 
 @dataclass(frozen=True, slots=True)
-class ListJobs:
+class ListJobs(Ask["list[dict[str, Any]]"]):
     """Ask: every running and recently finished job, as Job JSON, newest first."""
 
 
 @dataclass(frozen=True, slots=True)
-class RouteCancel:
+class RouteCancel(Ask["CancelRoute"]):
     """Ask: the :class:`CancelRoute` of a job; NotFound when absent, Conflict when not cancellable."""
 
     job_id: str

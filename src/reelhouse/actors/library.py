@@ -26,7 +26,7 @@ from reelhouse.media.library_options import (
     effective_media_info_timing,
     effective_read_concurrency,
 )
-from reelhouse.runtime import ActorRef, ActorStopped, ChildSpec, EventBus, Supervisor
+from reelhouse.runtime import ActorRef, ActorStopped, Ask, ChildSpec, EventBus, Supervisor
 from reelhouse.shutdown import bounded_shield
 from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.catalog import mark_missing
@@ -70,7 +70,7 @@ class LibraryServices:
 
 
 @dataclass(frozen=True, slots=True)
-class StartScan:
+class StartScan(Ask[None]):
     """Ask: start a scan; Conflict when one runs."""
 
     mode: str = "full"
@@ -80,17 +80,17 @@ class StartScan:
 
 
 @dataclass(frozen=True, slots=True)
-class StopScan:
+class StopScan(Ask[None]):
     """Ask: cancel the running scan; Conflict when none runs."""
 
 
 @dataclass(frozen=True, slots=True)
-class GetScanStatus:
+class GetScanStatus(Ask["ScanStatusView"]):
     """Ask: the library's ScanStatusView."""
 
 
 @dataclass(frozen=True, slots=True)
-class GetLibraryRuntime:
+class GetLibraryRuntime(Ask["LibraryRuntime"]):
     """Ask: what only this process knows about the library (LibraryRuntime)."""
 
 
@@ -101,7 +101,7 @@ class LibraryRuntime:
 
 
 @dataclass(frozen=True, slots=True)
-class UpdateOptions:
+class UpdateOptions(Ask["OptionsUpdated"]):
     """Ask: apply a LibraryOptionsUpdate body; replies OptionsUpdated."""
 
     body: Mapping[str, Any]
@@ -114,13 +114,13 @@ class OptionsUpdated:
 
 
 @dataclass(frozen=True, slots=True)
-class ConfirmMissing:
+class ConfirmMissing(Ask[int]):
     """Ask: mark missing what the mass-missing safeguard held back in the
     last scan; replies with how many items; Conflict when nothing waits."""
 
 
 @dataclass(frozen=True, slots=True)
-class GetScrapeQueue:
+class GetScrapeQueue(Ask[ActorRef]):
     """Ask: the library's ScrapeQueue (identify, refresh, rescrape ask it); Unavailable without one."""
 
 

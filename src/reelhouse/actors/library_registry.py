@@ -39,6 +39,7 @@ from reelhouse.runtime import (
     ActorError,
     ActorRef,
     ActorStopped,
+    Ask,
     AskTimeout,
     ChildSpec,
     PendingReply,
@@ -74,7 +75,7 @@ REMOVE_TIMEOUT_SECONDS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
-class CreateLibrary:
+class CreateLibrary(Ask["LibraryRecord"]):
     """Ask: create a library; replies with its LibraryRecord."""
 
     name: Any
@@ -105,14 +106,14 @@ class _Checked:
 
 
 @dataclass(frozen=True, slots=True)
-class GetLibraryRef:
+class GetLibraryRef(Ask[ActorRef]):
     """Ask: the ActorRef of a library's actor; NotFound for an unknown id."""
 
     library_id: str
 
 
 @dataclass(frozen=True, slots=True)
-class ListLibraryRefs:
+class ListLibraryRefs(Ask["dict[str, ActorRef]"]):
     """Ask: {library id: ActorRef} for every library."""
 
 
@@ -142,6 +143,7 @@ class LibraryRegistry(Supervisor):
                 return {name.removeprefix("library-"): self.child(name) for name in self.child_names}
             case _:
                 raise TypeError(f"unexpected message {msg!r}")
+        return None
 
     async def _check(self, request: CreateLibrary, reply: PendingReply) -> None:
         """Validate a creation off the mailbox turn, then hand it back to the turn."""

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from reelhouse.runtime import Ask
 
 
 @dataclass(frozen=True, slots=True)
-class ListSchedules:
+class ListSchedules(Ask[dict[str, Any]]):
     """Ask: the ScheduleList JSON."""
 
 
 @dataclass(frozen=True, slots=True)
-class RunNow:
+class RunNow(Ask[dict[str, Any]]):
     """Ask: start ``task`` at once; replies its Schedule JSON; NotFound / Conflict."""
 
     task: str

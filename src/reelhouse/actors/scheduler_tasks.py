@@ -13,13 +13,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import trio
 
 from reelhouse.config import Settings
 from reelhouse.media.schedule_rules import Rule
-from reelhouse.runtime import ActorRef
+from reelhouse.runtime import ActorRef, Ask
 from reelhouse.storage import Store
 from reelhouse.storage.schedules import RunEnd, ScheduleRow
 
@@ -69,7 +69,7 @@ class UnregisterTask:
 
 
 @dataclass(frozen=True, slots=True)
-class RunPluginTask:
+class RunPluginTask(Ask["RunEnd"]):
     """Ask (scheduler -> a plugin task's runner): do one run; reply a RunEnd."""
 
     task: str
@@ -159,6 +159,12 @@ def with_end(row: ScheduleRow, end: RunEnd, finished_ms: int) -> ScheduleRow:
 
 def ms(at: datetime) -> int:
     return int(at.timestamp() * 1000)
+
+
+@overload
+def from_ms(ms: int) -> datetime: ...
+@overload
+def from_ms(ms: int | None) -> datetime | None: ...
 
 
 def from_ms(ms: int | None) -> datetime | None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import trio
 
-from reelhouse.runtime import Actor
+from reelhouse.runtime import Actor, Ask
 
 from .scan.probe_pool import ProbePool
 
@@ -88,7 +88,7 @@ class SystemReport:
 
 
 @dataclass(frozen=True, slots=True)
-class GetSystemReport:
+class GetSystemReport(Ask["SystemReport"]):
     """Ask: reply with the latest SystemReport."""
 
 

@@ -78,8 +78,9 @@ async def get_activity() -> dict[str, Any]:
     after = None if cursors.after is None else ActivityPosition(*cursors.after)
     records, more = await query_activity(app_context().store, where, after, limit)
     body: dict[str, Any] = {"entries": [entry_json(r) for r in records]}
-    if more and records:
-        body["nextCursor"] = cursors.next(records[-1].at_ms, records[-1].id)
+    last = records[-1] if more and records else None
+    if last is not None and last.at_ms is not None and last.id is not None:  # stored entries have both
+        body["nextCursor"] = cursors.next(last.at_ms, last.id)
     return body
 
 

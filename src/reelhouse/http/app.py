@@ -96,7 +96,7 @@ def create_app(context: AppContext) -> Quart:
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint, url_prefix=API_PREFIX)
     events = AbortableStreams(app, {f"{API_PREFIX}/scans/events"})
-    app.asgi_app = StalledWrites(events, f"{API_PREFIX}/videos/", stream_stall_seconds)  # type: ignore[method-assign]
+    app.asgi_app = StalledWrites(events, f"{API_PREFIX}/videos/", stream_stall_seconds)  # type: ignore[method-assign,assignment]
     return app
 
 

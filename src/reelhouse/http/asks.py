@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from reelhouse import errors
 from reelhouse.actors.library import GetScrapeQueue
 from reelhouse.actors.library_registry import GetLibraryRef
-from reelhouse.runtime import ActorRef, ActorStopped, AskTimeout
+from reelhouse.runtime import ActorRef, ActorStopped, Ask, AskTimeout
 
 from .context import ASK_TIMEOUT_SECONDS, app_context
+
+Answer = TypeVar("Answer")
+
+
+@overload
+async def ask(ref: ActorRef, msg: Ask[Answer], *, timeout: float = ASK_TIMEOUT_SECONDS) -> Answer: ...
+@overload
+async def ask(ref: ActorRef, msg: object, *, timeout: float = ASK_TIMEOUT_SECONDS) -> Any: ...
 
 
 async def ask(ref: ActorRef, msg: object, *, timeout: float = ASK_TIMEOUT_SECONDS) -> Any:

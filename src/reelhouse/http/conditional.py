@@ -44,6 +44,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from werkzeug.datastructures import Headers
+
 OK = 200
 PARTIAL_CONTENT = 206
 NOT_MODIFIED = 304
@@ -90,7 +92,7 @@ _OK = Decision(OK)
 
 
 def evaluate(
-    headers: Mapping[str, str],
+    headers: Mapping[str, str] | Headers,
     etag: str,
     last_modified: datetime | None,
     length: int,
@@ -120,7 +122,7 @@ def evaluate(
     return _range(asked.get("range"), length)
 
 
-def _asking(headers: Mapping[str, str]) -> dict[str, str]:
+def _asking(headers: Mapping[str, str] | Headers) -> dict[str, str]:
     """The conditional and range headers, by lower-case name (the first of a repeated one).
 
     One pass over the headers: most requests carry none of them.

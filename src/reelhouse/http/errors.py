@@ -127,8 +127,8 @@ async def _http_exception(error: HTTPException) -> Response:
     if status == 413:  # the body is over the app's limit, which the client needs to know
         params = {"maxBytes": current_app.config["MAX_CONTENT_LENGTH"]}
     response = error_response(status, code, message, params)
-    if status == 405 and getattr(error, "valid_methods", None):
-        response.headers["Allow"] = ", ".join(error.valid_methods)
+    if status == 405 and (allowed := getattr(error, "valid_methods", None)):
+        response.headers["Allow"] = ", ".join(allowed)
     return response
 
 

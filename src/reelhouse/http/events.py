@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import trio
 from quart import Blueprint, Response, request
@@ -48,7 +48,7 @@ async def scan_events() -> Response:
     after = _last_event_id()
     # The body is produced after the handler returned, outside the request
     # and app contexts: everything it needs is passed in now.
-    abort: Callable[[], None] | None = request.scope.get(ABORT_KEY)
+    abort = cast("Callable[[], None] | None", request.scope.get(ABORT_KEY))  # set by AbortableStreams
     response = Response(_stream(after, app_context(), abort), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"

@@ -94,7 +94,7 @@ async def stop_image_service() -> None:
 
 def image_service() -> ImageService:
     """The app's service (in a request, between the two above)."""
-    return current_app.extensions[_EXTENSION_KEY]  # type: ignore[no-any-return]
+    return current_app.extensions[_EXTENSION_KEY]
 
 
 async def rendition_bytes(source: SourceImage, key: RenditionKey) -> bytes:

@@ -10,21 +10,21 @@ encode still take the framework's way.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from quart import Quart, Response
 
 JSON_MIMETYPE = "application/json"
 
-MakeResponse = Callable[[Any], Awaitable[Response]]
+Made = TypeVar("Made")
 
 
 def install_json_bodies(app: Quart) -> None:
     """Render dict and list return values with orjson (after QuartSchema is set up)."""
-    app.make_response = _rendering(app.make_response)  # type: ignore[method-assign]
+    app.make_response = _rendering(app.make_response)  # type: ignore[method-assign,assignment]
 
 
 def json_response(value: Any, status: int = 200) -> Response:
@@ -32,9 +32,11 @@ def json_response(value: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(value), status=status, mimetype=JSON_MIMETYPE)
 
 
-def _rendering(make_response: MakeResponse) -> MakeResponse:
+def _rendering(
+    make_response: Callable[[Any], Coroutine[Any, Any, Made]],
+) -> Callable[[Any], Coroutine[Any, Any, Made]]:
     @wraps(make_response)
-    async def render(result: Any) -> Response:
+    async def render(result: Any) -> Made:
         body, rest = (result[0], result[1:]) if isinstance(result, tuple) and result else (result, ())
         if isinstance(body, (dict, list)):
             try:

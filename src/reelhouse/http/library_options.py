@@ -31,7 +31,7 @@ def _settable_fields() -> dict[str, Any]:
     return fields
 
 
-LibraryOptionsUpdate = create_model(  # type: ignore[call-overload]
+LibraryOptionsUpdate = create_model(
     "LibraryOptionsUpdate",
     __base__=ApiModel,
     __doc__=(

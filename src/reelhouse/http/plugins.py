@@ -93,7 +93,7 @@ class InstalledPlugin(ApiModel):
 
 @blueprint.get("/plugins/installed")
 @validate_querystring(PluginsQuery)
-@document_response(list[InstalledPlugin], 200)  # type: ignore[arg-type]
+@document_response(list[InstalledPlugin], 200)
 async def installed_plugins(query_args: PluginsQuery) -> Any:
     chain = [*parse_lang(query_args.lang), *accept_language(request.headers.get("Accept-Language")), "en"]
     host = app_context().actors.plugins

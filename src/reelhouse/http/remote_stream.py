@@ -36,6 +36,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import trio
 from quart import Response
+from werkzeug.datastructures import Headers
 
 from reelhouse.errors import Forbidden, NotFound
 from reelhouse.media.remote_targets import DEFAULT_PORTS, remote_target_allowed
@@ -105,7 +106,7 @@ async def proxy(
     client: httpx.AsyncClient,
     url: str,
     allowed_hosts: tuple[str, ...],
-    request_headers: Mapping[str, str],
+    request_headers: Mapping[str, str] | Headers,
     method: str,
     meter: Meter,
     read_timeout: float,

@@ -59,7 +59,7 @@ def install_request_input(app: Quart) -> None:
     app.before_request(_check_request_text)
 
 
-def parse_json_body(raw: bytes) -> Any:
+def parse_json_body(raw: bytes | str) -> Any:
     """The body as JSON; :class:`errors.Invalid` when it is not acceptable (module doc)."""
     try:
         value = orjson.loads(raw)

@@ -6,10 +6,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
+from quart_schema import PydanticDumpOptions
 
 # How every response model is rendered: camelCase names, and a field that is
 # None is left out (the reference's "omitted" means absent, not null).
-DUMP_OPTIONS: dict[str, Any] = {"by_alias": True, "exclude_none": True}
+DUMP_OPTIONS: PydanticDumpOptions = {"by_alias": True, "exclude_none": True}
 
 
 class ApiModel(BaseModel):

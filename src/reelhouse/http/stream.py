@@ -256,4 +256,4 @@ async def _stop_service() -> None:
 
 
 def _service() -> _Service:
-    return current_app.extensions[_EXTENSION_KEY]  # type: ignore[no-any-return]
+    return current_app.extensions[_EXTENSION_KEY]

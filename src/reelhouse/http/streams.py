@@ -15,7 +15,7 @@ what was sent and then end of file, and reconnects.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 import trio
@@ -35,7 +35,7 @@ class AbortableStreams:
 
     def __init__(self, app: QuartTrio, paths: Collection[str]) -> None:
         self._app = app
-        self._inner = app.asgi_app
+        self._inner: Callable[..., Awaitable[None]] = app.asgi_app
         self._paths = frozenset(paths)
 
     async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Send) -> None:

@@ -110,9 +110,9 @@ class _Dir:
         elif ext in IMAGE_SUFFIXES:
             self.images.append(file)
         elif ext in COMPANION_SUFFIXES:
-            found = classify(prefix + file.name, self.rules.kind) if self._videos and is_theme_audio(ext) else None
-            if isinstance(found, ExtraFile):
-                self.extras.append((file, found))  # `theme.mp3`: a ThemeSong extra
+            theme = classify(prefix + file.name, self.rules.kind) if self._videos and is_theme_audio(ext) else None
+            if isinstance(theme, ExtraFile):
+                self.extras.append((file, theme))  # `theme.mp3`: a ThemeSong extra
             else:
                 self.companion_files.append(file)
 

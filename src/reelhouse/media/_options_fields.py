@@ -73,7 +73,7 @@ def parse_unrated_age(field: str, raw: object) -> int:
     if isinstance(raw, bool) or raw not in UNRATED_AGES:
         ages = ", ".join(str(age) for age in UNRATED_AGES)
         raise Invalid(f"{field} must be one of {ages}.", field=field)
-    return int(raw)  # type: ignore[call-overload]
+    return int(raw)
 
 
 def parse_strings(field: str, raw: object) -> list[str]:

@@ -105,7 +105,7 @@ class LibraryOptions:
         data = json.loads(document) if isinstance(document, (str, bytes)) else document
         if not isinstance(data, Mapping):
             raise ValueError("stored library options are not a JSON object")
-        decoded = {
+        decoded: dict[str, Any] = {
             attr: _decode(attr, data[camel])
             for attr, camel in CAMEL_NAMES.items()
             if camel in data
@@ -169,8 +169,9 @@ def _decode(attr: str, raw: object) -> object:
     if kind is int:
         return raw if isinstance(raw, int) else _UNUSABLE
     if kind is float:
-        ok = isinstance(raw, (int, float)) and math.isfinite(raw)
-        return float(raw) if ok else _UNUSABLE
+        if isinstance(raw, (int, float)) and math.isfinite(raw):
+            return float(raw)
+        return _UNUSABLE
     if isinstance(raw, list) and all(isinstance(item, str) for item in raw):
         return tuple(raw)
     return _UNUSABLE

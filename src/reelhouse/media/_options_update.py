@@ -177,7 +177,7 @@ def apply_update(
         MappingProxyType({plugin.id: plugin for plugin in installed_plugins}),
         collection_type,
     )
-    changes = {ATTR_NAMES[c]: _PARSERS[c](c, body[c], context) for c in given}
+    changes: dict[str, Any] = {ATTR_NAMES[c]: _PARSERS[c](c, body[c], context) for c in given}
     changes.update({PRESET_FIELDS[camel]: None for camel in followed})
     if creating:
         changes.update(_creation_defaults(

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 from xml.etree import ElementTree
 from xml.etree.ElementTree import Element, ParseError
@@ -282,11 +282,14 @@ def _nfo_data(root: Element, kind: NfoKind, url_ids: dict[str, str]) -> NfoData:
     uniqueids, default_provider = _uniqueids(root)
     collection, collection_overview = _collection(root)
     community_rating, community_votes = _community_rating(root, ratings)
-    return NfoData(
-        kind=kind,
+    fields: dict[str, Any] = {
         **{name: child_text(root, element) for name, element in _TEXTS.items()},
         **{name: texts(root, element) for name, element in _LISTS.items()},
         **_numbers(root, kind),
+    }
+    return NfoData(
+        kind=kind,
+        **fields,
         year=to_year(child_text(root, "year")) or (premiered.year if premiered else None),
         premiered=premiered,
         end_date=to_date(child_text(root, "enddate")),

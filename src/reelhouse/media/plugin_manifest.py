@@ -88,7 +88,7 @@ class PluginManifest:
         """Defaults overlaid with the values set (unknown keys kept: a newer version may use them)."""
         merged = {s.key: s.default for s in self.settings if s.default is not None}
         merged.update(values)
-        return merged  # type: ignore[return-value]
+        return merged
 
     @property
     def secret_keys(self) -> frozenset[str]:

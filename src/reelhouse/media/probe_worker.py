@@ -54,7 +54,7 @@ class FrameDecoder:
     def __init__(self) -> None:
         self._buffer = bytearray()
 
-    def feed(self, chunk: bytes) -> None:
+    def feed(self, chunk: bytes | bytearray) -> None:
         self._buffer += chunk
 
     def next_body(self) -> bytes | None:
@@ -112,8 +112,8 @@ def decode_answer(body: bytes) -> tuple[str, Any]:
         case ["ready", dict(versions)] if len(versions) <= MAX_VERSIONS:
             return "ready", {str(k)[:MAX_VERSION_CHARS]: str(v)[:MAX_VERSION_CHARS] for k, v in versions.items()}
         case ["ok", [str(container), str(format_name), size, bitrate, runtime, list(streams)]]:
-            numbers = tuple(_optional(int, n) for n in (size, bitrate, runtime))
-            return "ok", ProbeResult(container, format_name, *numbers, tuple(_stream(s) for s in streams))
+            size, bitrate, runtime = (_optional(int, n) for n in (size, bitrate, runtime))
+            return "ok", ProbeResult(container, format_name, size, bitrate, runtime, tuple(_stream(s) for s in streams))
         case ["failed", str(failure), str(text)] if failure in ProbeFailure._value2member_map_:
             return "failed", (ProbeFailure(failure), text[:MAX_MESSAGE_CHARS])
     raise ValueError("an answer the server does not understand")

@@ -126,8 +126,8 @@ def _candidate(row: Any) -> Candidate:
     row = _object(row, "candidate")
     score = _number(row.get("score"), "score")
     return Candidate(
-        provider_item_id=_text(row.get("providerItemId"), "providerItemId", required=True),
-        name=_text(row.get("name"), "name", required=True),
+        provider_item_id=_required_text(row.get("providerItemId"), "providerItemId"),
+        name=_required_text(row.get("name"), "name"),
         score=min(max(score if score is not None else 0.0, 0.0), 1.0),
         year=_integer(row.get("year"), "year"),
         overview=_text(row.get("overview"), "overview"),
@@ -137,7 +137,7 @@ def _candidate(row: Any) -> Candidate:
 
 def _item(row: Mapping[str, Any]) -> ProviderItem:
     return ProviderItem(
-        provider_item_id=_text(row.get("providerItemId"), "providerItemId", required=True),
+        provider_item_id=_required_text(row.get("providerItemId"), "providerItemId"),
         name=_text(row.get("name"), "name"),
         original_title=_text(row.get("originalTitle"), "originalTitle"),
         overview=_text(row.get("overview"), "overview"),
@@ -162,11 +162,11 @@ def _item(row: Mapping[str, Any]) -> ProviderItem:
 
 def _person(row: Any) -> ProviderPerson:
     row = _object(row, "person")
-    kind = _text(row.get("kind"), "kind", required=True)
+    kind = _required_text(row.get("kind"), "kind")
     if kind not in PERSON_KINDS:
         raise ProviderAnswerError(f"person kind {kind!r} is not a PersonKind")
     return ProviderPerson(
-        name=_text(row.get("name"), "name", required=True),
+        name=_required_text(row.get("name"), "name"),
         kind=kind,
         role=_text(row.get("role"), "role") or "",
         order=_integer(row.get("order"), "order"),
@@ -177,7 +177,7 @@ def _person(row: Any) -> ProviderPerson:
 
 def _image(row: Any) -> ProviderImage | None:
     row = _object(row, "image")
-    kind = _text(row.get("kind"), "kind", required=True)
+    kind = _required_text(row.get("kind"), "kind")
     if kind not in IMAGE_KINDS:
         return None  # a kind we do not keep
     return ProviderImage(
@@ -195,7 +195,7 @@ def _rating(row: Any) -> ProviderRating:
     if value is None:
         raise ProviderAnswerError("a rating needs a value")
     return ProviderRating(
-        source=_text(row.get("source"), "source", required=True), value=value, votes=_integer(row.get("votes"), "votes")
+        source=_required_text(row.get("source"), "source"), value=value, votes=_integer(row.get("votes"), "votes")
     )
 
 
@@ -226,6 +226,13 @@ def _text(value: Any, name: str, *, required: bool = False) -> str | None:
     if required and not text:
         raise ProviderAnswerError(f"{name} is required")
     return text or None
+
+
+def _required_text(value: Any, name: str) -> str:
+    text = _text(value, name, required=True)
+    if text is None:  # _text has raised already; this tells the type checker
+        raise ProviderAnswerError(f"{name} is required")
+    return text
 
 
 def _texts(value: Any, name: str) -> tuple[str, ...]:

@@ -174,7 +174,7 @@ def render(
 def _decode(data: bytes, sizes: _Sizes, *, keep_alpha: bool) -> tuple[Image.Image, _Plan]:
     """The oriented, RGB(A) image and its plan; ImageTooLarge or BrokenImage."""
     try:
-        image = Image.open(io.BytesIO(data), formats=DECODABLE_FORMATS)
+        image: Image.Image = Image.open(io.BytesIO(data), formats=DECODABLE_FORMATS)
         source_size = image.size
         if source_size[0] * source_size[1] > MAX_PIXELS:
             raise ImageTooLarge(f"{source_size[0]}x{source_size[1]} is over {MAX_PIXELS} pixels")

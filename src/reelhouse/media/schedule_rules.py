@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeGuard
 from zoneinfo import ZoneInfo
 
 from croniter import croniter
@@ -161,13 +161,16 @@ def _interval(value: Any) -> int:
     return value
 
 
+def _is_minute(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MINUTES_PER_DAY
+
+
 def _window(raw: Any) -> Window:
     if not isinstance(raw, Mapping):
         raise RuleError("schedule_window_invalid", "window is an object with startMinute and endMinute.", "window")
     start, end = raw.get("startMinute"), raw.get("endMinute")
-    for value in (start, end):
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MINUTES_PER_DAY:
-            raise RuleError("schedule_window_invalid", "Window minutes are 0 to 1440.", "window")
+    if not (_is_minute(start) and _is_minute(end)):
+        raise RuleError("schedule_window_invalid", "Window minutes are 0 to 1440.", "window")
     if start == end or start == MINUTES_PER_DAY:
         raise RuleError("schedule_window_invalid", "A window must not be empty.", "window")
     return Window(start, end)

@@ -202,7 +202,7 @@ class EventBus:
             self._unpersisted = []
 
     def _number_batch(self) -> list[Event]:
-        batch = []
+        batch: list[Event] = []
         while self._pending and len(batch) < MAX_BATCH:
             published = self._pending.popleft()
             self._last_numbered += 1

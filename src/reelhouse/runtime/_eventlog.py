@@ -28,6 +28,19 @@ class Event:
     at_ms: int
 
 
+class LoggedEvent(Protocol):
+    """What a log gives back: the fields of an :class:`Event`, in its own record type."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def data(self) -> Mapping[str, Any]: ...
+    @property
+    def at_ms(self) -> int: ...
+
+
 class EventLog(Protocol):
     """Where the EventBus persists events before anyone sees them.
 
@@ -42,7 +55,7 @@ class EventLog(Protocol):
 
     async def last_seq(self) -> int: ...
 
-    async def tail(self, limit: int) -> list[Event]: ...
+    async def tail(self, limit: int) -> Sequence[LoggedEvent]: ...
 
     async def append(self, events: Sequence[Event]) -> None: ...
 

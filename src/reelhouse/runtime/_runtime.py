@@ -35,6 +35,7 @@ import functools
 import logging
 import math
 from collections.abc import Callable
+from typing import Generic, TypeVar, overload
 
 import trio
 
@@ -72,6 +73,21 @@ class AskTimeout(ActorError, trio.TooSlowError):
     """No reply within the ask's timeout (queueing and handling together)."""
 
 
+Reply = TypeVar("Reply", covariant=True)
+Answer = TypeVar("Answer")
+
+
+class Ask(Generic[Reply]):
+    """A message that declares the type of its reply: ``class GetX(Ask[X])``.
+
+    :meth:`ActorRef.ask` then returns an ``X`` to the type checker. The
+    runtime does not check it: the actor's ``handle`` keeps the promise,
+    and its tests hold it to it.
+    """
+
+    __slots__ = ()
+
+
 class ActorRef:
     """The address of an actor: the only thing that leaves it.
 
@@ -93,8 +109,13 @@ class ActorRef:
         """True while the actor accepts messages (also while it is being restarted)."""
         return not self._mailbox.closed
 
+    @overload
+    async def ask(self, msg: Ask[Answer], *, timeout: float | None = None) -> Answer: ...
+    @overload
+    async def ask(self, msg: object, *, timeout: float | None = None) -> object: ...
+
     async def ask(self, msg: object, *, timeout: float | None = None) -> object:
-        """Send ``msg`` and wait for the reply.
+        """Send ``msg`` and wait for the reply (typed when ``msg`` is an :class:`Ask`).
 
         The ask's deadline is the earlier of ``timeout`` seconds from now and
         the deadline this task already runs under (an enclosing handler's,

@@ -68,7 +68,8 @@ def parse_item_query(params: Mapping[str, Values]) -> ItemQuery:
     query = ItemQuery(**given)
     _check_years(query)
     if query.card is not None:
-        query = dataclasses.replace(query, **{f: ItemQuery.__dataclass_fields__[f].default for f in CARD_OVERRIDES})
+        defaults: dict[str, Any] = {f: ItemQuery.__dataclass_fields__[f].default for f in CARD_OVERRIDES}
+        query = dataclasses.replace(query, **defaults)
     return query
 
 

@@ -128,7 +128,7 @@ class PostgresStore(StoreShorthands):
         self._check_open()
         async with self._slots:
             try:
-                return await trio_asyncio.aio_as_trio(unit, loop=self._loop)(*args)  # type: ignore[no-any-return]
+                return await trio_asyncio.aio_as_trio(unit, loop=self._loop)(*args)
             except _DRIVER_ERRORS as exc:
                 raise translate_error(exc) from exc
 

@@ -54,7 +54,7 @@ class PgRow(tuple[Any, ...]):
     _names: ClassVar[tuple[str, ...]] = ()
     _index: ClassVar[dict[str, int]] = {}
 
-    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+    def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
             return tuple.__getitem__(self, self._index[key])
         return tuple.__getitem__(self, key)

@@ -159,7 +159,7 @@ class StoreWriter:
             raise StoreError("the store is closed") from None
         await request.done.wait()
         assert request.result is not None
-        return request.result.unwrap()  # type: ignore[no-any-return]
+        return request.result.unwrap()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Commit batches until :meth:`close`; answers every request it took."""

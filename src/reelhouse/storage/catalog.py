@@ -356,5 +356,5 @@ def _stream_rows(outcome: ProbeOutcomeRow) -> list[tuple[object, ...]]:
     ]
 
 
-def _chunks(rows: list[tuple[object, ...]]) -> list[list[tuple[object, ...]]]:
-    return [rows[i : i + CHUNK_ROWS] for i in range(0, len(rows), CHUNK_ROWS)]
+def _chunks(rows: Sequence[tuple[object, ...]]) -> list[list[tuple[object, ...]]]:
+    return [list(rows[i : i + CHUNK_ROWS]) for i in range(0, len(rows), CHUNK_ROWS)]

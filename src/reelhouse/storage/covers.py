@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
+from reelhouse.media.covers import CoverKind
+
 from ._store import Store
 
-COVER_KINDS = ("primary", "thumb")
+COVER_KINDS: tuple[CoverKind, ...] = ("primary", "thumb")
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from reelhouse.errors import NotFound
 from reelhouse.media.probe import resolution_name
@@ -157,9 +157,9 @@ def _numbers(value: Any, keys: tuple[str, ...]) -> dict[str, float] | None:
     if not isinstance(value, dict):
         return None
     numbers = {k: value.get(k) for k in keys}
-    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers.values()):
+    if not all(_is_number(v) for v in numbers.values()):
         return None
-    return {k: float(v) for k, v in numbers.items()}
+    return {k: float(v) for k, v in numbers.items() if _is_number(v)}
 
 
 def _hint_rect(hint: Mapping[str, float], width: int | None, height: int | None) -> dict[str, float] | None:
@@ -315,7 +315,7 @@ def _time(epoch_ms: int | None) -> str | None:
     return None if epoch_ms is None else rfc3339_ms(epoch_ms)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 

@@ -41,7 +41,7 @@ async def run_metadata_refresh(ctx: TaskContext) -> RunEnd:
 async def scan_libraries(ctx: TaskContext, mode: str, *, rewrite: bool = False) -> RunEnd:
     if ctx.libraries is None:
         return RunEnd("skipped", message="No libraries are served.")
-    refs: dict[str, ActorRef] = await ctx.libraries.ask(ListLibraryRefs(), timeout=ASK_TIMEOUT_SECONDS)  # type: ignore[assignment]
+    refs: dict[str, ActorRef] = await ctx.libraries.ask(ListLibraryRefs(), timeout=ASK_TIMEOUT_SECONDS)
     records = await list_libraries(ctx.store)
     eligible = sorted(r.id for r in records if r.id in refs and not r.options.scans_suspended)
     started: list[str] = []
@@ -82,11 +82,11 @@ async def _wait_for(ctx: TaskContext, scans: dict[str, ActorRef]) -> tuple[list[
             except ActorError:
                 running.pop(library_id)  # the library went away
                 continue
-            if not status.active:  # type: ignore[attr-defined]
+            if not status.active:
                 running.pop(library_id)
-                if status.state == "failed":  # type: ignore[attr-defined]
+                if status.state == "failed":
                     failed.append(library_id)
-                elif any(not root.online for root in status.roots):  # type: ignore[attr-defined]
+                elif any(not root.online for root in status.roots):
                     offline.append(library_id)
         ctx.progress(processed=len(scans) - len(running), changed=len(scans) - len(running) - len(failed))
         if running:

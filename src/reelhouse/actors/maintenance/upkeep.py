@@ -118,7 +118,7 @@ async def run_scrape(ctx: TaskContext) -> RunEnd:
         return RunEnd("skipped", message="Nothing waits for a provider.")
     refs = await ctx.libraries.ask(ListLibraryRefs(), timeout=WAKE_TIMEOUT_SECONDS)
     woken = []
-    for library_id, ref in sorted(refs.items()):  # type: ignore[union-attr]
+    for library_id, ref in sorted(refs.items()):
         try:
             queue = await ref.ask(GetScrapeQueue(), timeout=WAKE_TIMEOUT_SECONDS)
             await queue.tell(WakeQueue())

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import trio
 
+from reelhouse.runtime import ActorRef, Ask
 from reelhouse.storage.playback_items import PlaybackItem
 
 
@@ -40,14 +41,14 @@ class SessionStart:
 
 
 @dataclass(frozen=True, slots=True)
-class StartSession:
+class StartSession(Ask[str]):
     """Ask: start a session (or find the live one with this playSessionId); replies its id."""
 
     start: SessionStart
 
 
 @dataclass(frozen=True, slots=True)
-class FindSession:
+class FindSession(Ask[ActorRef]):
     """Ask: the ActorRef of a live session of ``device_id``; NotFound otherwise."""
 
     session_id: str
@@ -65,7 +66,7 @@ class EndSession:
 
 
 @dataclass(frozen=True, slots=True)
-class ListSessions:
+class ListSessions(Ask["list[SessionView]"]):
     """Ask: a :class:`SessionView` of every live session, oldest first."""
 
 
@@ -77,7 +78,7 @@ class StopSession:
 
 
 @dataclass(frozen=True, slots=True)
-class AttachSocket:
+class AttachSocket(Ask["SocketGrant"]):
     """Ask: a player's remote-control socket opened; replies a :class:`SocketGrant`."""
 
     device_id: str

@@ -28,7 +28,7 @@ import trio
 from reelhouse import errors
 from reelhouse.media.play_record import EndedPlayback
 from reelhouse.media.playback_session import BandwidthMeter, WatchClock, check_position, wall_ms_at
-from reelhouse.runtime import Actor
+from reelhouse.runtime import Actor, Ask
 
 from .messages import SessionStart, SessionView
 from .recording import Recorder, record_ended
@@ -53,7 +53,7 @@ class Progress:
 
 
 @dataclass(frozen=True, slots=True)
-class Finish:
+class Finish(Ask["EndedPlayback"]):
     """Ask: end now (``stopped`` report or shutdown); replies the EndedPlayback."""
 
     position: float | None

@@ -178,7 +178,8 @@ class PluginConnection:
             if stats is not None:
                 stats.record_call(ok=True)
             return pending.result
-        data = pending.error.get("data") if isinstance(pending.error.get("data"), dict) else {}
+        raw_data = pending.error.get("data")
+        data: dict[str, Any] = raw_data if isinstance(raw_data, dict) else {}
         reason = data.get("code") or ("crashed" if pending.error.get("code") == -32099 else "unknown")
         if reason not in PROVIDER_ERROR_CODES:  # a process killed for garbage or a flood has crashed
             reason = "crashed" if pending.error.get("code") == -32099 else "unknown"
@@ -271,7 +272,8 @@ class PluginConnection:
         if count + 1 > MAX_NOTIFICATIONS_PER_SECOND:
             self.fault(Fault("flood", f"more than {MAX_NOTIFICATIONS_PER_SECOND} notifications in a second"))
             return False
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        raw_params = message.get("params")
+        params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
         match message["method"]:
             case "log":
                 _log.info("plugin %s: %s", self.plugin_id, str(params.get("message", ""))[:1000])

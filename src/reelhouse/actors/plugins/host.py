@@ -29,7 +29,7 @@ import trio
 from reelhouse import errors
 from reelhouse.media.library_options import PluginInfo
 from reelhouse.media.plugin_manifest import TaskSpec
-from reelhouse.runtime import ActorRef, ChildSpec, Supervisor
+from reelhouse.runtime import ActorRef, Ask, ChildSpec, Supervisor
 from reelhouse.storage.plugin_catalog import BUNDLED_DIR, PluginCatalogError, PluginEntry, discover, fingerprint
 
 from .connection import ConnectionClosed, PluginConnection, PluginNotRunning
@@ -44,22 +44,22 @@ _log = logging.getLogger("reelhouse.plugins")
 
 
 @dataclass(frozen=True, slots=True)
-class ListPlugins:
+class ListPlugins(Ask["list[PluginView]"]):
     pass
 
 
 @dataclass(frozen=True, slots=True)
-class PluginInfos:
+class PluginInfos(Ask["list[PluginInfo]"]):
     pass
 
 
 @dataclass(frozen=True, slots=True)
-class ListTasks:
+class ListTasks(Ask["list[PluginTaskInfo]"]):
     pass
 
 
 @dataclass(frozen=True, slots=True)
-class GetPlugin:
+class GetPlugin(Ask[ActorRef]):
     plugin_id: str
 
 

@@ -33,7 +33,7 @@ import trio
 
 from reelhouse.media.plugin_manifest import MIN_PROTOCOL_VERSION
 from reelhouse.media.plugin_policy import CrashPolicy, CrashWindow
-from reelhouse.runtime import Actor, ActorStopped
+from reelhouse.runtime import Actor, ActorStopped, Ask
 from reelhouse.storage.plugin_catalog import PluginEntry
 
 from ..library_settings import entitled
@@ -45,12 +45,12 @@ _log = logging.getLogger("reelhouse.plugins")
 
 
 @dataclass(frozen=True, slots=True)
-class Acquire:
+class Acquire(Ask["Startup"]):
     """Ask: a :class:`Startup` (starting the process if needed); PluginNotRunning when it cannot run."""
 
 
 @dataclass(frozen=True, slots=True)
-class Describe:
+class Describe(Ask["PluginView"]):
     """Ask: a :class:`PluginView`."""
 
 

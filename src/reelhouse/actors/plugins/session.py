@@ -82,8 +82,8 @@ class Session:
         self.stopping = True
         self.connection.closed = True
         self.stop_requested.set()
-        if self._process.stdin is not None:
-            self._process.stdin.close()  # synchronous for a pipe
+        if isinstance(self._process.stdin, trio.lowlevel.FdStream):
+            self._process.stdin.close()  # a pipe closes synchronously
 
     def kill(self, fault: Fault) -> None:
         if self.fault is None:

@@ -92,8 +92,10 @@ def _hashed(path: str, previous: StoredCover | None, within: Confinement) -> Sto
         if stat.st_size > MAX_COVER_BYTES:
             return None
         mtime_ms = stat.st_mtime_ns // 1_000_000
-        unchanged = previous is not None and previous.source == "scanned" and previous.path == path
-        if unchanged and previous.size == stat.st_size and previous.mtime_ms == mtime_ms:
+        if (
+            previous is not None and previous.source == "scanned" and previous.path == path
+            and previous.size == stat.st_size and previous.mtime_ms == mtime_ms
+        ):
             return previous
         data = read_confined(to_fs(path), within, MAX_COVER_BYTES)
     except OSError:

@@ -249,13 +249,13 @@ class _ProcessParser:
             raise error from error.__cause__
 
     async def parse(self, visits: list[DirVisit]) -> ParsedRows:
-        return await self._call("parse", visits)  # type: ignore[no-any-return]
+        return await self._call("parse", visits)
 
     async def finish(self) -> ParsedRows:
-        return await self._call("finish")  # type: ignore[no-any-return]
+        return await self._call("finish")
 
     async def seen_ids(self) -> set[str]:
-        return await self._call("seen_ids")  # type: ignore[no-any-return]
+        return await self._call("seen_ids")
 
     async def parse_all(self, chunks: Iterable[list[DirVisit]], results: trio.MemorySendChannel[ParsedRows]) -> None:
         requests: list[tuple[str, tuple[Any, ...]]] = [("parse", (chunk,)) for chunk in chunks]

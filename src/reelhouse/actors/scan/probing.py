@@ -125,10 +125,11 @@ async def probe_sources(
                         answered(i, OUTSIDE_ROOTS)
                 inside = [i for i, ok in enumerate(allowed) if ok]
                 # Workers get the os form (path text -> the name on disk).
-                await pool.probe(
-                    [to_fs(batch[i].path) for i in inside],
-                    lambda j, probed, inside=inside: answered(inside[j], probed),
-                )
+
+                def answer_inside(j: int, probed: Probed, inside: list[int] = inside) -> None:
+                    answered(inside[j], probed)
+
+                await pool.probe([to_fs(batch[i].path) for i in inside], answer_inside)
 
     async def lanes(pool: ProbePool) -> None:
         async with send, trio.open_nursery() as nursery:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from reelhouse import errors
 from reelhouse.media.provider_metadata import ProviderAnswerError
 from reelhouse.media.scrape_match import capability_for, search_kind
+from reelhouse.runtime import Ask
 from reelhouse.storage.libraries import LibraryRecord
 from reelhouse.storage.scrape_queue import PendingItem, load_work, set_scrape_state
 
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
-class Identify:
+class Identify(Ask["list[dict[str, Any]]"]):
     """Ask: the candidates for ``query`` (and ``year``) -> list of candidate dicts."""
 
     item_id: str
@@ -45,7 +46,7 @@ class Identify:
 
 
 @dataclass(frozen=True, slots=True)
-class IdentifyApply:
+class IdentifyApply(Ask["str | None"]):
     """Ask: apply the provider's item to ``item_id`` (identified) -> writeBackWarning or None."""
 
     item_id: str

@@ -32,7 +32,7 @@ import httpx
 import trio
 
 from reelhouse import errors
-from reelhouse.runtime import Actor, ActorRef
+from reelhouse.runtime import Actor, ActorRef, Ask
 from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.libraries import LibraryRecord
 from reelhouse.storage.scrape_queue import (
@@ -101,7 +101,7 @@ class LibraryChanged:
 
 
 @dataclass(frozen=True, slots=True)
-class Requeue:
+class Requeue(Ask["Queued"]):
     """Ask: set works in ``states`` pending (only ``item_ids`` when given) -> :class:`Queued`.
 
     ``mode``/``replace_images`` say how their matches are applied (memory

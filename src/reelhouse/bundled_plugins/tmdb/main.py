@@ -33,6 +33,11 @@ METHODS = {
 }
 
 
+
+def _object(value: Any) -> dict[str, Any]:
+    """A JSON object's fields, or none when ``value`` is not an object."""
+    return value if isinstance(value, dict) else {}
+
 class Plugin:
     def __init__(self) -> None:
         self._out = threading.Lock()
@@ -66,7 +71,7 @@ class Plugin:
     # -- requests -----------------------------------------------------------------
 
     def _initialize(self, request_id: Any, params: dict[str, Any]) -> None:
-        settings = params.get("settings") if isinstance(params.get("settings"), dict) else {}
+        settings = _object(params.get("settings"))
         key = str(settings.get("apiKey") or "").strip()
         base_url = str(settings.get("baseUrl") or DEFAULT_BASE_URL).strip()
         self._secret = key
@@ -85,8 +90,8 @@ class Plugin:
 
     def _handle(self, request: dict[str, Any]) -> None:
         request_id, method = request["id"], request.get("method")
-        params = request.get("params") if isinstance(request.get("params"), dict) else {}
-        handler = METHODS.get(method)
+        params = _object(request.get("params"))
+        handler = METHODS.get(method) if isinstance(method, str) else None
         if handler is None:
             self._write({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "unknown method"}})
             return
@@ -117,7 +122,7 @@ class Plugin:
             if not isinstance(message, dict):
                 continue
             method, request_id = message.get("method"), message.get("id")
-            params = message.get("params") if isinstance(message.get("params"), dict) else {}
+            params = _object(message.get("params"))
             if request_id is None:
                 if method == "$/cancel":
                     with self._cancel_lock:

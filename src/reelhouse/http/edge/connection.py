@@ -208,7 +208,7 @@ class Connection(TCPServer):
                 return
 
 
-async def close_stream(stream: trio.SocketStream) -> None:
+async def close_stream(stream: trio.abc.Stream) -> None:
     # aclose closes the descriptor before its checkpoint: even a cancelled
     # close releases it.
     try:
