@@ -44,11 +44,12 @@ TEST_WORKERS ?= 2
 test: $(VENV)/.installed-test ffmpeg
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
-# ruff and mypy (rules chosen and explained in pyproject.toml); .ci/run runs
+# ruff, mypy and the import contracts (explained in pyproject.toml); .ci/run runs
 # it first. Each bundled plugin is a program with its own import root.
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 	@for plugin in src/reelhouse/bundled_plugins/*/; do \
 	  (cd $$plugin && $(abspath $(BIN))/mypy --config-file $(abspath pyproject.toml) --explicit-package-bases main.py) || exit 1; \
 	done
