@@ -51,7 +51,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 	@for plugin in src/reelhouse/bundled_plugins/*/; do \
-	  (cd $$plugin && $(abspath $(BIN))/mypy --config-file $(abspath pyproject.toml) --explicit-package-bases main.py) || exit 1; \
+	  (cd $$plugin && $(abspath $(BIN))/mypy --config-file $(abspath pyproject.toml) --cache-dir $(abspath .mypy_cache) --explicit-package-bases main.py) || exit 1; \
 	done
 
 bench: $(VENV)/.installed-test ffmpeg
