@@ -81,6 +81,13 @@ class PlaybackSettings(_Section):
     pong_timeout_seconds: float = Field(10.0, gt=0, le=3600)
 
 
+class ScrapeSettings(_Section):
+    # A provider image download: every redirect hop and the whole body within this.
+    image_download_seconds: float = Field(60.0, gt=0, le=3600)
+    # All the images of one item (waits for a download slot included) within this.
+    item_images_seconds: float = Field(120.0, gt=0, le=3600)
+
+
 class UpdateSettings(_Section):
     check_enabled: bool = False
     release_url: str = ""
@@ -107,6 +114,7 @@ class Settings(BaseSettings):
     update: UpdateSettings = UpdateSettings()
     schedule: ScheduleSettings = ScheduleSettings()
     playback: PlaybackSettings = PlaybackSettings()
+    scrape: ScrapeSettings = ScrapeSettings()
 
     @field_validator("time_zone")
     @classmethod

@@ -3,13 +3,15 @@
 apply_match fetches a poster from a local HTTP server into the server's
 data directory; GET /images/items/{id} serves it with its tag as ETag, 304
 on a match, renditions; a provider row pointing anywhere else in the data
-directory (or a local row pointing into the image store) stays refused.
+directory (or a local row pointing into the image store) stays refused;
+an image from another port of the provider's host is never fetched, so
+never served.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -17,15 +19,18 @@ import pytest
 import trio
 
 from reelhouse.actors.scrape.apply import ApplyDeps, ApplyRequest, apply_match
+from reelhouse.actors.scrape.download_slots import DownloadSlots
 from reelhouse.media.local_images import image_tag
 from reelhouse.media.provider_metadata import ProviderImage, ProviderItem
 from reelhouse.storage import Store, open_store
 
+from ..actors.scrape.conftest import origins
 from ..actors.scrape.image_server import image_bytes, serve_files
 from ..catalog_factory import CatalogFactory
 from .conftest import RunningServer
 
 POSTER = image_bytes((120, 180), "JPEG")
+SECRET = image_bytes((30, 30), "PNG", (255, 0, 0))
 LIMIT_S = 20
 
 
@@ -35,6 +40,7 @@ class Scraped:
     store: Store
     movie: str
     data_dir: Path
+    deps: ApplyDeps
 
 
 @pytest.fixture
@@ -45,12 +51,12 @@ async def scraped(server: RunningServer, nursery: trio.Nursery) -> AsyncIterator
         library = cat.library("Films", "movies")
         movie = cat.movie(library, "arrival")
         await cat.flush()
-        deps = ApplyDeps(store, server.data_dir, http, trio.CapacityLimiter(2), provider_hosts=frozenset({"127.0.0.1"}))
+        deps = ApplyDeps(store, server.data_dir, http, DownloadSlots(2), provider_origins=origins(files.base))
         answer = ProviderItem("329865", name="Arrival", images=(ProviderImage("primary", files.url("/poster.jpg")),))
         with trio.fail_after(LIMIT_S):
             result = await apply_match(deps, ApplyRequest(movie, "tmdb", answer, "missing", False, "scraped"))
         assert result.images_added == 1
-        yield Scraped(api, store, movie, server.data_dir)
+        yield Scraped(api, store, movie, server.data_dir, deps)
 
 
 async def _get(scraped: Scraped, headers: dict[str, str] | None = None, **params: str) -> httpx.Response:
@@ -103,3 +109,19 @@ async def test_a_local_row_pointing_into_the_image_store_is_refused(scraped: Scr
     stored = next((scraped.data_dir / "metadata" / scraped.movie).iterdir())
     await _point_at(scraped, stored, "local")
     assert (await _get(scraped)).status_code == 404
+
+
+async def test_a_poster_from_another_port_of_the_providers_host_is_never_fetched_nor_served(
+    scraped: Scraped, nursery: trio.Nursery
+) -> None:
+    other = await nursery.start(serve_files, {"/secret.jpg": (200, "image/jpeg", SECRET)})
+    provider = await nursery.start(serve_files, {"/poster.jpg": (302, other.url("/secret.jpg"), b"")})
+    deps = replace(scraped.deps, provider_origins=origins(provider.base))
+    for url in (provider.url("/poster.jpg"), other.url("/secret.jpg")):
+        answer = ProviderItem("329865", name="Arrival", images=(ProviderImage("primary", url),))
+        with trio.fail_after(LIMIT_S):
+            result = await apply_match(deps, ApplyRequest(scraped.movie, "tmdb", answer, "missing", True, "scraped"))
+        assert (result.images_added, result.images_failed) == (0, 1)
+    response = await _get(scraped)
+    assert response.status_code == 200 and response.content == POSTER and SECRET not in response.content
+    assert other.hits["/secret.jpg"] == 0

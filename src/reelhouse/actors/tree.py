@@ -38,6 +38,7 @@ from .scan.probe_pool import DEFAULT_COMMAND as DEFAULT_PROBE_COMMAND
 from .scan.probe_pool import run_probe_pool
 from .scan_actor import ScanSlots
 from .scheduler import PlaybackActivity, Scheduler, SchedulerServices
+from .scrape.download_slots import DownloadSlots
 from .scrape.queue import ScrapeServices
 from .system_monitor import MonitorConfig, SystemMonitor
 
@@ -47,7 +48,6 @@ SCAN_PARSE_THREADS = 2
 SCAN_PARSE_PROCESSES = max(1, os.cpu_count() or 1)  # big scans parse in child processes, one per core
 # Every progress report and every stream's byte batch passes the playback registry.
 PLAYBACK_MAILBOX_SIZE = 256
-PROVIDER_IMAGE_DOWNLOADS = 8  # provider images fetched at once, server-wide
 PROVIDER_HTTP_TIMEOUT_S = 30.0
 
 
@@ -119,7 +119,9 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
             data_dir=settings.data_dir,
             plugins=plugins,
             scrape=ScrapeServices(store=store, jobs=jobs, plugins=plugins, data_dir=settings.data_dir, http=http,
-                                  image_limiter=trio.CapacityLimiter(PROVIDER_IMAGE_DOWNLOADS)),
+                                  downloads=DownloadSlots(),
+                                  download_seconds=settings.scrape.image_download_seconds,
+                                  item_images_seconds=settings.scrape.item_images_seconds),
         )
         # Started last, so it stops first: running scans end before the
         # registries they report to.

@@ -2,17 +2,47 @@
 
 Pure: the caller resolves the host and calls :func:`remote_target_allowed`
 again for every redirect hop (the stream route's proxy, any reader of a
-remote source).
+remote source). :func:`url_origin` and :func:`host_listed` serve the
+provider image rule too (``actors/scrape/provider_images.py``).
 """
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """A URL's scheme, host (lower case, an address in its normal form) and port (the scheme's default if none)."""
+
+    scheme: str
+    host: str
+    port: int
+
+
+def url_origin(url: str) -> Origin | None:
+    """The origin of an ``http``/``https`` URL with a host; None for anything else."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    host = _normal_host(parts.hostname or "")
+    if scheme not in DEFAULT_PORTS or not host:
+        return None
+    return Origin(scheme, host, port if port is not None else DEFAULT_PORTS[scheme])
+
+
+def host_listed(origin: Origin, allowed_hosts: Iterable[str]) -> bool:
+    """Whether a ``remoteAllowedHosts`` entry names ``origin``: ``host:port`` that port, ``host`` any port."""
+    entries = (_host_entry(entry) for entry in allowed_hosts)
+    return any(entry is not None and entry[0] == origin.host and entry[1] in (None, origin.port) for entry in entries)
 
 
 def remote_target_allowed(url: str, resolved_ips: Iterable[str], allowed_hosts: Iterable[str]) -> bool:
@@ -27,22 +57,15 @@ def remote_target_allowed(url: str, resolved_ips: Iterable[str], allowed_hosts: 
     reserved); an address that cannot be parsed, or no address at all, is
     refused. Pure: the caller resolves.
     """
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
+    origin = url_origin(url)
+    if origin is None:
         return False
-    scheme = parts.scheme.lower()
-    host = _normal_host(parts.hostname or "")
-    if scheme not in DEFAULT_PORTS or not host:
-        return False
-    port = port if port is not None else DEFAULT_PORTS[scheme]
-    allowed = [entry for entry in (_host_entry(e) for e in allowed_hosts) if entry is not None]
+    allowed = [entry for entry in allowed_hosts if _host_entry(entry) is not None]
     if allowed:
-        return any(entry_host == host and entry_port in (None, port) for entry_host, entry_port in allowed)
+        return host_listed(origin, allowed)
     addresses = list(resolved_ips)
-    if _ip(host) is not None:
-        addresses.append(host)
+    if _ip(origin.host) is not None:
+        addresses.append(origin.host)
     return bool(addresses) and not any(is_local_address(address) for address in addresses)
 
 

@@ -13,7 +13,9 @@ import pytest
 import trio
 
 from reelhouse.actors.scrape.apply import ApplyDeps, ApplyRequest, ApplyResult, apply_match
+from reelhouse.actors.scrape.download_slots import DownloadSlots
 from reelhouse.media.provider_metadata import ProviderImage, ProviderItem
+from reelhouse.media.remote_targets import Origin, url_origin
 from reelhouse.storage import Store
 from reelhouse.storage._store import as_dict
 
@@ -73,8 +75,15 @@ async def world(store: Store, tmp_path: Path, nursery: trio.Nursery) -> AsyncIte
     media = tmp_path / "media"
     media.mkdir()
     async with httpx.AsyncClient() as client:
-        deps = ApplyDeps(store, tmp_path / "data", client, trio.CapacityLimiter(4), provider_hosts=frozenset({"127.0.0.1"}))
+        deps = ApplyDeps(store, tmp_path / "data", client, DownloadSlots(4), provider_origins=origins(files.base))
         yield World(store, CatalogFactory(store), files, deps, tmp_path / "data", media)
+
+
+def origins(*urls: str) -> frozenset[Origin]:
+    """The origins of ``urls`` (a provider's baseUrl), as ApplyDeps trusts them."""
+    found = {url_origin(url) for url in urls}
+    assert None not in found
+    return frozenset(origin for origin in found if origin is not None)
 
 
 def movie_answer(files: FileServer | None = None, **fields: Any) -> ProviderItem:

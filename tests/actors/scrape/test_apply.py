@@ -188,7 +188,7 @@ async def test_a_url_answering_no_image_is_refused(world: World) -> None:
 
 async def test_a_loopback_url_is_refused_unless_its_host_is_the_providers(world: World) -> None:
     _lib, movie = await _movie(world)
-    result = await world.apply(movie, movie_answer(world.files), provider_hosts=frozenset())
+    result = await world.apply(movie, movie_answer(world.files), provider_origins=frozenset())
     assert result.images_failed == 1 and world.files.hits["/poster.jpg"] == 0
 
 

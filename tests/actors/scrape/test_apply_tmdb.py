@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 import trio
@@ -23,7 +22,7 @@ from reelhouse.media.provider_metadata import parse_item, parse_season
 from reelhouse.storage.item_detail import item_detail
 from tests.fakes.tmdb_api import FakeTmdb, fake_tmdb
 
-from .conftest import World
+from .conftest import World, origins
 
 PLUGIN_DIR = Path(__file__).parents[3] / "src" / "reelhouse" / "bundled_plugins" / "tmdb"
 
@@ -58,8 +57,7 @@ async def test_a_movie_from_the_fake_tmdb_gets_its_fields_cast_poster_and_rating
     movie = world.cat.movie(library, "the matrix 1999")
     await world.cat.flush()
     answer = parse_item(await _call(plugin, fake, "details", {"kind": "movie", "providerItemId": "603", "language": "en"}))
-    host = urlsplit(fake.base_url).hostname or ""
-    result = await world.apply(movie, answer, provider_hosts=frozenset({host}))
+    result = await world.apply(movie, answer, provider_origins=origins(fake.base_url))
     detail = await item_detail(world.store, movie)
     assert (detail["name"], detail["overview"]) == ("The Matrix", "A hacker learns the world he lives in is a simulation.")
     assert detail["people"][0]["role"] == "Neo" and {p["kind"] for p in detail["people"]} >= {"Actor", "Director"}
@@ -78,8 +76,7 @@ async def test_a_series_from_the_fake_tmdb_fills_its_seasons_and_episodes(
     await world.cat.flush()
     show = parse_item(await _call(plugin, fake, "details", {"kind": "series", "providerItemId": "1396", "language": "en"}))
     first = parse_season(await _call(plugin, fake, "season", {"seriesProviderItemId": "1396", "seasonNumber": 1, "language": "en"}))
-    host = urlsplit(fake.base_url).hostname or ""
-    await world.apply(series, SeriesMatch(show, {1: first}), provider_hosts=frozenset({host}))
+    await world.apply(series, SeriesMatch(show, {1: first}), provider_origins=origins(fake.base_url))
     assert (await world.row(series))["name"] == "Breaking Bad"
     assert (await world.row(season))["overview"] == "High school chemistry teacher Walter White..."
     detail = await item_detail(world.store, pilot)

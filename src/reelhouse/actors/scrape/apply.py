@@ -20,9 +20,12 @@ its fields, genres and studios, people and credits, provider ids, ratings,
 MetadataState bookkeeping (``provider``, ``providerItemId``, ``scrapedAt``
 in ``extra``; ``scrapeError`` cleared; ``date_modified`` = dateSaved), the
 scrape state and its provider image rows.  Images are fetched before it
-(:mod:`.provider_images`, at most ``deps.limiter`` downloads at once across
-callers) into ``<data_dir>/metadata/<itemId>/``; files of images replaced
-are removed after the commit.  Then writeBack (:mod:`.write_back`) when the
+(:mod:`.provider_images`, in ``deps.downloads`` slots shared across callers:
+:mod:`.download_slots`) into ``<data_dir>/metadata/<itemId>/``, each
+within ``deps.download_seconds`` and all of one item within
+``deps.item_images_seconds``: an image not there by then is counted failed
+and the item is applied without it (a slow image host delays an item, it
+never holds it).  Files of images replaced are removed after the commit.  Then writeBack (:mod:`.write_back`) when the
 library has it on.
 """
 
@@ -46,6 +49,7 @@ from reelhouse.media.library_options import LibraryOptions
 from reelhouse.media.nfo_write import nfo_from_provider, render_nfo
 from reelhouse.media.provider_fields import ApplyMode, FieldPlan, plan_fields
 from reelhouse.media.provider_metadata import ProviderImage, ProviderItem
+from reelhouse.media.remote_targets import Origin
 from reelhouse.shutdown import bounded_shield
 from reelhouse.storage._store import Store, now_ms
 from reelhouse.storage.confined_files import confinement_for, read_confined
@@ -53,7 +57,17 @@ from reelhouse.storage.libraries import get_library
 from reelhouse.storage.provider_apply import ApplyTarget, ScrapeMark, apply_statements, load_targets
 from reelhouse.storage.stored_images import PROVIDER_SOURCE, provider_confinement
 
-from .provider_images import FetchedImage, ImageRefused, UrlRule, fetch_image, image_path, remove_images, store_image
+from .download_slots import DownloadSlots
+from .provider_images import (
+    DOWNLOAD_SECONDS,
+    FetchedImage,
+    ImageRefused,
+    UrlRule,
+    fetch_image,
+    image_path,
+    remove_images,
+    store_image,
+)
 from .write_back import (
     IMAGE_NAMES,
     WriteBackFile,
@@ -69,6 +83,8 @@ from .write_back import (
 log = logging.getLogger(__name__)
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
+ITEM_IMAGES_SECONDS = 120.0
+"""All the images of one item, slot waits included (``scrape.item_images_seconds`` sets it)."""
 CLEANUP_SECONDS = 5.0
 """Removing the files of images a failed transaction did not record."""
 CHILD_CONCURRENCY = 4
@@ -105,24 +121,28 @@ class ApplyDeps:
     - ``http``: an ``httpx.AsyncClient`` for image downloads, owned (and
       closed) by the caller; redirects are followed by hand, so its own
       ``follow_redirects`` does not matter;
-    - ``limiter``: image downloads at once, across every caller sharing it;
+    - ``downloads``: image download slots, shared by every caller (server-wide);
     - ``threads``: worker threads at once for image checks and file writes;
     - ``options``: the library's options; None = read from the store with
       the item's library (the usual case);
-    - ``provider_hosts``: hosts image URLs may name although they resolve
-      to a loopback or link-local address, lower case, ``host`` or
-      ``host:port``: the provider's configured ``baseUrl`` host;
-    - ``max_image_bytes``: a larger image is refused.
+    - ``provider_origins``: origins (scheme, host, port) image URLs may
+      name although they resolve to a loopback or link-local address: the
+      provider's configured ``baseUrl``;
+    - ``max_image_bytes``: a larger image is refused;
+    - ``download_seconds``, ``item_images_seconds``: the deadlines of one
+      download and of all the images of one item (see the module doc).
     """
 
     store: Store
     data_dir: Path
     http: httpx.AsyncClient
-    limiter: trio.CapacityLimiter
+    downloads: DownloadSlots
     threads: trio.CapacityLimiter = field(default_factory=lambda: trio.CapacityLimiter(2))
     options: LibraryOptions | None = None
-    provider_hosts: frozenset[str] = frozenset()
+    provider_origins: frozenset[Origin] = frozenset()
     max_image_bytes: int = MAX_IMAGE_BYTES
+    download_seconds: float = DOWNLOAD_SECONDS
+    item_images_seconds: float = ITEM_IMAGES_SECONDS
 
 
 @dataclass(frozen=True)
@@ -177,8 +197,8 @@ async def apply_match(deps: ApplyDeps, request: ApplyRequest) -> ApplyResult:
     if target.lock_data:
         return ApplyResult(request.item_id, applied=False)
     options, roots = await _library(deps, target.library_id)
-    trusted = deps.provider_hosts | {host.lower() for host in options.remote_allowed_hosts}
-    run = _Run(deps, request, options, confinement_for(roots, deps.data_dir), UrlRule(frozenset(trusted)), now_ms())
+    rule = UrlRule(deps.provider_origins, tuple(options.remote_allowed_hosts))
+    run = _Run(deps, request, options, confinement_for(roots, deps.data_dir), rule, now_ms())
     tally = _Tally()
     match = request.match
     answer = match.series if isinstance(match, SeriesMatch) else match
@@ -311,9 +331,10 @@ async def _fetch_all(
     by_url: dict[str, list[tuple[str, int]]] = {}
     for kind, index, image in choices:
         by_url.setdefault(image.url, []).append((kind, index))
+    deadline = trio.current_time() + run.deps.item_images_seconds
 
     async def one(url: str, slots: list[tuple[str, int]]) -> None:
-        for slot, kept in zip(slots, await _fetch_one(run, target.stored.id, slots, url), strict=False):
+        for slot, kept in zip(slots, await _fetch_one(run, target.stored.id, slots, url, deadline), strict=False):
             fetched[slot] = kept
 
     async with trio.open_nursery() as nursery:
@@ -323,13 +344,12 @@ async def _fetch_all(
 
 
 async def _fetch_one(
-    run: _Run, item_id: str, slots: list[tuple[str, int]], url: str
+    run: _Run, item_id: str, slots: list[tuple[str, int]], url: str, deadline: float
 ) -> list[tuple[ImageRecord, FetchedImage]]:
     deps = run.deps
     kept = []
     try:
-        async with deps.limiter:
-            image = await fetch_image(deps.http, url, run.rule, max_bytes=deps.max_image_bytes, threads=deps.threads)
+        image = await _download(run, url, deadline)
         for kind, index in slots:
             path = image_path(deps.data_dir, item_id, kind, index, image)
             mtime = await trio.to_thread.run_sync(store_image, path, image, limiter=deps.threads)
@@ -339,6 +359,16 @@ async def _fetch_one(
         # The host only: a provider's URL may carry a key in its query.
         log.info("provider image for %s from %s not kept: %s", item_id, urlsplit(url).hostname, _reason(exc))
     return kept
+
+
+async def _download(run: _Run, url: str, deadline: float) -> FetchedImage:
+    """The image at ``url`` by the item's ``deadline`` (its wait for a slot included)."""
+    deps = run.deps
+    with trio.move_on_at(deadline):
+        async with deps.downloads.slot(url):
+            return await fetch_image(deps.http, url, run.rule, max_bytes=deps.max_image_bytes, threads=deps.threads,
+                                     deadline_seconds=deps.download_seconds)
+    raise ImageRefused(f"the item's images did not arrive within {deps.item_images_seconds:g} s")
 
 
 def _reason(exc: BaseException) -> str:

@@ -6,8 +6,11 @@ the run, in state ``paused``. Never cancellable (the reference: scrape
 queues are not). messageCodes and their params:
 
 - ``scrapeRunning`` {processed, pending, approximate, count, name, providers}:
-  ``count`` = processed + pending (the run's size as known now), ``name``
-  the item last taken, ``providers`` the provider ids in use;
+  ``pending`` = items not done yet (in progress or waiting), ``count`` =
+  processed + pending (the run's size as known now), ``name`` the item
+  last taken, ``providers`` the provider ids in use; the text tells the
+  items in progress (being matched, or waiting for their images) from the
+  ones waiting to be taken;
 - ``paused`` {code: ``provider_unavailable``, reason}: reason is the
   ProviderErrorCode or plugin status;
 - ``rateLimited`` {retryAt} (state paused);
@@ -33,6 +36,7 @@ class RunTally:
     applied: int = 0
     failed: int = 0
     needs_identify: int = 0
+    in_progress: int = 0  # taken and not yet settled (still pending in the store)
     current: str | None = None
     providers: tuple[str, ...] = field(default=())
 
@@ -42,8 +46,10 @@ def running(base: JobSnapshot, tally: RunTally, pending: int) -> JobSnapshot:
         "processed": tally.processed, "pending": pending, "approximate": False,
         "count": tally.processed + pending, "name": tally.current or "", "providers": list(tally.providers),
     }
+    in_progress = min(tally.in_progress, pending)
+    message = f"Scraping: {tally.processed} done, {in_progress} in progress, {pending - in_progress} waiting."
     return replace(_counted(base, tally, pending), state="running", message_code="scrapeRunning",
-                   message_params=params, message=f"Scraping: {tally.processed} done, {pending} waiting.")
+                   message_params=params, message=message)
 
 
 def paused(base: JobSnapshot, tally: RunTally, pending: int, *, code: str, reason: str,

@@ -6,13 +6,21 @@ aim the server anywhere.  So (:class:`UrlRule`):
 - only ``http``/``https`` URLs without user info are fetched;
 - a host that resolves to a loopback, link-local (the cloud metadata
   address too), unspecified, multicast or reserved address is refused,
-  unless it is a *trusted* host: the provider's configured ``baseUrl`` host
-  (a local mirror or a test fake) or a host in the library's
-  ``remoteAllowedHosts`` (which the reference exempts from those
-  restrictions).  ``remoteAllowedHosts`` does not restrict provider images
-  (it governs remote media sources);
+  unless it is *trusted*: the origin (scheme, host **and port**) of the
+  provider's configured ``baseUrl`` (a local mirror or a test fake), or a
+  host the library's ``remoteAllowedHosts`` lists (``host:port`` that
+  port, a bare ``host`` any port, as for remote sources:
+  :func:`~reelhouse.media.remote_targets.host_listed`), which the reference
+  exempts from those restrictions.  Another port of the provider's host is
+  another server (anything listening on the machine): refused.
+  ``remoteAllowedHosts`` does not restrict provider images (it governs
+  remote media sources);
 - redirects are followed by hand, at most :data:`MAX_REDIRECTS`, each hop
-  checked again.
+  checked again;
+- each read waits at most :data:`READ_TIMEOUT_SECONDS`, and the whole
+  download (every hop, the whole body) at most ``deadline_seconds``
+  (:data:`DOWNLOAD_SECONDS` by default): a server dripping a byte now and
+  then is given up, not waited on.
 
 The body is capped (``max_bytes``, 20 MiB by default; a larger
 ``Content-Length`` is refused before reading), must be an image Pillow
@@ -38,11 +46,14 @@ import trio
 from PIL import Image
 
 from reelhouse.media.local_images import image_tag, sniff_image_type
-from reelhouse.media.remote_targets import is_local_address
+from reelhouse.media.remote_targets import Origin, host_listed, is_local_address, url_origin
 from reelhouse.storage.stored_images import provider_image_root
 
 MAX_REDIRECTS = 3
-FETCH_TIMEOUT_SECONDS = 30.0
+READ_TIMEOUT_SECONDS = 30.0
+"""Connecting, and each read of the body."""
+DOWNLOAD_SECONDS = 60.0
+"""One image, every hop and the whole body (``scrape.image_download_seconds`` sets it)."""
 _FORMATS = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp", "GIF": "gif", "BMP": "bmp"}
 _SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
@@ -62,30 +73,30 @@ class FetchedImage:
 
 @dataclass(frozen=True, slots=True)
 class UrlRule:
-    """Which hosts provider image URLs may name (see the module doc)."""
+    """Which URLs provider images may come from (see the module doc)."""
 
-    trusted_hosts: frozenset[str] = frozenset()  # lower case, "host" or "host:port"
+    trusted_origins: frozenset[Origin] = frozenset()  # the provider's baseUrl: scheme, host and port
+    allowed_hosts: tuple[str, ...] = ()  # the library's remoteAllowedHosts entries
 
-    def trusts(self, host: str, port: int) -> bool:
-        return host in self.trusted_hosts or f"{host}:{port}" in self.trusted_hosts
+    def trusts(self, origin: Origin) -> bool:
+        return origin in self.trusted_origins or host_listed(origin, self.allowed_hosts)
 
     async def check(self, url: str) -> None:
         """Raise :class:`ImageRefused` unless ``url`` may be fetched."""
         try:
             parts = urlsplit(url)
-            port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:
             raise ImageRefused("not a valid URL") from None
-        host = (parts.hostname or "").lower()
-        if parts.scheme not in ("http", "https") or not host:
-            raise ImageRefused("only http and https URLs are fetched")
+        origin = url_origin(url)
+        if origin is None:
+            raise ImageRefused("only http and https URLs with a valid host and port are fetched")
         if parts.username is not None or parts.password is not None:
             raise ImageRefused("URLs with user info are not fetched")
-        if self.trusts(host, port):
+        if self.trusts(origin):
             return
-        for address in await _addresses(host, port):
+        for address in await _addresses(origin.host, origin.port):
             if is_local_address(address):
-                raise ImageRefused(f"{host} resolves to a local address")
+                raise ImageRefused(f"{origin.host} resolves to a local address")
 
 
 async def _addresses(host: str, port: int) -> list[str]:
@@ -101,19 +112,30 @@ async def _addresses(host: str, port: int) -> list[str]:
 
 
 async def fetch_image(
-    client: httpx.AsyncClient, url: str, rule: UrlRule, *, max_bytes: int, threads: trio.CapacityLimiter
+    client: httpx.AsyncClient, url: str, rule: UrlRule, *, max_bytes: int, threads: trio.CapacityLimiter,
+    deadline_seconds: float = DOWNLOAD_SECONDS,
 ) -> FetchedImage:
-    """The image at ``url``, checked; :class:`ImageRefused` (or ``httpx.HTTPError``) otherwise."""
+    """The image at ``url``, checked; :class:`ImageRefused` (or ``httpx.HTTPError``) otherwise.
+
+    Every hop and the whole body within ``deadline_seconds``: a server that
+    sends a byte now and then never trips the per-read timeout.
+    """
+    with trio.move_on_after(deadline_seconds):
+        data = await _download(client, url, rule, max_bytes)
+        return await trio.to_thread.run_sync(_checked, data, limiter=threads)
+    raise ImageRefused(f"the image did not arrive within {deadline_seconds:g} s")
+
+
+async def _download(client: httpx.AsyncClient, url: str, rule: UrlRule, max_bytes: int) -> bytes:
     for _hop in range(MAX_REDIRECTS + 1):
         await rule.check(url)
-        async with client.stream("GET", url, follow_redirects=False, timeout=FETCH_TIMEOUT_SECONDS) as response:
+        async with client.stream("GET", url, follow_redirects=False, timeout=READ_TIMEOUT_SECONDS) as response:
             if response.is_redirect and "location" in response.headers:
                 url = urljoin(url, response.headers["location"])
                 continue
             if response.status_code != 200:
                 raise ImageRefused(f"the image URL answered {response.status_code}")
-            data = await _capped_body(response, max_bytes)
-        return await trio.to_thread.run_sync(_checked, data, limiter=threads)
+            return await _capped_body(response, max_bytes)
     raise ImageRefused("too many redirects")
 
 

@@ -12,7 +12,6 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
-from urllib.parse import urlsplit
 
 from reelhouse import errors
 from reelhouse.media.provider_metadata import (
@@ -25,6 +24,7 @@ from reelhouse.media.provider_metadata import (
     parse_item,
     parse_season,
 )
+from reelhouse.media.remote_targets import Origin, url_origin
 from reelhouse.media.scrape_match import capability_for, confident_candidate, search_kind
 from reelhouse.runtime import ActorRef
 from reelhouse.storage import Store
@@ -48,7 +48,7 @@ class Provider:
     plugin_id: str
     capabilities: frozenset[str]
     concurrency: int
-    hosts: frozenset[str]  # hosts its URL settings name: images may come from there
+    origins: frozenset[Origin]  # of the URLs its settings name (its baseUrl): images may come from there
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +75,7 @@ def usable_providers(views: Mapping[str, PluginView], selected: Sequence[str]) -
         capabilities = frozenset(manifest.capabilities) & PROVIDER_CAPABILITIES
         if capabilities:
             settings = manifest.effective_settings(view.entry.state.settings)
-            providers.append(Provider(plugin_id, capabilities, max(1, view.concurrency), _hosts(settings)))
+            providers.append(Provider(plugin_id, capabilities, max(1, view.concurrency), setting_origins(settings)))
     return providers
 
 
@@ -84,17 +84,14 @@ def usable_recognizers(views: Mapping[str, PluginView], selected: Sequence[str])
             if (view := views.get(plugin_id)) is not None and view.status in _USABLE]
 
 
-def _hosts(settings: Mapping[str, Any]) -> frozenset[str]:
-    # Only host names leave here, never a setting's value (it may be a key).
-    hosts = set()
-    for value in settings.values():
-        if isinstance(value, str) and value.startswith(("http://", "https://")):
-            parts = urlsplit(value)
-            if parts.hostname:
-                hosts.add(parts.hostname.lower())
-                if parts.port is not None:
-                    hosts.add(f"{parts.hostname.lower()}:{parts.port}")
-    return frozenset(hosts)
+def setting_origins(settings: Mapping[str, Any]) -> frozenset[Origin]:
+    """The origins of the http(s) URLs among a plugin's settings (its ``baseUrl``): its images may come from there.
+
+    Origins, not hosts: another port of the provider's host is another
+    server. Only origins leave here, never a setting's value (it may be a key).
+    """
+    values = (value for value in settings.values() if isinstance(value, str))
+    return frozenset(origin for value in values if (origin := url_origin(value)) is not None)
 
 
 async def recognize(host: ActorRef, recognizers: Sequence[str], item: PendingItem, kind: str) -> tuple[str, int | None]:

@@ -1,9 +1,11 @@
 """ScrapeQueue: one library's provider work, a child of its LibraryActor.
 
 It works through the library's ``pending`` works (``items.scrape_state``)
-in a task of its own nursery, up to the provider plugin's ``concurrency``
-items at a time: recognizer -> search -> confident? -> details (and, for a
-series, its seasons on disk) -> :func:`apply_match` (``scraped``); no
+in a task of its own nursery, matching up to two items per slot of the
+provider plugin's ``concurrency`` at a time: recognizer -> search ->
+confident? -> details (and, for a series, its seasons on disk) ->
+:func:`apply_match` (``scraped``; in a task of its own, so an item waiting
+for its images does not hold up the matching of the next); no
 confident candidate -> ``needsIdentify``; an item's error -> ``failed``
 with ``scrapeError``; a rate limit or an unavailable upstream pauses the
 whole queue (``outcomes.py``). Progress is the ``scrape:{libraryId}`` job
@@ -47,18 +49,27 @@ from reelhouse.storage.scrape_queue import (
 
 from ..jobs import JobSnapshot, JobUpdate
 from . import progress
-from .apply import ApplyDeps, ApplyMode, ApplyRequest, ScrapeOutcome, apply_match
+from .apply import ITEM_IMAGES_SECONDS, ApplyDeps, ApplyMode, ApplyRequest, ScrapeOutcome, apply_match
+from .download_slots import DownloadSlots
 from .identify import Identify, IdentifyApply, IdentifyContext, identify_apply, identify_candidates
 from .outcomes import MAX_CRASHES_PER_ITEM, Crashed, ItemFailed, Pause, classify
-from .providers import Provider, find_match, plugin_views, usable_providers, usable_recognizers
+from .provider_images import DOWNLOAD_SECONDS
+from .providers import Found, Provider, find_match, plugin_views, usable_providers, usable_recognizers
 
 BATCH_SIZE: Final = 256
-# Items in progress per plugin slot: while one downloads images and writes,
-# the other keeps the slot busy (its connection never runs more calls than
-# its ``concurrency``). Measured: 2 per slot scraped faster than 4 (items
-# then mostly wait for a slot and only load the event loop) and than 1.5.
+# Workers per plugin slot. A worker matches items one after another (the
+# plugin calls) and hands each match to an apply task of its own (images,
+# writes), so an item whose images come slowly never holds a worker: the
+# others go on matching and applying. Two per slot keep the slot busy
+# between one item's calls and the next (its connection never runs more
+# calls than its ``concurrency``). Measured: 2 per slot scraped faster than
+# 4 (items then mostly wait for a slot and only load the event loop) and
+# than 1.5.
 ITEMS_PER_SLOT: Final = 2
-MAX_ITEMS_IN_PROGRESS: Final = 32  # each may hold a few downloaded images in memory
+# Items taken and not yet settled, matching or applying; each applying one
+# may hold a few downloaded images in memory. Its images' deadline
+# (``scrape.item_images_seconds``) bounds how long one item stays.
+MAX_ITEMS_IN_PROGRESS: Final = 32
 REPORT_EVERY_SECONDS: Final = 1.0
 BACKOFF_FIRST_SECONDS: Final = 2.0
 BACKOFF_MAX_SECONDS: Final = 300.0
@@ -77,8 +88,10 @@ class ScrapeServices:
     plugins: ActorRef | None
     data_dir: Path
     http: httpx.AsyncClient
-    image_limiter: trio.CapacityLimiter
+    downloads: DownloadSlots
     backoff_first_seconds: float = BACKOFF_FIRST_SECONDS
+    download_seconds: float = DOWNLOAD_SECONDS  # settings.scrape.image_download_seconds
+    item_images_seconds: float = ITEM_IMAGES_SECONDS  # settings.scrape.item_images_seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +135,16 @@ class Queued:
     skipped: int
 
 
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    """What one batch's workers share."""
+
+    providers: Sequence[Provider]
+    recognizers: Sequence[str]
+    appliers: trio.Nursery  # each match is applied in a task of its own here
+    in_progress: trio.Semaphore  # items taken and not yet left: at most MAX_ITEMS_IN_PROGRESS
+
+
 class ScrapeQueue(Actor):
     def __init__(self, record: LibraryRecord, services: ScrapeServices) -> None:
         self._record = record
@@ -132,7 +155,7 @@ class ScrapeQueue(Actor):
         self._trigger = "scan"
         self._pause: Pause | None = None
         self._backoff = services.backoff_first_seconds
-        self._last_report = -REPORT_EVERY_SECONDS
+        self._changed = trio.Event()  # an item taken or left: the reporter reports
         self._recheck_pending = False  # a look for providers is scheduled
         self._threads = trio.CapacityLimiter(2)  # apply's image checks and file writes
 
@@ -264,75 +287,117 @@ class ScrapeQueue(Actor):
         send.close()
         slots = max(p.concurrency for p in providers)
         workers = min(slots * ITEMS_PER_SLOT, MAX_ITEMS_IN_PROGRESS, len(batch))
-        async with trio.open_nursery() as nursery:
-            for _ in range(workers):
-                nursery.start_soon(self._worker, receive.clone(), providers, recognizers)
+        in_progress = trio.Semaphore(MAX_ITEMS_IN_PROGRESS)
+        async with trio.open_nursery() as reporting:
+            reporting.start_soon(self._reporter)
+            async with trio.open_nursery() as appliers:
+                async with trio.open_nursery() as matchers:
+                    for _ in range(workers):
+                        matchers.start_soon(self._worker, receive.clone(), _Batch(providers, recognizers, appliers,
+                                                                                   in_progress))
+            reporting.cancel_scope.cancel()
         receive.close()
         return self._pause
 
-    async def _worker(self, items: trio.MemoryReceiveChannel[PendingItem], providers: Sequence[Provider],
-                      recognizers: Sequence[str]) -> None:
+    async def _worker(self, items: trio.MemoryReceiveChannel[PendingItem], batch: _Batch) -> None:
+        """Match items one by one; each match is applied in ``batch.appliers``, so slow images never hold a worker."""
         async with items:
             async for item in items:
                 if self._pause is not None:
                     return  # the rest stays pending for after the pause
-                await self._scrape_one(item, providers, recognizers)
+                if item.lock_data:
+                    await set_scrape_state(self._services.store, item.id, "none")  # locked after it was queued
+                    continue
+                await batch.in_progress.acquire()
+                self._taken(item)
+                found = await self._match(item, batch)
+                if found is None:
+                    self._left(batch)
+                else:
+                    batch.appliers.start_soon(self._apply, item, found, batch)
 
-    async def _scrape_one(self, item: PendingItem, providers: Sequence[Provider], recognizers: Sequence[str]) -> None:
+    async def _match(self, item: PendingItem, batch: _Batch) -> Found | None:
+        """The item's match; None when the item is settled without one (needsIdentify, failed) or stays pending."""
         store, tally = self._services.store, self._tally
         assert tally is not None
-        if item.lock_data:
-            await set_scrape_state(store, item.id, "none")  # locked after it was queued: never touched
-            return
-        tally.current = item.name
-        await self._report_running()
         language = self._record.options.metadata_language
         try:
-            found = await find_match(self._services.plugins, store, providers, recognizers, item, language)  # type: ignore[arg-type]
-            if found is None:
-                await set_scrape_state(store, item.id, "needsIdentify")
-                tally.needs_identify += 1
-            else:
-                # The user's own match found again by its id stays theirs.
-                state: ScrapeOutcome = "identified" if found.provider_id == item.identified_by else "scraped"
-                request = ApplyRequest(item.id, found.provider_id, found.match, item.refresh.mode,
-                                       item.refresh.replace_images, state)
-                result = await apply_match(self._apply_deps(providers), request)
-                if not result.applied:  # locked meanwhile: left as it is, out of the queue
-                    await set_scrape_state(store, item.id, "none")
-                tally.applied += int(result.applied)
+            found = await find_match(self._services.plugins, store, batch.providers, batch.recognizers, item,  # type: ignore[arg-type]
+                                     language)
         except StoreError:
             raise
         except Exception as exc:
-            if not await self._failed(item, exc):
-                return  # stays pending
-        tally.processed += 1
+            await self._failed(item, exc)
+            return None
+        if found is None:
+            await set_scrape_state(store, item.id, "needsIdentify")
+            tally.needs_identify += 1
+            self._done(item)
+        return found
+
+    async def _apply(self, item: PendingItem, found: Found, batch: _Batch) -> None:
+        tally = self._tally
+        assert tally is not None
+        # The user's own match found again by its id stays theirs.
+        state: ScrapeOutcome = "identified" if found.provider_id == item.identified_by else "scraped"
+        request = ApplyRequest(item.id, found.provider_id, found.match, item.refresh.mode,
+                               item.refresh.replace_images, state)
+        try:
+            result = await apply_match(self._apply_deps(batch.providers), request)
+            if not result.applied:  # locked meanwhile: left as it is, out of the queue
+                await set_scrape_state(self._services.store, item.id, "none")
+            tally.applied += int(result.applied)
+            self._done(item)
+        except StoreError:
+            raise
+        except Exception as exc:
+            await self._failed(item, exc)
+        finally:
+            self._left(batch)
+
+    def _taken(self, item: PendingItem) -> None:
+        assert self._tally is not None
+        self._tally.current = item.name
+        self._tally.in_progress += 1
+        self._changed.set()
+
+    def _left(self, batch: _Batch) -> None:
+        """An item taken is no longer in progress (done, failed or back to pending)."""
+        assert self._tally is not None
+        self._tally.in_progress -= 1
+        batch.in_progress.release()
+        self._changed.set()
+
+    def _done(self, item: PendingItem) -> None:
+        assert self._tally is not None
+        self._tally.processed += 1
         self._crashes.pop(item.id, None)
 
-    async def _failed(self, item: PendingItem, exc: Exception) -> bool:
-        """Sort out an item's error; False when the item stays pending (a pause)."""
+    async def _failed(self, item: PendingItem, exc: Exception) -> None:
+        """Sort out an item's error: failed (done), or pending again with the queue paused."""
         outcome = classify(exc)
         if isinstance(outcome, Crashed):
             crashes = self._crashes[item.id] = self._crashes.get(item.id, 0) + 1
             if crashes < MAX_CRASHES_PER_ITEM:
                 self._pause = self._pause or Pause("provider_unavailable", "crashed", outcome.provider_id)
-                return False
+                return
             outcome = ItemFailed("the provider stopped while answering for this item")
         if isinstance(outcome, Pause):
             self._pause = self._pause or outcome
-            return False
+            return
         log.warning("scraping item %s failed: %s (%s)", item.id, outcome.error, exc)
         await set_scrape_state(self._services.store, item.id, "failed", error=outcome.error)
         assert self._tally is not None
         self._tally.failed += 1
-        return True
+        self._done(item)
 
     def _apply_deps(self, providers: Sequence[Provider]) -> ApplyDeps:
         services = self._services
-        hosts = frozenset(host for provider in providers for host in provider.hosts)
+        origins = frozenset(origin for provider in providers for origin in provider.origins)
         return ApplyDeps(store=services.store, data_dir=services.data_dir, http=services.http,
-                         limiter=services.image_limiter, threads=self._threads, options=self._record.options,
-                         provider_hosts=hosts)
+                         downloads=services.downloads, threads=self._threads, options=self._record.options,
+                         provider_origins=origins, download_seconds=services.download_seconds,
+                         item_images_seconds=services.item_images_seconds)
 
     # -- the job --------------------------------------------------------------------
 
@@ -340,13 +405,15 @@ class ScrapeQueue(Actor):
         assert self._tally is not None
         return progress.base_job(self._record.id, self._record.name, self._tally)
 
-    async def _report_running(self) -> None:
-        now = trio.current_time()
-        if now - self._last_report < REPORT_EVERY_SECONDS or self._tally is None:
-            return
-        self._last_report = now
-        pending = await count_pending(self._services.store, self._record.id)
-        await self._tell(progress.running(self._base(), self._tally, pending))
+    async def _reporter(self) -> None:
+        """The running job whenever an item was taken or left, at most once a REPORT_EVERY_SECONDS."""
+        while True:
+            await self._changed.wait()
+            self._changed = trio.Event()
+            if self._tally is not None:
+                pending = await count_pending(self._services.store, self._record.id)
+                await self._tell(progress.running(self._base(), self._tally, pending))
+            await trio.sleep(REPORT_EVERY_SECONDS)
 
     async def _report_pause(self, pause: Pause, pending: int) -> None:
         assert self._tally is not None
@@ -354,7 +421,6 @@ class ScrapeQueue(Actor):
         log.info("scrape queue of library %s paused: %s (%s)", self._record.id, pause.code, pause.reason)
         await self._tell(progress.paused(self._base(), self._tally, pending, code=pause.code, reason=pause.reason,
                                          retry_at_ms=retry_at))
-        self._last_report = -REPORT_EVERY_SECONDS  # the next item reports at once: running again
 
     async def _finish(self) -> None:
         if self._tally is None:
