@@ -19,11 +19,12 @@ POLL_S = 0.1
 
 
 async def server_with_provider(nursery: trio.Nursery, database_url: str, tmp_path: Path,
-                               catalogue: Mapping[str, Any], **provider: Any) -> tuple[RunningServer, Path]:
-    """A server whose data directory holds the provider plugin ``test``; (server, plugin directory)."""
+                               catalogue: Mapping[str, Any], *, settings: Mapping[str, Any] | None = None,
+                               **provider: Any) -> tuple[RunningServer, Path]:
+    """A server (with these settings) whose data directory holds the provider plugin ``test``; (server, plugin directory)."""
     data_dir = tmp_path / "data"
     directory = make_provider(plugin_catalog.plugins_dir(data_dir), "test", catalogue, **provider)
-    return await start_server(nursery, database_url, data_dir), directory
+    return await start_server(nursery, database_url, data_dir, **(settings or {})), directory
 
 
 async def items_by_name(client: httpx.AsyncClient, library_id: str) -> dict[str, dict[str, Any]]:

@@ -185,6 +185,8 @@ async def test_a_series_is_matched_and_its_episodes_are_filled_from_the_season(
         async with server.client() as client:
             library = await create_library(client, "Shows", [root], collectionType="tvshows")
             items = await wait_for_states(client, library["id"], {"Northern Lights": "scraped"})
+            # The series is marked scraped in its own transaction, before its episodes are applied.
+            await wait_for_job(client, library["id"], state="succeeded")
             series = await detail(client, items["Northern Lights"]["id"])
             episodes = await client.get("/items", params={"parentId": series["id"], "recursive": "true",
                                                           "includeItemTypes": "Episode", "limit": 10})
