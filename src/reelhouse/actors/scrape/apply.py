@@ -25,8 +25,8 @@ scrape state and its provider image rows.  Images are fetched before it
 within ``deps.download_seconds`` and all of one item within
 ``deps.item_images_seconds``: an image not there by then is counted failed
 and the item is applied without it (a slow image host delays an item, it
-never holds it).  Files of images replaced are removed after the commit.  Then writeBack (:mod:`.write_back`) when the
-library has it on.
+never holds it).  Files of images replaced are removed after the commit.
+Then writeBack (:mod:`.write_back`) when the library has it on.
 """
 
 from __future__ import annotations
