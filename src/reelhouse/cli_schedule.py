@@ -9,7 +9,8 @@
 A rule change is written with a bump of the schedule revision, which a
 running server polls: it takes effect there within seconds. An invalid
 rule prints the reference's code and exits 2. ``backup restore`` refuses
-while a server uses the data directory.
+while a server uses the data directory, and answers an archive it cannot
+trust with one line and exit 2 (:mod:`reelhouse.storage.backup_restore`).
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ from reelhouse.media.schedule_rules import Rule, RuleError, parse_rule, parse_wi
 from reelhouse.server_lock import ServerRunning, hold_server_lock
 from reelhouse.storage import Store
 from reelhouse.storage import schedules as stored
-from reelhouse.storage._migrations import load_migrations
-from reelhouse.storage.backups import BackupError, list_backups, restore_backup
+from reelhouse.storage._store import StoreError
+from reelhouse.storage.backup_archive import BadBackup
+from reelhouse.storage.backup_restore import restore_backup
+from reelhouse.storage.backup_restore_sqlite import one_line
+from reelhouse.storage.backups import BackupError, list_backups
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -160,16 +164,24 @@ async def _backup_list(store: Store, args: argparse.Namespace, *, settings: Sett
 
 
 async def _backup_restore_first(args: argparse.Namespace, settings: Settings) -> int:
-    """Runs before the store is opened: the database file is replaced under no connection."""
-    known = max((m.version for m in load_migrations()), default=0)
+    """Runs before the store is opened: the database is replaced under no connection.
+
+    An archive that is not a backup this build can restore exits 2 with one
+    line (nothing changed); a failure to do the work (a server running, a
+    disk, psql) exits 1.
+    """
     try:
         with hold_server_lock(settings.data_dir, exclusive=True):
-            manifest = restore_backup(Path(args.file), settings.effective_database_url, settings.data_dir,
-                                      known_schema_version=known)
-    except (ServerRunning, BackupError, OSError) as error:
-        print(f"reelhouse: {error}", file=sys.stderr)
+            restored = await restore_backup(Path(args.file), settings.effective_database_url, settings.data_dir,
+                                            max_bytes=settings.schedule.restore_max_bytes)
+    except BadBackup as error:
+        print(f"reelhouse: {one_line(str(error))}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ServerRunning, BackupError, StoreError, OSError) as error:
+        print(f"reelhouse: {one_line(str(error))}", file=sys.stderr)
         return EXIT_FAILED
-    print(f"restored {Path(args.file).name} (made {manifest.get('createdAt')})")
+    kept = f"; the previous database is kept as {restored.kept}" if restored.kept else ""
+    print(f"restored {one_line(Path(args.file).name)} (made {restored.manifest.created_at}){kept}")
     return EXIT_OK
 
 

@@ -69,6 +69,8 @@ class ScheduleSettings(_Section):
     scan_error_retention_days: float = Field(30.0, gt=0, le=3650)
     history_ip_retention_days: float = Field(90.0, gt=0, le=3650)
     backup_keep: int = Field(7, ge=1, le=1000)
+    # `backup restore` refuses an archive whose entries inflate past this many bytes in all.
+    restore_max_bytes: int = Field(32 << 30, ge=4096, le=1 << 50)
 
 
 class PlaybackSettings(_Section):

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 
+from ._open import open_store
 from ._store import Backend, IntegrityError, Statement, Store, StoreError, now_ms
 
 MIGRATIONS_PACKAGE = "reelhouse.storage"
@@ -150,6 +151,21 @@ async def migrate(store: Store, *, up_to: int | None = None) -> list[int]:
         if await _apply(store, migration):
             applied.append(migration.version)
     return applied
+
+
+async def migration_failure(url: str, *, schema: str | None = None) -> str | None:
+    """Migrate the database at ``url`` (a restore's candidate); the failure's message, or None when it worked."""
+    try:
+        async with open_store(url, schema=schema) as store:
+            await migrate(store)
+    except (StoreError, BaseExceptionGroup) as exc:
+        failure: BaseException = exc
+        while isinstance(failure, BaseExceptionGroup) and len(failure.exceptions) == 1:
+            failure = failure.exceptions[0]  # the store's nursery wraps what its body raised
+        if not isinstance(failure, StoreError):
+            raise
+        return str(failure)
+    return None
 
 
 async def _apply(store: Store, migration: Migration) -> bool:

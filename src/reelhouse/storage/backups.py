@@ -10,16 +10,16 @@
   configuration file, when there is one); ``server-id``;
 - ``manifest.json``: format, backend, schema version, creation time.
 
-Only the newest ``keep`` backups are kept. Restoring happens while no
-server holds the data directory's lock (:mod:`reelhouse.server_lock`):
-SQLite's file is replaced; a PostgreSQL dump is loaded with ``psql`` into
-an empty database (the same schema it was made from).
+Only the newest ``keep`` backups are kept. Restoring
+(:mod:`reelhouse.storage.backup_restore`) happens while no server holds the
+data directory's lock (:mod:`reelhouse.server_lock`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -43,6 +43,7 @@ PAGES_PER_STEP = -1
 # Deflate's fastest level: most of the size saving for a fraction of the CPU.
 COMPRESS_LEVEL = 1
 PG_DUMP_TIMEOUT_S = 3600
+_TOOL_ERROR = re.compile(r"\b(ERROR|FATAL|error):")
 
 
 class BackupError(Exception):
@@ -115,76 +116,15 @@ def prune_backups(data_dir: Path, keep: int) -> int:
     return len(old)
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
-    try:
-        with zipfile.ZipFile(path) as archive:
-            return json.loads(archive.read("manifest.json"))
-    except (OSError, KeyError, zipfile.BadZipFile, ValueError) as exc:
-        raise BackupError(f"{path} is not a Reelhouse backup ({type(exc).__name__}).") from None
-
-
-def restore_backup(path: Path, database_url: str, data_dir: Path, *, known_schema_version: int) -> dict[str, Any]:
-    """Put the backup's database in place of ``database_url``'s (SQLite); returns its manifest."""
-    manifest = read_manifest(path)
-    if manifest.get("format") != FORMAT:
-        raise BackupError(f"{path.name} has an unknown backup format.")
-    if int(manifest.get("schemaVersion", 0)) > known_schema_version:
-        raise BackupError(f"{path.name} comes from a newer Reelhouse (schema {manifest['schemaVersion']}).")
-    target = parse_database_url(database_url)
-    if target.backend != manifest.get("backend"):
-        raise BackupError(f"{path.name} is a {manifest.get('backend')} backup; the database is {target.backend}.")
-    if target.backend == "postgresql":
-        _restore_postgres(path, manifest, target.location, target.schema)
-        return manifest
-    database = Path(target.location)
-    database.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory(dir=database.parent) as work:
-        archive.extract(manifest["database"], work)
-        restored = Path(work) / manifest["database"]
-        for suffix in ("-wal", "-shm"):
-            Path(f"{database}{suffix}").unlink(missing_ok=True)
-        os.replace(restored, database)
-        if "server-id" in archive.namelist() and not (data_dir / "server-id").exists():
-            data_dir.mkdir(parents=True, exist_ok=True)
-            archive.extract("server-id", data_dir)
-    return manifest
-
-
-def _restore_postgres(path: Path, manifest: dict[str, Any], dsn: str, schema: str | None) -> None:
-    """Load the dump into an empty database (the dump names its schema, so the same one)."""
-    if manifest.get("schema") != schema:
-        raise BackupError(f"{path.name} was made from schema {manifest.get('schema') or 'public'};"
-                          f" restore it into that schema.")
-    psql = shutil.which("psql")
-    if psql is None:
-        raise BackupError("psql is not installed: restoring a PostgreSQL backup needs it.")
-    _require_empty(psql, dsn, schema or "public")
-    with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory() as work:
-        archive.extract(manifest["database"], work)
-        command = [psql, "--quiet", "-v", "ON_ERROR_STOP=1", "--single-transaction",
-                   "-f", str(Path(work) / manifest["database"]), dsn]
-        if schema:  # the dump creates its schema; an empty one left behind is dropped first
-            _psql(psql, dsn, f'DROP SCHEMA IF EXISTS "{schema}"')
-        _run(command, "psql")
-
-
-def _require_empty(psql: str, dsn: str, schema: str) -> None:
-    count = _psql(psql, dsn, f"SELECT count(*) FROM pg_tables WHERE schemaname = '{schema}'")
-    if count.strip() not in ("", "0"):
-        raise BackupError(f"The database (schema {schema}) is not empty: restore into a fresh one.")
-
-
-def _psql(psql: str, dsn: str, sql: str) -> str:
-    return _run([psql, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql, dsn], "psql")
-
-
-def _run(command: list[str], name: str) -> str:
+def run_tool(command: list[str], name: str) -> str:
+    """Run ``pg_dump``/``psql``; BackupError with its first error line when it fails."""
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=PG_DUMP_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
         raise BackupError(f"{name} did not finish in time.") from None
     if done.returncode != 0:
-        first = (done.stderr.strip().splitlines() or ["no message"])[0]
+        lines = done.stderr.strip().splitlines() or ["no message"]
+        first = next((line for line in lines if _TOOL_ERROR.search(line)), lines[0])
         raise BackupError(f"{name} failed: {first}")
     return done.stdout
 
@@ -210,4 +150,4 @@ def _pg_dump(dsn: str, schema: str | None, target: Path) -> None:
     if schema:
         command += ["--schema", schema]
     command.append(dsn)
-    _run(command, "pg_dump")
+    run_tool(command, "pg_dump")
