@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import secrets
 import shutil
+from collections import deque
 from pathlib import Path
 
 import trio
@@ -38,6 +39,7 @@ from .backup_restore_sqlite import one_line
 from .backups import BackupError, run_tool
 
 _RESTRICT = re.compile(rb"^\\(un)?restrict ([A-Za-z0-9]+)\r?\n?$")
+_DUMP_COMPLETE = b"-- PostgreSQL database dump complete"
 _PSQL_ERROR = re.compile(r"^psql:(?P<file>.*?):\d+: (?:ERROR|error|FATAL):\s*(?P<text>.*)$")
 
 
@@ -64,9 +66,15 @@ async def restore_postgres(archive: BackupArchive, manifest: Manifest, target: D
 
 
 def copy_dump(archive: BackupArchive, entry: str, target: Path) -> None:
-    """Stream the dump out, without the ``\\restrict`` line of its header and the ``\\unrestrict`` that ends it."""
+    """Stream the dump out, without the ``\\restrict`` line of its header and the ``\\unrestrict`` that ends it.
+
+    A dump cut short is refused here: psql would load its first part (a COPY
+    ends at the end of the file) and leave the rest (indexes, constraints,
+    triggers) missing without an error; pg_dump's last comment says it is whole.
+    """
     key: bytes | None = None
     in_header = True
+    tail: deque[bytes] = deque(maxlen=3)
     with open(target, "xb") as out:
         for line in archive.lines(entry, archive.max_bytes):
             match = _RESTRICT.match(line)
@@ -77,7 +85,11 @@ def copy_dump(archive: BackupArchive, entry: str, target: Path) -> None:
                 continue
             if in_header and line.strip() and not line.startswith(b"--"):
                 in_header = False
+            if line.strip():
+                tail.append(line.strip())
             out.write(line)
+    if _DUMP_COMPLETE not in tail:
+        raise BadBackup(f"{entry} is incomplete (it does not end as pg_dump ends a dump); nothing was changed.")
 
 
 def _load(psql: str, dsn: str, work: Path, dump: Path, schema: str, kept: str | None,
