@@ -62,7 +62,8 @@ class BackupArchive:
         try:
             self._zip = zipfile.ZipFile(path)
         except (OSError, zipfile.BadZipFile, ValueError) as exc:
-            raise BadBackup(f"{path.name} is not a Reelhouse backup (not a readable zip: {type(exc).__name__}).") from None
+            raise BadBackup(f"{path.name} is not a Reelhouse backup"
+                            f" (not a readable zip: {type(exc).__name__}).") from None
         try:
             self._check_names()
         except BadBackup:

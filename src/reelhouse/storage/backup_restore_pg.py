@@ -116,13 +116,14 @@ def _load(psql: str, dsn: str, work: Path, dump: Path, schema: str, kept: str | 
 
 def _check_sql(schema: str, known_versions: set[int]) -> str:
     known = ",".join(str(v) for v in sorted(known_versions)) or "0"
+    newest = max(known_versions, default=0)
     return f"""DO $reelhouse_check$
 BEGIN
   IF to_regclass('"{schema}".schema_migrations') IS NULL THEN
     RAISE EXCEPTION 'it is not a Reelhouse database of schema {schema} (no schema_migrations)';
   END IF;
   IF EXISTS (SELECT 1 FROM "{schema}".schema_migrations WHERE NOT (version = ANY (ARRAY[{known}]))) THEN
-    RAISE EXCEPTION 'it has a schema version this Reelhouse does not know (it knows up to {max(known_versions, default=0)})';
+    RAISE EXCEPTION 'it has a schema version this Reelhouse does not know (it knows up to {newest})';
   END IF;
 END
 $reelhouse_check$;
