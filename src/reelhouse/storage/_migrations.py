@@ -153,6 +153,18 @@ async def migrate(store: Store, *, up_to: int | None = None) -> list[int]:
     return applied
 
 
+def migration_script(backend: Backend, applied: set[int]) -> str:
+    """The migrations not in ``applied`` as one script, each recording itself (psql, in a restore's transaction)."""
+    parts: list[str] = []
+    for migration in load_migrations():
+        if migration.version in applied:
+            continue
+        parts.append("INSERT INTO schema_migrations (version, name, applied_at)"
+                     f" VALUES ({migration.version}, '{migration.name}', {now_ms()});")
+        parts.extend(f"{statement};" for statement in render(migration.sql_for(backend), backend))
+    return "\n".join(parts) + "\n"
+
+
 async def migration_failure(url: str, *, schema: str | None = None) -> str | None:
     """Migrate the database at ``url`` (a restore's candidate); the failure's message, or None when it worked."""
     try:

@@ -1,18 +1,20 @@
-"""A restored PostgreSQL dump: loaded and checked in one transaction beside the live schema, the old one kept.
+"""A restored PostgreSQL dump: loaded, checked and migrated in one transaction, the old schema kept.
 
-``psql`` runs, in one transaction (``--single-transaction``, stop at the first error):
+``psql`` runs, in one transaction (``--single-transaction``, stopping at the first error):
 
 1. the live schema renamed ``<schema>_before_restore_<time>`` (kept),
 2. the dump (``database.sql``, bounded like every entry), which creates the
    schema it was made from again, under its own name,
-3. a check: that schema has ``schema_migrations`` and every version in it
-   is one this build knows.
+3. a check: that schema has ``schema_migrations``, holding exactly the
+   versions the dump's data named (all known to this build: checked before
+   psql starts),
+4. this build's migrations the dump lacks, each recording itself.
 
-Any error rolls all three back: the live schema is as it was. Only then is
-the restored schema migrated by this build; if that fails, one transaction
-drops it and gives the kept schema its name back. Renaming, not loading
-into a scratch name, because the dump names its schema in every statement
-and its trigger functions keep that name as their ``search_path``.
+Any error rolls all of it back: the live schema is as it was. Renaming the
+live schema, rather than loading into a scratch name, because the dump
+names its schema in every statement and its trigger functions keep that
+name as their ``search_path``. A dump cut short is refused before it is
+loaded (psql would load its first part without an error).
 
 ``psql`` runs in restricted mode (``\\restrict`` with a key the dump cannot
 know): a backslash command in the dump (``\\!`` runs a shell command) is
@@ -28,14 +30,15 @@ import re
 import secrets
 import shutil
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
 
-from ._migrations import migration_failure
+from ._migrations import migration_script
 from ._open import DatabaseTarget
 from .backup_archive import BackupArchive, BadBackup, Manifest
-from .backup_restore_sqlite import one_line
+from .backup_restore_sqlite import check_versions, one_line
 from .backups import BackupError, run_tool
 
 _RESTRICT = re.compile(rb"^\\(un)?restrict ([A-Za-z0-9]+)\r?\n?$")
@@ -53,89 +56,119 @@ async def restore_postgres(archive: BackupArchive, manifest: Manifest, target: D
     if psql is None:
         raise BackupError("psql is not installed: restoring a PostgreSQL backup needs it.")
     schema = target.schema or "public"
-    dump = work / manifest.database
-    await trio.to_thread.run_sync(copy_dump, archive, manifest.database, dump)
+    load = _Load(work / manifest.database, work / "before.sql", work / "check.sql", work / "migrate.sql")
+    versions = await trio.to_thread.run_sync(copy_dump, archive, manifest.database, load.dump, schema)
+    check_versions(set(versions), known_versions, manifest.database)
     exists = await trio.to_thread.run_sync(_psql, psql, target.location,
                                            f"SELECT 1 FROM pg_namespace WHERE nspname = '{schema}'")
     kept = f"{schema}_before_restore_{stamp.lower()}" if exists.strip() else None
-    await trio.to_thread.run_sync(_load, psql, target.location, work, dump, schema, kept, known_versions)
-    if (failure := await migration_failure(target.location, schema=target.schema)) is not None:
-        await trio.to_thread.run_sync(_put_back, psql, target.location, schema, kept)
-        raise BadBackup(f"{manifest.database} cannot be migrated ({one_line(failure)}); the previous schema is back.")
+    load.write(schema, kept, versions)
+    await trio.to_thread.run_sync(load.run, psql, target.location)
     return kept
 
 
-def copy_dump(archive: BackupArchive, entry: str, target: Path) -> None:
-    """Stream the dump out, without the ``\\restrict`` line of its header and the ``\\unrestrict`` that ends it.
+class _DumpLines:
+    """What :func:`copy_dump` notes while the dump streams past, and which lines it keeps."""
+
+    def __init__(self, schema: str) -> None:
+        self._copy_versions = re.compile(
+            rb'^COPY "?' + schema.encode() + rb'"?\.schema_migrations \(version, name, applied_at\) FROM stdin;$')
+        self.key: bytes | None = None
+        self.in_header = True
+        self.in_versions = False
+        self.versions: list[int] = []
+        self.tail: deque[bytes] = deque(maxlen=3)
+
+    def keep(self, line: bytes) -> bool:
+        match = _RESTRICT.match(line)
+        if match and self.in_header and self.key is None and not match.group(1):
+            self.key = match.group(2)
+            return False
+        if match and self.key is not None and match.group(1) and match.group(2) == self.key:
+            return False
+        text = line.strip()
+        if self.in_header and text and not text.startswith(b"--"):
+            self.in_header = False
+        if self.in_versions and text != b"\\.":
+            self.versions.append(_version(text))
+        self.in_versions = bool(self._copy_versions.match(text)) or (self.in_versions and text != b"\\.")
+        if text:
+            self.tail.append(text)
+        return True
+
+
+def copy_dump(archive: BackupArchive, entry: str, target: Path, schema: str) -> list[int]:
+    """Stream the dump out without its own ``\\restrict`` pair; the versions its schema_migrations data names.
 
     A dump cut short is refused here: psql would load its first part (a COPY
     ends at the end of the file) and leave the rest (indexes, constraints,
     triggers) missing without an error; pg_dump's last comment says it is whole.
     """
-    key: bytes | None = None
-    in_header = True
-    tail: deque[bytes] = deque(maxlen=3)
+    seen = _DumpLines(schema)
     with open(target, "xb") as out:
         for line in archive.lines(entry, archive.max_bytes):
-            match = _RESTRICT.match(line)
-            if match and in_header and key is None and not match.group(1):
-                key = match.group(2)
-                continue
-            if match and key is not None and match.group(1) and match.group(2) == key:
-                continue
-            if in_header and line.strip() and not line.startswith(b"--"):
-                in_header = False
-            if line.strip():
-                tail.append(line.strip())
-            out.write(line)
-    if _DUMP_COMPLETE not in tail:
+            if seen.keep(line):
+                out.write(line)
+    if _DUMP_COMPLETE not in seen.tail:
         raise BadBackup(f"{entry} is incomplete (it does not end as pg_dump ends a dump); nothing was changed.")
+    return sorted(seen.versions)
 
 
-def _load(psql: str, dsn: str, work: Path, dump: Path, schema: str, kept: str | None,
-          known_versions: set[int]) -> None:
-    before, after = work / "before.sql", work / "check.sql"
-    lines = [f"\\restrict {secrets.token_hex(24)}"]
-    if kept is not None:
-        lines.append(f'ALTER SCHEMA "{schema}" RENAME TO "{kept}";')
-        if schema == "public":  # a whole-database dump expects public to be there
-            lines.append("CREATE SCHEMA public;")
-    before.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    after.write_text(_check_sql(schema, known_versions), encoding="utf-8")
-    command = [psql, "--quiet", "--no-psqlrc", "-v", "ON_ERROR_STOP=1", "--single-transaction",
-               "-f", str(before), "-f", str(dump), "-f", str(after), dsn]
+def _version(row: bytes) -> int:
     try:
-        run_tool(command, "psql")
-    except BackupError as exc:
-        found = _PSQL_ERROR.match(str(exc).removeprefix("psql failed: "))
-        if found and Path(found["file"]) in (dump, after):
-            raise BadBackup(f"{dump.name} could not be loaded ({one_line(found['text'])});"
-                            f" nothing was changed.") from None
-        raise
+        return int(row.split(b"\t", 1)[0])
+    except ValueError:
+        return -1  # not a version: the check in the transaction refuses it
 
 
-def _check_sql(schema: str, known_versions: set[int]) -> str:
-    known = ",".join(str(v) for v in sorted(known_versions)) or "0"
-    newest = max(known_versions, default=0)
+@dataclass(frozen=True, slots=True)
+class _Load:
+    """The files psql runs, in order, in one transaction."""
+
+    dump: Path
+    before: Path
+    check: Path
+    migrate: Path
+
+    def write(self, schema: str, kept: str | None, versions: list[int]) -> None:
+        lines = [f"\\restrict {secrets.token_hex(24)}"]
+        if kept is not None:
+            lines.append(f'ALTER SCHEMA "{schema}" RENAME TO "{kept}";')
+            if schema == "public":  # a whole-database dump expects public to be there
+                lines.append("CREATE SCHEMA public;")
+        self.before.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        self.check.write_text(_check_sql(schema, versions), encoding="utf-8")
+        script = migration_script("postgresql", set(versions))
+        self.migrate.write_text(f'SET LOCAL search_path TO "{schema}";\n{script}', encoding="utf-8")
+
+    def run(self, psql: str, dsn: str) -> None:
+        files = [self.before, self.dump, self.check, self.migrate]
+        command = [psql, "--quiet", "--no-psqlrc", "-v", "ON_ERROR_STOP=1", "--single-transaction",
+                   *(arg for path in files for arg in ("-f", str(path))), dsn]
+        try:
+            run_tool(command, "psql")
+        except BackupError as exc:
+            found = _PSQL_ERROR.match(str(exc).removeprefix("psql failed: "))
+            if found is None or Path(found["file"]) not in files[1:]:
+                raise
+            did = "cannot be migrated" if Path(found["file"]) == self.migrate else "could not be loaded"
+            raise BadBackup(f"{self.dump.name} {did} ({one_line(found['text'])}); nothing was changed.") from None
+
+
+def _check_sql(schema: str, versions: list[int]) -> str:
+    listed = ",".join(str(v) for v in versions)
     return f"""DO $reelhouse_check$
 BEGIN
   IF to_regclass('"{schema}".schema_migrations') IS NULL THEN
     RAISE EXCEPTION 'it is not a Reelhouse database of schema {schema} (no schema_migrations)';
   END IF;
-  IF EXISTS (SELECT 1 FROM "{schema}".schema_migrations WHERE NOT (version = ANY (ARRAY[{known}]))) THEN
-    RAISE EXCEPTION 'it has a schema version this Reelhouse does not know (it knows up to {newest})';
+  IF (SELECT coalesce(array_agg(version ORDER BY version), '{{}}') FROM "{schema}".schema_migrations)
+      IS DISTINCT FROM ARRAY[{listed}]::integer[] THEN
+    RAISE EXCEPTION 'its schema_migrations does not hold the versions its data names';
   END IF;
 END
 $reelhouse_check$;
 """
-
-
-def _put_back(psql: str, dsn: str, schema: str, kept: str | None) -> None:
-    commands = ["-c", f'DROP SCHEMA "{schema}" CASCADE']
-    if kept is not None:
-        commands += ["-c", f'ALTER SCHEMA "{kept}" RENAME TO "{schema}"']
-    run_tool([psql, "--quiet", "--no-psqlrc", "-v", "ON_ERROR_STOP=1", "--single-transaction", *commands, dsn],
-             "psql")
 
 
 def _psql(psql: str, dsn: str, sql: str) -> str:
