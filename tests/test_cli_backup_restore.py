@@ -178,3 +178,15 @@ async def test_restore_keeps_the_previous_database_beside_the_restored_one(data_
     assert kept.name in done.stdout.decode()
     assert await item_names(f"sqlite:///{kept}") == LIVE
     assert not list(data_dir.glob(".reelhouse-restore-*"))
+
+
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+async def test_restore_answers_a_dump_cut_short_with_one_line_and_exit_2(tmp_path: Path, database_url: str) -> None:
+    await live_database(database_url, ["Dune"])
+    backup = await real_backup(database_url, tmp_path / "made")
+    dump = entries_of(backup)["database.sql"]
+    cut = changed(backup, tmp_path / "cut.zip", database_sql=dump[: len(dump) // 2])
+    done = await restore(tmp_path / "data", database_url, cut)
+    lines = done.stderr.decode().strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "incomplete" in lines[0], done.stderr.decode()
+    assert await item_names(database_url) == ["Dune"]

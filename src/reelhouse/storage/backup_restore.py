@@ -11,8 +11,9 @@ atomic). Then per backend:
   knows; this build's migrations run on the copy; then it replaces the live
   file with ``os.replace``, the old one kept as
   ``<name>.before-restore-<time>`` with its -wal/-shm.
-- PostgreSQL (:mod:`.backup_restore_pg`): the dump is loaded and checked in
-  one transaction that renames the live schema to a dated name (kept).
+- PostgreSQL (:mod:`.backup_restore_pg`): the dump is loaded, checked and
+  migrated in one transaction that renames the live schema to a dated name
+  (kept).
 
 Run it only under the exclusive server lock (the command line does): the
 work folders a killed restore left are removed at the start.
