@@ -165,10 +165,10 @@ def migration_script(backend: Backend, applied: set[int]) -> str:
     return "\n".join(parts) + "\n"
 
 
-async def migration_failure(url: str, *, schema: str | None = None) -> str | None:
+async def migration_failure(url: str) -> str | None:
     """Migrate the database at ``url`` (a restore's candidate); the failure's message, or None when it worked."""
     try:
-        async with open_store(url, schema=schema) as store:
+        async with open_store(url) as store:
             await migrate(store)
     except (StoreError, BaseExceptionGroup) as exc:
         failure: BaseException = exc
