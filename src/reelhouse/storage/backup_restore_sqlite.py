@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 
 from .backup_archive import BadBackup
@@ -47,7 +48,7 @@ def check_candidate(candidate: Path, known_versions: set[int], entry: str) -> No
     check_versions(versions, known_versions, entry)
 
 
-def check_versions(versions: set[object], known_versions: set[int], entry: str) -> None:
+def check_versions(versions: Iterable[object], known_versions: set[int], entry: str) -> None:
     unknown = [v for v in versions if not isinstance(v, int) or v not in known_versions]
     if unknown:
         newest = max((v for v in unknown if isinstance(v, int)), default=None)
