@@ -6,6 +6,8 @@ libraries (the store's part) on both backends.
 
 from __future__ import annotations
 
+import gc
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -259,6 +261,47 @@ async def test_a_file_that_hangs_mid_body_cuts_the_response_within_the_deadline(
     assert 0 < len(received) < catalogue.files["Heat"].stat().st_size
     hung_mount.release()
     assert (await catalogue.get("Heat")).content == catalogue.files["Heat"].read_bytes()  # threads still serve
+
+
+def open_descriptors(path: Path) -> int:
+    """This process's descriptors open on ``path`` (the server runs in it)."""
+    real = os.path.realpath(path)
+    return sum(os.path.realpath(f"/proc/self/fd/{fd}") == real for fd in os.listdir("/proc/self/fd"))
+
+
+@SQLITE_ONLY
+async def test_a_stream_whose_client_left_mid_read_closes_its_file_without_a_garbage_collection(
+    catalogue: Catalogue, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream_module, "READ_TIMEOUT_SECONDS", 60.0)  # the client leaves, not the deadline
+    monkeypatch.setattr(stream_module, "CHUNK_BYTES", 1024)
+    monkeypatch.setattr(file_body.FileRange, "read", hung_mount.hang(file_body.FileRange.read, after=3))
+    ended = trio.Event()
+
+    class EndSeen(stream_module.Meter):
+        def flush(self) -> None:  # the body's on_end: the response ended
+            ended.set()
+
+    monkeypatch.setattr(stream_module, "Meter", EndSeen)
+    film = catalogue.files["Heat"]
+    host, port = catalogue.server.base_url.removeprefix("http://").rsplit(":", 1)
+    head = f"GET /api/v1{catalogue.url('Heat')} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {catalogue.server.key}\r\n\r\n"
+    gc.disable()  # only closing the file frees its descriptor, not a collection
+    try:
+        with trio.fail_after(LIMIT_S):
+            client = await trio.open_tcp_stream(host, int(port))
+            await client.send_all(head.encode())
+            received = b""
+            while b"\r\n\r\n" not in received:  # the head and a first chunk; then the next read hangs
+                received += await client.receive_some(65536)
+            assert open_descriptors(film) == 1
+            await client.aclose()  # the client leaves while the server waits on the hung read
+            await ended.wait()
+            hung_mount.release()  # the abandoned read returns
+            while open_descriptors(film):
+                await trio.sleep(0.01)
+    finally:
+        gc.enable()
 
 
 # -- remote sources ----------------------------------------------------------------------------

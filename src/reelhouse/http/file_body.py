@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from stat import S_ISREG
@@ -106,7 +107,9 @@ class FileRange:
 
     Its methods block: they run on the file threads, one at a time.  The
     file is closed as soon as the range is read or the file turns out
-    shorter, else by :meth:`close`.  Chunks are ``chunk_bytes`` long
+    shorter, else by :meth:`close`, or by :meth:`close_after_read` (any
+    thread) for a read that was abandoned: the read closes the file when it
+    returns, so no descriptor waits for a garbage collection.  Chunks are ``chunk_bytes`` long
     (default :data:`READ_CHUNK_BYTES`).  :meth:`open` opens, inspects and reads
     the first chunk in one call: one hop to a thread.
     """
@@ -121,6 +124,11 @@ class FileRange:
         self._start = start
         self._remaining = length
         self._file: BinaryIO | None = None
+        # Guards _reading and _close_after_read (never held during a read):
+        # an abandoned read and the Trio thread agree on who closes the file.
+        self._state = threading.Lock()
+        self._reading = False
+        self._close_after_read = False
 
     @property
     def is_open(self) -> bool:
@@ -149,16 +157,37 @@ class FileRange:
             raise
 
     def read(self) -> bytes:
-        """The next chunk; b"" once the range is read."""
-        if self._file is None:
-            return b""
-        chunk = self._file.read(min(self._chunk_bytes, self._remaining))
+        """The next chunk; b"" once the range is read or the reader was given up."""
+        with self._state:
+            if self._file is None or self._close_after_read:
+                self._close_locked()
+                return b""
+            file, self._reading = self._file, True
+        try:
+            chunk = file.read(min(self._chunk_bytes, self._remaining))
+        finally:
+            with self._state:
+                self._reading = False
+                given_up = self._close_after_read
         self._remaining -= len(chunk)
-        if not chunk or self._remaining <= 0:
-            self.close()  # read, or the file shrank meanwhile: the response ends short
+        if given_up or not chunk or self._remaining <= 0:
+            self.close()  # read, given up, or the file shrank meanwhile: the response ends short
+            return b"" if given_up else chunk
         return chunk
 
+    def close_after_read(self) -> None:
+        """Give the reader up from any thread: closes the file now unless a
+        read holds it, in which case that read closes it as it returns."""
+        with self._state:
+            self._close_after_read = True
+            if not self._reading:
+                self._close_locked()
+
     def close(self) -> None:
+        with self._state:
+            self._close_locked()
+
+    def _close_locked(self) -> None:
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -176,9 +205,9 @@ async def file_chunks(
 
     Iterated after the handler returned (outside the app context), so it is
     given the threads.  ``on_sent(n)`` is called once each chunk was taken
-    by the server, ``on_end()`` once it ends, however.  The file is closed however the iteration ends, except
-    while a read is abandoned (timed out, or the client left): that read
-    still holds the file, which closes when the read returns and drops it.
+    by the server, ``on_end()`` once it ends, however.  The file is closed however the iteration ends; when
+    a read was abandoned (timed out, or the client left mid-read) that read
+    still holds it and closes it as it returns (:meth:`FileRange.close_after_read`).
     A read past ``timeout`` ends the iteration with Unavailable: the
     server cuts the response short (fewer bytes than Content-Length).
     """
@@ -200,6 +229,8 @@ async def file_chunks(
     finally:
         if on_end is not None:
             on_end()
-        if reader.is_open and not reading:
+        if reading:
+            reader.close_after_read()  # never waits: the abandoned read closes the file
+        elif reader.is_open:
             with trio.CancelScope(shield=True):
                 await files.call(reader.close)
