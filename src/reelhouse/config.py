@@ -58,6 +58,8 @@ class ScanSettings(_Section):
 class HttpSettings(_Section):
     max_connections: int = Field(256, ge=1, le=100_000)
     keep_alive_seconds: float = Field(5.0, gt=0, le=3600)
+    # A WebSocket message (all its frames together) over this many bytes closes the socket with 1009.
+    websocket_max_message_bytes: int = Field(64 * 1024, ge=1024, le=16 * 1024 * 1024)
 
 
 class ScheduleSettings(_Section):

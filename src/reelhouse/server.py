@@ -163,6 +163,7 @@ def _hypercorn_config(settings: Settings) -> HypercornConfig:
     config.bind = [settings.bind]
     config.graceful_timeout = max(settings.shutdown_grace_seconds - ACTOR_STOP_RESERVE_SECONDS, 0.5)
     config.keep_alive_timeout = settings.http.keep_alive_seconds
+    config.websocket_max_message_size = settings.http.websocket_max_message_bytes  # http/edge/websocket.py
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
     return config

@@ -4,6 +4,8 @@ Hypercorn answers malformed HTTP itself (400, 431 for a head over the
 limit), and a request whose app never answered (500), with empty bodies;
 here every such answer carries the reference's JSON error body.
 
+A WebSocket upgrade gets our stream (websocket.py: the whole message bounded).
+
 An early response (the app answered before the request body was read: 401
 without a key, 405, an unknown route) goes out with ``Connection: close``,
 as does every response once shutdown began.
@@ -19,11 +21,12 @@ from collections.abc import Iterable
 
 import h11
 from hypercorn.protocol.events import Event as StreamEvent
-from hypercorn.protocol.events import Response
-from hypercorn.protocol.h11 import H11Protocol
+from hypercorn.protocol.events import Request, Response
+from hypercorn.protocol.h11 import STREAM_ID, H11Protocol, H11WSConnection
 from hypercorn.protocol.ws_stream import WSStream
 
 from ..errors import error_body_bytes
+from .websocket import BoundedWSStream
 
 # Hypercorn's own error responses carry exactly these headers (and no body).
 _BARE_ERROR_HEADERS = [(b"content-length", b"0"), (b"connection", b"close")]
@@ -51,6 +54,7 @@ class ReelhouseH11Protocol(H11Protocol):
 
     _head_request = False
     _event_stream = False
+    _websocket: BoundedWSStream | None = None
 
     @property
     def streaming(self) -> bool:
@@ -59,7 +63,10 @@ class ReelhouseH11Protocol(H11Protocol):
 
     @property
     def peer_mid_message(self) -> bool:
-        """The client may still be sending a request body we never read."""
+        """The client may still be sending a request body, or a WebSocket
+        message we refused, that we never read."""
+        if self._websocket is not None and self._websocket.overflowed:
+            return True
         return isinstance(self.connection, h11.Connection) and self.connection.their_state is h11.SEND_BODY
 
     def end_of_event_stream(self) -> bytes:
@@ -78,7 +85,28 @@ class ReelhouseH11Protocol(H11Protocol):
     async def _create_stream(self, request: h11.Request) -> None:
         self._head_request = request.method.upper() == b"HEAD"
         self._event_stream = False
-        await super()._create_stream(request)
+        if _is_websocket_upgrade(request):
+            await self._create_websocket(request)
+        else:
+            await super()._create_stream(request)
+
+    async def _create_websocket(self, request: h11.Request) -> None:
+        """Hypercorn's upgrade, with our WebSocket stream in place of its own."""
+        self._websocket = BoundedWSStream(
+            self.app, self.config, self.context, self.task_group, self.ssl, self.client, self.server,
+            self.stream_send, STREAM_ID,
+        )  # fmt: skip
+        self.stream = self._websocket
+        assert isinstance(self.connection, h11.Connection)
+        self.connection = H11WSConnection(self.connection)
+        headers = request.headers.raw_items() if self.config.h11_pass_raw_headers else list(request.headers)
+        await self.stream.handle(
+            Request(stream_id=STREAM_ID, headers=headers, http_version=request.http_version.decode(),
+                    method=request.method.decode("ascii").upper(), raw_path=request.target,
+                    state=self.connection_state)
+        )  # fmt: skip
+        self.keep_alive_requests += 1
+        await self.context.mark_request()
 
     async def stream_send(self, event: StreamEvent) -> None:
         if isinstance(event, Response) and event.status_code >= 200:
@@ -110,6 +138,18 @@ class ReelhouseH11Protocol(H11Protocol):
         await self._send_h11_event(h11.Response(status_code=status, headers=headers))
         if not self._head_request:
             await self._send_h11_event(h11.Data(data=body))
+
+
+def _is_websocket_upgrade(request: h11.Request) -> bool:
+    """Hypercorn's test for an upgrade to a WebSocket (h11.py, ``_create_stream``)."""
+    upgrade, connection = b"", b""
+    for name, value in request.headers:  # h11 lower-cases the names
+        if name == b"upgrade":
+            upgrade = value.strip()
+        elif name == b"connection":
+            connection = value.strip()
+    tokens = {token.strip() for token in connection.lower().split(b",")}
+    return b"upgrade" in tokens and upgrade.lower() == b"websocket" and request.method.upper() == b"GET"
 
 
 def _is_event_stream(headers: Iterable[tuple[bytes, bytes]]) -> bool:
