@@ -60,6 +60,13 @@ class HttpSettings(_Section):
     keep_alive_seconds: float = Field(5.0, gt=0, le=3600)
     # A WebSocket message (all its frames together) over this many bytes closes the socket with 1009.
     websocket_max_message_bytes: int = Field(64 * 1024, ge=1024, le=16 * 1024 * 1024)
+    # A request body may keep the client waited on for body_seconds, plus one second per
+    # body_min_bytes_per_second received; then 408 and the connection closes (http/edge/limits.py).
+    body_seconds: float = Field(10.0, gt=0, le=3600)
+    body_min_bytes_per_second: int = Field(1024, ge=1, le=1024 * 1024 * 1024)
+    # This share of max_connections is kept for clients with an API key or a device token:
+    # connections without (sign-in, a client before its first request) hold the rest (http/edge/admission.py).
+    authenticated_share: float = Field(0.25, ge=0, le=0.9)
 
 
 class ScheduleSettings(_Section):

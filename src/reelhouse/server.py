@@ -35,7 +35,7 @@ from reelhouse import __version__
 from reelhouse.actors.tree import open_actor_tree
 from reelhouse.config import Settings
 from reelhouse.http import AppContext, create_app
-from reelhouse.http.edge import BindError, EdgeServer, bind_sockets, connection_budget
+from reelhouse.http.edge import BindError, EdgeLimits, EdgeServer, bind_sockets, connection_budget
 from reelhouse.pid1 import fork_under_init
 from reelhouse.server_lock import hold_server_lock
 from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
@@ -177,7 +177,9 @@ async def _serve_http(
     task_status: trio.TaskStatus[list[str]],
 ) -> None:
     app = create_app(context)
-    edge = EdgeServer(app, config, connection_budget(context.settings.http.max_connections))
+    http = context.settings.http
+    limits = EdgeLimits(http.body_seconds, http.body_min_bytes_per_second, http.authenticated_share)
+    edge = EdgeServer(app, config, connection_budget(http.max_connections), limits)
     # Everything built so far (modules, the app, the actors) lives as long as
     # the process: moving it out of the collector's reach keeps full
     # collections during big scans short (measured: the longest gen-2 pause

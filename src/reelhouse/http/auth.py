@@ -5,6 +5,11 @@ comparison constant-time (in the storage layer). Keys found active are
 remembered (:class:`reelhouse.storage.verified_keys.VerifiedKeys`) only
 while no write has committed since, so a key revoked from the command line
 still fails on its very next request.
+
+A request without credentials (the public paths) is admitted only where the
+connection layer has room for one (``http/edge/admission.py``: a share of
+the connection cap is kept for authenticated clients); one with valid
+credentials marks its connection authenticated.
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ from reelhouse.storage.verified_keys import VerifiedKeys
 
 from .context import app_context
 from .device_auth import authenticate_device, is_device_token
+from .edge import admit_anonymous, note_authenticated
 
 # Paths answered without a key: the machine-readable API description.
 PUBLIC_PATHS = frozenset({"/api/v1/openapi.json", "/api/v1/auth/login"})
 _EXTENSION_KEY = "reelhouse.verified_keys"
+RETRY_AFTER_SECONDS = 1
 
 
 def install_auth(app: Quart) -> None:
@@ -35,12 +42,19 @@ async def _start_verifying() -> None:
 
 async def _authenticate() -> None:
     if request.path in PUBLIC_PATHS:
+        if not admit_anonymous(request.scope):
+            raise errors.Unavailable(
+                "The server has too many connections without credentials; retry shortly.",
+                params={"retryAfterSeconds": RETRY_AFTER_SECONDS},
+            )
         return
     await _authenticate_token(request.headers.get("Authorization", ""), request.endpoint)
+    note_authenticated(request.scope)
 
 
 async def _authenticate_websocket() -> None:
     await _authenticate_token(websocket.headers.get("Authorization", ""), websocket.endpoint)
+    note_authenticated(websocket.scope)
 
 
 async def _authenticate_token(authorization: str, endpoint: str | None) -> None:

@@ -7,6 +7,13 @@ idle connection stays open for ever (and holds shutdown for the whole
 grace). Here the idle deadline lives on the reader's receive, set without a
 checkpoint when the protocol reports idle/busy, so nothing can cancel it.
 
+A request body is timed as the head is (limits.py): only the time spent
+waiting on the client counts, with an allowance that grows with the bytes
+received; past it the client gets 408 (when no response has started) and
+the connection closes.  Each connection is also the app's
+:class:`~.admission.Admission` (admission.py): whether it authenticated,
+whether it is on trial in the share kept for authenticated clients.
+
 Closing is one cancel scope per connection: idle past the keep-alive, the
 protocol asking to close, the peer gone, or shutdown all cancel it. After
 an early response (request body unread) the close lingers: our side is shut
@@ -30,6 +37,8 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import AppWrapper, ConnectionState
 from hypercorn.utils import parse_socket_addr
 
+from .admission import ADMISSION_KEY
+from .limits import BodyClock, EdgeLimits
 from .protocol import ReelhouseH11Protocol
 
 MAX_RECV = 2**16
@@ -42,9 +51,12 @@ END_STREAM_SECONDS = 0.5
 _GONE = (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError, OSError)
 
 
-class ShutdownState(Protocol):
+class EdgeState(Protocol):
     @property
     def closing(self) -> bool: ...
+
+    @property
+    def limits(self) -> EdgeLimits: ...
 
 
 class Connection(TCPServer):
@@ -57,10 +69,18 @@ class Connection(TCPServer):
         context: WorkerContext,
         state: dict[str, Any],
         stream: trio.SocketStream,
-        server: ShutdownState,
+        server: EdgeState,
+        *,
+        on_trial: bool = False,
     ) -> None:
         super().__init__(app, config, context, ConnectionState(state), stream)  # type: ignore[arg-type]
         self._server = server
+        self.accepted_at = trio.current_time()
+        self.on_trial = on_trial  # of the share kept for authenticated clients (admission.py)
+        self.authenticated = False
+        self.evicted = False
+        self._refused = False  # an anonymous request on trial: close once it is answered
+        self._body: BodyClock | None = None
         self._scope = trio.CancelScope()
         self._linger_scope = trio.CancelScope()
         self._receive_scope: trio.CancelScope | None = None
@@ -76,8 +96,24 @@ class Connection(TCPServer):
     @property
     def streaming(self) -> bool:
         """Serving server-sent events or an upgraded WebSocket."""
-        wrapper = getattr(self, "protocol", None)
-        return bool(getattr(getattr(wrapper, "protocol", None), "streaming", False))
+        protocol = self._h11()
+        return protocol is not None and protocol.streaming
+
+    def admit_anonymous(self) -> bool:
+        if self.on_trial and not self.authenticated:
+            self._refused = True
+            if (protocol := self._h11()) is not None:
+                protocol.close_after_response = True
+            return False
+        return True
+
+    def mark_authenticated(self) -> None:
+        self.authenticated = True
+
+    def evict(self) -> None:
+        """Make room for a newer connection (admission.py)."""
+        self.evicted = True
+        self.close_now()
 
     def close_now(self) -> None:
         """Stop serving this connection (its app task is cancelled)."""
@@ -87,15 +123,14 @@ class Connection(TCPServer):
     def shut_down(self) -> None:
         """Close for shutdown: an event stream first gets its last chunk, so
         its client sees a finished response (and reconnects later)."""
-        protocol = getattr(getattr(self, "protocol", None), "protocol", None)
-        if isinstance(protocol, ReelhouseH11Protocol) and protocol.streaming and not self._scope.cancel_called:
+        if self.streaming and not self._scope.cancel_called:
             self._task_group.spawn(self._end_event_stream)
         else:
             self.close_now()
 
     async def _end_event_stream(self) -> None:
-        protocol = self.protocol.protocol
-        assert isinstance(protocol, ReelhouseH11Protocol)
+        protocol = self._h11()
+        assert protocol is not None
         try:
             with trio.move_on_after(END_STREAM_SECONDS):
                 # Under the send lock: no chunk of the app's is half sent,
@@ -123,7 +158,8 @@ class Connection(TCPServer):
             server = parse_socket_addr(socket.family, socket.getsockname())
             async with TaskGroup() as task_group:
                 self._task_group = task_group
-                args = (self.app, self.config, self.context, task_group, ConnectionState(dict(self.state)),
+                state = ConnectionState({**self.state, ADMISSION_KEY: self})
+                args = (self.app, self.config, self.context, task_group, state,
                         False, client, server, self.protocol_send)
                 self.protocol = ProtocolWrapper(*args, alpn_protocol="http/1.1")
                 self.protocol.protocol = ReelhouseH11Protocol(*args)
@@ -138,24 +174,50 @@ class Connection(TCPServer):
 
     async def _read_data(self) -> None:
         while True:
+            body = self._body_clock()
             with trio.CancelScope(deadline=self._receive_deadline()) as scope:
                 self._receive_scope = scope
+                waiting_since = trio.current_time()
                 try:
                     data = await self.stream.receive_some(MAX_RECV)
                 except (trio.ClosedResourceError, trio.BrokenResourceError):
                     data = b""
             self._receive_scope = None
+            if body is not None:
+                body.count(trio.current_time() - waiting_since, len(data))
             if scope.cancelled_caught:
-                break  # idle past the keep-alive timeout
+                if body is not None:
+                    await self._answer_late_body()
+                break  # idle past the keep-alive timeout, or a body too slow
             await self.protocol.handle(RawData(bytes(data)))
             if not data:
                 break
         await self.protocol.handle(Closed())
 
+    def _body_clock(self) -> BodyClock | None:
+        """The clock of the request body the client is sending, if it is sending one."""
+        protocol = self._h11()
+        if protocol is None or not protocol.peer_sending_body:
+            self._body = None
+        elif self._body is None or self._body.request != protocol.keep_alive_requests:
+            self._body = BodyClock(self._server.limits, protocol.keep_alive_requests)
+        return self._body
+
     def _receive_deadline(self) -> float:
-        if self._idle_since is None:
-            return inf
-        return self._idle_since + self.config.keep_alive_timeout
+        if self._idle_since is not None:
+            return self._idle_since + self.config.keep_alive_timeout
+        if self._body is not None:
+            return trio.current_time() + self._body.remaining()
+        return inf
+
+    async def _answer_late_body(self) -> None:
+        """408 for a body that came too slowly, unless a response has begun;
+        the connection then closes (lingering: the client reads the 408)."""
+        protocol = self._h11()
+        if protocol is None or not (data := protocol.answer_late_body()):
+            return
+        with trio.move_on_after(END_STREAM_SECONDS):
+            await self._send(data)
 
     async def protocol_send(self, event: Event) -> None:
         if isinstance(event, RawData):
@@ -165,7 +227,7 @@ class Connection(TCPServer):
         elif isinstance(event, Updated):
             # No checkpoint here: the caller may be a task being cancelled.
             self._idle_since = trio.current_time() if event.idle else None
-            if event.idle and self._server.closing:
+            if event.idle and (self._server.closing or self._refused):
                 self.close_now()
             if self._receive_scope is not None:
                 self._receive_scope.deadline = self._receive_deadline()
@@ -191,8 +253,13 @@ class Connection(TCPServer):
             await close_stream(self.stream)
 
     def _peer_mid_message(self) -> bool:
-        wrapper = getattr(self, "protocol", None)
-        return bool(getattr(getattr(wrapper, "protocol", None), "peer_mid_message", False))
+        protocol = self._h11()
+        return protocol is not None and protocol.peer_mid_message
+
+    def _h11(self) -> ReelhouseH11Protocol | None:
+        """The HTTP/1.1 protocol, once the connection is being served."""
+        protocol = getattr(getattr(self, "protocol", None), "protocol", None)
+        return protocol if isinstance(protocol, ReelhouseH11Protocol) else None
 
     async def _linger(self) -> None:
         with trio.move_on_after(LINGER_SECONDS):

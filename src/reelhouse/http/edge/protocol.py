@@ -6,9 +6,14 @@ here every such answer carries the reference's JSON error body.
 
 A WebSocket upgrade gets our stream (websocket.py: the whole message bounded).
 
+A request body that comes too slowly is answered 408 here (the connection
+layer times it: connection.py, limits.py); whatever the app sends after is
+dropped.
+
 An early response (the app answered before the request body was read: 401
 without a key, 405, an unknown route) goes out with ``Connection: close``,
-as does every response once shutdown began.
+as does every response once shutdown began, and the answer to a request
+refused a connection of the reserve (admission.py).
 Hypercorn would otherwise keep reading the body into the finished app's
 queue, where nobody takes it: the connection hung, and its next request was
 never answered. The connection layer then closes after a bounded lingering
@@ -20,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import h11
+from hypercorn.config import Config
 from hypercorn.protocol.events import Event as StreamEvent
 from hypercorn.protocol.events import Request, Response
 from hypercorn.protocol.h11 import STREAM_ID, H11Protocol, H11WSConnection
@@ -33,6 +39,7 @@ _BARE_ERROR_HEADERS = [(b"content-length", b"0"), (b"connection", b"close")]
 _MESSAGES = {
     400: "The request is not valid HTTP/1.1.",
     404: "No such resource.",
+    408: "The request body did not arrive in time.",
     500: "The server failed to handle the request.",
 }
 
@@ -55,6 +62,8 @@ class ReelhouseH11Protocol(H11Protocol):
     _head_request = False
     _event_stream = False
     _websocket: BoundedWSStream | None = None
+    _answered_late_body = False
+    close_after_response = False
 
     @property
     def streaming(self) -> bool:
@@ -65,9 +74,25 @@ class ReelhouseH11Protocol(H11Protocol):
     def peer_mid_message(self) -> bool:
         """The client may still be sending a request body, or a WebSocket
         message we refused, that we never read."""
-        if self._websocket is not None and self._websocket.overflowed:
-            return True
+        return (self._websocket is not None and self._websocket.overflowed) or self.peer_sending_body
+
+    @property
+    def peer_sending_body(self) -> bool:
+        """A request body is due from the client (its head arrived, its end not yet)."""
         return isinstance(self.connection, h11.Connection) and self.connection.their_state is h11.SEND_BODY
+
+    def answer_late_body(self) -> bytes:
+        """The 408 for a request body that came too slowly, when no response
+        has begun (else nothing); from here on the app's output is dropped."""
+        self._answered_late_body = True
+        if not isinstance(self.connection, h11.Connection) or self.connection.our_state is not h11.SEND_RESPONSE:
+            return b""
+        body = protocol_error_body(408, self.config.h11_max_incomplete_size)
+        return b"".join(self.connection.send(event) or b"" for event in (
+            h11.Response(status_code=408, headers=_json_error_headers(body, self.config)),
+            h11.Data(data=body),
+            h11.EndOfMessage(),
+        ))  # fmt: skip
 
     def end_of_event_stream(self) -> bytes:
         """The bytes that end a server-sent events response cleanly (the last
@@ -109,12 +134,14 @@ class ReelhouseH11Protocol(H11Protocol):
         await self.context.mark_request()
 
     async def stream_send(self, event: StreamEvent) -> None:
+        if self._answered_late_body:
+            return  # the connection answered 408 and closes
         if isinstance(event, Response) and event.status_code >= 200:
             if list(event.headers) == _BARE_ERROR_HEADERS:
                 await self._send_json_error(event.status_code)
                 return
             self._event_stream = _is_event_stream(event.headers)
-            if self.peer_mid_message or self.context.terminated.is_set():
+            if self.peer_mid_message or self.close_after_response or self.context.terminated.is_set():
                 event = Response(stream_id=event.stream_id, status_code=event.status_code,
                                  headers=[*event.headers, (b"connection", b"close")])
         await super().stream_send(event)
@@ -129,15 +156,18 @@ class ReelhouseH11Protocol(H11Protocol):
         """The response head and JSON body of an error; the end follows
         (EndBody from the stream, or the caller)."""
         body = protocol_error_body(status, self.config.h11_max_incomplete_size)
-        headers = [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            (b"connection", b"close"),
-            *self.config.response_headers("h11"),
-        ]
-        await self._send_h11_event(h11.Response(status_code=status, headers=headers))
+        await self._send_h11_event(h11.Response(status_code=status, headers=_json_error_headers(body, self.config)))
         if not self._head_request:
             await self._send_h11_event(h11.Data(data=body))
+
+
+def _json_error_headers(body: bytes, config: Config) -> list[tuple[bytes, bytes]]:
+    return [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+        *config.response_headers("h11"),
+    ]
 
 
 def _is_websocket_upgrade(request: h11.Request) -> bool:

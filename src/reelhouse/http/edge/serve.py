@@ -6,7 +6,9 @@ cannot configure into these): sockets are bound before anything else runs
 (a busy port fails start-up before the database is touched); at most
 ``max_connections`` connections are open, and one beyond is answered 503
 with ``Retry-After`` at once and closed (accepting and refusing beats
-leaving it in the kernel's backlog, where it waits with no answer); and
+leaving it in the kernel's backlog, where it waits with no answer), unless
+it can take the place of a connection on trial (a share of the cap is kept
+for authenticated clients: admission.py); and
 shutdown closes idle keep-alive connections and streams (SSE, WebSocket) at
 once, gives requests in flight the grace, then cancels what is left.
 """
@@ -30,6 +32,7 @@ from hypercorn.utils import repr_socket_addr
 
 from ..errors import error_body_bytes
 from .connection import MAX_RECV, Connection, close_stream
+from .limits import EdgeLimits
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +97,7 @@ class EdgeServer:
     app: ASGIFramework
     config: Config
     max_connections: int
+    limits: EdgeLimits = field(default_factory=EdgeLimits)
     connections: set[Connection] = field(default_factory=set)
     closing: bool = False
     _refusing: int = 0
@@ -155,12 +159,29 @@ class EdgeServer:
                 log.error("cannot accept a connection: %s", exc.strerror)
                 await trio.sleep(ACCEPT_BACKOFF_SECONDS)
                 continue
-            if len(self.connections) >= self.max_connections:
+            on_trial = self._admit()
+            if on_trial is None:
                 handlers.start_soon(self._refuse, stream)
                 continue
-            connection = Connection(app, self.config, self._context, state, stream, self)
+            connection = Connection(app, self.config, self._context, state, stream, self, on_trial=on_trial)
             self.connections.add(connection)  # counted from accept to close
             handlers.start_soon(self._run, connection)
+
+    def _admit(self) -> bool | None:
+        """Room for a new connection: whether it is on trial (admission.py);
+        None when there is none (refused).  At the cap, the oldest connection
+        on trial that has not authenticated is evicted to make room.  One pass
+        over the connections per accept: microseconds at the default cap (256)."""
+        held = [connection for connection in self.connections if not connection.evicted]
+        if len(held) >= self.max_connections:
+            on_trial = [c for c in held if c.on_trial and not c.authenticated]
+            if not on_trial:
+                return None
+            oldest = min(on_trial, key=lambda connection: connection.accepted_at)
+            oldest.evict()
+            held.remove(oldest)
+        unauthenticated = sum(not connection.authenticated for connection in held)
+        return unauthenticated >= self.limits.unauthenticated_limit(self.max_connections)
 
     async def _run(self, connection: Connection) -> None:
         try:
