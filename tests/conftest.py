@@ -6,6 +6,8 @@
   Open it yourself with ``open_store(database_url)`` or hand it to the CLI or
   the server (``--database``).
 - ``store``: that database opened with ``open_store`` and migrated.
+- ``throwaway_postgres``: a PostgreSQL cluster of the test's own, which it
+  may stop and restart (never the shared server).
 
 PostgreSQL is looked for once per session at :data:`POSTGRES_URL`
 (``TEST_POSTGRES_URL`` overrides it).  When it does not answer, the
@@ -20,6 +22,7 @@ import functools
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import asyncpg
@@ -27,6 +30,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from reelhouse.storage import Store, migrate, open_store
+
+from .throwaway_postgres import ThrowawayPostgres, throwaway_cluster
 
 if TYPE_CHECKING:
     from .media_factory import MediaFactory
@@ -129,3 +134,13 @@ def media(tmp_path_factory: pytest.TempPathFactory) -> MediaFactory:
     from .media_factory import MediaFactory
 
     return MediaFactory(tmp_path_factory.mktemp("media-cache"))
+
+
+@pytest.fixture
+def throwaway_postgres(tmp_path: Path) -> Iterator[ThrowawayPostgres]:
+    """A PostgreSQL cluster of the test's own, to stop and restart (tests/throwaway_postgres.py).
+
+    Skips without the PostgreSQL binaries, except under CI (there, fails).
+    """
+    with throwaway_cluster(tmp_path) as cluster:
+        yield cluster

@@ -26,7 +26,9 @@ from reelhouse.jsonfields import put_present, put_time
 from reelhouse.runtime import Actor, ActorRef, Ask
 from reelhouse.storage import Store, StoreError
 from reelhouse.storage._store import now_ms
-from reelhouse.storage.jobs import FINAL_JOB_STATES, get_stored_job, list_stored_jobs, save_job
+from reelhouse.storage.jobs import FINAL_JOB_STATES, get_stored_job, list_stored_jobs
+
+from .job_rows import SavedRow, StoredRows
 
 RATE_WINDOW_SECONDS = 60.0
 FINISHED_RETENTION_SECONDS = 3600.0
@@ -126,12 +128,21 @@ class JobRegistry(Actor):
         self._jobs: dict[str, _Entry] = {}
         self._store = store
         self._retention_seconds = retention_seconds
+        self._rows = StoredRows(store) if store is not None else None
+
+    async def on_start(self) -> None:
+        if self._rows is not None:
+            self.nursery.start_soon(self._rows.run)
+
+    async def on_stop(self) -> None:
+        if self._rows is not None:
+            await self._rows.flush()  # the last states (a scan cancelled by the shutdown)
 
     async def handle(self, msg: object) -> object:
         match msg:
             case JobUpdate(job=job, owner=owner, cancel=cancel):
                 entry = self._update(job, owner, cancel)
-                await self._persist(entry)
+                self._persist(entry)
             case ListJobs():
                 return await self._list()
             case RouteCancel(job_id=job_id):
@@ -153,22 +164,22 @@ class JobRegistry(Actor):
         entry.finished_at = now if job.finished else None
         return entry
 
-    async def _persist(self, entry: _Entry) -> None:
-        """Write the job's row when its state changed or its last write is old."""
-        if self._store is None:
+    def _persist(self, entry: _Entry) -> None:
+        """Queue the job's row for writing when its state changed or its last write is old.
+
+        Written by a task of its own: an update never waits for the
+        database, so a database that is down or slow never fills this
+        mailbox (and those of the owners telling it).
+        """
+        if self._rows is None:
             return
         now = trio.current_time()
         fresh = entry.persisted_at is not None and now - entry.persisted_at < PERSIST_PROGRESS_EVERY_SECONDS
         if entry.persisted_state == entry.job.state and fresh:
             return
         job = entry.job
-        try:
-            await save_job(self._store, self._render(entry), started_at_ms=job.started_at_ms,
-                           finished_at_ms=job.finished_at_ms or now_ms() if job.finished else None)
-        except StoreError:
-            log.exception("job %s: could not store its state", job.id)
-            return
-        entry.persisted_state, entry.persisted_at = job.state, now
+        row = SavedRow(self._render(entry), job.started_at_ms, job.finished_at_ms or now_ms() if job.finished else None)
+        self._rows.queue(job.id, row, lambda: _saved(entry, job, now))
 
     async def _list(self) -> list[dict[str, Any]]:
         self._expire()
@@ -177,8 +188,8 @@ class JobRegistry(Actor):
             since = now_ms() - int(self._retention_seconds * 1000)
             try:
                 stored = await list_stored_jobs(self._store, finished_since_ms=since)
-            except StoreError:
-                log.exception("could not read stored jobs")
+            except StoreError as exc:  # a lost database is logged by the store
+                log.warning("could not read stored jobs: %s", exc)
                 stored = []
             listed.extend(job for job in stored if job.get("id") not in self._jobs)
         listed.sort(key=lambda job: job.get("startedAt") or "", reverse=True)
@@ -249,6 +260,10 @@ class JobRegistry(Actor):
             if job.state == "running" and per_minute > 0 and job.total is not None and job.processed is not None:
                 data["etaSeconds"] = max(int((job.total - job.processed) * 60 / per_minute), 0)
         return data
+
+
+def _saved(entry: _Entry, job: JobSnapshot, at: float) -> None:
+    entry.persisted_state, entry.persisted_at = job.state, at
 
 
 def _per_minute(samples: collections.deque[tuple[float, int]]) -> int | None:

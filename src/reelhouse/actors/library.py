@@ -21,27 +21,49 @@ from reelhouse import errors
 from reelhouse.media.containment import is_under
 from reelhouse.media.file_names import from_fs, to_fs
 from reelhouse.media.library_options import (
-    UpdateHints,
     apply_update,
     effective_media_info_timing,
     effective_read_concurrency,
 )
-from reelhouse.runtime import ActorRef, ActorStopped, Ask, ChildSpec, EventBus, Supervisor
+from reelhouse.runtime import ActorRef, ActorStopped, ChildSpec, EventBus, Supervisor
 from reelhouse.shutdown import bounded_shield
-from reelhouse.storage import Store, StoreError, now_ms
+from reelhouse.storage import Store, StoreError, StoreFull, StoreUnavailable, now_ms
 from reelhouse.storage.catalog import mark_missing
 from reelhouse.storage.confined_files import confinement_for, fenced_forms
 from reelhouse.storage.libraries import LibraryRecord, get_library, update_library_options
 from reelhouse.storage.scans import insert_scan_run, latest_scan_run, update_scan_run
 
 from .jobs import JobSnapshot, JobUpdate
+from .library_messages import (
+    ConfirmMissing,
+    DirectoriesChanged,
+    GetLibraryRuntime,
+    GetScanStatus,
+    GetScrapeQueue,
+    LibraryRuntime,
+    OptionsUpdated,
+    StartScan,
+    StopScan,
+    UpdateOptions,
+)
 from .library_settings import check_roots_writable, entitled
 from .plugins.infos import installed_plugin_infos
 from .realtime import RootMonitor
 from .rescans import DirectoryRescans, RescanDirectories, rescan_directories
 from .scan import ScanDeps, ScanPlan, probe_pending_sources
 from .scan.covers import refresh_covers
-from .scan.status import CANCELLING, COMPLETED, RUNNING, RootView, ScanStatusView, WatchView, scan_job, status_from_run
+from .scan.run_record import record_run_end_until_stored
+from .scan.status import (
+    CANCELLING,
+    COMPLETED,
+    FAILED,
+    RUNNING,
+    RootView,
+    ScanStatusView,
+    WatchView,
+    scan_job,
+    status_from_run,
+)
 from .scan_actor import CancelScan, ScanActor, ScanReport, ScanSetup, ScanSlots
 from .scrape.queue import LibraryChanged, ScanWrote, ScrapeQueue, ScrapeServices
 
@@ -49,6 +71,7 @@ log = logging.getLogger(__name__)
 
 ABANDONED_RUN_TIMEOUT_SECONDS = 2.0
 """How long recording a run whose start was given up may take (never past the shutdown deadline)."""
+STORE_RETRY_SECONDS = 5  # Retry-After when the database cannot be reached
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,70 +93,16 @@ class LibraryServices:
 
 
 @dataclass(frozen=True, slots=True)
-class StartScan(Ask[None]):
-    """Ask: start a scan; Conflict when one runs."""
-
-    mode: str = "full"
-    rewrite: bool = False
-    only_dirs: tuple[str, ...] | None = None
-    trigger: str = "manual"
-
-
-@dataclass(frozen=True, slots=True)
-class StopScan(Ask[None]):
-    """Ask: cancel the running scan; Conflict when none runs."""
-
-
-@dataclass(frozen=True, slots=True)
-class GetScanStatus(Ask["ScanStatusView"]):
-    """Ask: the library's ScanStatusView."""
-
-
-@dataclass(frozen=True, slots=True)
-class GetLibraryRuntime(Ask["LibraryRuntime"]):
-    """Ask: what only this process knows about the library (LibraryRuntime)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LibraryRuntime:
-    last_scanned_at_ms: int | None
-    scanning: bool
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateOptions(Ask["OptionsUpdated"]):
-    """Ask: apply a LibraryOptionsUpdate body; replies OptionsUpdated."""
-
-    body: Mapping[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class OptionsUpdated:
-    record: LibraryRecord
-    hints: UpdateHints
-
-
-@dataclass(frozen=True, slots=True)
-class ConfirmMissing(Ask[int]):
-    """Ask: mark missing what the mass-missing safeguard held back in the
-    last scan; replies with how many items; Conflict when nothing waits."""
-
-
-@dataclass(frozen=True, slots=True)
-class GetScrapeQueue(Ask[ActorRef]):
-    """Ask: the library's ScrapeQueue (identify, refresh, rescrape ask it); Unavailable without one."""
-
-
-@dataclass(frozen=True, slots=True)
-class DirectoriesChanged:
-    """Tell (monitor -> library): these directories changed on disk."""
-
-    dirs: frozenset[str]
-
-
-@dataclass(frozen=True, slots=True)
 class _MediaInfoProgress:
     job: JobSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class _ScanEnded:
+    """Tell (to itself): the scan actor of ``run_id`` has ended; ``message`` if it never reported."""
+
+    run_id: int
+    message: str
 
 
 class LibraryActor(Supervisor):
@@ -203,6 +172,15 @@ class LibraryActor(Supervisor):
             await monitor.run(task_status=task_status)
 
     async def handle(self, msg: object) -> object:
+        try:
+            return await self._handle(msg)
+        except (StoreUnavailable, StoreFull) as exc:
+            # Passing (logged once by the store): the asker gets 503, the library lives on.
+            raise errors.Unavailable(
+                f"The request failed: {exc.summary}.", params={"retryAfterSeconds": STORE_RETRY_SECONDS}
+            ) from exc
+
+    async def _handle(self, msg: object) -> object:
         match msg:
             case StartScan():
                 await self._start_scan(msg)
@@ -226,6 +204,8 @@ class LibraryActor(Supervisor):
                 await self._on_directories_changed(dirs)
             case _MediaInfoProgress(job=job):
                 await self._services.jobs.tell(JobUpdate(job))
+            case _ScanEnded():
+                await self._on_scan_ended(msg)
             case _:
                 raise TypeError(f"unexpected message {msg!r}")
         return None
@@ -295,6 +275,8 @@ class LibraryActor(Supervisor):
         await self._services.jobs.tell(self._job_update())
 
     async def _on_report(self, report: ScanReport) -> None:
+        if report.final and not report.recorded:
+            self.nursery.start_soon(record_run_end_until_stored, self._services.store, report.run_id, report.status)
         if report.run_id != self._run_id:
             return  # a late report of an earlier run
         status = report.status
@@ -448,12 +430,28 @@ class LibraryActor(Supervisor):
         await self.ref.tell(_MediaInfoProgress(final))
 
     def on_child_exit(self, name: str, error: BaseException | None) -> None:
-        if name == _scan_child(self._run_id) and error is not None and self._status.active:
-            # The scan crashed before it could report its end.
-            self._status = replace(
-                self._status, state="failed", finished_at_ms=now_ms(), message="The scan stopped unexpectedly."
-            )
-            self._publish("scan.failed")
+        if name != _scan_child(self._run_id) or not self._status.active or self._run_id is None:
+            return
+        # A crashed scan never reports its end; a scan that ended normally
+        # told its final report before this message, unless that was lost
+        # (the mailbox stayed full past the report's bound).
+        lost = "The scan stopped unexpectedly." if error is not None else "The scan ended without reporting its outcome."
+        self.nursery.start_soon(self._tell_scan_ended, _ScanEnded(self._run_id, lost))
+
+    async def _tell_scan_ended(self, ended: _ScanEnded) -> None:
+        try:
+            await self.ref.tell(ended)
+        except ActorStopped:
+            pass  # the library is stopping: the next start fails a run left running
+
+    async def _on_scan_ended(self, ended: _ScanEnded) -> None:
+        if ended.run_id != self._run_id or not self._status.active:
+            return  # its final report came first
+        log.error("scan %d of library %s: %s", ended.run_id, self.library_id, ended.message)
+        self._status = replace(self._status, state=FAILED, finished_at_ms=now_ms(), message=ended.message)
+        self._publish("scan.failed")
+        await self._services.jobs.tell(self._job_update())
+        self.nursery.start_soon(record_run_end_until_stored, self._services.store, ended.run_id, self._status)
 
     def _publish(self, event: str) -> None:
         self._services.bus.publish(event, self._status.with_watch(self._watch()).to_json())

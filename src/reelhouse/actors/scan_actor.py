@@ -19,10 +19,11 @@ import trio
 
 from reelhouse.runtime import Actor, ActorRef, ActorStopped, is_cancellation
 from reelhouse.shutdown import bounded_shield, bounded_wait
-from reelhouse.storage import Store, StoreError, now_ms
+from reelhouse.storage import Store, StoreError, failure_summary, now_ms, root_cause
 from reelhouse.storage.scans import update_scan_run
 
 from .scan import ScanDeps, ScanOutcome, ScanPlan, ScanProgress, run_scan
+from .scan.run_record import scan_counts
 from .scan.status import CANCELLED, CANCELLING, COMPLETED, FAILED, RUNNING, RootView, ScanStatusView
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,7 @@ class ScanReport:
     status: ScanStatusView
     event: str  # scan.queued, scan.started, scan.progress, scan.paused, scan.completed, ...
     outcome: ScanOutcome | None = None
+    recorded: bool = True  # False: the run's end is not stored yet (the database was down)
 
     @property
     def final(self) -> bool:
@@ -131,8 +133,11 @@ class ScanActor(Actor):
                     self._tell_progress("scan.started")
                     outcome = await self._scan()
         except Exception as exc:  # a failed scan is an outcome, not a crash
-            log.exception("scan of library %s failed", setup.plan.library_id)
-            message = f"The scan failed: {type(exc).__name__}: {exc}"
+            message = f"The scan failed: {failure_summary(exc)}."
+            if isinstance(root_cause(exc), StoreError):  # the store logs a lost database once
+                log.error("scan of library %s failed: %s", setup.plan.library_id, root_cause(exc))
+            else:
+                log.exception("scan of library %s failed", setup.plan.library_id)
         except BaseException as exc:
             # Strict exception groups: a cancellation may arrive wrapped in a
             # group (with or without failures beside it). Torn down from
@@ -167,18 +172,20 @@ class ScanActor(Actor):
         setup = self._setup
         self._state = state
         status = replace(self._status(), finished_at_ms=now_ms(), message=message)
+        recorded = False
         with bounded_shield(FINAL_RECORD_TIMEOUT_SECONDS) as recording:
             try:
-                await update_scan_run(setup.store, setup.run_id, state=state, counts=_counts(status), message=message)
-            except StoreError:
-                log.exception("could not record the end of scan %d", setup.run_id)
+                await update_scan_run(setup.store, setup.run_id, state=state, counts=scan_counts(status), message=message)
+                recorded = True
+            except StoreError as exc:  # the library records it once the database is back
+                log.warning("could not record the end of scan %d yet: %s", setup.run_id, exc)
         if recording.cancelled_caught:
             log.warning("recording the end of scan %d took too long; given up", setup.run_id)
         if outcome is not None and outcome.mass_missing_paused and not self._paused_reported:
             self._try_tell(ScanReport(setup.run_id, status, "scan.paused"))
         with bounded_shield(FINAL_RECORD_TIMEOUT_SECONDS):
             try:
-                await setup.library.tell(ScanReport(setup.run_id, status, f"scan.{state}", outcome))
+                await setup.library.tell(ScanReport(setup.run_id, status, f"scan.{state}", outcome, recorded))
             except ActorStopped:
                 pass  # the library is stopping too (shutdown): the run is recorded above
         self._done.set()
@@ -217,13 +224,3 @@ class ScanActor(Actor):
             mass_missing_paused=p.mass_missing_paused,
             roots=roots,
         )
-
-
-def _counts(status: ScanStatusView) -> dict[str, int]:
-    return {
-        "processed": status.processed,
-        "errors": status.errors,
-        "added": status.added or 0,
-        "changed": status.changed or 0,
-        "missing": status.missing or 0,
-    }

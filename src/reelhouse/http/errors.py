@@ -19,6 +19,7 @@ from quart_schema import RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
 from reelhouse import errors
+from reelhouse.storage import StoreFull, StoreUnavailable
 
 from .schema import ErrorBody
 
@@ -33,6 +34,8 @@ STATUS_BY_CLASS: tuple[tuple[type[errors.DomainError], int], ...] = (
     (errors.TooLarge, 413),
     (errors.Unavailable, 503),
 )
+
+STORE_RETRY_AFTER_SECONDS = 5  # a database restarting, or a disk being freed
 
 # Codes for framework errors, by HTTP status; all from the reference's
 # ErrorCode list (it has no code of its own for 405, so that is bad_request).
@@ -82,6 +85,8 @@ def register_error_handlers(app: Quart) -> None:
     app.register_error_handler(errors.DomainError, _domain_error)
     app.register_error_handler(RequestSchemaValidationError, _validation_error)
     app.register_error_handler(HTTPException, _http_exception)
+    app.register_error_handler(StoreUnavailable, _store_down)
+    app.register_error_handler(StoreFull, _store_down)
     app.register_error_handler(Exception, _unhandled)
 
 
@@ -90,6 +95,16 @@ async def _domain_error(error: errors.DomainError) -> Response:
     if "retryAfterSeconds" in error.params:
         headers["Retry-After"] = str(error.params["retryAfterSeconds"])
     return error_response(status_of(error), error.code, error.message, error.params, headers)
+
+
+async def _store_down(error: StoreUnavailable | StoreFull) -> Response:
+    # Passing: 503, no traceback (a lost database is logged once by the store).
+    if isinstance(error, StoreFull):
+        log.warning("request %s failed: %s", getattr(g, "request_id", "-"), error.summary)
+    return error_response(
+        503, CODE_BY_STATUS[503], f"The request failed: {error.summary}.",
+        {"retryAfterSeconds": STORE_RETRY_AFTER_SECONDS}, {"Retry-After": str(STORE_RETRY_AFTER_SECONDS)},
+    )  # fmt: skip
 
 
 async def _validation_error(error: RequestSchemaValidationError) -> Response:

@@ -217,12 +217,17 @@ class EventBus:
             try:
                 with trio.fail_after(LOG_CALL_TIMEOUT):
                     await self._log.append(batch)
-                return
             except Exception as error:
-                _log.error(
-                    "event log append of seq %d..%d failed (attempt %d); retrying in %.1fs",
-                    batch[0].seq, batch[-1].seq, attempt, delay, exc_info=error,
-                )
+                if attempt == 1:  # once, not once per retry (a database restarting fails them all)
+                    _log.error(
+                        "event log append of seq %d..%d failed; retrying until it is stored",
+                        batch[0].seq, batch[-1].seq, exc_info=error,
+                    )
+            else:
+                if attempt > 1:
+                    _log.warning("event log append of seq %d..%d stored after %d attempts",
+                                 batch[0].seq, batch[-1].seq, attempt)
+                return
             await trio.sleep(delay)
             delay = min(delay * 2, RETRY_MAX_DELAY)
             attempt += 1

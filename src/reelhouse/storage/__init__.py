@@ -15,9 +15,13 @@ from ._store import (
     Statement,
     Store,
     StoreError,
+    StoreFull,
+    StoreUnavailable,
     WriteResult,
     as_dict,
+    failure_summary,
     now_ms,
+    root_cause,
 )
 
 __all__ = [
@@ -28,10 +32,14 @@ __all__ = [
     "Statement",
     "Store",
     "StoreError",
+    "StoreFull",
+    "StoreUnavailable",
     "WriteResult",
     "as_dict",
+    "failure_summary",
     "migrate",
     "now_ms",
     "open_store",
     "parse_database_url",
+    "root_cause",
 ]

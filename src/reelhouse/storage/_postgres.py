@@ -16,7 +16,7 @@ to ``$1..$n`` (:mod:`._postgres_sql`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, TypeVar
 
@@ -26,6 +26,7 @@ import trio_asyncio
 
 from reelhouse.shutdown import bounded_shield, shutdown_deadline
 
+from ._outage import Outage
 from ._postgres_reads import PostgresReaders, open_readers
 from ._postgres_sql import translate_error, translate_sql
 from ._store import (
@@ -122,27 +123,42 @@ class PostgresStore(StoreShorthands):
         # 1.9 s).  Trio's limiter hands each freed slot to the longest waiter.
         self._slots = trio.CapacityLimiter(POOL_MAX_SIZE)
         self.closed = False
+        self._outage = Outage("PostgreSQL")
         self._transactions_ended = 0  # the data version (see Store.data_version)
 
     async def _run(self, unit: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
         self._check_open()
         async with self._slots:
             try:
-                return await trio_asyncio.aio_as_trio(unit, loop=self._loop)(*args)
+                result: T = await trio_asyncio.aio_as_trio(unit, loop=self._loop)(*args)
             except _DRIVER_ERRORS as exc:
-                raise translate_error(exc) from exc
+                error = translate_error(exc)
+                self._outage.note_failure(error)
+                raise error from exc
+        self._outage.note_success()
+        return result
+
+    async def _noted(self, read: Awaitable[T]) -> T:
+        """``read``'s result; its failure noted in the outage log."""
+        try:
+            result = await read
+        except StoreError as error:
+            self._outage.note_failure(error)
+            raise
+        self._outage.note_success()
+        return result
 
     async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
         self._check_open()
-        return await self._readers.fetch_all(sql, params)
+        return await self._noted(self._readers.fetch_all(sql, params))
 
     async def fetch_one(self, sql: str, params: Params = ()) -> Row | None:
         self._check_open()
-        return await self._readers.fetch_one(sql, params)
+        return await self._noted(self._readers.fetch_one(sql, params))
 
     async def fetch_each(self, queries: Sequence[tuple[str, Params]]) -> list[list[Row]]:
         self._check_open()
-        return await self._readers.fetch_each(queries)
+        return await self._noted(self._readers.fetch_each(queries))
 
     def _check_open(self) -> None:
         if self.closed:

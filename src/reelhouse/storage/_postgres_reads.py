@@ -12,10 +12,10 @@ where a cancelled caller's transaction is rolled back.
 
 Each thread owns one connection (autocommit: a read is its own snapshot,
 ``fetch_each`` opens a repeatable-read, read-only transaction).  A connection
-found broken (the server restarted, the network dropped it) is replaced
-before the next read on that thread; the read that found it broken fails
-with StoreError.  Rows index by name and by position, like asyncpg's and
-sqlite3's.  SQL arrives with ``?`` placeholders; they become ``%s`` and a
+found broken (the server restarted, the network dropped it) is replaced,
+and the read that found it broken runs once more on the new one (a read
+changes nothing); when that fails too, StoreError (StoreUnavailable).
+Rows index by name and by position, like asyncpg's and sqlite3's.  SQL arrives with ``?`` placeholders; they become ``%s`` and a
 literal ``%`` is doubled (:mod:`._postgres_sql`).  A caller cancelled while its read runs
 leaves at once: the read finishes on its thread and its rows are dropped.
 """
@@ -119,7 +119,7 @@ class PostgresReaders:
 
     async def _run(self, read: Callable[[psycopg.Connection[PgRow]], T]) -> T:
         try:
-            return await self._pool.run(lambda holder: read(holder.get()), abandon_on_cancel=True)
+            return await self._pool.run(functools.partial(_read_once_more_if_stale, read), abandon_on_cancel=True)
         except PoolClosed:
             raise StoreError("the store is closed") from None
         except (psycopg.Error, OSError) as exc:
@@ -129,6 +129,21 @@ class PostgresReaders:
         """Stop the threads (within ``timeout`` seconds), then close their connections."""
         if await self._pool.aclose(timeout):
             await trio.to_thread.run_sync(_close_all, self._connections, abandon_on_cancel=True)
+
+
+def _read_once_more_if_stale(read: Callable[[psycopg.Connection[PgRow]], T], holder: _Connection) -> T:
+    """Reader thread: ``read`` on the thread's connection, and once more on a
+    new one when that connection turns out dead.  A restart of the server
+    kills every idle connection, and each is found dead only when used: one
+    failed read per thread after the database was back.  A read changes
+    nothing, so trying it again is safe."""
+    conn = holder.get()
+    try:
+        return read(conn)
+    except psycopg.OperationalError:
+        if not conn.broken:
+            raise
+    return read(holder.get())
 
 
 def _rows(cursor: psycopg.Cursor[PgRow]) -> list[Row]:

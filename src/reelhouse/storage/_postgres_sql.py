@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import asyncpg
 import psycopg
 
-from ._store import StoreError, store_error
+from ._store import IntegrityError, StoreError, StoreFull, StoreUnavailable, store_error
 
 SQL_CACHE_SIZE = 2048  # distinct statements whose translation is kept
 
@@ -24,6 +24,14 @@ _LEADING_WITH = re.compile(r"^\s*WITH\b", re.IGNORECASE)
 _DML = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE)
 _RETURNING = re.compile(r"\bRETURNING\b", re.IGNORECASE)
 _INTEGRITY = (asyncpg.IntegrityConstraintViolationError, psycopg.errors.IntegrityError)
+DISK_FULL = "53100"
+# Connection exceptions (class 08), and the server shutting down, crashed
+# or starting up (57P01-57P03): the connection is gone, not the statement wrong.
+_UNAVAILABLE_CLASS = "08"
+_UNAVAILABLE_STATES = frozenset({"57P01", "57P02", "57P03"})
+# Failures with no SQLSTATE that mean the same: refused, reset, timed out
+# connecting, psycopg's "server closed the connection unexpectedly".
+_CONNECTION_LOST = (OSError, TimeoutError, psycopg.OperationalError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,4 +58,18 @@ def _returns_rows(sql: str) -> bool:
 
 def translate_error(exc: BaseException) -> StoreError:
     """The Store error for a failure of either driver or of the connection."""
-    return store_error(exc, integrity=isinstance(exc, _INTEGRITY))
+    if isinstance(exc, _INTEGRITY):
+        return store_error(exc, IntegrityError)
+    state = getattr(exc, "sqlstate", None)
+    if state == DISK_FULL:
+        return store_error(exc, StoreFull)
+    if isinstance(state, str) and (state.startswith(_UNAVAILABLE_CLASS) or state in _UNAVAILABLE_STATES):
+        return store_error(exc, StoreUnavailable)
+    if state is None and (isinstance(exc, _CONNECTION_LOST) or _closed_connection(exc)):
+        return store_error(exc, StoreUnavailable)
+    return store_error(exc)
+
+
+def _closed_connection(exc: BaseException) -> bool:
+    # asyncpg says so only in words (its other InterfaceErrors are misuse).
+    return isinstance(exc, asyncpg.InterfaceError) and "connection is closed" in str(exc)

@@ -17,6 +17,7 @@ for each other instead of failing.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sqlite3
@@ -43,6 +44,7 @@ from ._store import (
     Row,
     Statement,
     StoreError,
+    StoreFull,
     StoreShorthands,
     WriteResult,
     store_error,
@@ -62,7 +64,12 @@ log = logging.getLogger(__name__)
 
 def translate_error(exc: BaseException) -> StoreError:
     """The Store error for a failure of sqlite3 (or of binding parameters)."""
-    return store_error(exc, integrity=isinstance(exc, sqlite3.IntegrityError))
+    if isinstance(exc, sqlite3.IntegrityError):
+        return store_error(exc, IntegrityError)
+    full = getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+    if full or (isinstance(exc, OSError) and exc.errno == errno.ENOSPC):
+        return store_error(exc, StoreFull)
+    return store_error(exc)
 
 
 def _connect(path: str, *, query_only: bool) -> sqlite3.Connection:
@@ -225,9 +232,10 @@ def _commit_batch(conn: sqlite3.Connection, batch: list[_WriteRequest]) -> None:
         request.result = _run_in_savepoint(conn, request.statements)
         if not conn.in_transaction:
             # An error (disk full, I/O) that SQLite answers by rolling back
-            # the whole transaction: every caller of the batch lost its work.
+            # the whole transaction: every caller of the batch lost its work,
+            # and the callers after this one learn its cause.
             _fail(batch[: position + 1], None, keep_errors=True)
-            _fail(batch[position + 1 :], None)
+            _fail(batch[position + 1 :], _cause_of(request.result))
             return
     try:
         conn.execute("COMMIT")
@@ -285,7 +293,14 @@ def _rollback_quietly(conn: sqlite3.Connection) -> None:
             pass  # the transaction is gone either way
 
 
-def _fail(batch: list[_WriteRequest], cause: sqlite3.Error | None, *, keep_errors: bool = False) -> None:
+def _cause_of(result: outcome.Outcome | None) -> BaseException | None:
+    """The driver's failure behind a caller's error, if it had one."""
+    if isinstance(result, outcome.Error) and isinstance(result.error.__cause__, sqlite3.Error):
+        return result.error.__cause__
+    return None
+
+
+def _fail(batch: list[_WriteRequest], cause: BaseException | None, *, keep_errors: bool = False) -> None:
     for request in batch:
         if keep_errors and isinstance(request.result, outcome.Error):
             continue

@@ -50,6 +50,22 @@ class IntegrityError(StoreError):
     """A constraint (unique, foreign key, check) refused the write."""
 
 
+class StoreUnavailable(StoreError):
+    """The database cannot be reached: the connection was refused or lost (a restart, the network).
+
+    Passing: the store reconnects on its next call, so the same call may
+    succeed later.
+    """
+
+    summary = "the database cannot be reached"
+
+
+class StoreFull(StoreError):
+    """The disk holding the database is full (SQLite's SQLITE_FULL, ENOSPC, PostgreSQL's 53100)."""
+
+    summary = "the disk holding the database is full"
+
+
 @dataclass(frozen=True, slots=True)
 class Statement:
     """One statement of a transaction.
@@ -160,10 +176,29 @@ class StoreShorthands:
         await self.fetch_value("SELECT 1")
 
 
-def store_error(exc: BaseException, *, integrity: bool) -> StoreError:
-    """The Store error for a driver's failure ``exc`` (IntegrityError when a constraint refused it)."""
-    error = (IntegrityError if integrity else StoreError)(f"{type(exc).__name__}: {exc}")
+def store_error(exc: BaseException, kind: type[StoreError] = StoreError) -> StoreError:
+    """The Store error of class ``kind`` for a driver's failure ``exc``."""
+    error = kind(f"{type(exc).__name__}: {exc}")
     error.__cause__ = exc
+    return error
+
+
+def failure_summary(error: BaseException) -> str:
+    """What went wrong, in words for a person: the root cause inside (nested)
+    exception groups; for a full disk or a lost database, that sentence."""
+    cause = root_cause(error)
+    summary = getattr(cause, "summary", None)
+    if isinstance(cause, StoreError) and summary is not None:
+        return str(summary)
+    return f"{type(cause).__name__}: {cause}"
+
+
+def root_cause(error: BaseException) -> BaseException:
+    """The failure inside (nested) exception groups: a StoreError when there is
+    one (a lost database fails every task that wrote), else the first."""
+    while isinstance(error, BaseExceptionGroup):
+        stored = error.subgroup(StoreError)
+        error = (stored or error).exceptions[0]
     return error
 
 

@@ -11,9 +11,11 @@ from pathlib import Path
 FFMPEG_LIMIT_S = 60
 
 
-def worker_command(*, abort_on: str | None = None, hang_on: str | None = None, hang_at_start: bool = False) -> tuple[str, ...]:
+def worker_command(*, abort_on: str | None = None, hang_on: str | None = None, hang_at_start: bool = False,
+                   gate: Path | None = None) -> tuple[str, ...]:
     """The real probe worker, which aborts (SIGABRT, as a crash in a C library
-    would) or hangs forever on paths containing the given text."""
+    would) or hangs forever on paths containing the given text; with ``gate``,
+    it answers nothing until that file exists."""
     code = [
         "import os, time",
         "import reelhouse.media.probe_worker as worker",
@@ -21,6 +23,8 @@ def worker_command(*, abort_on: str | None = None, hang_on: str | None = None, h
         "def answer(path):",
         f"    if {abort_on!r} and {abort_on!r} in path: os.abort()",
         f"    if {hang_on!r} and {hang_on!r} in path: time.sleep(3600)",
+        f"    while {str(gate) if gate else None!r} and not os.path.exists({str(gate) if gate else ''!r}):",
+        "        time.sleep(0.05)",
         "    return real(path)",
         "worker.answer = answer",
         f"if {hang_at_start!r}: time.sleep(3600)",

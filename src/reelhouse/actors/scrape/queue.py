@@ -35,7 +35,7 @@ import trio
 
 from reelhouse import errors
 from reelhouse.runtime import Actor, ActorRef, Ask
-from reelhouse.storage import Store, StoreError, now_ms
+from reelhouse.storage import Store, StoreError, failure_summary, now_ms, root_cause
 from reelhouse.storage.libraries import LibraryRecord
 from reelhouse.storage.scrape_queue import (
     PendingItem,
@@ -158,6 +158,9 @@ class ScrapeQueue(Actor):
         self._changed = trio.Event()  # an item taken or left: the reporter reports
         self._recheck_pending = False  # a look for providers is scheduled
         self._threads = trio.CapacityLimiter(2)  # apply's image checks and file writes
+        self._unmarked_since: int | None = None  # scans wrote items since then, not yet marked pending
+        self._marks_asked = 0
+        self._failing = False  # the last run failed (logged once until one succeeds)
 
     async def on_start(self) -> None:
         self.nursery.start_soon(self._run)
@@ -166,7 +169,7 @@ class ScrapeQueue(Actor):
     async def handle(self, msg: object) -> object:
         match msg:
             case ScanWrote(created_since_ms=since):
-                await self._queue_new(since)
+                self._queue_new(since)
             case WakeQueue():
                 self._wake.set()
             case LibraryChanged(record=record):
@@ -184,14 +187,26 @@ class ScrapeQueue(Actor):
 
     # -- queueing -------------------------------------------------------------------
 
-    async def _queue_new(self, since_ms: int) -> None:
+    def _queue_new(self, since_ms: int) -> None:
+        """Items a scan wrote since ``since_ms`` become pending: marked by the worker
+        (a database that is down then delays it, and loses nothing)."""
+        unmarked = self._unmarked_since
+        self._unmarked_since = since_ms if unmarked is None else min(unmarked, since_ms)
+        self._marks_asked += 1
+        self._wake.set()
+
+    async def _mark_new(self) -> None:
+        since, asked = self._unmarked_since, self._marks_asked
+        if since is None:
+            return
         options = self._record.options
         if options.auto_scrape and options.metadata_providers:
-            queued = await mark_new_pending(self._services.store, self._record.id, created_since_ms=since_ms,
+            queued = await mark_new_pending(self._services.store, self._record.id, created_since_ms=since,
                                             with_nfo=options.fill_missing_from_provider)
             if queued:
                 self._trigger = "scan"
-        self._wake.set()
+        if self._marks_asked == asked:  # no scan wrote meanwhile
+            self._unmarked_since = None
 
     async def _requeue(self, request: Requeue) -> Queued:
         ids, skipped = await queue_works(self._services.store, self._record.id, request.states,
@@ -229,11 +244,27 @@ class ScrapeQueue(Actor):
             await self._wake.wait()
             self._wake = trio.Event()
             try:
+                await self._mark_new()
                 await self._drain()
-            except Exception:  # the store failed (maybe inside the workers' group): later, not a crash loop
-                log.exception("scrape queue of library %s failed; trying again later", self._record.id)
+            except Exception as exc:  # the store failed (maybe inside the workers' group): later, not a crash loop
+                self._note_failure(exc)
                 await trio.sleep(STORE_RETRY_SECONDS)
                 self._wake.set()
+            else:
+                if self._failing:
+                    self._failing = False
+                    log.warning("scrape queue of library %s works again", self._record.id)
+
+    def _note_failure(self, exc: Exception) -> None:
+        """Log a failure once, not once per retry; a store's failure without a traceback."""
+        if self._failing:
+            return
+        self._failing = True
+        cause = root_cause(exc)
+        if isinstance(cause, StoreError):
+            log.error("scrape queue of library %s waits for the store: %s", self._record.id, failure_summary(cause))
+        else:
+            log.exception("scrape queue of library %s failed; trying again later", self._record.id)
 
     async def _drain(self) -> None:
         store, library_id = self._services.store, self._record.id
