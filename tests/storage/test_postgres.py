@@ -5,13 +5,23 @@ from __future__ import annotations
 import os
 from urllib.parse import parse_qs, urlsplit
 
+import asyncpg
+import psycopg
 import pytest
 import trio
 
 import reelhouse.storage._postgres as postgres_backend
 import reelhouse.storage._postgres_reads as postgres_reads
-from reelhouse.storage import StoreError, migrate, open_store
-from reelhouse.storage._postgres_sql import translate_sql
+from reelhouse.storage import (
+    IntegrityError,
+    StoreError,
+    StoreFull,
+    StoreUnavailable,
+    failure_summary,
+    migrate,
+    open_store,
+)
+from reelhouse.storage._postgres_sql import translate_error, translate_sql
 
 
 def test_question_marks_become_numbered_placeholders() -> None:
@@ -136,3 +146,30 @@ async def test_reads_and_writes_work_with_either_url_form(database_url: str, for
             row = await store.fetch_one("SELECT a, current_schema() AS s FROM url_probe")  # reads: psycopg
     assert row is not None
     assert (row["a"], row["s"]) == (7, parse_qs(urlsplit(database_url).query)["schema"][0])
+
+
+@pytest.mark.parametrize(
+    ("failure", "kind"),
+    [
+        (asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator command"), StoreUnavailable),
+        (asyncpg.exceptions.CannotConnectNowError("the database system is starting up"), StoreUnavailable),
+        (asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed in the middle of operation"),
+         StoreUnavailable),
+        (asyncpg.InterfaceError("cannot call Transaction.__aexit__(): the underlying connection is closed"),
+         StoreUnavailable),
+        (ConnectionRefusedError(111, "Connect call failed"), StoreUnavailable),
+        (psycopg.OperationalError("connection failed: Connection refused"), StoreUnavailable),
+        (psycopg.errors.AdminShutdown("terminating connection"), StoreUnavailable),
+        (asyncpg.exceptions.DiskFullError("could not extend file"), StoreFull),
+        (psycopg.errors.DiskFull("could not extend file"), StoreFull),
+        (asyncpg.exceptions.UniqueViolationError("duplicate key"), IntegrityError),
+        (asyncpg.InterfaceError("cannot perform operation: another operation is in progress"), StoreError),
+        (psycopg.errors.QueryCanceled("canceling statement due to statement timeout"), StoreError),
+    ],
+)
+def test_a_driver_failure_becomes_the_store_error_of_its_kind(failure: Exception, kind: type[StoreError]) -> None:
+    """A lost connection is StoreUnavailable (passing), a full disk StoreFull, each with its sentence."""
+    error = translate_error(failure)
+    assert type(error) is kind and error.__cause__ is failure
+    if kind in (StoreUnavailable, StoreFull):
+        assert failure_summary(ExceptionGroup("nursery", [error])) == kind.summary

@@ -435,7 +435,9 @@ class LibraryActor(Supervisor):
         # A crashed scan never reports its end; a scan that ended normally
         # told its final report before this message, unless that was lost
         # (the mailbox stayed full past the report's bound).
-        lost = "The scan stopped unexpectedly." if error is not None else "The scan ended without reporting its outcome."
+        lost = "The scan ended without reporting its outcome."
+        if error is not None:
+            lost = "The scan stopped unexpectedly."
         self.nursery.start_soon(self._tell_scan_ended, _ScanEnded(self._run_id, lost))
 
     async def _tell_scan_ended(self, ended: _ScanEnded) -> None:

@@ -175,7 +175,8 @@ class ScanActor(Actor):
         recorded = False
         with bounded_shield(FINAL_RECORD_TIMEOUT_SECONDS) as recording:
             try:
-                await update_scan_run(setup.store, setup.run_id, state=state, counts=scan_counts(status), message=message)
+                counts = scan_counts(status)
+                await update_scan_run(setup.store, setup.run_id, state=state, counts=counts, message=message)
                 recorded = True
             except StoreError as exc:  # the library records it once the database is back
                 log.warning("could not record the end of scan %d yet: %s", setup.run_id, exc)

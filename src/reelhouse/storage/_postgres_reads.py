@@ -15,8 +15,9 @@ Each thread owns one connection (autocommit: a read is its own snapshot,
 found broken (the server restarted, the network dropped it) is replaced,
 and the read that found it broken runs once more on the new one (a read
 changes nothing); when that fails too, StoreError (StoreUnavailable).
-Rows index by name and by position, like asyncpg's and sqlite3's.  SQL arrives with ``?`` placeholders; they become ``%s`` and a
-literal ``%`` is doubled (:mod:`._postgres_sql`).  A caller cancelled while its read runs
+Rows index by name and by position, like asyncpg's and sqlite3's.  SQL
+arrives with ``?`` placeholders; they become ``%s`` and a literal ``%`` is
+doubled (:mod:`._postgres_sql`).  A caller cancelled while its read runs
 leaves at once: the read finishes on its thread and its rows are dropped.
 """
 
