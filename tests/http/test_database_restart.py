@@ -12,6 +12,7 @@ log line per failure rather than a traceback per retry.
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from tests.throwaway_postgres import ThrowawayPostgres
 
 from ..actors.scan.probe_workers import worker_command
 from ..media_factory import MediaFactory
-from .conftest import RunningServer, start_server
+from .conftest import start_server
 from .scanning import create_library, scan_status, wait_for_phase, wait_for_state
 from .scrape_support import wait_for_states, wait_until
 
@@ -44,8 +45,8 @@ CATALOGUE: dict[str, Any] = {
 class Outage:
     """A server whose first scan failed while its database was stopped, and the database back."""
 
-    server: RunningServer
     client: httpx.AsyncClient
+    database_url: str
     library_id: str
     failed: dict[str, Any]  # the scan's status once the database was back
 
@@ -55,44 +56,45 @@ async def _wait_for_log(caplog: pytest.LogCaptureFixture, logger: str, level: in
         await trio.sleep(0.02)
 
 
-async def _scan_through_an_outage(
-    nursery: trio.Nursery, cluster: ThrowawayPostgres, tmp_path: Path, media: MediaFactory,
+@pytest.fixture
+async def outage(
+    nursery: trio.Nursery, throwaway_postgres: ThrowawayPostgres, tmp_path: Path, media: MediaFactory,
     caplog: pytest.LogCaptureFixture,
-) -> Outage:
+) -> AsyncIterator[Outage]:
     root = tmp_path / "films"
     for title in ("Heat (1995)", "Ronin (1998)"):
         media.video(root / title / f"{title}.mkv")
     gate = tmp_path / "probes-may-answer"
     make_provider(tmp_path / "data" / "plugins", "test", CATALOGUE)
-    server = await start_server(
-        nursery, cluster.url, tmp_path / "data",
-        scan={"probe_timeout_seconds": 120, "probe_worker_command": worker_command(gate=gate)},
-    )  # fmt: skip
-    client = server.client()
-    library = await create_library(
-        client, "Films", [root], options={"remoteAllowedHosts": [], "mediaInfoTiming": "scan"}
-    )
-    await wait_for_phase(client, library["id"], "write")  # items written; the probe waits at the gate
-    await trio.to_thread.run_sync(cluster.stop)
-    gate.touch()
-    # Down until the library has told the scrape queue what the failed scan wrote.
-    await _wait_for_log(caplog, "reelhouse.actors.scan_actor")
-    await _wait_for_log(caplog, "reelhouse.actors.scrape")
-    await trio.to_thread.run_sync(cluster.start)
-    failed = await wait_for_state(client, library["id"])
-    return Outage(server, client, library["id"], failed)
+    with trio.fail_after(CAP_S):
+        server = await start_server(
+            nursery, throwaway_postgres.url, tmp_path / "data",
+            scan={"probe_timeout_seconds": 120, "probe_worker_command": worker_command(gate=gate)},
+        )  # fmt: skip
+    async with server.client() as client:
+        with trio.fail_after(CAP_S):
+            library = await create_library(
+                client, "Films", [root], options={"remoteAllowedHosts": [], "mediaInfoTiming": "scan"}
+            )
+            await wait_for_phase(client, library["id"], "write")  # items written; the probe waits at the gate
+            await trio.to_thread.run_sync(throwaway_postgres.stop)
+            gate.touch()
+            # Down until the library has told the scrape queue what the failed scan wrote.
+            await _wait_for_log(caplog, "reelhouse.actors.scan_actor")
+            await _wait_for_log(caplog, "reelhouse.actors.scrape")
+            await trio.to_thread.run_sync(throwaway_postgres.start)
+            failed = await wait_for_state(client, library["id"])
+        yield Outage(client, throwaway_postgres.url, library["id"], failed)
+    server.shutdown.set()
 
 
 async def test_a_scan_that_loses_its_database_fails_with_a_message_and_the_next_scan_completes(
-    nursery: trio.Nursery, throwaway_postgres: ThrowawayPostgres, tmp_path: Path, media: MediaFactory,
-    caplog: pytest.LogCaptureFixture,
+    outage: Outage, caplog: pytest.LogCaptureFixture
 ) -> None:
+    client, library_id = outage.client, outage.library_id
+    assert outage.failed["state"] == "failed" and outage.failed["message"] == LOST, outage.failed
     with trio.fail_after(CAP_S):
-        outage = await _scan_through_an_outage(nursery, throwaway_postgres, tmp_path, media, caplog)
-        client, library_id = outage.client, outage.library_id
-        assert outage.failed["state"] == "failed" and outage.failed["message"] == LOST, outage.failed
-
-        async with open_store(throwaway_postgres.url) as store:
+        async with open_store(outage.database_url) as store:
 
             async def stored() -> bool:
                 run = await latest_scan_run(store, library_id)
@@ -107,22 +109,14 @@ async def test_a_scan_that_loses_its_database_fails_with_a_message_and_the_next_
         assert response.status_code == 200, response.text
         completed = await wait_for_state(client, library_id)
         assert completed["state"] == "completed", completed
-        await client.aclose()
-    outage.server.shutdown.set()
     tracebacks = [r for r in caplog.records if r.exc_info is not None and "storage" in str(r.exc_info[1].__class__)]
     assert len(tracebacks) <= 1, [r.getMessage() for r in tracebacks]  # at most the event bus's one
     lost = [r for r in caplog.records if r.name == "reelhouse.storage" and "cannot be reached" in r.getMessage()]
     assert len(lost) == 1
 
 
-async def test_the_scrape_queue_scrapes_what_a_scan_wrote_while_its_database_was_down(
-    nursery: trio.Nursery, throwaway_postgres: ThrowawayPostgres, tmp_path: Path, media: MediaFactory,
-    caplog: pytest.LogCaptureFixture,
-) -> None:
+async def test_the_scrape_queue_scrapes_what_a_scan_wrote_while_its_database_was_down(outage: Outage) -> None:
     with trio.fail_after(CAP_S):
-        outage = await _scan_through_an_outage(nursery, throwaway_postgres, tmp_path, media, caplog)
         await wait_for_states(outage.client, outage.library_id, {"Heat": "scraped", "Ronin": "scraped"})
         status = await scan_status(outage.client, outage.library_id)
-        await outage.client.aclose()
-    outage.server.shutdown.set()
     assert status["state"] == "failed"  # no scan since: what it wrote was queued when the database came back
