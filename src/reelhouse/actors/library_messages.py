@@ -10,6 +10,8 @@ from reelhouse.media.library_options import UpdateHints
 from reelhouse.runtime import ActorRef, Ask
 from reelhouse.storage.libraries import LibraryRecord
 
+from .scan.status import ScanStatusView
+
 
 @dataclass(frozen=True, slots=True)
 class StartScan(Ask[None]):
@@ -27,7 +29,7 @@ class StopScan(Ask[None]):
 
 
 @dataclass(frozen=True, slots=True)
-class GetScanStatus(Ask["ScanStatusView"]):
+class GetScanStatus(Ask[ScanStatusView]):
     """Ask: the library's ScanStatusView."""
 
 
