@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +25,11 @@ from reelhouse.actors.plugins import (
     call_plugin,
 )
 from reelhouse.media import provider_metadata
+from reelhouse.media.durations import MAX_WAIT_SECONDS
 from reelhouse.media.plugin_policy import CrashPolicy
 from reelhouse.runtime import ActorRef, ChildSpec, RootActor
 from reelhouse.storage import plugin_catalog
+from reelhouse.timefmt import rfc3339_ms
 from tests.actors.plugins.factory import processes_under, zombie_children
 from tests.fakes.tmdb_api import FakeTmdb, fake_tmdb
 
@@ -219,6 +222,19 @@ async def test_a_429_is_rate_limited_with_retry_after_and_pauses_the_plugin(tmdb
     assert failure.value.params["retryAfterSeconds"] == 42
     assert (await tmdb.view()).paused_until_ms is not None  # the rateLimited notification
     assert (await tmdb.details("movie", "603")).name == "The Matrix"  # the limit is over: the call works again
+
+
+@pytest.mark.parametrize("retry_after", ["99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT"])
+async def test_an_absurd_upstream_retry_after_pauses_the_plugin_a_day_at_most(tmdb: Tmdb, retry_after: str) -> None:
+    await tmdb.details("movie", "949")  # configuration fetched: the next request is the one limited
+    tmdb.fake.rate_limit_next(1, retry_after=retry_after)
+    with pytest.raises(PluginCallError) as failure:
+        await tmdb.details("movie", "603")
+    assert failure.value.reason == "rate_limited"
+    assert failure.value.params["retryAfterSeconds"] == MAX_WAIT_SECONDS
+    paused_until = (await tmdb.view()).paused_until_ms
+    assert paused_until is not None and paused_until <= (time.time() + MAX_WAIT_SECONDS) * 1000
+    assert rfc3339_ms(paused_until)  # what GET /plugins/installed formats
 
 
 async def test_an_upstream_refusing_connections_is_unreachable(tmdb: Tmdb) -> None:

@@ -105,7 +105,7 @@ class FakeTmdb:
 
     # -- knobs ----------------------------------------------------------------------
 
-    def rate_limit_next(self, count: int, *, retry_after: int = 1) -> None:
+    def rate_limit_next(self, count: int, *, retry_after: int | str = 1) -> None:
         """The next ``count`` API requests answer 429 with ``Retry-After: retry_after``."""
         with self._lock:
             self._limited, self._retry_after, self._fail_status = count, retry_after, 429

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
 import trio
 
+from reelhouse.media.durations import MAX_WAIT_SECONDS
 from reelhouse.storage import plugin_catalog
 from tests.actors.plugins.factory import make_plugin
+from tests.actors.scrape.providers import candidate
+from tests.media_factory import MediaFactory
 
 from .conftest import RunningServer, start_server
+from .scanning import create_library
+from .scrape_support import items_by_name, server_with_provider, wait_for_job
 
 CAP_S = 60
 LOCALIZED = '''description = "Says things"
@@ -171,3 +177,27 @@ async def test_the_command_line_installs_configures_disables_and_removes_for_a_r
     assert all("top-secret" not in str(e.details) for e in entries)
     assert sorted(e.details["keys"][0] for e in entries if e.action == "plugin.configure") == [
         "apiKey", "concurrencyOverride"]
+
+
+async def test_an_absurd_retry_after_pauses_a_day_at_most_and_the_plugin_list_still_answers(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory,
+) -> None:
+    catalogue = {"search": {"movie|Heat": [candidate("949", "Heat", 0.5, 1995)]}, "rateLimit": 1e30}
+    server, _plugin = await server_with_provider(nursery, database_url, tmp_path, catalogue)
+    media.video(tmp_path / "films" / "Heat (1995)" / "Heat (1995).mkv")
+    with trio.fail_after(CAP_S):
+        async with server.client() as client:
+            library = await create_library(client, "Films", [tmp_path / "films"])
+            paused = await wait_for_job(client, library["id"], state="paused")
+            plugin = (await _plugins(client))["test"]
+            heat = (await items_by_name(client, library["id"]))["Heat"]
+            identify = await client.post(f"/items/{heat['id']}/identify", json={"query": "Heat"})
+    latest = datetime.now(UTC) + timedelta(seconds=MAX_WAIT_SECONDS + 60)
+    assert paused["messageCode"] == "rateLimited"
+    assert datetime.fromisoformat(paused["messageParams"]["retryAt"]) <= latest
+    assert plugin["lastErrorCode"] == "rate_limited"
+    assert datetime.fromisoformat(plugin["pausedUntil"]) <= latest
+    assert identify.json()["code"] == "plugin_rate_limited"
+    assert identify.headers["Retry-After"] == str(int(MAX_WAIT_SECONDS))
+    assert identify.json()["params"]["retryAfterSeconds"] == MAX_WAIT_SECONDS
+    server.shutdown.set()

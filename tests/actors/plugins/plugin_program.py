@@ -12,6 +12,9 @@ deaf      good, but ignores the end of stdin (must be killed)
 slowstart good, but answers initialize after a second
 dead      exits at once, before the handshake
 noisy     on echo, writes 500 long lines to stderr first
+
+Methods besides: ``limited`` answers rate_limited with params' ``retryAfterSeconds``
+(60 when absent), after a ``rateLimited`` notification of it when ``notify``.
 """
 
 import json
@@ -66,8 +69,11 @@ def handle(message):
         with open(params["marker"], "a") as marker:
             marker.write(f"cancelled {request_id}\n")
     elif method == "limited":
+        seconds = params.get("retryAfterSeconds", 60)
+        if params.get("notify"):
+            write({"jsonrpc": "2.0", "method": "rateLimited", "params": {"retryAfterSeconds": seconds}})
         write({"jsonrpc": "2.0", "id": request_id,
-               "error": {"code": -32000, "message": "slow down", "data": {"code": "rate_limited", "retryAfterSeconds": 60}}})
+               "error": {"code": -32000, "message": "slow down", "data": {"code": "rate_limited", "retryAfterSeconds": seconds}}})
     elif method == "stat":
         write({"jsonrpc": "2.0", "method": "stat", "params": {"code": "quota", "value": 42, "unit": "count"}})
         answer(request_id, None)

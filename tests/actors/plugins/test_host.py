@@ -27,9 +27,11 @@ from reelhouse.actors.plugins import (
     run_task,
 )
 from reelhouse.actors.plugins.session import HANDSHAKE_TIMEOUT_S, STDERR_LINE_CHARS, STDERR_LINES_PER_MINUTE
+from reelhouse.media.durations import MAX_WAIT_SECONDS, MIN_WAIT_SECONDS
 from reelhouse.media.plugin_policy import CrashPolicy
 from reelhouse.runtime import ActorRef, ChildSpec, RootActor
 from reelhouse.storage import plugin_catalog
+from reelhouse.timefmt import rfc3339_ms
 
 from .factory import make_plugin, processes_under, zombie_children
 
@@ -298,6 +300,21 @@ async def test_rate_limits_and_reported_stats_show_in_the_view(host: Host) -> No
     codes = {s.code: s.value for s in view.stats}
     assert codes["quota"] == 42 and codes["calls"] == 2 and codes["errors"] == 1
     assert "last-success" in codes
+
+
+@pytest.mark.parametrize("seconds", [1e30, 1.7e308, -5, "99999999999999999999", "soon"])
+async def test_an_absurd_retry_after_from_a_plugin_pauses_it_a_day_at_most(host: Host, seconds: object) -> None:
+    make_plugin(host.plugins, "good")
+    await host.rescan()
+    with pytest.raises(PluginCallError) as failure:
+        await host.call("good", "limited", {"retryAfterSeconds": seconds, "notify": True})
+    assert failure.value.reason == "rate_limited"
+    asked = failure.value.params.get("retryAfterSeconds")
+    assert asked is None or MIN_WAIT_SECONDS <= asked <= MAX_WAIT_SECONDS
+    paused_until = (await host.view("good")).paused_until_ms
+    latest = int((time.time() + MAX_WAIT_SECONDS) * 1000)
+    assert paused_until is None or paused_until <= latest
+    assert rfc3339_ms(paused_until or 0)  # what GET /plugins/installed formats
 
 
 async def test_tasks_and_infos_list_enabled_plugins(host: Host) -> None:

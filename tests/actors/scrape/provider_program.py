@@ -12,6 +12,8 @@ runs. Keys:
 - ``downAfter``: ``down`` applies only after this many searches;
 - ``rateLimitOnce``: seconds; the first search answers ``rate_limited``
   with them as ``retryAfterSeconds`` (noted in ``rate-limited.mark``);
+- ``rateLimit``: every search answers ``rate_limited`` with this as
+  ``retryAfterSeconds``;
 - ``crashOnce``: a name whose first search kills the process (noted in
   ``crashed.mark``).
 
@@ -67,6 +69,8 @@ def answer(method, params):
         down = catalogue.get("down")
         if down and number > catalogue.get("downAfter", 0):
             return ("error", down)
+        if "rateLimit" in catalogue:
+            return ("error", "rate_limited", {"retryAfterSeconds": catalogue["rateLimit"]})
         if catalogue.get("rateLimitOnce") and note("rate-limited.mark"):
             return ("error", "rate_limited", {"retryAfterSeconds": catalogue["rateLimitOnce"]})
         if params.get("name") == catalogue.get("crashOnce") and note("crashed.mark"):

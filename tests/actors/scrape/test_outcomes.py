@@ -6,13 +6,23 @@ import pytest
 
 from reelhouse import errors
 from reelhouse.actors.plugins.connection import PluginCallError, PluginNotRunning
-from reelhouse.actors.scrape.outcomes import Crashed, ItemFailed, Pause, classify
+from reelhouse.actors.scrape.outcomes import DEFAULT_RATE_LIMIT_SECONDS, Crashed, ItemFailed, Pause, classify
+from reelhouse.media.durations import MAX_WAIT_SECONDS, MIN_WAIT_SECONDS
 from reelhouse.media.provider_metadata import ProviderAnswerError
 
 
 def test_a_rate_limit_pauses_for_the_providers_retry_after() -> None:
     outcome = classify(PluginCallError("tmdb", "rate_limited", "slow down", retryAfterSeconds=7))
     assert outcome == Pause("rate_limited", "rate_limited", "tmdb", 7.0)
+
+
+@pytest.mark.parametrize(("seconds", "expected"), [
+    (1e30, MAX_WAIT_SECONDS), ("99999999999999999999", MAX_WAIT_SECONDS), (-5, MIN_WAIT_SECONDS),
+    (float("nan"), DEFAULT_RATE_LIMIT_SECONDS), ("soon", DEFAULT_RATE_LIMIT_SECONDS),
+])
+def test_an_absurd_retry_after_pauses_the_queue_a_day_at_most(seconds: object, expected: float) -> None:
+    outcome = classify(PluginCallError("tmdb", "rate_limited", "slow down", retryAfterSeconds=seconds))
+    assert outcome == Pause("rate_limited", "rate_limited", "tmdb", expected)
 
 
 @pytest.mark.parametrize("reason", ["unreachable", "timeout", "auth_failed", "needs_configuration"])

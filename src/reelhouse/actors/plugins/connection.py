@@ -26,6 +26,7 @@ import orjson
 import trio
 
 from reelhouse import errors
+from reelhouse.media.durations import wait_seconds
 
 from .stats import PluginStats
 
@@ -186,9 +187,9 @@ class PluginConnection:
         if stats is not None:
             stats.record_call(ok=False, error_code=reason)
         extra = {}
-        if reason == "rate_limited" and isinstance(data.get("retryAfterSeconds"), (int, float)):
-            extra["retryAfterSeconds"] = data["retryAfterSeconds"]
-            self._stats.pause(float(data["retryAfterSeconds"]))
+        if reason == "rate_limited" and (seconds := wait_seconds(data.get("retryAfterSeconds"))) is not None:
+            extra["retryAfterSeconds"] = seconds
+            self._stats.pause(seconds)
         message = str(pending.error.get("message") or "the plugin reported an error")[:500]
         raise PluginCallError(self.plugin_id, reason, f"plugin {self.plugin_id}: {method}: {message}", **extra)
 
@@ -278,9 +279,8 @@ class PluginConnection:
             case "log":
                 _log.info("plugin %s: %s", self.plugin_id, str(params.get("message", ""))[:1000])
             case "rateLimited":
-                seconds = params.get("retryAfterSeconds")
-                if isinstance(seconds, (int, float)) and seconds > 0:
-                    self._stats.pause(float(seconds))
+                if (seconds := wait_seconds(params.get("retryAfterSeconds"))) is not None:
+                    self._stats.pause(seconds)
             case "stat":
                 self._stats.report(params)
         return True

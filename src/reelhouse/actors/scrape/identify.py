@@ -17,11 +17,13 @@ A season or an episode is identified through its series. 409
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from reelhouse import errors
+from reelhouse.media.durations import wait_seconds
 from reelhouse.media.provider_metadata import ProviderAnswerError
 from reelhouse.media.scrape_match import capability_for, search_kind
 from reelhouse.runtime import Ask
@@ -29,6 +31,7 @@ from reelhouse.storage.libraries import LibraryRecord
 from reelhouse.storage.scrape_queue import PendingItem, load_work, set_scrape_state
 
 from ..plugins.connection import PluginCallError, PluginNotRunning
+from .outcomes import DEFAULT_RATE_LIMIT_SECONDS
 from .apply import ApplyDeps, ApplyRequest, apply_match
 from .providers import Provider, fetch_match, plugin_views, search, usable_providers
 
@@ -123,7 +126,7 @@ def _as_domain_error(exc: Exception) -> Exception:
     """A provider's failure as the answer: 503 (the plugin's own text stays in the log)."""
     match exc:
         case PluginCallError(reason="rate_limited"):
-            seconds = exc.params.get("retryAfterSeconds") or 60
+            seconds = math.ceil(wait_seconds(exc.params.get("retryAfterSeconds")) or DEFAULT_RATE_LIMIT_SECONDS)
             return errors.Unavailable("The provider asked to wait.", code="plugin_rate_limited",
                                       params={"pluginId": exc.params.get("pluginId"), "retryAfterSeconds": seconds})
         case PluginCallError() | PluginNotRunning():

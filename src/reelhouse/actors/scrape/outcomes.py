@@ -1,7 +1,8 @@
 """What a failed provider call means for the scrape queue.
 
 - a rate limit (``rate_limited``) pauses the queue until the provider's
-  ``retryAfterSeconds`` (JobMessageCode ``rateLimited``);
+  ``retryAfterSeconds`` (JobMessageCode ``rateLimited``), a day at most
+  (``media/durations.py``);
 - an upstream that cannot be reached or answered in time (``unreachable``,
   ``timeout``), a key the upstream refuses (``auth_failed``), a provider
   not configured, not running or gone pauses it as ``provider_unavailable``
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from reelhouse import errors
+from reelhouse.media.durations import wait_seconds
 from reelhouse.media.provider_metadata import ProviderAnswerError
 
 from ..plugins.connection import PluginCallError, PluginNotRunning
@@ -55,8 +57,7 @@ def classify(exc: Exception) -> Outcome:
     """The queue's reading of an exception raised while scraping one item."""
     match exc:
         case PluginCallError(reason="rate_limited"):
-            seconds = exc.params.get("retryAfterSeconds")
-            wait = float(seconds) if isinstance(seconds, (int, float)) and seconds > 0 else DEFAULT_RATE_LIMIT_SECONDS
+            wait = wait_seconds(exc.params.get("retryAfterSeconds")) or DEFAULT_RATE_LIMIT_SECONDS
             return Pause("rate_limited", "rate_limited", _plugin(exc), wait)
         case PluginCallError(reason=reason) if reason in _UNAVAILABLE:
             return Pause("provider_unavailable", reason, _plugin(exc))
@@ -66,8 +67,8 @@ def classify(exc: Exception) -> Outcome:
             # The plugin's own text is only logged: it may quote a setting (a key).
             return ItemFailed(f"the provider reported an error ({exc.reason})")
         case PluginNotRunning():
-            retry = exc.params.get("retryAfterSeconds")
-            return Pause("provider_unavailable", exc.status, _plugin(exc), float(retry) if retry else None)
+            retry = wait_seconds(exc.params.get("retryAfterSeconds"))
+            return Pause("provider_unavailable", exc.status, _plugin(exc), retry)
         case errors.NotFound() if _plugin(exc) is not None:  # the plugin was removed meanwhile
             return Pause("provider_unavailable", "not_installed", _plugin(exc))
         case ProviderAnswerError():

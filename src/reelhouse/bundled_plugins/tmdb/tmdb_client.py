@@ -8,14 +8,16 @@ never copied from an exception or a URL (the key rides in the query).
 
 from __future__ import annotations
 
-import email.utils
 import math
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 import httpx
+
+# A bundled plugin runs on the server's interpreter: the server's one reading
+# of an outside wait (an absurd Retry-After is clamped, never passed on).
+from reelhouse.media.durations import wait_seconds
 
 CONNECT_TIMEOUT_S = 5.0
 READ_TIMEOUT_S = 15.0  # under the manifest's timeout_seconds (30): we answer before the host gives up
@@ -34,17 +36,9 @@ class ProviderError(Exception):
 
 
 def retry_after_seconds(header: str | None, now: float | None = None) -> int:
-    """``Retry-After`` as whole seconds (delta-seconds or an HTTP date); a default when absent."""
-    if header:
-        text = header.strip()
-        if text.isdigit():
-            return max(1, int(text))
-        try:
-            when = email.utils.parsedate_to_datetime(text).timestamp()
-        except (TypeError, ValueError):
-            return DEFAULT_RETRY_AFTER_S
-        return max(1, math.ceil(when - (time.time() if now is None else now)))
-    return DEFAULT_RETRY_AFTER_S
+    """``Retry-After`` as whole seconds (delta-seconds or an HTTP date), clamped; a default when absent."""
+    seconds = wait_seconds(header, now=now)
+    return DEFAULT_RETRY_AFTER_S if seconds is None else math.ceil(seconds)
 
 
 def _is_read_token(key: str) -> bool:
