@@ -14,7 +14,8 @@ dead      exits at once, before the handshake
 noisy     on echo, writes 500 long lines to stderr first
 
 Methods besides: ``limited`` answers rate_limited with params' ``retryAfterSeconds``
-(60 when absent), after a ``rateLimited`` notification of it when ``notify``.
+(60 when absent), after a ``rateLimited`` notification of it when ``notify``;
+``say`` writes params' ``message`` as a ``log`` notification and a line on stderr.
 """
 
 import json
@@ -74,6 +75,11 @@ def handle(message):
             write({"jsonrpc": "2.0", "method": "rateLimited", "params": {"retryAfterSeconds": seconds}})
         write({"jsonrpc": "2.0", "id": request_id,
                "error": {"code": -32000, "message": "slow down", "data": {"code": "rate_limited", "retryAfterSeconds": seconds}}})
+    elif method == "say":
+        write({"jsonrpc": "2.0", "method": "log", "params": {"level": "info", "message": params["message"]}})
+        sys.stderr.write(params["message"] + "\n")
+        sys.stderr.flush()
+        answer(request_id, None)
     elif method == "stat":
         write({"jsonrpc": "2.0", "method": "stat", "params": {"code": "quota", "value": 42, "unit": "count"}})
         answer(request_id, None)

@@ -201,6 +201,19 @@ async def test_stderr_reaches_the_log_bounded_in_lines_and_length(
     assert all(len(line) <= STDERR_LINE_CHARS + 50 for line in noise)
 
 
+async def test_a_plugins_log_and_stderr_reach_the_log_with_control_characters_escaped(
+    host: Host, caplog: pytest.LogCaptureFixture
+) -> None:
+    make_plugin(host.plugins, "good")
+    await host.rescan()
+    hostile = "done\x1b[2J\x1b]0;pwned\x07\rERROR forged\u202eexe.txt"
+    with caplog.at_level(logging.INFO, logger="reelhouse.plugins"):
+        assert await host.call("good", "say", {"message": hostile}) is None
+        while len(said := [r.getMessage() for r in caplog.records if "done" in r.getMessage()]) < 2:
+            await trio.sleep(0.05)  # stderr is read on its own: the line comes when it comes
+    assert said == ["plugin good: done\\x1b[2J\\x1b]0;pwned\\x07\\rERROR forged\\u202eexe.txt"] * 2
+
+
 async def test_an_old_protocol_plugin_is_incompatible_and_not_retried(host: Host) -> None:
     make_plugin(host.plugins, "old", "old")
     make_plugin(host.plugins, "older", protocol=1)

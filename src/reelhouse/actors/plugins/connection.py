@@ -27,6 +27,7 @@ import trio
 
 from reelhouse import errors
 from reelhouse.media.durations import wait_seconds
+from reelhouse.media.log_text import loggable
 
 from .stats import PluginStats
 
@@ -277,7 +278,7 @@ class PluginConnection:
         params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
         match message["method"]:
             case "log":
-                _log.info("plugin %s: %s", self.plugin_id, str(params.get("message", ""))[:1000])
+                _log.info("plugin %s: %s", self.plugin_id, loggable(str(params.get("message", ""))[:1000]))
             case "rateLimited":
                 if (seconds := wait_seconds(params.get("retryAfterSeconds"))) is not None:
                     self._stats.pause(seconds)

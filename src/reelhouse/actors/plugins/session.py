@@ -28,6 +28,7 @@ from typing import Any, Final
 
 import trio
 
+from reelhouse.media.log_text import loggable
 from reelhouse.media.plugin_manifest import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
 
 from .connection import Fault, PluginCallError, PluginConnection, PluginNotRunning
@@ -223,7 +224,8 @@ async def _pump_stderr(plugin_id: str, stderr: trio.abc.ReceiveStream) -> None:
                     dropped += 1
                     continue
                 logged += 1
-                _log.warning("plugin %s: %s", plugin_id, line[:STDERR_LINE_CHARS].decode("utf-8", "replace").rstrip())
+                text = line[:STDERR_LINE_CHARS].decode("utf-8", "replace").rstrip()
+                _log.warning("plugin %s: %s", plugin_id, loggable(text))
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         pass
 
