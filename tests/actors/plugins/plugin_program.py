@@ -9,17 +9,26 @@ garbage   on echo, writes a line that is not JSON
 badtask   good, but task.run fails (auth_failed, with a secret in its message)
 slowtask  good, but task.run notes its start in task-runs.log, waits until $/cancel, notes that
 deaf      good, but ignores the end of stdin (must be killed)
+stubborn  deaf, and ignores SIGTERM too
 slowstart good, but answers initialize after a second
 dead      exits at once, before the handshake
 noisy     on echo, writes 500 long lines to stderr first
 
 Methods besides: ``limited`` answers rate_limited with params' ``retryAfterSeconds``
 (60 when absent), after a ``rateLimited`` notification of it when ``notify``;
-``say`` writes params' ``message`` as a ``log`` notification and a line on stderr.
+``say`` writes params' ``message`` as a ``log`` notification and a line on stderr;
+``orphan`` starts a grandchild that leaves for a session of its own (setsid),
+ignores SIGTERM and is orphaned at once, and answers its pid (its command
+line names this file, so the tests' ``processes_under`` finds it): this
+program run as ``--middle`` starts itself as ``--grandchild`` and exits.
+``freeze_parent`` stops its parent process (SIGSTOP) and answers.
+Every process notes its pid in ``pids.log`` (in its directory) at start.
 """
 
 import json
 import os
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -27,6 +36,7 @@ import time
 MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
 LOCK = threading.Lock()
 CANCELLED = {}
+HERE = os.path.abspath(__file__)
 
 
 def write(message):
@@ -80,6 +90,13 @@ def handle(message):
         sys.stderr.write(params["message"] + "\n")
         sys.stderr.flush()
         answer(request_id, None)
+    elif method == "freeze_parent":
+        os.kill(os.getppid(), signal.SIGSTOP)
+        answer(request_id, None)
+    elif method == "orphan":
+        middle = subprocess.run([sys.executable, HERE, "--middle"], stdin=subprocess.DEVNULL,
+                                capture_output=True, check=True, timeout=30)
+        answer(request_id, int(middle.stdout))
     elif method == "stat":
         write({"jsonrpc": "2.0", "method": "stat", "params": {"code": "quota", "value": 42, "unit": "count"}})
         answer(request_id, None)
@@ -100,7 +117,29 @@ def handle(message):
         write({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "unknown method"}})
 
 
+def middle():
+    grandchild = subprocess.Popen([sys.executable, HERE, "--grandchild"], start_new_session=True,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    grandchild.stdout.readline()  # it ignores SIGTERM from now on
+    print(grandchild.pid, flush=True)
+
+
+def grandchild():
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    print("ready", flush=True)
+    while True:
+        time.sleep(3600)
+
+
 def main():
+    with open("pids.log", "a") as pids:
+        pids.write(f"{os.getpid()}\n")
+    if MODE == "--middle":
+        return middle()
+    if MODE == "--grandchild":
+        return grandchild()
+    if MODE == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if MODE == "dead":
         sys.exit(1)
     for line in sys.stdin:
@@ -109,7 +148,7 @@ def main():
             CANCELLED.setdefault(message["params"]["id"], threading.Event()).set()
             continue
         threading.Thread(target=handle, args=(message,), daemon=True).start()
-    if MODE == "deaf":
+    if MODE in ("deaf", "stubborn"):
         time.sleep(3600)
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,79 +14,23 @@ from trio.testing import MockClock
 
 from reelhouse.actors.plugins import (
     HostConfig,
-    ListPlugins,
     ListTasks,
     PluginCallError,
     PluginHost,
     PluginInfos,
     PluginNotRunning,
     PluginView,
-    Rescan,
-    call_plugin,
     run_task,
 )
 from reelhouse.actors.plugins.session import HANDSHAKE_TIMEOUT_S, STDERR_LINE_CHARS, STDERR_LINES_PER_MINUTE
 from reelhouse.media.durations import MAX_WAIT_SECONDS, MIN_WAIT_SECONDS
 from reelhouse.media.plugin_policy import CrashPolicy
-from reelhouse.runtime import ActorRef, ChildSpec, RootActor
+from reelhouse.runtime import ChildSpec, RootActor
 from reelhouse.storage import plugin_catalog
 from reelhouse.timefmt import rfc3339_ms
 
+from .conftest import Host
 from .factory import make_plugin, processes_under, zombie_children
-
-CAP_S = 30
-
-
-@dataclass
-class Host:
-    ref: ActorRef
-    data_dir: Path
-    plugins: Path
-
-    async def view(self, plugin_id: str) -> PluginView:
-        views = await self.ref.ask(ListPlugins(), timeout=10)
-        return next(v for v in views if v.entry.id == plugin_id)
-
-    async def status(self, plugin_id: str) -> str:
-        return (await self.view(plugin_id)).status
-
-    async def rescan(self) -> None:
-        await self.ref.ask(Rescan(), timeout=10)
-
-    async def call(self, plugin_id: str, method: str, params: object = None, **kwargs: float) -> object:
-        return await call_plugin(self.ref, plugin_id, method, params, **kwargs)
-
-    async def wait_view(self, plugin_id: str, predicate: Callable[[PluginView], bool]) -> PluginView:
-        """The view once ``predicate`` holds (a process's end reaches its actor as a message)."""
-        while not predicate(view := await self.view(plugin_id)):
-            await trio.sleep(0.05)
-        return view
-
-    async def wait_status(self, plugin_id: str, wanted: str) -> None:
-        while (status := await self.status(plugin_id)) != wanted:
-            await trio.sleep(0.05)
-        assert status == wanted
-
-
-@pytest.fixture
-async def host(tmp_path: Path) -> AsyncIterator[Host]:
-    data_dir = tmp_path / "data"
-    plugins = plugin_catalog.plugins_dir(data_dir)
-    plugins.mkdir(parents=True)
-    config = HostConfig(data_dir=data_dir, server_version="test",
-                        policy=CrashPolicy(max_crashes=3, window=60, base=0.05, cap=0.2), idle_seconds=None)
-    with trio.fail_after(CAP_S):
-        async with trio.open_nursery() as nursery:
-            root = RootActor([ChildSpec("plugins", lambda: PluginHost(
-                config, bundled_dir=None, poll_seconds=3600, idle_tick_seconds=0.1))])
-            await nursery.start(root.run)
-            ref = root.child("plugins")
-            assert ref is not None
-            yield Host(ref, data_dir, plugins)
-            await root.stop(timeout=10)
-    # Nothing outlives the host: no orphan, no zombie.
-    assert processes_under(tmp_path) == []
-    assert zombie_children(os.getpid()) == []
 
 
 async def test_a_plugin_is_idle_until_used_then_running_then_idle_after_its_idle_time(host: Host) -> None:
@@ -376,7 +319,7 @@ async def test_a_crashed_plugin_restarts_after_a_backoff_that_doubles(mock_clock
         await nursery.start(root.run)
         ref = root.child("plugins")
         assert ref is not None
-        host = Host(ref, data_dir, plugin_catalog.plugins_dir(data_dir))
+        host = Host(ref, data_dir, plugin_catalog.plugins_dir(data_dir), root)
         for backoff in (10, 15):  # 10 s, then 20 s capped at 15 s
             with pytest.raises(PluginCallError):
                 await host.call("crashy", "echo", 1)

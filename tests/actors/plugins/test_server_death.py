@@ -8,9 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import trio
 
+from reelhouse.storage import plugin_catalog
+from tests.process import ServerProcess, run_cli
+
 from .factory import make_plugin
+from .test_descendants import gone, wait_gone
+
+CAP_S = 60
+TASK = '[[tasks]]\nname = "sync"\nnames = { en = "Sync" }\n'
 
 # A server stand-in: a PluginHost in its own process, which starts the
 # plugin, prints the plugin's pid, and waits to be killed.
@@ -64,3 +72,33 @@ async def test_a_plugin_exits_when_the_server_process_is_killed(tmp_path: Path) 
             if server.poll() is None:
                 server.kill()
                 await server.wait()
+
+
+async def test_a_plugin_ignoring_eof_and_sigterm_dies_when_reelhouse_serve_is_killed(
+    nursery: trio.Nursery, tmp_path: Path,
+) -> None:
+    data_dir = tmp_path / "data"
+    plugin = make_plugin(plugin_catalog.plugins_dir(data_dir), "stubborn", "stubborn", extra=TASK)
+    database = f"sqlite:///{tmp_path / 'reelhouse.db'}"
+    server = ServerProcess(data_dir, database)
+    try:
+        with trio.fail_after(CAP_S):
+            base = await server.start(nursery)
+            made = await run_cli(["--data-dir", str(data_dir), "--database", database, "apikey", "create", "t"])
+            key = made.stdout.decode().strip().splitlines()[-1]
+            async with httpx.AsyncClient(base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {key}"}) as client:
+                # Registered from the plugin catalog as the scheduler reads it: 404 until then.
+                while (await client.post("/admin/schedules/stubborn.sync/run")).status_code != 202:
+                    await trio.sleep(0.1)
+            while not (plugin / "pids.log").exists():
+                await trio.sleep(0.05)
+        plugin_pid = int((plugin / "pids.log").read_text().split()[0])
+        assert not gone(plugin_pid)
+        server.send_signal(signal.SIGKILL)
+        await server.wait()
+        await wait_gone(plugin_pid)
+    finally:
+        server.kill()
+        for pid in (plugin / "pids.log").read_text().split() if (plugin / "pids.log").exists() else ():
+            if not gone(int(pid)):  # the test failed: leave nothing behind
+                os.kill(int(pid), signal.SIGKILL)

@@ -4,21 +4,26 @@
 ``nursery.start``: it returns (to ``start``) the :class:`PluginConnection`
 once the handshake succeeded, then runs until the process ends, and
 reports how it ended to ``on_end``. However it ends, the process is dead
-and reaped when the task returns (no zombie): killed if still running.
+and reaped when the task returns (no zombie).
 
-A child never outlives the server: it is killed when its session ends
-(shutdown cancels every session), and it must exit when its stdin closes
-(the protocol's rule, which also covers a server killed with SIGKILL).
-``PR_SET_PDEATHSIG`` is not used: trio spawns from a worker thread, and
-the kernel sends that signal when the spawning *thread* ends. A child
-runs in its own session, so a Ctrl-C meant for the server does not reach
-it before the server stops it.
+The process the server starts is the plugin's launcher (``launcher.py``),
+in a session and process group of its own, which starts the plugin and
+sees to it that nothing the plugin starts outlives it, and that the plugin
+does not outlive the server (a SIGKILL of the server included: the
+launcher watches the lifeline pipe whose write end only the server holds).
+Stopping is polite first (stdin closes: the plugin exits), then SIGTERM
+to the launcher, which SIGKILLs the plugin and all its descendants; a
+launcher that does not exit in :data:`LAUNCHER_GRACE_S` (stopped by a
+hostile plugin) gets its whole process group SIGKILLed, and the plugin,
+whose parent-death signal is SIGKILL, dies with it.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
@@ -30,12 +35,15 @@ import trio
 
 from reelhouse.media.log_text import loggable
 from reelhouse.media.plugin_manifest import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION
+from reelhouse.shutdown import bounded_shield
 
 from .connection import Fault, PluginCallError, PluginConnection, PluginNotRunning
 from .stats import PluginStats
 
 HANDSHAKE_TIMEOUT_S: Final = 10.0
-STOP_GRACE_S: Final = 2.0  # after stdin closes, before SIGKILL
+STOP_GRACE_S: Final = 2.0  # after stdin closes, before the launcher is told to kill
+LAUNCHER_GRACE_S: Final = 3.0  # after SIGTERM to the launcher, before its process group is SIGKILLed
+LAUNCHER: Final = Path(__file__).with_name("launcher.py")
 STDERR_LINE_CHARS: Final = 1000
 STDERR_LINES_PER_MINUTE: Final = 120  # beyond it, stderr is read and dropped (counted)
 
@@ -76,6 +84,7 @@ class Session:
         self._process = process
         self.stopping = False
         self.stop_requested = trio.Event()
+        self.kill_requested = trio.Event()
         self.fault: Fault | None = None
 
     def stop(self) -> None:
@@ -87,11 +96,13 @@ class Session:
             self._process.stdin.close()  # a pipe closes synchronously
 
     def kill(self, fault: Fault) -> None:
+        """At once: the launcher SIGKILLs the plugin and everything it started."""
         if self.fault is None:
             self.fault = fault
         self.connection.closed = True
+        self.kill_requested.set()
         if self._process.poll() is None:
-            self._process.kill()
+            self._process.terminate()
 
 
 def resolve_argv(entry: tuple[str, ...], directory: Path) -> tuple[str, ...]:
@@ -105,6 +116,8 @@ def resolve_argv(entry: tuple[str, ...], directory: Path) -> tuple[str, ...]:
         path = (directory / path).resolve()
         if not path.is_relative_to(directory.resolve()):
             raise OSError(f"entry {program!r} is outside the plugin directory")
+    if not os.access(path, os.X_OK) or path.is_dir():  # said here: the launcher could only exit 127
+        raise OSError(f"entry {program!r} is not an executable file")
     return (str(path), *rest)
 
 
@@ -115,9 +128,11 @@ async def run_session(
     *,
     task_status: trio.TaskStatus[Session] = trio.TASK_STATUS_IGNORED,
 ) -> None:
+    lifeline = _lifeline()
     process = await trio.lowlevel.open_process(
-        list(spec.argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=str(spec.cwd), env=_child_env(spec), start_new_session=True,
+        [sys.executable, "-I", "-S", str(LAUNCHER), str(lifeline), "--", *spec.argv],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=str(spec.cwd), env=_child_env(spec), start_new_session=True, pass_fds=(lifeline,),
     )
     session: Session | None = None
     try:
@@ -128,6 +143,7 @@ async def run_session(
             nursery.start_soon(_read_answers, session, process.stdout)
             nursery.start_soon(_pump_stderr, spec.plugin_id, process.stderr)
             nursery.start_soon(_kill_after_grace, session)
+            nursery.start_soon(_kill_group_after_grace, session, process)
             nursery.start_soon(_close_on_exit, session, process)
             try:
                 await _handshake(spec, session)
@@ -146,11 +162,47 @@ async def run_session(
     finally:
         if session is not None:
             session.connection.closed = True
-        with trio.CancelScope(shield=True):  # bounded: SIGKILL, then reap
-            if process.poll() is None:
-                process.kill()
-            with trio.move_on_after(5):
-                await process.wait()
+        await _end_process_tree(process)
+
+
+@functools.cache
+def _lifeline() -> int:
+    """The read end of a pipe whose write end this server process alone holds, never closed.
+
+    Both ends are close-on-exec, so no other child inherits the write
+    end; the kernel closes it when the server ends, however it ends.
+    """
+    read_end, _write_end = os.pipe()
+    return read_end
+
+
+async def _end_process_tree(process: trio.Process) -> None:
+    """The launcher kills the plugin and its descendants; its group is SIGKILLed if it does not exit.
+
+    Shielded, each wait bounded by its grace and the shutdown deadline.
+    """
+    with bounded_shield(LAUNCHER_GRACE_S):
+        if process.poll() is None:
+            process.terminate()
+            await process.wait()
+    _kill_group(process)  # also when the shutdown deadline cut the grace short
+    with bounded_shield(LAUNCHER_GRACE_S):
+        await process.wait()
+
+
+def _kill_group(process: trio.Process) -> None:
+    # Unreaped (poll() is None), the launcher's pid is still its group's id: no stranger's group is hit.
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+async def _kill_group_after_grace(session: Session, process: trio.Process) -> None:
+    await session.kill_requested.wait()
+    await trio.sleep(LAUNCHER_GRACE_S)
+    _kill_group(process)
 
 
 async def _close_on_exit(session: Session, process: trio.Process) -> None:
