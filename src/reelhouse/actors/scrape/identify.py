@@ -31,8 +31,8 @@ from reelhouse.storage.libraries import LibraryRecord
 from reelhouse.storage.scrape_queue import PendingItem, load_work, set_scrape_state
 
 from ..plugins.connection import PluginCallError, PluginNotRunning
-from .outcomes import DEFAULT_RATE_LIMIT_SECONDS
 from .apply import ApplyDeps, ApplyRequest, apply_match
+from .outcomes import DEFAULT_RATE_LIMIT_SECONDS
 from .providers import Provider, fetch_match, plugin_views, search, usable_providers
 
 if TYPE_CHECKING:
