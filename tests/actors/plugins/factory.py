@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -35,6 +36,30 @@ def processes_under(root: Path) -> list[int]:
         if str(root).encode() in cmdline or (b"main.py" in cmdline and _cwd_under(entry, root)):
             found.append(int(entry.name))
     return found
+
+
+def own_processes_under(root: Path) -> list[int]:
+    """:func:`processes_under` that are this process's descendants or orphans (parent 1).
+
+    For a directory other test processes share (a bundled plugin's): their
+    plugins, children of their own hosts, are theirs to account for.
+    """
+    return [pid for pid in processes_under(root) if _parent(pid) == 1 or _descends_from(pid, os.getpid())]
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _descends_from(pid: int, ancestor: int) -> bool:
+    while (parent := _parent(pid)) not in (None, 0, 1):
+        if parent == ancestor:
+            return True
+        pid = parent
+    return False
 
 
 def _cwd_under(entry: Path, root: Path) -> bool:
