@@ -1,6 +1,6 @@
 """A plugin for the tests; its behaviour is its first argument.
 
-good      answers initialize, echo, pid, wait (until $/cancel), notify, task.run
+good      answers initialize, echo, pid, wait (until $/cancel; creates params' ``started`` first), notify, task.run
 crash     exits with code 3 on echo
 hang      never answers echo
 old       answers initialize with protocol 1
@@ -76,6 +76,8 @@ def handle(message):
         answer(request_id, os.getpid())
     elif method == "wait":
         event = CANCELLED.setdefault(request_id, threading.Event())
+        if params.get("started"):
+            open(params["started"], "w").close()
         event.wait(60)
         with open(params["marker"], "a") as marker:
             marker.write(f"cancelled {request_id}\n")
