@@ -48,9 +48,11 @@ def config(tmp_path: Path, url: str = "", version: str = "1.0.0", pool: ProbePoo
 
 @pytest.mark.parametrize(
     ("candidate", "current", "newer"),
-    [("1.2.0", "1.0.0", True), ("1.0.0", "1.0.0", False), ("0.9.9", "1.0.0", False), ("v2.0", "1.9.9", True), ("9.9.9", "dev", False)],
+    [("1.2.0", "1.0.0", True), ("1.0.0", "1.0.0", False), ("0.9.9", "1.0.0", False), ("v2.0", "1.9.9", True), ("9.9.9", "dev", False),
+     ("1.10.0", "1.9.0", True), ("2.0", "1.0.0", True), ("1.0.0", "1.0.0-rc.1", True), ("1.0.0rc2", "1.0.0rc1", True),
+     ("1.0.0-rc.1", "1.0.0", False), ("1.0.0.post1", "1.0.0", True), ("banana", "1.0.0", False)],
 )
-def test_is_newer_compares_versions_and_never_for_dev(candidate: str, current: str, newer: bool) -> None:
+def test_is_newer_compares_versions_as_pep_440_and_never_for_dev(candidate: str, current: str, newer: bool) -> None:
     assert is_newer(candidate, current) is newer
 
 
@@ -76,6 +78,14 @@ async def test_an_invalid_document_keeps_the_last_known_release(nursery: trio.Nu
     with trio.fail_after(15):
         state = await check_for_update(config(tmp_path, url), before)
     assert state.last_error_code == "invalid" and state.latest_version == "1.1.0" and state.available
+
+
+async def test_a_release_whose_version_cannot_be_read_is_invalid_not_offered(
+        nursery: trio.Nursery, tmp_path: Path) -> None:
+    url = await serve_release(nursery, b'{"version": "the newest one"}')
+    with trio.fail_after(15):
+        state = await check_for_update(config(tmp_path, url), UpdateState(enabled=True))
+    assert state.last_error_code == "invalid" and state.available is False and state.latest_version is None
 
 
 async def test_an_unreachable_release_server_is_reported(tmp_path: Path) -> None:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
 import trio
 
+from reelhouse.http.playback_history import day_start_ms
 from reelhouse.media.play_record import EndedPlayback
 from reelhouse.storage import open_store
 from reelhouse.storage._store import now_ms
@@ -233,6 +235,26 @@ async def test_an_offset_or_non_zone_tz_is_400_naming_tz(
 async def test_an_unknown_tz_is_400_naming_tz(server: RunningServer, client: httpx.AsyncClient) -> None:
     with trio.fail_after(TIMEOUT_S):
         assert_invalid(await client.get(PATH, params={"tz": "Nowhere/City"}), "tz")
+
+
+@pytest.mark.parametrize(("zone", "day", "start"), [
+    # Santiago's clocks skip from 00:00 to 01:00: the day starts at the change.
+    ("America/Santiago", date(2026, 9, 6), "2026-09-06T04:00:00Z"),
+    # Havana's go back from 01:00 to 00:00: the day starts at the first midnight, not the second.
+    ("America/Havana", date(2026, 11, 1), "2026-11-01T04:00:00Z"),
+    ("Asia/Tokyo", date(2026, 5, 1), "2026-04-30T15:00:00Z"),
+])  # fmt: skip
+def test_a_calendar_day_starts_at_its_first_local_instant_across_clock_changes(
+    zone: str, day: date, start: str
+) -> None:
+    assert day_start_ms(day, ZoneInfo(zone)) == at(start)
+
+
+async def test_the_last_calendar_date_as_to_is_400_not_a_server_error(
+    server: RunningServer, client: httpx.AsyncClient
+) -> None:
+    with trio.fail_after(TIMEOUT_S):
+        assert_invalid(await client.get(PATH, params={"to": "9999-12-31", "tz": "America/New_York"}), "to")
 
 
 @pytest.mark.parametrize("field, value", [

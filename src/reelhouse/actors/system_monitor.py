@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import trio
+from packaging.version import InvalidVersion, Version
 
 from reelhouse.runtime import Actor, Ask
 
@@ -288,6 +289,7 @@ def _parse_release(body: bytes) -> tuple[str, str | None, str | None]:
     doc = json.loads(body)
     if not isinstance(doc, dict) or not isinstance(doc.get("version"), str):
         raise ValueError("release document has no version")
+    Version(doc["version"])  # InvalidVersion (a ValueError) for a version PEP 440 cannot read
     notes = doc.get("notesUrl")
     notes_url = notes if isinstance(notes, str) and notes.startswith("https://") else None
     published = doc.get("publishedAt") if isinstance(doc.get("publishedAt"), str) else None
@@ -295,15 +297,14 @@ def _parse_release(body: bytes) -> tuple[str, str | None, str | None]:
 
 
 def is_newer(candidate: str, current: str) -> bool:
-    """True when ``candidate`` is a newer release; never for a dev build."""
+    """True when ``candidate`` is a newer release (PEP 440 order: 1.0.0 is newer than
+    1.0.0rc1); never for a dev build or a version that cannot be read."""
     if current == "dev":
         return False
-    return _version_key(candidate) > _version_key(current)
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    parts = version.lstrip("v").split("-")[0].split(".")
-    return tuple(int(p) if p.isdigit() else 0 for p in parts)
+    try:
+        return Version(candidate) > Version(current)
+    except InvalidVersion:
+        return False
 
 
 def _ms_since(started: float) -> int:

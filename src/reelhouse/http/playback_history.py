@@ -6,7 +6,7 @@ Query: ``memberId``, ``client`` (the player, exact in any case),
 ``cursor``, ``limit`` (default 40, 1 to 200; api-decisions.md).  ``from`` and
 ``to`` are RFC 3339 date-times (``to`` exclusive) or calendar dates in
 ``tz`` (``from`` from that day's local midnight, ``to`` through the whole
-day); ``tz`` is an IANA zone name (default UTC) resolved by pendulum.  The
+day); ``tz`` is an IANA zone name (default UTC) resolved by zoneinfo.  The
 cursor is signed and bound to the filters: a tampered one, or one sent with
 other filters, is 400 (field cursor).  ``ip`` is omitted from records older
 than ``[schedule] history_ip_retention_days``.
@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import functools
 import re
+import time
+from datetime import date, datetime, timedelta
 from importlib import resources
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import pendulum
 from pydantic import Field
 from quart import Blueprint, request
 from quart_schema import document_querystring, document_response
@@ -145,7 +147,7 @@ def history_filter(args: Any) -> HistoryFilter:
 
 @functools.cache
 def _zone_names() -> frozenset[str]:
-    """The IANA database's zone names, as the tzdata package (pendulum's own data) lists them.
+    """The IANA database's zone names, as the tzdata package lists them.
 
     Not ``zoneinfo.available_timezones()``: it also lists files of the
     system's zone directory that name no zone (``localtime``).
@@ -153,34 +155,46 @@ def _zone_names() -> frozenset[str]:
     return frozenset(resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8").split())
 
 
-def _zone(name: str | None) -> pendulum.Timezone:
+def _zone(name: str | None) -> ZoneInfo:
     if name is None or name == "":
-        return pendulum.UTC
-    # Only names of the IANA database: pendulum would also open other files
+        return ZoneInfo("UTC")
+    # Only names of the IANA database: ZoneInfo would also open other files
     # of the zone directory (``localtime``).
     if name not in _zone_names():
         raise Invalid("tz must be an IANA time zone name, such as Europe/Berlin.", field="tz")
     try:
-        return pendulum.timezone(name)
-    except (ValueError, OSError):
+        return ZoneInfo(name)
+    except (ValueError, OSError, ZoneInfoNotFoundError):
         raise Invalid("tz must be an IANA time zone name, such as Europe/Berlin.", field="tz") from None
 
 
-def _bound(value: str | None, field: str, zone: pendulum.Timezone, *, end: bool) -> int | None:
+def day_start_ms(day: date, zone: ZoneInfo) -> int:
+    """The first instant of ``day`` in ``zone``, as epoch ms.
+
+    ``fold=0`` is what makes it the first: a midnight a clock change skips
+    maps to the change itself, and a midnight that happens twice to the
+    earlier one.
+    """
+    return int(datetime(day.year, day.month, day.day, tzinfo=zone).timestamp()) * 1000
+
+
+def _bound(value: str | None, field: str, zone: ZoneInfo, *, end: bool) -> int | None:
     """``value`` as epoch ms: a date-time as is, a calendar date from (``end``: after) its local day."""
     if value is None:
         return None
     text = value.strip()
     if _CALENDAR_DATE.match(text):
         try:
-            day = pendulum.datetime(int(text[:4]), int(text[5:7]), int(text[8:]), tz=zone)
+            day = date(int(text[:4]), int(text[5:7]), int(text[8:]))
         except ValueError:
             raise Invalid(f"{field} is not a calendar date.", field=field) from None
-        return (day.add(days=1) if end else day).int_timestamp * 1000  # local midnights: whole seconds
+        if end and day == date.max:
+            raise Invalid(f"{field} is not a calendar date.", field=field)
+        return day_start_ms(day + timedelta(days=1) if end else day, zone)
     return instant_ms(text, field)
 
 
 def _ip_since_ms() -> int:
     settings = app_context().settings
     days = settings.schedule.history_ip_retention_days if settings is not None else DEFAULT_IP_RETENTION_DAYS
-    return pendulum.now("UTC").int_timestamp * 1000 - int(days * DAY_MS)
+    return int(time.time()) * 1000 - int(days * DAY_MS)
