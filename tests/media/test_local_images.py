@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -167,6 +168,30 @@ def test_jpeg_size_after_a_large_exif_segment() -> None:
     assert data.index(b"\xff\xc0") > 60_000
     assert read_image_size(data[:SIZE_HEADER_BYTES]) == (640, 360)
     assert read_image_size(data[:4096]) is None
+
+
+def test_a_jpeg_whose_frame_lies_past_the_header_bound_has_no_size_even_given_whole() -> None:
+    segments = b"".join(b"\xff\xe2" + (65_000).to_bytes(2, "big") + bytes(64_998) for _ in range(5))
+    plain = _encoded(64, 48, "JPEG")
+    assert read_image_size(plain[:2] + segments + plain[2:]) is None  # five 65 kB APP2 segments before the frame
+    assert read_image_size(plain[:2] + segments[: 3 * 65_002] + plain[2:]) == (64, 48)
+
+
+def test_a_large_webp_is_read_whole_and_a_cut_one_has_no_size() -> None:
+    noise = Image.frombytes("RGB", (600, 400), random.Random(7).randbytes(600 * 400 * 3))
+    buffer = io.BytesIO()
+    noise.save(buffer, format="WEBP", quality=100)
+    data = buffer.getvalue()
+    assert len(data) > 4096
+    assert read_image_size(data) == (600, 400)
+    assert read_image_size(data[:4096]) is None
+
+
+def test_an_image_past_the_decompression_bomb_limit_has_no_size_and_does_not_raise() -> None:
+    header = _encoded(4, 4, "PNG")
+    huge = bytearray(header)
+    huge[16:24] = (60_000).to_bytes(4, "big") + (60_000).to_bytes(4, "big")  # 3.6 gigapixels in IHDR
+    assert read_image_size(bytes(huge)) is None
 
 
 def test_top_down_bmp_height_is_positive() -> None:

@@ -104,7 +104,7 @@ def external_streams(draft: ItemDraft) -> tuple[ExternalStream, ...]:
 
 def image_record(path: str, kind: str, index: int, size: int, mtime_ms: int, data: bytes) -> ImageRecord:
     """An image's record from its bytes: content tag and header size."""
-    dimensions = read_image_size(data[: 256 * 1024])
+    dimensions = read_image_size(data)
     width, height = dimensions if dimensions else (None, None)
     return ImageRecord(path, kind, index, image_tag(data), width, height, size, mtime_ms)
 

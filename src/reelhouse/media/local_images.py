@@ -30,11 +30,14 @@ and passes them in.
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 import struct
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
+
+from PIL import Image
 
 ImageContext = Literal["movie", "series", "season", "episode"]
 
@@ -50,9 +53,13 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
 )
 # BMP's magic is two letters; its DIB header size must be a known one too.
 _BMP_HEADER_SIZES = frozenset({12, 40, 52, 56, 64, 108, 124})
-# How much of a file read_image_size wants: enough for a JPEG whose size
-# follows one full-size EXIF segment.
-SIZE_HEADER_BYTES = 128 * 1024
+# How much of a file read_image_size looks at: enough for a JPEG whose size
+# follows a few full-size segments (EXIF, an ICC profile, XMP).
+SIZE_HEADER_BYTES = 256 * 1024
+_PILLOW_FORMATS = ("JPEG", "PNG", "WEBP", "GIF", "BMP")
+# What Pillow's format plugins raise on a damaged or cut header (it
+# documents OSError; the plugins' parsers also let these through).
+_UNREADABLE = (OSError, ValueError, SyntaxError, EOFError, IndexError, struct.error, Image.DecompressionBombError)
 
 
 class ImageKind(StrEnum):
@@ -136,19 +143,28 @@ def sniff_image_type(head: bytes) -> str | None:
     return None
 
 
-def read_image_size(header: bytes) -> tuple[int, int] | None:
-    """(width, height) from the first bytes of a PNG, JPEG, WebP, GIF or BMP.
+def read_image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) of a PNG, JPEG, WebP, GIF or BMP, from Pillow's lazy open.
 
-    ``header`` is the start of the file (:data:`SIZE_HEADER_BYTES` is
-    enough for nearly every JPEG). None when the format is unknown, the
-    header is damaged or too short, or a size is 0. EXIF orientation is not
-    applied: the size is the stored one. Never raises.
+    ``data`` is the file, or its start: Pillow reads the header only, and
+    of a JPEG, PNG, GIF or BMP no more than :data:`SIZE_HEADER_BYTES` is
+    looked at (enough for nearly every JPEG). A WebP is the exception:
+    libwebp's demuxer wants the whole file, so a WebP cut short has no size.
+    None when the format is not one of those five, the header is damaged or
+    too short, a size is 0, or the image is past Pillow's decompression-bomb
+    limit. EXIF orientation is not applied: the size is the stored one.
+    Never raises.
     """
-    for reader in (_png_size, _jpeg_size, _webp_size, _gif_size, _bmp_size):
-        size = reader(header)
-        if size is not None:
-            return size if size[0] > 0 and size[1] > 0 else None
-    return None
+    content_type = sniff_image_type(data[:SNIFF_BYTES])
+    if content_type is None:
+        return None
+    header = data if content_type == "image/webp" else data[:SIZE_HEADER_BYTES]
+    try:
+        with Image.open(io.BytesIO(header), formats=_PILLOW_FORMATS) as image:
+            width, height = image.size
+    except _UNREADABLE:
+        return None
+    return (width, height) if width > 0 and height > 0 else None
 
 
 def _by_video_stem(lowered: str, video_stem: str) -> ImageRef | None:
@@ -180,81 +196,3 @@ def _season_image(name: str) -> ImageRef | None:
     if image is None:
         return None
     return ImageRef(image.kind, image.index, season)
-
-
-def _png_size(data: bytes) -> tuple[int, int] | None:
-    if not data.startswith(b"\x89PNG\r\n\x1a\n") or data[12:16] != b"IHDR":
-        return None
-    return _unpack(">II", data, 16)
-
-
-def _gif_size(data: bytes) -> tuple[int, int] | None:
-    if data[:6] not in (b"GIF87a", b"GIF89a"):
-        return None
-    return _unpack("<HH", data, 6)
-
-
-def _bmp_size(data: bytes) -> tuple[int, int] | None:
-    if not data.startswith(b"BM") or len(data) < 26:
-        return None
-    (header_size,) = struct.unpack_from("<I", data, 14)
-    if header_size == 12:  # OS/2 BITMAPCOREHEADER
-        return _unpack("<HH", data, 18)
-    size = _unpack("<ii", data, 18)
-    # A negative height means rows are stored top-down.
-    return (size[0], abs(size[1])) if size else None
-
-
-def _webp_size(data: bytes) -> tuple[int, int] | None:
-    if data[:4] != b"RIFF" or data[8:12] != b"WEBP":
-        return None
-    chunk = data[12:16]
-    if chunk == b"VP8 " and data[23:26] == b"\x9d\x01\x2a":
-        size = _unpack("<HH", data, 26)
-        return (size[0] & 0x3FFF, size[1] & 0x3FFF) if size else None
-    if chunk == b"VP8L" and data[20:21] == b"\x2f" and len(data) >= 25:
-        (bits,) = struct.unpack_from("<I", data, 21)
-        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
-    if chunk == b"VP8X" and len(data) >= 30:
-        width = int.from_bytes(data[24:27], "little") + 1
-        height = int.from_bytes(data[27:30], "little") + 1
-        return width, height
-    return None
-
-
-# Start-of-frame markers carry the size; C4 (DHT), C8 (JPG), CC (DAC) do not.
-_JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
-_JPEG_NO_LENGTH = frozenset({0x01, *range(0xD0, 0xD9)})
-
-
-def _jpeg_size(data: bytes) -> tuple[int, int] | None:
-    if not data.startswith(b"\xff\xd8"):
-        return None
-    position = 2
-    while position + 4 <= len(data):
-        if data[position] != 0xFF:
-            return None
-        marker = data[position + 1]
-        if marker == 0xFF:  # fill byte before a marker
-            position += 1
-            continue
-        if marker in _JPEG_NO_LENGTH:
-            position += 2
-            continue
-        if marker in (0xD9, 0xDA):  # end of image / scan before any frame
-            return None
-        if marker in _JPEG_SOF:
-            size = _unpack(">HH", data, position + 5)
-            return (size[1], size[0]) if size else None
-        (length,) = struct.unpack_from(">H", data, position + 2)
-        if length < 2:
-            return None
-        position += 2 + length
-    return None
-
-
-def _unpack(layout: str, data: bytes, offset: int) -> tuple[int, int] | None:
-    if len(data) < offset + struct.calcsize(layout):
-        return None
-    first, second = struct.unpack_from(layout, data, offset)
-    return int(first), int(second)
