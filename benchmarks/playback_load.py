@@ -3,7 +3,7 @@
 One server (``reelhouse serve``, SQLite), one library holding one film of
 ``--file-mb`` MiB (random bytes, not probed: ``mediaInfoTiming`` playback),
 one member who signs in from ``--sessions`` devices (no password: the name
-alone, so signing in costs no scrypt).  Then, for ``--seconds``:
+alone, so signing in costs no password hash).  Then, for ``--seconds``:
 
 - every device holds one playback session (``POST /sessions/playing``) and
   reports progress every ``--report-every`` seconds (the first reports

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from reelhouse.storage import open_store
-from reelhouse.storage.users import authenticate
+from reelhouse.storage.members import credentials_by_name
+from reelhouse.storage.users import verify_password
 
 from .process import clean_environ, run_cli
 
@@ -45,8 +46,9 @@ async def test_user_add_reads_the_password_from_stdin(tmp_path: Path, database_u
     )
     assert done.returncode == 0, done.stderr
     async with open_store(database_url) as store:
-        user = await authenticate(store, "alice", "s3cret pass")
-    assert user is not None and user.is_admin
+        creds = await credentials_by_name(store, "alice")
+    assert creds is not None and creds.user.is_admin and creds.password_hash is not None
+    assert await verify_password(creds.password_hash, "s3cret pass")
 
 
 async def test_user_add_without_password_and_user_list(tmp_path: Path, database_url: str) -> None:

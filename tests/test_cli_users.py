@@ -8,8 +8,8 @@ import trio
 
 from reelhouse.storage import open_store
 from reelhouse.storage.activity import list_activity
-from reelhouse.storage.members import get_member
-from reelhouse.storage.users import authenticate, find_user_by_name
+from reelhouse.storage.members import credentials_by_name, get_member
+from reelhouse.storage.users import find_user_by_name, verify_password
 
 from .process import run_cli
 
@@ -29,8 +29,12 @@ async def test_user_set_changes_flags_password_and_pin(tmp_path: Path, database_
         assert done.returncode == 0, done.stderr
         assert b"new secret" not in done.stdout and b"4321" not in done.stdout
         async with open_store(database_url) as store:
-            user = await authenticate(store, "gus", "new secret")
-            assert user is not None and user.is_admin and user.hidden and user.has_pin
+            creds = await credentials_by_name(store, "gus")
+            assert creds is not None and creds.password_hash is not None and creds.pin_hash is not None
+            assert await verify_password(creds.password_hash, "new secret")
+            assert await verify_password(creds.pin_hash, "4321")
+            user = creds.user
+            assert user.is_admin and user.hidden and user.has_pin
         cleared = await run_cli([*db, "user", "set", "gus", "--no-admin", "--disabled", "--clear-pin"])
         assert cleared.returncode == 0, cleared.stderr
         async with open_store(database_url) as store:

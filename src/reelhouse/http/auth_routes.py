@@ -7,7 +7,8 @@ The order of a sign-in is chosen so that nothing is learned cheaply:
    no hash is computed;
 2. an unknown name or a disabled member still costs one password hash
    (against a dummy), so the time taken does not tell which names exist;
-3. hashes are compared in constant time (``users.check_password``);
+3. hashes are compared in constant time (``users.verify_password``); a
+   hash of an earlier format or parameters is replaced on success;
 4. attempts from one address are taken one at a time, so a burst of
    parallel guesses is limited exactly like the same guesses in a row.
 
@@ -21,15 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import trio
 from pydantic import Field
 from quart import Blueprint, Response, request
 from quart_schema import document_request, document_response, validate_request
 
 from reelhouse import errors
-from reelhouse.storage import devices, members, signin_limits
+from reelhouse.storage import devices, members, signin_limits, users
 from reelhouse.storage._store import now_ms
-from reelhouse.storage.users import _HASHING, check_password, hash_password
 
 from .context import app_context
 from .device_auth import signed_in_member, verified_devices
@@ -41,7 +40,6 @@ from .schema import ApiModel
 
 blueprint = Blueprint("auth_routes", __name__)
 
-_dummy_hash: str | None = None
 _by_address = KeyedLocks()
 
 
@@ -113,9 +111,10 @@ async def _sign_in(data: LoginRequest, address: str) -> Any:
             await signin_limits.record_failure(store, failure, now)
         await record_sign_in(user, ok=False, reason=verdict.failure.code, method=verdict.method)
         raise verdict.failure
-    assert user is not None
+    assert user is not None and creds is not None
     if verdict.method == "password":
         await signin_limits.clear_pin_lock(store, user.id)
+    await _rehash(store, creds, verdict.method, data)
     sign_in = devices.SignInRequest(user.id, data.device_id, data.device_name, data.client, data.version)
     token, device_id = await devices.sign_in(store, sign_in, now)
     await members.note_login(store, user.id, now)
@@ -173,13 +172,18 @@ async def _verify_pin(creds: members.Credentials, pin: str, now: int) -> _Verdic
 
 async def _check(stored: str | None, secret: str) -> bool:
     """Compare ``secret`` with ``stored`` in a worker thread; without a hash, spend the same time and fail."""
-    global _dummy_hash
     if stored is None:
-        if _dummy_hash is None:
-            _dummy_hash = await trio.to_thread.run_sync(hash_password, "reelhouse-dummy", limiter=_HASHING)
-        await trio.to_thread.run_sync(check_password, _dummy_hash, secret, limiter=_HASHING)
+        await users.verify_dummy(secret)
         return False
-    return await trio.to_thread.run_sync(check_password, stored, secret, limiter=_HASHING)
+    return await users.verify_password(stored, secret)
+
+
+async def _rehash(store: Any, creds: members.Credentials, method: str, data: LoginRequest) -> None:
+    """A secret that verified against an outdated hash is stored hashed anew."""
+    if method == "password" and creds.password_hash is not None:
+        await users.rehash_if_needed(store, creds.user.id, "password", creds.password_hash, data.password or "")
+    elif method == "pin" and creds.pin_hash is not None:
+        await users.rehash_if_needed(store, creds.user.id, "pin", creds.pin_hash, data.pin or "")
 
 
 def _store() -> Any:

@@ -14,14 +14,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import trio
-
 from reelhouse.errors import Invalid, NotFound
 from reelhouse.media.member_policy import ALL_LIBRARIES, MemberFacts
 
 from . import signin_limits
 from ._store import Statement, Store, now_ms
-from .users import _COLUMNS, _HASHING, UserRecord, _record, hash_password
+from .users import _COLUMNS, UserRecord, _record, hash_password
 
 PIN_PATTERN = re.compile(r"[0-9]{4,8}")
 
@@ -151,13 +149,13 @@ async def _secret_changes(user_id: str, changes: MemberChanges, changed: list[st
     """Hash what is set (in a worker thread); the field names recorded never carry the values."""
     statements: list[Statement] = []
     if changes.password is not None:
-        hashed = await trio.to_thread.run_sync(hash_password, changes.password, limiter=_HASHING)
+        hashed = await hash_password(changes.password)
         statements.append(Statement("UPDATE users SET password_hash = ? WHERE id = ?", (hashed, user_id)))
         changed.append("password")
     if changes.pin is not None or changes.clear_pin:
         pin_hash = None
         if changes.pin is not None:
-            pin_hash = await trio.to_thread.run_sync(hash_password, changes.pin, limiter=_HASHING)
+            pin_hash = await hash_password(changes.pin)
         statements.append(Statement("UPDATE users SET pin_hash = ? WHERE id = ?", (pin_hash, user_id)))
         statements.append(signin_limits.clear_pin_lock_statement(user_id))
         changed.append("pin")
