@@ -16,7 +16,8 @@ from reelhouse.actors.jobs import JobSnapshot
 from reelhouse.actors.maintenance.provider_image_sweep import _remove_unused
 from reelhouse.actors.maintenance.upkeep import run_cleanup, run_scrape
 from reelhouse.actors.scheduler import ListSchedules, RunNow, Scheduler, SchedulerServices
-from reelhouse.actors.scheduler_tasks import RegisterTask, RunEnd, RunPluginTask, TaskContext, TaskDefinition
+from reelhouse.actors.scheduler_plugins import SyncPluginTasks
+from reelhouse.actors.scheduler_tasks import RunEnd, RunPluginTask, TaskContext, TaskDefinition
 from reelhouse.config import load_settings
 from reelhouse.media.schedule_rules import Rule
 from reelhouse.runtime import Actor, spawn
@@ -99,7 +100,7 @@ async def test_a_registered_plugin_task_is_listed_and_runs_through_its_host(stor
     scheduler = await spawn(nursery, Scheduler(SchedulerServices(store=store), {}), "scheduler")
     definition = TaskDefinition("tmdb.refresh", (Rule("interval", every_seconds=3600),), owner="tmdb",
                                 names={"en": "Refresh TMDB"}, descriptions={"en": "Refreshes."}, runner=host)
-    await scheduler.ask(RegisterTask(definition), timeout=5)
+    await scheduler.ask(SyncPluginTasks((definition,)), timeout=5)  # what its follower of the host sends
     await scheduler.ask(RunNow("tmdb.refresh"), timeout=5)
     with trio.fail_after(5):
         while True:

@@ -11,12 +11,11 @@ from trio.testing import MockClock
 
 from reelhouse import errors
 from reelhouse.actors.jobs import JobRegistry, ListJobs
+from reelhouse.actors.library_registry import LIBRARY_DELETED
 from reelhouse.actors.scheduler import (
     CancelRun,
-    LibraryDeleted,
     ListSchedules,
     PlaybackActivity,
-    ReloadRules,
     RunNow,
     ScanActivity,
     Scheduler,
@@ -24,7 +23,7 @@ from reelhouse.actors.scheduler import (
 )
 from reelhouse.actors.scheduler_tasks import RunEnd, TaskContext, TaskDefinition, trio_wall_clock
 from reelhouse.media.schedule_rules import Rule, Window
-from reelhouse.runtime import spawn
+from reelhouse.runtime import EventBus, MemoryEventLog, spawn
 from reelhouse.storage import Store
 from reelhouse.storage import schedules as stored
 
@@ -52,9 +51,11 @@ def utc(*args: int) -> datetime:
 
 
 async def start(nursery: trio.Nursery, store: Store, rules: tuple[Rule, ...], body: Recorder, *,
-                start_at: datetime = START, allows_after_scan: bool = False, jobs: object = None) -> object:
+                start_at: datetime = START, allows_after_scan: bool = False, jobs: object = None,
+                reload_poll_seconds: float | None = None) -> object:
     definition = TaskDefinition("work", rules, allows_after_scan=allows_after_scan, title="Work")
-    services = SchedulerServices(store=store, jobs=jobs, time_zone=BERLIN)  # type: ignore[arg-type]
+    services = SchedulerServices(store=store, jobs=jobs, time_zone=BERLIN,  # type: ignore[arg-type]
+                                 reload_poll_seconds=reload_poll_seconds)
     wall = trio_wall_clock(start_at)
     return await spawn(nursery, Scheduler(services, {"work": (definition, body)}, wall), "scheduler")
 
@@ -174,35 +175,51 @@ async def test_run_now_starts_at_once_and_refuses_a_second_run(
     assert schedule["lastResult"] == "cancelled" and len(body.starts) == 1
 
 
+async def shown_once(scheduler: object, predicate: object) -> dict:
+    """The one schedule once ``predicate`` holds for it (the poll of the store's revision saw a change)."""
+    for _ in range(60):
+        [schedule] = (await scheduler.ask(ListSchedules(), timeout=5))["schedules"]  # type: ignore[attr-defined]
+        if predicate(schedule):  # type: ignore[operator]
+            return schedule
+        await trio.sleep(1)
+    raise AssertionError(f"the scheduler never showed the change: {schedule}")
+
+
 async def test_a_paused_task_does_not_run_on_schedule_and_a_reload_picks_up_new_rules(
         store: Store, nursery: trio.Nursery, autojump_clock: object) -> None:
     body = Recorder()
-    scheduler = await start(nursery, store, (Rule("interval", every_seconds=600),), body)
+    scheduler = await start(nursery, store, (Rule("interval", every_seconds=600),), body, reload_poll_seconds=1)
     await stored.set_paused(store, "work", True)
-    await scheduler.tell(ReloadRules())  # type: ignore[attr-defined]
+    await shown_once(scheduler, lambda schedule: schedule["paused"])
     await trio.sleep(3600)
     assert body.starts == []
     [schedule] = (await scheduler.ask(ListSchedules(), timeout=5))["schedules"]  # type: ignore[attr-defined]
     assert schedule["paused"] is True and "nextRunAt" not in schedule and schedule["isDefault"] is True
     await stored.set_paused(store, "work", False)
     await stored.set_rules(store, "work", (Rule("manual"),))
-    await scheduler.tell(ReloadRules())  # type: ignore[attr-defined]
+    await shown_once(scheduler, lambda schedule: not schedule["isDefault"] and not schedule["paused"])
     await trio.sleep(3600)
     [schedule] = (await scheduler.ask(ListSchedules(), timeout=5))["schedules"]  # type: ignore[attr-defined]
     assert body.starts == [] and schedule["isDefault"] is False and schedule["rules"] == [
         {"trigger": "manual", "afterScan": False}]
 
 
-async def test_a_deleted_library_runs_database_maintenance_once(
+async def test_deleted_libraries_run_database_maintenance_once_per_quiet_spell(
         store: Store, nursery: trio.Nursery, autojump_clock: object) -> None:
-    body = Recorder()
+    body = Recorder(seconds=60)
     definition = TaskDefinition("database_maintenance", (Rule("cron", cron="30 4 * * 0"),))
-    services = SchedulerServices(store=store, time_zone=BERLIN)
-    scheduler = await spawn(nursery, Scheduler(services, {"database_maintenance": (definition, body)},
-                                               trio_wall_clock(START)), "scheduler")
-    await scheduler.tell(LibraryDeleted())
+    bus = EventBus(MemoryEventLog())
+    await nursery.start(bus.run)
+    services = SchedulerServices(store=store, time_zone=BERLIN, bus=bus)
+    await spawn(nursery, Scheduler(services, {"database_maintenance": (definition, body)}, trio_wall_clock(START)),
+                "scheduler")
+    bus.publish(LIBRARY_DELETED, {"libraryId": "a"})
+    await trio.sleep(10)  # the run (60 s) goes on while two more libraries go
+    bus.publish(LIBRARY_DELETED, {"libraryId": "b"})
+    bus.publish(LIBRARY_DELETED, {"libraryId": "c"})
     await trio.sleep(3600)
-    assert body.starts == [START]
+    # Once for the first; once more for those deleted while it ran (their rows went after its start).
+    assert [(t - START).total_seconds() for t in body.starts] == [0, 60]
 
 
 async def test_a_continuous_task_runs_again_and_waits_while_someone_plays(

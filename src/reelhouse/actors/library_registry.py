@@ -17,6 +17,11 @@ nursery and a worker thread, off the mailbox turn, so requests for other
 libraries do not wait behind a slow disk. The result comes back as a
 message (:class:`_Checked`), and only the overlap check and the write run
 in the turn, one creation at a time.
+
+Deleting a library (:class:`DeleteLibrary`) stops its actor (a running
+scan ends ``cancelled``), deletes its rows (items, scans and the rest go
+with it, ``ON DELETE CASCADE``) and publishes ``library.deleted`` on the
+bus, which the Scheduler follows to run ``database_maintenance`` once.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from reelhouse.storage.libraries import (
     create_library,
     delete_library,
     existing_user_ids,
+    get_library,
     list_libraries,
     new_library_id,
 )
@@ -72,6 +78,7 @@ STRM_LOOKUP_LIMIT = 200_000
 # How long removing a library whose creation was given up may take (never
 # past the shutdown deadline).
 REMOVE_TIMEOUT_SECONDS = 5.0
+LIBRARY_DELETED = "library.deleted"  # the bus event of a deleted library: {"libraryId": ...}
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +120,13 @@ class GetLibraryRef(Ask[ActorRef]):
 
 
 @dataclass(frozen=True, slots=True)
+class DeleteLibrary(Ask["LibraryRecord"]):
+    """Ask: delete a library and everything of it; replies its LibraryRecord; NotFound."""
+
+    library_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class ListLibraryRefs(Ask["dict[str, ActorRef]"]):
     """Ask: {library id: ActorRef} for every library."""
 
@@ -141,6 +155,8 @@ class LibraryRegistry(Supervisor):
                 return ref
             case ListLibraryRefs():
                 return {name.removeprefix("library-"): self.child(name) for name in self.child_names}
+            case DeleteLibrary(library_id=library_id):
+                return await self._delete(library_id)
             case _:
                 raise TypeError(f"unexpected message {msg!r}")
         return None
@@ -221,6 +237,23 @@ class LibraryRegistry(Supervisor):
                 await delete_library(self._services.store, library_id)
             except StoreError:
                 log.exception("could not remove library %s", library_id)
+
+    async def _delete(self, library_id: str) -> LibraryRecord:
+        store = self._services.store
+        record = await get_library(store, library_id)
+        if record is None or self.child(_child_name(library_id)) is None:
+            raise errors.NotFound(f"No library {library_id}.", params={"libraryId": library_id})
+        # A commit point: once its actor stops, the rows go too, even if the asker gives up.
+        with bounded_shield(REMOVE_TIMEOUT_SECONDS):
+            await self.stop_child(_child_name(library_id))
+            try:
+                await delete_library(store, library_id)
+            except StoreError as error:
+                log.warning("deleting library %s failed: %s", library_id, error)
+                await self._start_library(record)  # as it was: the library still exists
+                raise _database_unavailable(error)
+        self._services.bus.publish(LIBRARY_DELETED, {"libraryId": library_id})
+        return record
 
     async def _start_library(self, record: LibraryRecord) -> ActorRef:
         services = self._services

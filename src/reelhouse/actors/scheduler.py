@@ -5,7 +5,9 @@ Triggers (media/schedule_rules.py does the time math): ``cron`` and
 change, stored), so a time missed while the server was down runs once at
 start-up; ``idle`` once per quiet period (no playback, no scan for
 ``idle_minutes``); ``continuous`` again and again while no one plays;
-``afterScan`` once after a scan completes; ``manual`` only when asked. A
+``afterScan`` once after a scan completes; ``manual`` only when asked;
+``database_maintenance`` also once after a library is deleted (the bus's
+``library.deleted``, published by the LibraryRegistry). A
 rule's ``window`` bounds when a run may start, and a run it started is
 cancelled when the window closes. Each run is a job in the JobRegistry
 (cancellable through it) and its end is stored as the task's last result.
@@ -36,24 +38,14 @@ from reelhouse.storage import schedules as stored
 from reelhouse.storage.schedules import RunEnd, ScheduleRow
 
 from .jobs import JobSnapshot
-from .scheduler_messages import (
-    CancelRun,
-    GetDrift,
-    LibraryDeleted,
-    ListSchedules,
-    PlaybackActivity,
-    ReloadRules,
-    RunNow,
-    ScanActivity,
-)
+from .library_registry import LIBRARY_DELETED
+from .scheduler_messages import CancelRun, GetDrift, ListSchedules, PlaybackActivity, RunNow, ScanActivity
 from .scheduler_plugins import SyncPluginTasks, follow_plugin_tasks, run_plugin_task
 from .scheduler_tasks import (
-    RegisterTask,
     RunPluginTask,
     TaskContext,
     TaskDefinition,
     TaskRunner,
-    UnregisterTask,
     WallClock,
     seconds_until,
     trio_wall_clock,
@@ -64,8 +56,8 @@ from .scheduler_tasks import ms as _ms
 from .scheduler_tasks import with_end as _with_end
 from .scheduler_view import render_schedule
 
-__all__ = ["CancelRun", "GetDrift", "LibraryDeleted", "ListSchedules", "PlaybackActivity", "ReloadRules", "RunNow",
-           "ScanActivity", "Scheduler", "SchedulerServices"]
+__all__ = ["CancelRun", "GetDrift", "ListSchedules", "PlaybackActivity", "RunNow", "ScanActivity", "Scheduler",
+           "SchedulerServices"]
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +66,7 @@ CONTINUOUS_IDLE_PAUSE_SECONDS = 900.0  # after a continuous run that found nothi
 PLUGIN_RUN_TIMEOUT_SECONDS = 24 * 3600.0
 RECORD_TIMEOUT_SECONDS = 5.0
 _JOB_STATES = {"succeeded": "succeeded", "skipped": "succeeded", "failed": "failed", "cancelled": "cancelled"}
+AFTER_LIBRARY_DELETE = "database_maintenance"  # the task a deleted library runs once (api reference)
 
 
 @dataclass
@@ -112,10 +105,10 @@ class SchedulerServices:
     settings: Settings | None = None
     libraries: ActorRef | None = None
     jobs: ActorRef | None = None
-    bus: Any = None  # EventBus: scan events for idle and afterScan
+    bus: Any = None  # EventBus: scan events for idle and afterScan, library.deleted
     time_zone: ZoneInfo = field(default_factory=lambda: ZoneInfo("UTC"))
     idle_seconds: float = 600.0
-    reload_poll_seconds: float | None = None  # None: no polling (tests tell ReloadRules)
+    reload_poll_seconds: float | None = None  # None: rules are read at start only
     plugins: ActorRef | None = None  # the plugin host: its tasks are followed at each poll
 
 
@@ -150,7 +143,7 @@ class Scheduler(Actor):
             self._add(definition, rows.get(definition.name))
         self.nursery.start_soon(self._loop)
         if self._services.bus is not None:
-            await self.nursery.start(self._follow_scans)
+            await self.nursery.start(self._follow_bus)
         if self._services.reload_poll_seconds is not None:
             self.nursery.start_soon(self._poll_revision, await stored.current_revision(store))
         if self._services.plugins is not None:
@@ -165,22 +158,12 @@ class Scheduler(Actor):
                 return await self._run_now(task)
             case CancelRun(task=task):
                 self._cancel(task)
-            case ReloadRules():
-                await self._reload()
             case ScanActivity():
                 self._on_scan(msg)
             case PlaybackActivity(active=active):
                 self._on_playback(active)
-            case RegisterTask(definition=definition):
-                await self._register(definition)
-            case UnregisterTask(name=name):
-                self._unregister(name)
             case SyncPluginTasks(definitions=definitions):
                 await self._sync_plugin_tasks(definitions)
-            case LibraryDeleted():
-                if (maintenance := self._tasks.get("database_maintenance")) is not None:
-                    maintenance.once_pending = True
-                    self._look_at([maintenance.definition.name])
             case GetDrift():
                 return self._max_drift
             case _:
@@ -446,8 +429,9 @@ class Scheduler(Actor):
         self._quiet_since = None if self._busy_libraries or active else self._wall()
         self._look_at(name for name, task in self._tasks.items() if task.follows_signals)
 
-    async def _follow_scans(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Scan events -> ScanActivity; subscribes again if the bus dropped it for lagging."""
+    async def _follow_bus(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Scan events -> ScanActivity, library.deleted -> a maintenance run; subscribes
+        again if the bus dropped it for lagging."""
         started = False
         while True:
             try:
@@ -456,17 +440,25 @@ class Scheduler(Actor):
                         task_status.started()
                         started = True
                     async for event in subscription:
-                        self._on_scan_event(event)
+                        self._on_bus_event(event)
                     return  # the bus stopped
             except SubscriberDropped:
                 log.warning("scheduler: scan events dropped (too slow); subscribing again")
 
-    def _on_scan_event(self, event: object) -> None:
+    def _on_bus_event(self, event: object) -> None:
         kind, data = getattr(event, "kind", ""), getattr(event, "data", {})
         library_id = data.get("libraryId") if isinstance(data, Mapping) else None
-        if library_id and kind.startswith("scan."):
+        if kind == LIBRARY_DELETED:
+            self._run_once(AFTER_LIBRARY_DELETE)
+        elif library_id and kind.startswith("scan."):
             final = kind in ("scan.completed", "scan.failed", "scan.cancelled")
             self._on_scan(ScanActivity(library_id, not final, kind == "scan.completed"))
+
+    def _run_once(self, name: str) -> None:
+        """Run ``name`` once as soon as its rules' windows and pause allow (however often asked meanwhile)."""
+        if (task := self._tasks.get(name)) is not None:
+            task.once_pending = True
+            self._look_at([name])
 
     async def _poll_revision(self, revision: int) -> None:
         assert self._services.reload_poll_seconds is not None

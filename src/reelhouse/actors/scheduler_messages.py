@@ -28,11 +28,6 @@ class CancelRun:
 
 
 @dataclass(frozen=True, slots=True)
-class ReloadRules:
-    """Tell: read rules and pause flags from the store again (a change from outside)."""
-
-
-@dataclass(frozen=True, slots=True)
 class ScanActivity:
     """Tell: a library's scan started (``active``) or ended (``completed`` if it completed)."""
 
@@ -46,11 +41,6 @@ class PlaybackActivity:
     """Tell (playback -> scheduler): whether anyone is playing now."""
 
     active: bool
-
-
-@dataclass(frozen=True, slots=True)
-class LibraryDeleted:
-    """Tell: a library was deleted; database_maintenance runs once soon (api reference)."""
 
 
 @dataclass(frozen=True, slots=True)

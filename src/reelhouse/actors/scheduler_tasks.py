@@ -1,9 +1,10 @@
 """What the Scheduler runs: task definitions, the context a run gets, and how it ends.
 
 A core task's work is an async function ``run(ctx) -> RunEnd`` (given to
-the Scheduler at construction, so tests pass fakes). A plugin task is
-registered with :class:`RegisterTask` and runs by asking its ``runner``
-(the plugin host) :class:`RunPluginTask`; the reply is a ``RunEnd``.
+the Scheduler at construction, so tests pass fakes). A plugin task comes
+from the plugin host's task list (``scheduler_plugins.SyncPluginTasks``);
+one with a ``runner`` runs by asking it :class:`RunPluginTask` (the reply
+is a ``RunEnd``), else through the plugin host.
 """
 
 from __future__ import annotations
@@ -25,16 +26,7 @@ from reelhouse.storage.schedules import RunEnd, ScheduleRow
 
 from .jobs import JobSnapshot, JobUpdate
 
-__all__ = [
-    "RegisterTask",
-    "RunEnd",
-    "RunPluginTask",
-    "TaskContext",
-    "TaskDefinition",
-    "TaskRunner",
-    "UnregisterTask",
-    "WallClock",
-]
+__all__ = ["RunEnd", "RunPluginTask", "TaskContext", "TaskDefinition", "TaskRunner", "WallClock"]
 
 WallClock = Callable[[], datetime]
 
@@ -52,20 +44,6 @@ class TaskDefinition:
     names: Mapping[str, str] | None = None  # plugin tasks: by language, "en" always present
     descriptions: Mapping[str, str] | None = None
     runner: ActorRef | None = None  # plugin tasks: asked RunPluginTask
-
-
-@dataclass(frozen=True, slots=True)
-class RegisterTask:
-    """Ask (plugin host -> scheduler): own this task's rules and runs from now on."""
-
-    definition: TaskDefinition
-
-
-@dataclass(frozen=True, slots=True)
-class UnregisterTask:
-    """Ask: forget a plugin task (its stored rules stay for when it returns)."""
-
-    name: str
 
 
 @dataclass(frozen=True, slots=True)

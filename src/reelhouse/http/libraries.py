@@ -1,4 +1,4 @@
-"""Library routes: list, create, get, refresh, rescrape, scrape requeue,
+"""Library routes: list, create, get, delete, refresh, rescrape, scrape requeue,
 settings update, mass-missing confirmation."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import Field
-from quart import Blueprint, request
+from quart import Blueprint, Response, request
 from quart_schema import document_request, document_response, validate_request, validate_response
 
 from reelhouse import errors
@@ -18,7 +18,7 @@ from reelhouse.actors.library import (
     StartScan,
     UpdateOptions,
 )
-from reelhouse.actors.library_registry import CreateLibrary
+from reelhouse.actors.library_registry import CreateLibrary, DeleteLibrary
 from reelhouse.actors.scrape.queue import Queued, Requeue
 from reelhouse.jsonfields import put_time
 from reelhouse.media.library_options import CAMEL_NAMES, effective
@@ -39,7 +39,7 @@ from .asks import ask, library_ref, scrape_queue_ref
 from .context import app_context
 from .device_auth import verified_devices
 from .library_options import LibraryOptionsUpdate, LibraryWithHints
-from .openapi import may_answer
+from .openapi import may_answer, raw_response
 from .rendered_models import CreateLibraryBody, Library
 from .schema import ApiModel, SimpleSuccess
 
@@ -102,6 +102,19 @@ async def create(data: CreateLibraryRequest) -> tuple[dict[str, Any], int]:
 @document_response(Library)
 async def get_one(library_id: str) -> dict[str, Any]:
     return await _library_json(await _require(library_id), with_scrape_pending=True)
+
+
+@blueprint.delete("/libraries/<library_id>")
+@raw_response(204, None, "The library and everything of it are deleted; its files are left as they are.")
+async def delete(library_id: str) -> Response:
+    """Delete a library (204): its scan is cancelled, its items and settings go, and
+    ``database_maintenance`` runs once soon after. The files on disk are never touched.
+    404 not_found for an unknown id."""
+    record: LibraryRecord = await ask(app_context().actors.libraries, DeleteLibrary(library_id))
+    if record.access_user_ids:
+        verified_devices().forget_all()  # the members' access lists changed with it
+    await log_activity("library.delete", "deletion", "library", record.id, record.name, {"paths": list(record.paths)})
+    return Response(b"", status=204)
 
 
 @blueprint.post("/libraries/<library_id>/refresh")

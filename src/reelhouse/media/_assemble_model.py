@@ -220,10 +220,6 @@ class ItemDraft:
     images: tuple[ImageFile, ...] = ()
     companions: tuple[CompanionFile, ...] = ()
 
-    @property
-    def is_folder(self) -> bool:
-        return self.type in ("Series", "Season")
-
 
 @dataclass(frozen=True, slots=True)
 class SeriesRef:

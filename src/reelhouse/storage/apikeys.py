@@ -83,13 +83,6 @@ async def find_active_key_by_hash(store: Store, wanted: str) -> ApiKeyRecord | N
     return _record(row)
 
 
-async def mark_api_key_used(store: Store, key_id: str, at_ms: int | None = None) -> None:
-    """Record when a key was last used (callers throttle how often they write this)."""
-    await store.execute(
-        "UPDATE api_keys SET last_used_at = ? WHERE id = ?", (now_ms() if at_ms is None else at_ms, key_id)
-    )
-
-
 def _record(row: Row) -> ApiKeyRecord:
     return ApiKeyRecord(
         id=row["id"],
