@@ -21,7 +21,6 @@ from reelhouse.actors.plugins import (
     PluginHost,
     PluginNotRunning,
     PluginView,
-    Rescan,
     call_plugin,
 )
 from reelhouse.media import provider_metadata
@@ -30,7 +29,7 @@ from reelhouse.media.plugin_policy import CrashPolicy
 from reelhouse.runtime import ActorRef, ChildSpec, RootActor
 from reelhouse.storage import plugin_catalog
 from reelhouse.timefmt import rfc3339_ms
-from tests.actors.plugins.factory import own_processes_under, zombie_children
+from tests.actors.plugins.factory import FAST_POLL_SECONDS, host_caught_up, own_processes_under, zombie_children
 from tests.fakes.tmdb_api import FakeTmdb, fake_tmdb
 
 CAP_S = 30
@@ -45,7 +44,7 @@ class Tmdb:
 
     async def configure(self, **settings: str) -> None:
         plugin_catalog.update_state(self.data_dir, "tmdb", settings=settings)
-        await self.ref.ask(Rescan(), timeout=10)
+        await host_caught_up(self.ref, self.data_dir, plugin_catalog.BUNDLED_DIR)
 
     async def call(self, method: str, params: dict[str, Any]) -> Any:
         return await call_plugin(self.ref, "tmdb", method, params)
@@ -87,7 +86,7 @@ async def unconfigured(tmp_path: Path, fake: FakeTmdb) -> AsyncIterator[Tmdb]:
                         policy=CrashPolicy(max_crashes=3, window=60, base=0.05, cap=0.2), idle_seconds=None)
     with trio.fail_after(CAP_S):
         async with trio.open_nursery() as nursery:
-            root = RootActor([ChildSpec("plugins", lambda: PluginHost(config, poll_seconds=3600))])
+            root = RootActor([ChildSpec("plugins", lambda: PluginHost(config, poll_seconds=FAST_POLL_SECONDS))])
             await nursery.start(root.run)
             ref = root.child("plugins")
             assert ref is not None

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from reelhouse.actors.plugins import HostConfig, ListPlugins, PluginHost, PluginView, Rescan, call_plugin
+from reelhouse.actors.plugins import HostConfig, ListPlugins, PluginHost, PluginView, call_plugin
 from reelhouse.media.plugin_policy import CrashPolicy
 from reelhouse.runtime import ActorRef, ChildSpec, RootActor
 from reelhouse.storage import plugin_catalog
 
-from .factory import processes_under, zombie_children
+from .factory import FAST_POLL_SECONDS, host_caught_up, processes_under, zombie_children
 
 CAP_S = 30
 
@@ -39,7 +39,8 @@ class Host:
         return (await self.view(plugin_id)).status
 
     async def rescan(self) -> None:
-        await self.ref.ask(Rescan(), timeout=10)
+        """Wait until the host's poll has seen what the test changed in the catalog."""
+        await host_caught_up(self.ref, self.data_dir, None)
 
     async def call(self, plugin_id: str, method: str, params: object = None, **kwargs: float) -> object:
         return await call_plugin(self.ref, plugin_id, method, params, **kwargs)
@@ -66,7 +67,7 @@ async def host(tmp_path: Path) -> AsyncIterator[Host]:
     with trio.fail_after(CAP_S):
         async with trio.open_nursery() as nursery:
             root = RootActor([ChildSpec("plugins", lambda: PluginHost(
-                config, bundled_dir=None, poll_seconds=3600, idle_tick_seconds=0.1))])
+                config, bundled_dir=None, poll_seconds=FAST_POLL_SECONDS, idle_tick_seconds=0.1))])
             await nursery.start(root.run)
             ref = root.child("plugins")
             assert ref is not None

@@ -6,6 +6,12 @@ import os
 import shutil
 from pathlib import Path
 
+import trio
+
+from reelhouse.actors.plugins import ListPlugins
+from reelhouse.runtime import ActorRef
+from reelhouse.storage.plugin_catalog import discover
+
 SCRIPT = Path(__file__).with_name("plugin_program.py")
 
 
@@ -83,3 +89,15 @@ def zombie_children(parent: int) -> list[int]:
         if fields[0] == "Z" and int(fields[1]) == parent:
             zombies.append(int(entry.name))
     return zombies
+
+
+# Often, so a test waits little for the host to notice what it changed.
+FAST_POLL_SECONDS = 0.02
+
+
+async def host_caught_up(ref: ActorRef, data_dir: Path, bundled_dir: Path | None) -> None:
+    """Wait until the plugin host's poll has read the catalog as it is on disk now
+    (as a running server notices ``reelhouse plugin ...``)."""
+    wanted = {entry.id: entry for entry in await trio.to_thread.run_sync(discover, data_dir, bundled_dir)}
+    while {view.entry.id: view.entry for view in await ref.ask(ListPlugins(), timeout=10)} != wanted:
+        await trio.sleep(FAST_POLL_SECONDS)

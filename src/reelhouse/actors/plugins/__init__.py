@@ -8,7 +8,6 @@ from .host import (
     PluginHost,
     PluginInfos,
     PluginTaskInfo,
-    Rescan,
     call_plugin,
     run_task,
 )
@@ -16,6 +15,6 @@ from .plugin_actor import HostConfig, PluginView
 
 __all__ = [
     "GetPlugin", "HostConfig", "ListPlugins", "ListTasks", "PluginCallError", "PluginConnection",
-    "PluginHost", "PluginInfos", "PluginNotRunning", "PluginTaskInfo", "PluginView", "Rescan",
+    "PluginHost", "PluginInfos", "PluginNotRunning", "PluginTaskInfo", "PluginView",
     "call_plugin", "run_task",
 ]

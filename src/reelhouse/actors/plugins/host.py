@@ -64,11 +64,6 @@ class GetPlugin(Ask[ActorRef]):
 
 
 @dataclass(frozen=True, slots=True)
-class Rescan:
-    """Ask: read the catalog now (tests, and after the command line changed it)."""
-
-
-@dataclass(frozen=True, slots=True)
 class PluginTaskInfo:
     """A plugin task the scheduler runs as ``key`` (``pluginId.taskName``)."""
 
@@ -114,9 +109,6 @@ class PluginHost(Supervisor):
                 if ref is None:
                     raise errors.NotFound(f"No plugin {plugin_id}.", params={"pluginId": plugin_id})
                 return ref
-            case Rescan():
-                await self._rescan()
-                return None
             case _:
                 raise TypeError(f"unexpected message {msg!r}")
 
