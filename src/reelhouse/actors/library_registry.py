@@ -19,7 +19,7 @@ message (:class:`_Checked`), and only the overlap check and the write run
 in the turn, one creation at a time.
 
 Deleting a library (:class:`DeleteLibrary`) stops its actor (a running
-scan ends ``cancelled``), deletes its rows (items, scans and the rest go
+scan is cancelled and publishes ``scan.cancelled``), deletes its rows (items, scans and the rest go
 with it, ``ON DELETE CASCADE``) and publishes ``library.deleted`` on the
 bus, which the Scheduler follows to run ``database_maintenance`` once.
 """

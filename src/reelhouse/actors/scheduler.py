@@ -455,7 +455,7 @@ class Scheduler(Actor):
             self._on_scan(ScanActivity(library_id, not final, kind == "scan.completed"))
 
     def _run_once(self, name: str) -> None:
-        """Run ``name`` once as soon as its rules' windows and pause allow (however often asked meanwhile)."""
+        """Run ``name`` once as soon as it is neither running nor paused (however often asked meanwhile)."""
         if (task := self._tasks.get(name)) is not None:
             task.once_pending = True
             self._look_at([name])
