@@ -43,7 +43,13 @@ import trio
 from _api_processes import LoadShape, reelhouse_server, run_load
 from _http_probe import BenchmarkError, sigterm_as_interrupt, summarize_ms
 from reelhouse.storage import open_store
-from reelhouse.storage.users import ARGON2_MEMORY_KIB, ARGON2_PARALLELISM, ARGON2_TIME_COST, hash_password, verify_password
+from reelhouse.storage.users import (
+    ARGON2_MEMORY_KIB,
+    ARGON2_PARALLELISM,
+    ARGON2_TIME_COST,
+    hash_password,
+    verify_password,
+)
 
 HASH_ROUNDS = 15
 ROUNDS = 3

@@ -8,8 +8,16 @@ import trio
 from reelhouse.errors import Conflict, Invalid
 from reelhouse.storage import users
 from reelhouse.storage.members import credentials_by_name
-from reelhouse.storage.users import (add_user, find_user_by_name, get_user, hash_password, list_users, needs_rehash,
-                                    verify_dummy, verify_password)
+from reelhouse.storage.users import (
+    add_user,
+    find_user_by_name,
+    get_user,
+    hash_password,
+    list_users,
+    needs_rehash,
+    verify_dummy,
+    verify_password,
+)
 
 from .password_samples import scrypt_hash
 

@@ -251,7 +251,7 @@ class LibraryRegistry(Supervisor):
             except StoreError as error:
                 log.warning("deleting library %s failed: %s", library_id, error)
                 await self._start_library(record)  # as it was: the library still exists
-                raise _database_unavailable(error)
+                raise _database_unavailable(error) from error
         self._services.bus.publish(LIBRARY_DELETED, {"libraryId": library_id})
         return record
 
