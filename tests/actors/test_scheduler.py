@@ -175,13 +175,19 @@ async def test_run_now_starts_at_once_and_refuses_a_second_run(
     assert schedule["lastResult"] == "cancelled" and len(body.starts) == 1
 
 
+# Simulated seconds between the scheduler's reads of the store's revision: each
+# read waits for the database in real time, so an hour of simulated time holds
+# a dozen of them, not thousands.
+RELOAD_POLL_S = 300
+
+
 async def shown_once(scheduler: object, predicate: object) -> dict:
     """The one schedule once ``predicate`` holds for it (the poll of the store's revision saw a change)."""
     for _ in range(60):
         [schedule] = (await scheduler.ask(ListSchedules(), timeout=5))["schedules"]  # type: ignore[attr-defined]
         if predicate(schedule):  # type: ignore[operator]
             return schedule
-        await trio.sleep(1)
+        await trio.sleep(RELOAD_POLL_S / 10)
     raise AssertionError(f"the scheduler never showed the change: {schedule}")
 
 
@@ -191,7 +197,7 @@ async def test_a_paused_task_does_not_run_on_schedule_and_a_reload_picks_up_new_
     # Paused before the start: a pause written after it would race the first due time on the autojump clock.
     await stored.ensure_tasks(store, [("work", None, False)], at_ms=int(START.timestamp() * 1000))
     await stored.set_paused(store, "work", True)
-    scheduler = await start(nursery, store, (Rule("interval", every_seconds=600),), body, reload_poll_seconds=1)
+    scheduler = await start(nursery, store, (Rule("interval", every_seconds=600),), body, reload_poll_seconds=RELOAD_POLL_S)
     await trio.sleep(3600)
     assert body.starts == []
     [schedule] = (await scheduler.ask(ListSchedules(), timeout=5))["schedules"]  # type: ignore[attr-defined]
