@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
 import trio
 
-from reelhouse.storage import open_store
+from reelhouse.storage import open_store, users
 from reelhouse.storage._store import now_ms
 from reelhouse.storage.devices import device_id_of, hash_token
 from reelhouse.storage.signin_limits import PIN_LOCK_FAILURES, Failure, record_failure
@@ -84,6 +86,33 @@ async def test_password_required_and_name_alone(server: RunningServer) -> None:
         alone = await login(server, "Kid")
     assert required.status_code == 401 and required.json()["code"] == "password_required"
     assert alone.status_code == 200
+
+
+async def test_sign_in_by_name_alone_hashes_as_often_for_an_unknown_name_as_for_a_known_one(
+    server: RunningServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with trio.fail_after(60):
+        await add_member(server, "Kid")
+        await add_member(server, "Jo", password=PASSWORD)
+        await add_member(server, "Pat", pin="1357")
+        await add_member(server, "Off", disabled=True)
+        hashed: list[int] = []
+        verify = users._verify
+
+        def counting(*args: Any) -> bool:
+            hashed.append(1)
+            return verify(*args)
+
+        monkeypatch.setattr(users, "_verify", counting)
+        costs, codes = {}, {}
+        # An unknown name, a member without secrets, one with a password, one with a PIN, a disabled one.
+        for name in ("Nobody", "Kid", "Jo", "Pat", "Off"):
+            before = len(hashed)
+            answer = await login(server, name)
+            costs[name], codes[name] = len(hashed) - before, answer.json().get("code", answer.status_code)
+    assert codes == {"Nobody": "invalid_credentials", "Kid": 200, "Jo": "password_required", "Pat": "wrong_pin",
+                     "Off": "invalid_credentials"}
+    assert costs == {"Nobody": 1, "Kid": 1, "Jo": 1, "Pat": 1, "Off": 1}
 
 
 async def test_pin_sign_in_and_wrong_pin(server: RunningServer) -> None:

@@ -5,8 +5,10 @@ The order of a sign-in is chosen so that nothing is learned cheaply:
 1. the sign-in limits are checked first (``storage/signin_limits.py``):
    past a limit every attempt, right or wrong, is 429 with Retry-After and
    no hash is computed;
-2. an unknown name or a disabled member still costs one password hash
-   (against a dummy), so the time taken does not tell which names exist;
+2. every attempt that gets past the limits costs exactly one password
+   hash: an unknown name, a disabled member and a sign-in by the name
+   alone check against a dummy hash, so the time taken does not tell which
+   names exist;
 3. hashes are compared in constant time (``users.verify_password``); a
    hash of an earlier format or parameters is replaced on success;
 4. attempts from one address are taken one at a time, so a burst of
@@ -146,19 +148,26 @@ async def _verify(creds: members.Credentials | None, data: LoginRequest, now: in
     if creds is None or creds.user.disabled:
         await _check(None, data.password or data.pin or "")  # the same cost as a real check
         return _Verdict(method, invalid)
-    if method == "name":
-        if creds.password_hash is not None:
-            return _Verdict(method, errors.Unauthorized("A password is required.", code="password_required"))
-        if creds.pin_hash is not None:
-            return _Verdict(method, errors.Unauthorized("A PIN is required.", code="wrong_pin"))
-        return _Verdict(method)
     if method == "pin":
         return await _verify_pin(creds, data.pin or "", now)
+    if method == "password" and creds.password_hash is not None:
+        if not await _check(creds.password_hash, data.password or ""):
+            return _Verdict(method, invalid)
+        return _Verdict(method)
+    # Nothing to compare, yet the same cost as an unknown name's check.
+    await _check(None, data.password or "")
+    return _verdict_without_hash(creds, method, invalid)
+
+
+def _verdict_without_hash(creds: members.Credentials, method: str, invalid: errors.DomainError) -> _Verdict:
+    """A sign-in by the name alone, or with a password the member does not have."""
     if creds.password_hash is None and creds.pin_hash is None:
         return _Verdict("name")  # a member without password or PIN signs in with the name alone
-    if not await _check(creds.password_hash, data.password or ""):
-        return _Verdict(method, invalid)
-    return _Verdict(method)
+    if method == "password":
+        return _Verdict(method, invalid)  # a member with a PIN only
+    if creds.password_hash is not None:
+        return _Verdict(method, errors.Unauthorized("A password is required.", code="password_required"))
+    return _Verdict(method, errors.Unauthorized("A PIN is required.", code="wrong_pin"))
 
 
 async def _verify_pin(creds: members.Credentials, pin: str, now: int) -> _Verdict:
