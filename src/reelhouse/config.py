@@ -77,6 +77,8 @@ class ScheduleSettings(_Section):
     job_retention_hours: float = Field(24.0, gt=0, le=24 * 365)
     scan_error_retention_days: float = Field(30.0, gt=0, le=3650)
     history_ip_retention_days: float = Field(90.0, gt=0, le=3650)
+    # cleanup deletes activity log entries older than this (the audit trail's retention).
+    activity_retention_days: float = Field(365.0, gt=0, le=36500)
     backup_keep: int = Field(7, ge=1, le=1000)
     # `backup restore` refuses an archive whose entries inflate past this many bytes in all.
     restore_max_bytes: int = Field(32 << 30, ge=4096, le=1 << 50)

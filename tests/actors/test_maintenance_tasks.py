@@ -23,6 +23,7 @@ from reelhouse.media.schedule_rules import Rule
 from reelhouse.runtime import Actor, spawn
 from reelhouse.storage import Store
 from reelhouse.storage._store import now_ms
+from reelhouse.storage.activity import ActivityRecord, list_activity, record_activity
 from reelhouse.storage.jobs import get_stored_job, save_job
 from reelhouse.storage.stored_images import provider_image_root
 
@@ -53,7 +54,20 @@ async def test_cleanup_purges_items_missing_past_their_grace_and_old_jobs(store:
     left = {row[0] for row in await store.fetch_all("SELECT id FROM items")}
     assert gone not in left and {recent, present} <= left  # default grace: 168 hours
     assert await get_stored_job(store, "old") is None
-    assert end.result == "succeeded" and ctx.job.processed == 6 and ctx.job.changed == 2
+    assert end.result == "succeeded" and ctx.job.processed == 7 and ctx.job.changed == 2
+
+
+async def test_cleanup_deletes_activity_entries_past_the_activity_retention(store: Store, tmp_path: Path) -> None:
+    with trio.fail_after(LIMIT_S):
+        now = now_ms()
+        for days in (40, 31, 29, 1):
+            await record_activity(store, ActivityRecord(f"server.start{days}", "settings", "system",
+                                                         at_ms=now - days * 24 * HOUR_MS))
+        ctx = context(store, tmp_path, schedule={"activity_retention_days": 30})
+        end = await run_cleanup(ctx)
+        left = [entry.action for entry in await list_activity(store, 10)]
+    assert left == ["server.start1", "server.start29"]
+    assert end.result == "succeeded" and ctx.job.changed == 2
 
 
 async def test_scrape_without_providers_is_skipped_and_says_no_provider(store: Store, tmp_path: Path) -> None:

@@ -157,6 +157,31 @@ async def test_five_wrong_passwords_then_429_with_retry_after_even_for_the_right
     assert limited.json()["params"]["retryAfterSeconds"] == retry_after
 
 
+async def test_refusals_the_limits_do_not_bound_are_counted_on_one_activity_entry_not_a_row_each(
+    server: RunningServer, client: httpx.AsyncClient
+) -> None:
+    with trio.fail_after(90):
+        await add_member(server, "Ned", password=PASSWORD)
+        locked_id = await add_member(server, "Max", password=PASSWORD, pin="2468")
+        async with open_store(server.database_url) as store:
+            for n in range(PIN_LOCK_FAILURES):  # from other addresses: no rate limit for this one
+                await record_failure(store, Failure("max", f"10.0.0.{n}", "pin", locked_id), now_ms() - 1000 + n)
+        wrong = [(await login(server, "Ned", password=f"guess {n}")).status_code for n in range(5)]
+        limited = [(await login(server, "Ned", password=PASSWORD)).status_code for _ in range(40)]
+        locked = [(await login(server, "Max", pin="2468")).status_code for _ in range(10)]
+        answer = await client.get("/activity", params={"limit": 200})
+    assert wrong == [401] * 5 and limited == [429] * 40 and locked == [403] * 10
+    failed = [e for e in answer.json()["entries"] if e["action"] == "user.login_failed"]
+    by_reason: dict[str, list[dict[str, Any]]] = {}
+    for entry in failed:
+        by_reason.setdefault(entry["details"]["reason"], []).append(entry)
+    assert len(by_reason["invalid_credentials"]) == 5  # each counted toward the limit: a row each
+    # One entry a minute: a minute's boundary may fall among the attempts.
+    for reason, attempts in (("tooManyRequests", 40), ("pin_locked", 10)):
+        assert 1 <= len(by_reason[reason]) <= 2
+        assert sum(entry["details"]["count"] for entry in by_reason[reason]) == attempts
+
+
 async def test_api_keys_are_not_limited_by_failed_sign_ins(server: RunningServer, client: httpx.AsyncClient) -> None:
     with trio.fail_after(60):
         await add_member(server, "Oz", password=PASSWORD)

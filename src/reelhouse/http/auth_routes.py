@@ -16,7 +16,9 @@ The order of a sign-in is chosen so that nothing is learned cheaply:
 
 Every attempt is recorded in the activity log (``user.login`` or
 ``user.login_failed``, category security) with the method and the reason,
-never a secret.
+never a secret.  Refusals the limits do not bound (429, a locked PIN) are
+counted on one entry per minute, member and address, so a client that
+keeps trying cannot grow the log without limit.
 """
 
 from __future__ import annotations
@@ -100,7 +102,8 @@ async def _sign_in(data: LoginRequest, address: str) -> Any:
     wait = await signin_limits.retry_after_seconds(store, data.name, address, now)
     if wait is not None:
         creds = await members.credentials_by_name(store, data.name)
-        await record_sign_in(None if creds is None else creds.user, ok=False, reason="tooManyRequests")
+        user = None if creds is None else creds.user
+        await record_sign_in(user, ok=False, reason="tooManyRequests", repeated=True)
         message = "Too many failed sign-ins: try again later."
         params = {"retryAfterSeconds": wait}
         return error_response(429, "too_many_requests", message, params, {"Retry-After": str(wait)})
@@ -111,7 +114,8 @@ async def _sign_in(data: LoginRequest, address: str) -> Any:
         if verdict.counts:
             failure = signin_limits.Failure(data.name, address, verdict.method, None if user is None else user.id)
             await signin_limits.record_failure(store, failure, now)
-        await record_sign_in(user, ok=False, reason=verdict.failure.code, method=verdict.method)
+        reason, method = verdict.failure.code, verdict.method
+        await record_sign_in(user, ok=False, reason=reason, method=method, repeated=not verdict.counts)
         raise verdict.failure
     assert user is not None and creds is not None
     if verdict.method == "password":

@@ -6,7 +6,7 @@ from typing import Any
 
 from quart import request
 
-from reelhouse.storage.activity import ActivityRecord, record_activity
+from reelhouse.storage.activity import ActivityRecord, record_activity, record_repeated_activity
 from reelhouse.storage.users import UserRecord
 
 from .context import app_context
@@ -19,11 +19,14 @@ async def record_sign_in(
     reason: str | None = None,
     method: str | None = None,
     device_id: str | None = None,
+    repeated: bool = False,
 ) -> None:
     """``user.login`` or ``user.login_failed`` (security); an unknown name is recorded without a member.
 
     The name tried is not recorded for an unknown member: people type
-    passwords into name fields.
+    passwords into name fields.  A ``repeated`` refusal (one the sign-in
+    limits do not bound: a 429, a locked PIN) is counted on the same
+    refusal's entry of the last minute, if there is one.
     """
     details: dict[str, Any] = {}
     if method is not None:
@@ -32,7 +35,8 @@ async def record_sign_in(
         details["reason"] = reason
     if device_id is not None:
         details["deviceId"] = device_id
-    await record_activity(
+    record = record_repeated_activity if repeated else record_activity
+    await record(
         app_context().store,
         ActivityRecord(
             action="user.login" if ok else "user.login_failed",

@@ -11,6 +11,7 @@ from reelhouse import errors
 from reelhouse.maintenance_process import optimize_in_child
 from reelhouse.runtime import ActorError
 from reelhouse.storage import StoreError
+from reelhouse.storage.activity import purge_activity
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 from reelhouse.storage.jobs import purge_finished_jobs
 from reelhouse.storage.maintenance import (
@@ -54,7 +55,7 @@ async def run_cleanup(ctx: TaskContext) -> RunEnd:
     settings, now = ctx.settings, ctx.now_ms()
     schedule = settings.schedule if settings is not None else None
     removed = 0
-    ctx.progress(processed=0, total=6)
+    ctx.progress(processed=0, total=7)
     for library_id, grace_hours in sorted((await missing_grace_by_library(ctx.store)).items()):
         if grace_hours > 0:
             removed += await purge_missing_items(ctx.store, library_id, missing_before_ms=now - grace_hours * HOUR_MS)
@@ -71,12 +72,14 @@ async def run_cleanup(ctx: TaskContext) -> RunEnd:
         except StoreError:
             pass  # no play history table on an older schema: nothing to clear
         ctx.progress(processed=4, changed=removed)
+        removed += await purge_activity(ctx.store, before_ms=now - int(schedule.activity_retention_days * DAY_MS))
+        ctx.progress(processed=5, changed=removed)
     if settings is not None:
         known = await library_ids(ctx.store)
         removed += await trio.to_thread.run_sync(_remove_orphaned_files, settings.data_dir, known, now)
-        ctx.progress(processed=5, changed=removed)
+        ctx.progress(processed=6, changed=removed)
         removed += await sweep_provider_images(ctx.store, settings.data_dir, now)
-    ctx.progress(processed=6, changed=removed)
+    ctx.progress(processed=7, changed=removed)
     return RunEnd("succeeded" if removed else "skipped", message=f"{removed} removed.")
 
 
