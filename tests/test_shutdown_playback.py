@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,9 +15,11 @@ from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
 from .http.conftest import RunningServer, start_server
-from .http.playback import live_sessions, playback_catalogue, start_playing, wait_until_sessions
+from .http.playback import (EPISODE_SECONDS, POLL_S, live_sessions, playback_catalogue, start_playing,
+                            wait_until_sessions)
+from .http.test_playback_history import at
 from .http.test_remote_control import remote_control
-from .process import ServerProcess
+from .process import ServerProcess, clean_environ
 
 GRACE_S = 10.0
 LIMIT_S = 60.0
@@ -30,12 +33,14 @@ def _no_orphan_servers() -> Iterator[None]:
         _started.pop().kill()
 
 
-async def serving_process(nursery: trio.Nursery, data_dir: Path, database_url: str) -> tuple[ServerProcess, RunningServer]:
+async def serving_process(
+    nursery: trio.Nursery, data_dir: Path, database_url: str, env: dict[str, str] | None = None
+) -> tuple[ServerProcess, RunningServer]:
     """The server as a process, and the same address and a key as a RunningServer for the test helpers."""
     async with open_store(database_url) as store:
         await migrate(store)
         _record, key = await create_api_key(store, "tests")
-    process = ServerProcess(data_dir, database_url)
+    process = ServerProcess(data_dir, database_url, env=env)
     _started.append(process)
     base = await process.start(nursery)
     return process, RunningServer(base, f"{base}/api/v1", key, database_url, data_dir, trio.Event())
@@ -73,16 +78,28 @@ async def test_sigterm_ends_every_live_session_into_history(
     assert b"Traceback" not in process.log
 
 
-async def test_after_kill_9_only_the_live_sessions_are_lost_and_the_server_starts_cleanly(
+async def saved_position(database_url: str, session_id: str) -> float | None:
+    """The furthest position the server saved for a live session (None before its first save)."""
+    async with open_store(database_url) as store:
+        state = await store.fetch_value("SELECT state FROM playback_live WHERE session_id = ?", (session_id,))
+    return None if state is None else json.loads(state)["furthest_sec"]
+
+
+async def test_after_kill_9_a_live_session_is_recorded_at_restart_with_its_last_position_as_ended_by_a_crash(
     nursery: trio.Nursery, tmp_path: Path, database_url: str
 ) -> None:
+    saving = clean_environ(REELHOUSE_PLAYBACK__SAVE_INTERVAL_SECONDS="0.2")
     with trio.fail_after(LIMIT_S):
-        process, running = await serving_process(nursery, tmp_path / "data", database_url)
+        process, running = await serving_process(nursery, tmp_path / "data", database_url, env=saving)
         cat = await playback_catalogue(running)
         async with running.client(key=cat.token) as player:
             finished = await start_playing(player, cat.movie)
             assert (await player.post("/sessions/playing/stopped", json={"sessionId": finished})).status_code == 204
-            await start_playing(player, cat.episode)  # live when the process dies
+            live = await start_playing(player, cat.episode, positionSec=300)  # live when the process dies
+            progress = {"sessionId": live, "positionSec": 1500}
+            assert (await player.post("/sessions/playing/progress", json=progress)).status_code == 204
+        while await saved_position(database_url, live) != 1500:
+            await trio.sleep(POLL_S)
         process.send_signal(signal.SIGKILL)
         await process.wait()
         process, running = await serving_process(nursery, tmp_path / "data", database_url)
@@ -92,5 +109,12 @@ async def test_after_kill_9_only_the_live_sessions_are_lost_and_the_server_start
         process.send_signal(signal.SIGTERM)
         with trio.fail_after(GRACE_S + 5):
             assert await process.wait() == 0
-    assert [record["itemId"] for record in records] == [cat.movie]
-    assert sessions == []
+        left = await saved_position(database_url, live)
+    by_item = {record["itemId"]: record for record in records}
+    assert [record["itemId"] for record in records] == [cat.episode, cat.movie] and sessions == []
+    crashed = by_item[cat.episode]
+    assert crashed["endReason"] == "crash" and by_item[cat.movie]["endReason"] == "stopped"
+    assert crashed["percent"] == pytest.approx(1500 / EPISODE_SECONDS * 100, abs=0.1)
+    assert crashed["sessions"] == 1 and crashed["finished"] is False
+    assert at(crashed["endedAt"]) >= at(crashed["at"])
+    assert left is None  # recorded once: nothing is left to record at the next start

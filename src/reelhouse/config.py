@@ -89,6 +89,9 @@ class PlaybackSettings(_Section):
     idle_end_seconds: float = Field(300.0, gt=0, le=86400)
     # After a remote stop, the session ends when the player reports stopped, or after this long.
     stop_wait_seconds: float = Field(10.0, gt=0, le=600)
+    # A live session saves its last known state at most this often (0: at every report), so that
+    # a server killed meanwhile records it at its next start, ended by a crash.
+    save_interval_seconds: float = Field(10.0, ge=0, le=3600)
     # The remote-control socket: a ping this often; no pong within pong_timeout_seconds = dead.
     ping_interval_seconds: float = Field(30.0, gt=0, le=3600)
     pong_timeout_seconds: float = Field(10.0, gt=0, le=3600)

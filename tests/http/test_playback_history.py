@@ -72,8 +72,8 @@ async def test_a_record_carries_every_field_of_the_reference(server: RunningServ
                          duration_sec=1000.0, furthest_sec=950.0, watched_sec=900.0)
         (record_id,) = await plant(server, [session])
         (record,) = await records(client)
-    assert set(record) == RECORD_FIELDS | {"episode", "title", "ip"}
-    assert record["id"] == record_id
+    assert set(record) == RECORD_FIELDS | {"episode", "title", "ip", "endReason"}  # endReason: outside the reference
+    assert record["id"] == record_id and record["endReason"] == "stopped"
     assert (record["itemId"], record["memberId"], record["member"]) == (episode, "member-1", "Ann")
     assert (record["deviceId"], record["device"], record["player"]) == ("device-1", "Living room", "Infuse")
     assert (record["kind"], record["episode"], record["title"]) == ("episode", "S01E04", "Dark")

@@ -23,12 +23,14 @@ from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import Store
 from reelhouse.storage.events import StoreEventLog
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
+from reelhouse.storage.live_sessions import save_live_session, sessions_left_behind
 from reelhouse.storage.play_history import record_playback
 
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
 from .maintenance import core_tasks
+from .playback.recording import LiveState
 from .playback.registry import PlaybackRegistry
 from .playback.session import SessionTimes
 from .plugins import HostConfig, PluginHost
@@ -160,7 +162,10 @@ def _playback_registry(settings: Settings, store: Store, scheduler: ActorRef) ->
         await scheduler.tell(PlaybackActivity(active))
 
     times = SessionTimes(settings.playback.idle_end_seconds, settings.playback.stop_wait_seconds)
-    return PlaybackRegistry(functools.partial(record_playback, store), times=times, activity=tell_scheduler)
+    live = LiveState(functools.partial(save_live_session, store), functools.partial(sessions_left_behind, store),
+                     settings.playback.save_interval_seconds)
+    return PlaybackRegistry(functools.partial(record_playback, store), times=times, activity=tell_scheduler,
+                            live=live)
 
 
 def _child(root: RootActor, name: str) -> ActorRef:

@@ -75,6 +75,10 @@ class PlayRecordBody(ApiModel):
     title: str | None = None
     item_deleted: bool | None = None
     ip: str | None = None
+    end_reason: str | None = Field(
+        None, description="Outside the reference: how the newest session merged in ended: stopped, idle,"
+        " remoteStop, shutdown, or crash (live when the server died; recorded at its next start)."
+    )
 
 
 class PlayHistoryPage(ApiModel):
@@ -123,7 +127,8 @@ def record_json(record: PlayRecord) -> dict[str, Any]:
         "finished": record.finished,
         "sessions": record.sessions,
     }
-    for name, value in (("episode", record.episode), ("title", record.title), ("ip", record.ip)):
+    for name, value in (("episode", record.episode), ("title", record.title), ("ip", record.ip),
+                        ("endReason", record.end_reason)):
         if value is not None:
             body[name] = value
     if record.item_deleted:

@@ -1,7 +1,8 @@
 """What a finished playback session leaves behind, and the rules that shape it.
 
 A live session (an actor) ends by a `stopped` report, an idle end, a remote
-stop or a shutdown; it then hands an :class:`EndedPlayback` to the history
+stop or a shutdown (or, found at start-up, by the crash of the process that
+held it: :data:`CRASH`); it then hands an :class:`EndedPlayback` to the history
 store (``storage.play_history.record_playback``), which writes a PlayRecord
 or merges it into the previous one (same member, item and device, starting
 within :data:`MERGE_WINDOW_SECONDS` of that record's end).  Pure: no I/O.
@@ -14,6 +15,13 @@ from dataclasses import dataclass
 MERGE_WINDOW_SECONDS = 30 * 60  # api-decisions.md "Playback and sign-in"
 FINISHED_PERCENT = 90.0  # the reference: `finished` at 90 % or more
 DEFAULT_IP_RETENTION_DAYS = 90  # the reference's Limits: history address retention
+
+# How a session ended (PlayRecord ``endReason``, outside the reference, which
+# has no such field): the player's ``stopped``, no report for the idle time,
+# a remote stop left unanswered, the server stopping, or the process dying
+# (the value the reference uses for a plugin disabled by crashes).
+STOPPED, IDLE, REMOTE_STOP, SHUTDOWN, CRASH = "stopped", "idle", "remoteStop", "shutdown", "crash"
+END_REASONS = frozenset({STOPPED, IDLE, REMOTE_STOP, SHUTDOWN, CRASH})
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +47,7 @@ class EndedPlayback:
     furthest_sec: float  # furthest position reached
     delivery: str  # PlayDelivery
     ip: str | None  # the player's address
+    end_reason: str = STOPPED  # one of END_REASONS
 
 
 def percent_watched(furthest_sec: float, duration_sec: float) -> float:

@@ -7,7 +7,9 @@ the window, so sessions recorded out of order, as concurrent ends are,
 merge alike): ``sessions`` + 1, ``at`` the earliest start,
 ``endedAt`` the latest end, ``watchedSec`` summed, ``furthest``/``percent``
 the maximum, ``finished`` once either reached 90 %, the duration kept when
-known.  Otherwise it becomes a new record.
+known, ``end_reason`` the newest session's.  Otherwise it becomes a new
+record.  The same transaction deletes the session's last known state
+(``storage/live_sessions.py``).
 
 Atomic on both backends: "merge, else insert" is one transaction of plain
 statements (no read-then-write in Python).  The merge sets the record's
@@ -48,6 +50,7 @@ UPDATE play_history SET
     device_name = ?,
     delivery = ?,
     ip = COALESCE(?, ip),
+    end_reason = ?,
     last_session_id = ?
 WHERE id = (
     SELECT id FROM play_history
@@ -61,8 +64,8 @@ _INSERT = """
 INSERT INTO play_history (
     item_id, user_id, user_name, device_id, device_name, player, player_key, kind,
     title, title_key, episode, series_id, season_id, started_at, ended_at,
-    duration_sec, watched_sec, furthest_sec, percent, finished, sessions, delivery, ip, last_session_id
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
+    duration_sec, watched_sec, furthest_sec, percent, finished, sessions, delivery, ip, end_reason, last_session_id
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)
 ON CONFLICT (last_session_id) DO NOTHING
 RETURNING id
 """
@@ -71,6 +74,8 @@ _REMEMBER_SESSION = (
     "INSERT INTO play_history_sessions (session_id, record_id)"
     " SELECT CAST(? AS TEXT), id FROM play_history WHERE last_session_id = ?"
 )
+# The session is recorded: its last known state (storage/live_sessions.py) is no longer needed.
+FORGET_LIVE_SESSION = "DELETE FROM playback_live WHERE session_id = ?"
 
 
 async def record_playback(store: Store, ended: EndedPlayback) -> str:
@@ -82,12 +87,15 @@ async def record_playback(store: Store, ended: EndedPlayback) -> str:
     record it went into.  Raises StoreError when the database fails.
     """
     statements = [*_lock(store, ended), _merge(ended), _insert(ended),
-                  Statement(_REMEMBER_SESSION, (ended.session_id, ended.session_id))]
+                  Statement(_REMEMBER_SESSION, (ended.session_id, ended.session_id)),
+                  Statement(FORGET_LIVE_SESSION, (ended.session_id,))]
     try:
         results = await store.transaction(statements)
     except IntegrityError:
-        return await _recorded_record(store, ended.session_id)
-    merged, inserted = results[-3], results[-2]
+        record_id = await _recorded_record(store, ended.session_id)
+        await store.execute(FORGET_LIVE_SESSION, (ended.session_id,))
+        return record_id
+    merged, inserted = results[-4], results[-3]
     return str((merged.rows or inserted.rows)[0]["id"])
 
 
@@ -112,7 +120,7 @@ def _merge(ended: EndedPlayback) -> Statement:
         furthest, furthest,
         percent, percent,
         FINISHED_PERCENT, int(is_finished(percent)),
-        ended.member_name, ended.device_name, ended.delivery, ended.ip, ended.session_id,
+        ended.member_name, ended.device_name, ended.delivery, ended.ip, ended.end_reason, ended.session_id,
         ended.member_id, ended.item_id, ended.device_id, start - window, end + window,
     ))
 
@@ -125,7 +133,7 @@ def _insert(ended: EndedPlayback) -> Statement:
         ended.title, None if ended.title is None else ended.title.casefold(), ended.episode,
         ended.series_id, ended.season_id, int(ended.started_at_ms), int(ended.ended_at_ms),
         float(ended.duration_sec), float(ended.watched_sec), float(ended.furthest_sec), percent,
-        int(is_finished(percent)), ended.delivery, ended.ip, ended.session_id,
+        int(is_finished(percent)), ended.delivery, ended.ip, ended.end_reason, ended.session_id,
     ))
 
 

@@ -22,7 +22,7 @@ from .newest_first import newest_first_page
 _COLUMNS = (
     "h.id, h.item_id, h.user_id, h.user_name, h.device_id, h.device_name, h.player, h.kind,"
     " h.title, h.episode, h.started_at, h.ended_at, h.duration_sec, h.watched_sec, h.percent,"
-    " h.finished, h.sessions, h.ip,"
+    " h.finished, h.sessions, h.ip, h.end_reason,"
     " CASE WHEN EXISTS (SELECT 1 FROM items i WHERE i.id = h.item_id) THEN 0 ELSE 1 END AS item_deleted"
 )
 
@@ -48,6 +48,7 @@ class PlayRecord:
     sessions: int
     ip: str | None  # None past the retention
     item_deleted: bool
+    end_reason: str | None = None  # how the newest session merged in ended; None for older records
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,4 +130,5 @@ def _record(row: Row, ip_since_ms: int) -> PlayRecord:
         sessions=int(row["sessions"]),
         ip=row["ip"] if started >= ip_since_ms else None,
         item_deleted=bool(row["item_deleted"]),
+        end_reason=row["end_reason"],
     )

@@ -23,6 +23,7 @@ from reelhouse.actors.playback.messages import (
     StopSession,
     StreamedBytes,
 )
+from reelhouse.actors.playback.recording import LiveState
 from reelhouse.actors.playback.registry import PlaybackRegistry
 from reelhouse.actors.playback.session import PlaybackActor, Progress, SessionTimes
 from reelhouse.media.play_record import EndedPlayback
@@ -352,3 +353,58 @@ async def test_a_session_that_ends_by_itself_records_itself_with_no_registry_to_
         while session.alive:
             await trio.sleep(1)
     assert ended.session_id == "s1" and ended.furthest_sec == pytest.approx(42.0)
+
+
+@dataclass
+class FakeLive:
+    """Saved states in memory; ``left`` is what a dead process left."""
+
+    left: list[EndedPlayback] = field(default_factory=list)
+    saves: list[tuple[float, EndedPlayback]] = field(default_factory=list)
+
+    async def save(self, state: EndedPlayback) -> None:
+        self.saves.append((trio.current_time(), state))
+
+    async def left_behind(self) -> list[EndedPlayback]:
+        return self.left
+
+    def state(self, interval: float) -> LiveState:
+        return LiveState(self.save, self.left_behind, interval)
+
+
+async def test_a_live_session_saves_its_state_at_start_and_after_reports_at_most_once_an_interval(
+    nursery: trio.Nursery, autojump_clock: object
+) -> None:
+    history, live = FakeHistory(), FakeLive()
+    actor = PlaybackActor("s1", start_of(position=30.0), SessionTimes(300.0, 10.0), history.record, START_WALL_MS,
+                          live.state(10.0))
+    with trio.fail_after(LIMIT_S):
+        session = await spawn(nursery, actor, "s1")
+        began = trio.current_time()
+        await trio.sleep(1)
+        await session.ask(Progress(60.0, None))
+        await trio.sleep(1)
+        await session.ask(Progress(120.0, None))
+        await trio.sleep(60)  # no report: nothing new to save
+        await session.ask(Progress(130.0, True))
+        await trio.sleep(1)
+    saved = [(round(at - began), state.furthest_sec, state.end_reason) for at, state in live.saves]
+    assert saved == [(0, 30.0, "crash"), (10, 120.0, "crash"), (62, 130.0, "crash")]
+    last = live.saves[-1][1]
+    assert last.watched_sec == pytest.approx(62.0) and last.ended_at_ms == START_WALL_MS + 62_000
+
+
+async def test_a_registry_records_the_sessions_a_dead_process_left_before_it_answers(
+    nursery: trio.Nursery, autojump_clock: object
+) -> None:
+    history = FakeHistory()
+    left = EndedPlayback("gone", "movie1", "u1", "Ann", "dev1", "Living room", "TestPlayer", "movie", "Arrival",
+                         None, None, None, START_WALL_MS, START_WALL_MS + 5000, 6000.0, 5.0, 1500.0, "direct_play",
+                         None, end_reason="crash")
+    registry = lambda: PlaybackRegistry(history.record, live=FakeLive([left]).state(10.0))  # noqa: E731
+    root = RootActor([ChildSpec("playback", registry)])
+    with trio.fail_after(LIMIT_S):
+        await nursery.start(root.run)
+        recorded = list(history.records)
+        await root.stop(timeout=5)
+    assert recorded == [left]

@@ -6,17 +6,36 @@ left unanswered) records itself, so its record never depends on a message
 reaching a registry that may be stopping at that very moment.  Each write
 is bounded (:data:`RECORD_TIMEOUT_SECONDS`, and the shutdown deadline) and
 shielded, so a stopping server still writes it.
+
+A live session also saves its last known state (:class:`LiveState`,
+``storage/live_sessions.py`` in production) so that a process killed
+before any of that still loses no play: the next start records what was
+saved, ended by a crash.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import trio
 
 from reelhouse.media.play_record import EndedPlayback
 from reelhouse.shutdown import bounded_shield
 
 Recorder = Callable[[EndedPlayback], Awaitable[object]]
+Saver = Callable[[EndedPlayback], Awaitable[object]]
+
+
+@dataclass(frozen=True, slots=True)
+class LiveState:
+    """Where live sessions keep their last known state, and how often they save it."""
+
+    save: Saver  # keep one session's state (as it would end at its last report)
+    left_behind: Callable[[], Awaitable[list[EndedPlayback]]]  # states a dead process left, marked crash
+    interval_seconds: float = 10.0  # at most one save per session this often; 0 = at every report
+
 
 # One history write; a stopping server cuts it at its own deadline too.
 RECORD_TIMEOUT_SECONDS = 5.0
@@ -33,3 +52,22 @@ async def record_ended(record: Recorder, ended: EndedPlayback) -> None:
             log.exception("playback session %s: the play record could not be written", ended.session_id)
     if shield.cancelled_caught:
         log.error("playback session %s: writing its play record took too long; given up", ended.session_id)
+
+
+async def save_state(save: Saver, state: EndedPlayback) -> None:
+    """``save(state)`` within :data:`RECORD_TIMEOUT_SECONDS`; a failure is logged, never raised."""
+    with trio.move_on_after(RECORD_TIMEOUT_SECONDS) as scope:
+        try:
+            await save(state)
+        except Exception:
+            log.warning("playback session %s: its state could not be saved", state.session_id, exc_info=True)
+    if scope.cancelled_caught:
+        log.warning("playback session %s: saving its state took too long; given up", state.session_id)
+
+
+async def record_left_behind(record: Recorder, states: list[EndedPlayback]) -> None:
+    """Record the sessions a dead process left (read at start, before any new session saved)."""
+    for state in states:
+        log.warning("playback session %s was live when the server died; recorded as ended by a crash",
+                    state.session_id)
+        await record_ended(record, state)

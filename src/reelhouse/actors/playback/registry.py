@@ -16,7 +16,11 @@ Every ended session becomes a PlayRecord through the injected ``record``
 (``storage.play_history.record_playback`` in production), each write the
 registry makes in a task of its own under a bounded shield, so neither a
 slow disk nor a stopping server holds the mailbox.  On stop, every live session
-is ended (reason ``shutdown``) and recorded before the children stop.
+is ended (reason ``shutdown``) and recorded before the children stop.  On
+start, the states that sessions of a process that died saved (``live``,
+read before any new session saves) are recorded, ended by a crash,
+before it answers: a registry restarted after its own crash records its
+lost sessions the same way.
 
 Whether anyone plays is handed to ``activity`` (the scheduler's idle
 trigger; wired in ``actors/tree.py`` as a tell of ``PlaybackActivity``) by
@@ -34,7 +38,7 @@ from dataclasses import dataclass, replace
 import trio
 
 from reelhouse import errors
-from reelhouse.media.play_record import EndedPlayback
+from reelhouse.media.play_record import SHUTDOWN, STOPPED, EndedPlayback
 from reelhouse.runtime import ActorError, ActorRef, ActorStopped, ChildSpec, PendingReply, Supervisor, wall_clock_ms
 from reelhouse.shutdown import bounded_shield
 
@@ -52,7 +56,7 @@ from .messages import (
     StopSession,
     StreamedBytes,
 )
-from .recording import RECORD_TIMEOUT_SECONDS, Recorder, record_ended
+from .recording import RECORD_TIMEOUT_SECONDS, LiveState, Recorder, record_ended, record_left_behind
 from .session import SESSION_MAILBOX_SIZE, AddBytes, Finish, PlaybackActor, SessionTimes, Snapshot, StopRequested
 
 ActivityListener = Callable[[bool], Awaitable[None]]
@@ -87,10 +91,11 @@ class _Socket:
 class PlaybackRegistry(Supervisor):
     def __init__(
         self, record: Recorder, *, times: SessionTimes = SessionTimes(), activity: ActivityListener | None = None,
-        wall_ms: Callable[[], int] = wall_clock_ms,
+        wall_ms: Callable[[], int] = wall_clock_ms, live: LiveState | None = None,
     ) -> None:  # fmt: skip
         super().__init__(on_child_exit=self._forget_session)
         self._record = record
+        self._live = live
         self._times = times
         self._activity = activity
         self._wall_ms = wall_ms
@@ -107,6 +112,19 @@ class PlaybackRegistry(Supervisor):
             # Said once at start too: a registry restarted after a crash has lost its sessions.
             self._activity_changed.set()
             self.nursery.start_soon(self._report_activity, self._activity)
+        if self._live is not None:
+            # Before the registry answers: the history is whole once the server serves.
+            await record_left_behind(self._record, await self._left_behind(self._live))
+
+    async def _left_behind(self, live: LiveState) -> list[EndedPlayback]:
+        with trio.move_on_after(RECORD_TIMEOUT_SECONDS):
+            try:
+                return await live.left_behind()
+            except Exception:
+                log.exception("the states of sessions a dead process left could not be read")
+                return []
+        log.error("reading the states of sessions a dead process left took too long; left for the next start")
+        return []
 
     async def on_stop(self) -> None:
         """End every live session into history, then stop the children."""
@@ -152,7 +170,9 @@ class PlaybackRegistry(Supervisor):
                 if session.device_id == start.device_id and session.play_session_id == start.play_session_id:
                     return session.id  # the player said it again (a retry)
         session_id = secrets.token_urlsafe(12)
-        factory = lambda: PlaybackActor(session_id, start, self._times, self._record, self._wall_ms())  # noqa: E731
+        factory = lambda: PlaybackActor(  # noqa: E731
+            session_id, start, self._times, self._record, self._wall_ms(), self._live
+        )
         spec = ChildSpec(session_id, factory, restart="temporary", mailbox_size=SESSION_MAILBOX_SIZE)
         ref = await self.start_child(spec)
         session = _Session(session_id, ref, start.device_id, start.item.id, start.play_session_id)
@@ -183,7 +203,7 @@ class PlaybackRegistry(Supervisor):
     def _end_session(self, msg: EndSession) -> None:
         session = self._session_of(msg.session_id, msg.device_id)
         reply = self.defer_reply()
-        self.nursery.start_soon(self._finish_and_record, session, Finish(msg.position, msg.paused, "stopped"), reply)
+        self.nursery.start_soon(self._finish_and_record, session, Finish(msg.position, msg.paused, STOPPED), reply)
 
     async def _finish_and_record(self, session: _Session, finish: Finish, reply: PendingReply) -> None:
         try:
@@ -205,7 +225,7 @@ class PlaybackRegistry(Supervisor):
     async def _finish_for_shutdown(self, session: _Session, ended: list[EndedPlayback]) -> None:
         try:
             with trio.fail_after(SHUTDOWN_END_TIMEOUT_SECONDS):
-                one = await session.ref.ask(Finish(None, None, "shutdown"))
+                one = await session.ref.ask(Finish(None, None, SHUTDOWN))
         except (errors.NotFound, ActorStopped):
             return  # it ended by itself meanwhile, and records itself
         except (errors.DomainError, ActorError, trio.TooSlowError) as error:

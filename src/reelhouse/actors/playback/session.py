@@ -14,7 +14,10 @@ sent (``bandwidthKbps``).  It ends in one of four ways, each producing one
 
 Ending by itself, it writes its own PlayRecord (``recording.py``) and
 stops: nothing has to reach the registry, which may be stopping at that
-very moment.  Times are ``trio.current_time()``; wall-clock times are
+very moment.  While it lives, a task saves its last known state (as it
+would end at its last report) at its start and after reports, at most
+every ``LiveState.interval_seconds``: a server killed meanwhile records it
+at its next start, ended by a crash.  Times are ``trio.current_time()``; wall-clock times are
 derived from the start.
 """
 
@@ -26,12 +29,12 @@ from dataclasses import dataclass
 import trio
 
 from reelhouse import errors
-from reelhouse.media.play_record import EndedPlayback
+from reelhouse.media.play_record import CRASH, IDLE, REMOTE_STOP, EndedPlayback
 from reelhouse.media.playback_session import BandwidthMeter, WatchClock, check_position, wall_ms_at
 from reelhouse.runtime import Actor, Ask
 
 from .messages import SessionStart, SessionView
-from .recording import Recorder, record_ended
+from .recording import LiveState, Recorder, record_ended, save_state
 
 SESSION_MAILBOX_SIZE = 16
 
@@ -58,7 +61,7 @@ class Finish(Ask["EndedPlayback"]):
 
     position: float | None
     paused: bool | None
-    reason: str  # stopped | shutdown
+    reason: str  # play_record.STOPPED | play_record.SHUTDOWN
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +89,9 @@ class Snapshot:
 
 class PlaybackActor(Actor):
     def __init__(
-        self, session_id: str, start: SessionStart, times: SessionTimes, record: Recorder, wall_ms: int
-    ) -> None:
+        self, session_id: str, start: SessionStart, times: SessionTimes, record: Recorder, wall_ms: int,
+        live: LiveState | None = None,
+    ) -> None:  # fmt: skip
         self._id = session_id
         self._start = start
         self._times = times
@@ -99,6 +103,8 @@ class PlaybackActor(Actor):
         self._ended = False
         self._stop_requested_at: float | None = None
         self._timer: trio.CancelScope | None = None
+        self._live = live
+        self._changed = trio.Event()  # reported since the last save
 
     async def on_start(self) -> None:
         now = trio.current_time()
@@ -106,6 +112,9 @@ class PlaybackActor(Actor):
         self._watch = WatchClock(now, self._start.paused)
         self._bytes = BandwidthMeter(now)
         self.nursery.start_soon(self._end_when_due)
+        if self._live is not None:
+            self._changed.set()  # saved at once: a session killed before its first report is not lost
+            self.nursery.start_soon(self._keep_saved, self._live)
 
     async def handle(self, msg: object) -> object:
         if isinstance(msg, Snapshot):
@@ -118,7 +127,7 @@ class PlaybackActor(Actor):
                 self._report(position, paused)
             case Finish(position=position, paused=paused, reason=reason):
                 self._report(position, paused)
-                ended = self._end(trio.current_time())
+                ended = self._end(trio.current_time(), reason)
                 log.info("playback session %s ended (%s)", self._id, reason)
                 self.stop_self()
                 return ended
@@ -146,6 +155,7 @@ class PlaybackActor(Actor):
             self._position = position
             self._furthest = max(self._furthest, position)
         self._last_report = now
+        self._changed.set()
         self._reschedule()
 
     def _due(self) -> float:
@@ -172,16 +182,31 @@ class PlaybackActor(Actor):
                 break
         idle_due = self._last_report + self._times.idle_end_seconds
         stop = self._stop_requested_at
-        reason = "stop" if stop is not None and stop + self._times.stop_wait_seconds <= idle_due else "idle"
+        reason = REMOTE_STOP if stop is not None and stop + self._times.stop_wait_seconds <= idle_due else IDLE
         # Play time counts up to what is known: the last report, or the stop sent.
-        until = max(stop, self._last_report) if reason == "stop" and stop is not None else self._last_report
-        ended = self._end(until)
+        until = max(stop, self._last_report) if reason == REMOTE_STOP and stop is not None else self._last_report
+        ended = self._end(until, reason)
         log.info("playback session %s ended (%s)", self._id, reason)
         await record_ended(self._record, ended)
         self.stop_self()
 
-    def _end(self, at: float) -> EndedPlayback:
+    # -- the last known state, for a restart after a kill ------------------------------
+
+    async def _keep_saved(self, live: LiveState) -> None:
+        while True:
+            await self._changed.wait()
+            self._changed = trio.Event()
+            if self._ended:
+                return  # recorded (or being recorded): nothing to keep
+            await save_state(live.save, self._playback(self._last_report, CRASH))
+            await trio.sleep(live.interval_seconds)
+
+    def _end(self, at: float, reason: str) -> EndedPlayback:
         self._ended = True
+        return self._playback(at, reason)
+
+    def _playback(self, at: float, reason: str) -> EndedPlayback:
+        """The session as it stands, ending at ``at`` for ``reason``."""
         start = self._start
         item = start.item
         return EndedPlayback(
@@ -204,6 +229,7 @@ class PlaybackActor(Actor):
             furthest_sec=self._furthest,
             delivery=start.delivery,
             ip=start.ip,
+            end_reason=reason,
         )
 
     def _view(self) -> SessionView:
