@@ -124,16 +124,20 @@ async def test_pin_sign_in_and_wrong_pin(server: RunningServer) -> None:
     assert wrong.status_code == 401 and wrong.json()["code"] == "wrong_pin"
 
 
+async def lock_pin(server: RunningServer, name: str, user_id: str) -> None:
+    """Enough PIN failures for the lock, from many addresses over the last hour: no rate limit applies."""
+    async with open_store(server.database_url) as store:
+        start = now_ms() - 3_600_000
+        for n in range(PIN_LOCK_FAILURES):
+            await record_failure(store, Failure(name, f"10.0.0.{n}", "pin", user_id), start + n * 1000)
+
+
 async def test_pin_lock_after_20_failures_in_24_hours_is_403_and_a_password_sign_in_clears_it(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(60):
         user_id = await add_member(server, "Max", password=PASSWORD, pin="2468")
-        # The failures came from many addresses over the last hours: no rate limit applies here.
-        async with open_store(server.database_url) as store:
-            start = now_ms() - 3_600_000
-            for n in range(PIN_LOCK_FAILURES):
-                await record_failure(store, Failure("max", f"10.0.0.{n}", "pin", user_id), start + n * 1000)
+        await lock_pin(server, "max", user_id)
         locked = await login(server, "Max", pin="2468")
         shown = (await client.get(f"/users/{user_id}")).json()
         assert (await login(server, "Max", password=PASSWORD)).status_code == 200
@@ -162,10 +166,7 @@ async def test_refusals_the_limits_do_not_bound_are_counted_on_one_activity_entr
 ) -> None:
     with trio.fail_after(90):
         await add_member(server, "Ned", password=PASSWORD)
-        locked_id = await add_member(server, "Max", password=PASSWORD, pin="2468")
-        async with open_store(server.database_url) as store:
-            for n in range(PIN_LOCK_FAILURES):  # from other addresses: no rate limit for this one
-                await record_failure(store, Failure("max", f"10.0.0.{n}", "pin", locked_id), now_ms() - 1000 + n)
+        await lock_pin(server, "max", await add_member(server, "Max", password=PASSWORD, pin="2468"))
         wrong = [(await login(server, "Ned", password=f"guess {n}")).status_code for n in range(5)]
         limited = [(await login(server, "Ned", password=PASSWORD)).status_code for _ in range(40)]
         locked = [(await login(server, "Max", pin="2468")).status_code for _ in range(10)]

@@ -17,8 +17,8 @@ stops: nothing has to reach the registry, which may be stopping at that
 very moment.  While it lives, a task saves its last known state (as it
 would end at its last report) at its start and after reports, at most
 every ``LiveState.interval_seconds``: a server killed meanwhile records it
-at its next start, ended by a crash.  Times are ``trio.current_time()``; wall-clock times are
-derived from the start.
+at its next start, ended by a crash.  Times are ``trio.current_time()``;
+wall-clock times are derived from the start.
 """
 
 from __future__ import annotations
