@@ -15,8 +15,14 @@ from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
 from .http.conftest import RunningServer, start_server
-from .http.playback import (EPISODE_SECONDS, POLL_S, live_sessions, playback_catalogue, start_playing,
-                            wait_until_sessions)
+from .http.playback import (
+    EPISODE_SECONDS,
+    POLL_S,
+    live_sessions,
+    playback_catalogue,
+    start_playing,
+    wait_until_sessions,
+)
 from .http.test_playback_history import at
 from .http.test_remote_control import remote_control
 from .process import ServerProcess, clean_environ
