@@ -19,8 +19,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-import trio
-
 from reelhouse.media.play_record import EndedPlayback
 from reelhouse.shutdown import bounded_shield
 
@@ -55,8 +53,13 @@ async def record_ended(record: Recorder, ended: EndedPlayback) -> None:
 
 
 async def save_state(save: Saver, state: EndedPlayback) -> None:
-    """``save(state)`` within :data:`RECORD_TIMEOUT_SECONDS`; a failure is logged, never raised."""
-    with trio.move_on_after(RECORD_TIMEOUT_SECONDS) as scope:
+    """``save(state)`` within :data:`RECORD_TIMEOUT_SECONDS`; a failure is logged, never raised.
+
+    Shielded: a session ending while it saves lets the statement finish
+    rather than cancel it in the database (on PostgreSQL a cancel costs a
+    connection of its own), just before its record deletes the row.
+    """
+    with bounded_shield(RECORD_TIMEOUT_SECONDS) as scope:
         try:
             await save(state)
         except Exception:
