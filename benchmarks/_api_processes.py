@@ -39,10 +39,11 @@ def _clean_env() -> dict[str, str]:
 
 
 @contextmanager
-def _process(argv: list[str], log_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+def _process(argv: list[str], log_path: Path, extra_env: dict[str, str] | None = None,
+             ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:  # fmt: skip
     """A server process and its base URL (from its ``serving on`` line)."""
     with log_path.open("wb") as log:
-        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, env=_clean_env())
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, env=_clean_env() | (extra_env or {}))
     try:
         yield process, wait_for_url(process, log_path)
     except Exception:  # not on Ctrl-C: the log is of no help then
@@ -54,13 +55,13 @@ def _process(argv: list[str], log_path: Path) -> Iterator[tuple[subprocess.Popen
 
 
 @contextmanager
-def reelhouse_server(data_dir: Path, database_url: str) -> Iterator[Server]:
-    """``reelhouse serve`` on ``database_url`` with a fresh API key."""
+def reelhouse_server(data_dir: Path, database_url: str, extra_env: dict[str, str] | None = None) -> Iterator[Server]:
+    """``reelhouse serve`` on ``database_url`` with a fresh API key; ``extra_env``: its ``REELHOUSE_*``."""
     data_dir.mkdir(parents=True, exist_ok=True)
     log_path = data_dir.with_suffix(".log")
     common = ["--data-dir", str(data_dir), "--database", database_url]
     argv = [sys.executable, "-m", "reelhouse", "serve", "--bind", "127.0.0.1:0", *common]
-    with _process(argv, log_path) as (process, url):
+    with _process(argv, log_path, extra_env) as (process, url):
         create = [sys.executable, "-m", "reelhouse", *common, "apikey", "create", "bench"]
         done = subprocess.run(create, capture_output=True, text=True, env=_clean_env(), timeout=KEY_TIMEOUT_S,
                               check=False)  # fmt: skip

@@ -36,6 +36,8 @@ from reelhouse.actors.tree import open_actor_tree
 from reelhouse.config import Settings
 from reelhouse.http import AppContext, create_app
 from reelhouse.http.edge import BindError, EdgeLimits, EdgeServer, bind_sockets, connection_budget
+from reelhouse.memory_trace import start_tracing, write_snapshots
+from reelhouse.native_memory import limit_malloc_arenas
 from reelhouse.pid1 import fork_under_init
 from reelhouse.server_lock import hold_server_lock
 from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
@@ -69,6 +71,8 @@ def run_server(settings: Settings) -> int:
         return code  # this process was PID 1 and stayed the init
     _configure_logging(settings.log_level)
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_SECONDS)
+    limit_malloc_arenas(settings.malloc_arena_max)  # before any thread starts: threads keep their arena
+    start_tracing(settings.tracemalloc_seconds)  # opt-in diagnostics; before the server allocates
     try:
         trio.run(serve, settings)
     except BindError as exc:
@@ -131,6 +135,8 @@ async def _serve_until_shutdown(
             signals.start_soon(_watch_signals, shutdown)
         signals.start_soon(_arm_deadline, shutdown, deadline, settings.shutdown_grace_seconds)
         signals.start_soon(LoopWatchdog().run)
+        if settings.tracemalloc_seconds > 0:
+            signals.start_soon(write_snapshots, settings.data_dir, settings.tracemalloc_seconds)
         async with open_store(settings.effective_database_url) as store:
             await migrate(store)
             await fail_running_scans(store, INTERRUPTED_SCAN_MESSAGE)

@@ -13,6 +13,8 @@ from reelhouse import errors
 from reelhouse.actors.jobs import JobRegistry, ListJobs
 from reelhouse.actors.library_registry import LIBRARY_DELETED
 from reelhouse.actors.scheduler import (
+    STALE_CHECKS_FACTOR,
+    STALE_CHECKS_SLACK,
     CancelRun,
     ListSchedules,
     PlaybackActivity,
@@ -242,3 +244,17 @@ async def test_a_continuous_task_runs_again_and_waits_while_someone_plays(
     await scheduler.tell(PlaybackActivity(False))  # type: ignore[attr-defined]
     await trio.sleep(1)
     assert len(body.starts) == 8
+
+
+async def test_scans_back_to_back_leave_a_bounded_check_heap(
+        store: Store, nursery: trio.Nursery, autojump_clock: object) -> None:
+    # Each scan's end moves an idle task's next check; the old entry was left in the heap until its time.
+    definition = TaskDefinition("work", (Rule("idle"),), title="Work")
+    services = SchedulerServices(store=store, time_zone=BERLIN, idle_seconds=600)
+    actor = Scheduler(services, {"work": (definition, Recorder())}, trio_wall_clock(START))
+    scheduler = await spawn(nursery, actor, "scheduler")
+    for _ in range(300):
+        await scheduler.tell(ScanActivity("lib", active=True))
+        await scheduler.tell(ScanActivity("lib", active=False, completed=True))
+        await trio.sleep(1)
+    assert len(actor._checks) <= STALE_CHECKS_FACTOR * 1 + STALE_CHECKS_SLACK

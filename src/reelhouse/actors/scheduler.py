@@ -65,6 +65,8 @@ CONTINUOUS_PAUSE_SECONDS = 5.0  # between continuous runs that did work
 CONTINUOUS_IDLE_PAUSE_SECONDS = 900.0  # after a continuous run that found nothing to do
 PLUGIN_RUN_TIMEOUT_SECONDS = 24 * 3600.0
 RECORD_TIMEOUT_SECONDS = 5.0
+# The check heap holds at most this many entries per task (plus the slack): stale ones are dropped beyond.
+STALE_CHECKS_FACTOR, STALE_CHECKS_SLACK = 2, 16
 _JOB_STATES = {"succeeded": "succeeded", "skipped": "succeeded", "failed": "failed", "cancelled": "cancelled"}
 AFTER_LIBRARY_DELETE = "database_maintenance"  # the task a deleted library runs once (api reference)
 
@@ -201,7 +203,16 @@ class Scheduler(Actor):
             if later is not None:
                 task.check_at = later
                 heapq.heappush(self._checks, (later, next(self._sequence), name))
+        if len(self._checks) > STALE_CHECKS_FACTOR * len(self._tasks) + STALE_CHECKS_SLACK:
+            self._drop_stale_checks()
         return self._checks[0][0] if self._checks else None
+
+    def _drop_stale_checks(self) -> None:
+        """Keep only the live entry of each task: a task looked at again before its time
+        leaves its old entry behind, one per scan for afterScan tasks, until that time."""
+        self._checks = [(at, seq, name) for at, seq, name in self._checks
+                        if (task := self._tasks.get(name)) is not None and task.check_at == at]  # fmt: skip
+        heapq.heapify(self._checks)
 
     def _look_at(self, names: Iterable[str]) -> None:
         """Have the loop look at these tasks now."""

@@ -1,0 +1,124 @@
+"""Figures of soak.py: memory and descriptors of a process tree over time, the slope, the targets.
+
+``Sampler`` reads /proc every ``interval`` seconds: the resident memory
+(VmRSS) summed over the server and all its living descendants, and their
+open descriptors. ``slope_mb_per_10_min`` fits a least-squares line to the
+samples of the second half of the run. Linux only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+SLOPE_TARGET_FRACTION = 0.01  # of the starting memory, per 10 minutes
+DONE_TARGET_FRACTION = 0.10  # end within 10 % of the level after the first 10 minutes
+DONE_AFTER_S = 600.0
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its living descendants."""
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending.extend(int(child) for child in (task / "children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # ended meanwhile
+        found.append(current)
+    return found
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
+    return next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+
+
+def _descriptors(pid: int) -> int:
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
+
+
+def sample(pid: int) -> dict[str, float | int]:
+    pids = process_tree(pid)
+    return {"rss_mb": round(sum(_rss_kb(p) for p in pids) / 1024, 1), "server_rss_mb": round(_rss_kb(pid) / 1024, 1),
+            "fds": sum(_descriptors(p) for p in pids), "processes": len(pids)}  # fmt: skip
+
+
+class Sampler:
+    def __init__(self, pid: int, interval: float, report: Callable[[str], None]) -> None:
+        self.pid, self.interval, self.report = pid, interval, report
+        self.samples: list[dict[str, float | int]] = []
+
+    async def run(self, until: float) -> None:
+        started = trio.current_time()
+        while True:
+            now = trio.current_time()
+            figures = {"t": round(now - started, 1), **sample(self.pid)}
+            self.samples.append(figures)
+            self.report(f"rss {figures['rss_mb']} MB (server {figures['server_rss_mb']}), "
+                        f"{figures['fds']} fds, {figures['processes']} processes")  # fmt: skip
+            if now >= until:
+                return
+            await trio.sleep(min(self.interval, max(until - now, 0.0)))
+
+
+def slope_mb_per_10_min(samples: list[dict[str, Any]]) -> float | None:
+    """Least-squares slope of rss_mb over the second half of the samples, in MB per 10 minutes."""
+    if not samples:
+        return None
+    half = samples[-1]["t"] / 2
+    points = [(s["t"], s["rss_mb"]) for s in samples if s["t"] >= half]
+    if len(points) < 3:
+        return None
+    mean_t = sum(t for t, _ in points) / len(points)
+    mean_m = sum(m for _, m in points) / len(points)
+    spread = sum((t - mean_t) ** 2 for t, _ in points)
+    if spread == 0:
+        return None
+    return round(sum((t - mean_t) * (m - mean_m) for t, m in points) / spread * 600, 2)
+
+
+def _level_at(samples: list[dict[str, Any]], at: float) -> float | None:
+    after = [s["rss_mb"] for s in samples if s["t"] >= at]
+    return after[0] if after else None
+
+
+def _five_xx(counts: dict[str, Any] | None) -> int:
+    return sum(int(n) for status, n in (counts or {}).items() if status.isdigit() and int(status) >= 500)
+
+
+def targets(figures: dict[str, Any], minutes: float) -> list[dict[str, Any]]:
+    """The issue's targets with what was measured and whether each was met."""
+    samples = figures["samples"]
+    start = samples[0]["rss_mb"] if samples else None
+    slope = slope_mb_per_10_min(samples)
+    figures["start_mb"], figures["end_mb"] = start, samples[-1]["rss_mb"] if samples else None
+    figures["slope_mb_per_10_min"] = slope
+    limit = round(start * SLOPE_TARGET_FRACTION, 2) if start else None
+    five_xx = sum(_five_xx(figures.get(kind, {}).get("errors")) for kind in ("readers", "streams"))
+    five_xx += _five_xx(figures["guesses"])
+    scans = figures["scans"]
+    unfinished = sum(n for state, n in scans.items() if state != "completed")
+    result = [
+        {"name": "slope", "measured": slope, "limit": limit, "met": slope is not None and slope < limit},
+        {"name": "no_5xx", "measured": five_xx, "limit": 0, "met": five_xx == 0},
+        {"name": "scans_completed", "measured": scans, "met": unfinished == 0 and scans.get("completed", 0) > 0},
+    ]
+    if minutes * 60 >= 2 * DONE_AFTER_S:
+        level = _level_at(samples, DONE_AFTER_S)
+        figures["at_10_min_mb"] = level
+        ratio = round(figures["end_mb"] / level, 3) if level else None
+        result.append({"name": "end_within_10_percent_of_10_min", "measured": ratio,
+                       "limit": 1 + DONE_TARGET_FRACTION, "met": ratio is not None and ratio <= 1 + DONE_TARGET_FRACTION})  # fmt: skip
+    return result
