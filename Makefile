@@ -54,8 +54,14 @@ lint: $(VENV)/.installed-test
 	  (cd $$plugin && $(abspath $(BIN))/mypy --config-file $(abspath pyproject.toml) --cache-dir $(abspath .mypy_cache) --explicit-package-bases main.py) || exit 1; \
 	done
 
+# benchmarks/soak.py's flags (default: 10 minutes on SQLite, the issue's load),
+# e.g. SOAK_ARGS="--minutes 5 --files 300 --readers 2 --streamers 2".
+SOAK_ARGS ?=
+
 bench: $(VENV)/.installed-test ffmpeg
-	@for b in benchmarks/[!_]*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	@for b in benchmarks/[!_]*.py; do echo "== $$b"; \
+	  case $$b in *soak.py) args="$(SOAK_ARGS)";; *) args="";; esac; \
+	  $(BIN)/python $$b $$args || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache

@@ -3,7 +3,8 @@
 ``Sampler`` reads /proc every ``interval`` seconds: the resident memory
 (VmRSS) summed over the server and all its living descendants, and their
 open descriptors. ``slope_mb_per_10_min`` fits a least-squares line to the
-samples of the second half of the run. Linux only.
+samples of the second half of the run (Theil-Sen: robust to the samples
+that catch a scan's parser process). Linux only.
 """
 
 from __future__ import annotations
@@ -73,20 +74,20 @@ class Sampler:
             await trio.sleep(min(self.interval, max(until - now, 0.0)))
 
 
-def slope_mb_per_10_min(samples: list[dict[str, Any]]) -> float | None:
-    """Least-squares slope of rss_mb over the second half of the samples, in MB per 10 minutes."""
+def slope_mb_per_10_min(samples: list[dict[str, Any]], key: str = "rss_mb") -> float | None:
+    """Theil-Sen slope (the median of the slopes between every two samples) of ``key`` over the
+    second half of the run, in MB per 10 minutes: a sample that falls in a scan's short-lived
+    parser process (about 35 MB more) does not move it, as it would a least-squares line."""
     if not samples:
         return None
     half = samples[-1]["t"] / 2
-    points = [(s["t"], s["rss_mb"]) for s in samples if s["t"] >= half]
-    if len(points) < 3:
+    points = [(s["t"], s[key]) for s in samples if s["t"] >= half]
+    slopes = sorted((m2 - m1) / (t2 - t1) for i, (t1, m1) in enumerate(points) for t2, m2 in points[i + 1:] if t2 > t1)
+    if len(points) < 3 or not slopes:
         return None
-    mean_t = sum(t for t, _ in points) / len(points)
-    mean_m = sum(m for _, m in points) / len(points)
-    spread = sum((t - mean_t) ** 2 for t, _ in points)
-    if spread == 0:
-        return None
-    return round(sum((t - mean_t) * (m - mean_m) for t, m in points) / spread * 600, 2)
+    middle = len(slopes) // 2
+    median = slopes[middle] if len(slopes) % 2 else (slopes[middle - 1] + slopes[middle]) / 2
+    return round(median * 600, 2)
 
 
 def _level_at(samples: list[dict[str, Any]], at: float) -> float | None:
@@ -105,6 +106,7 @@ def targets(figures: dict[str, Any], minutes: float) -> list[dict[str, Any]]:
     slope = slope_mb_per_10_min(samples)
     figures["start_mb"], figures["end_mb"] = start, samples[-1]["rss_mb"] if samples else None
     figures["slope_mb_per_10_min"] = slope
+    figures["server_slope_mb_per_10_min"] = slope_mb_per_10_min(samples, "server_rss_mb")
     limit = round(start * SLOPE_TARGET_FRACTION, 2) if start else None
     five_xx = sum(_five_xx(figures.get(kind, {}).get("errors")) for kind in ("readers", "streams"))
     five_xx += _five_xx(figures["guesses"])
