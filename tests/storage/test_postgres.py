@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextvars
+import gc
 import os
+import weakref
 from urllib.parse import parse_qs, urlsplit
 
 import asyncpg
@@ -14,6 +17,7 @@ import reelhouse.storage._postgres as postgres_backend
 import reelhouse.storage._postgres_reads as postgres_reads
 from reelhouse.storage import (
     IntegrityError,
+    Statement,
     StoreError,
     StoreFull,
     StoreUnavailable,
@@ -173,3 +177,30 @@ def test_a_driver_failure_becomes_the_store_error_of_its_kind(failure: Exception
     assert type(error) is kind and error.__cause__ is failure
     if kind in (StoreUnavailable, StoreFull):
         assert failure_summary(ExceptionGroup("nursery", [error])) == kind.summary
+
+
+class _Caller:
+    """Stands for a request: Quart keeps the current one in a context variable."""
+
+
+_current_caller: contextvars.ContextVar[_Caller] = contextvars.ContextVar("current_caller")
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+async def test_a_finished_transaction_keeps_nothing_of_its_caller_alive(database_url: str) -> None:
+    callers: list[weakref.ref[_Caller]] = []
+
+    async def caller(number: int) -> None:
+        current = _Caller()
+        _current_caller.set(current)  # in this task's own context, as a request's
+        callers.append(weakref.ref(current))
+        await store.execute("CREATE TABLE IF NOT EXISTS t (a INTEGER)")
+        await store.transaction([Statement("INSERT INTO t (a) VALUES (?)", (number,))])
+
+    with trio.fail_after(30):
+        async with open_store(database_url) as store:
+            for number in range(20):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(caller, number)
+            gc.collect()
+            assert [ref for ref in callers if ref() is not None] == []

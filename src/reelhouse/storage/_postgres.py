@@ -84,8 +84,15 @@ async def _aio_open_pool(dsn: str, schema: str | None) -> asyncpg.Pool:
     settings = {"plan_cache_mode": "force_custom_plan"}
     if schema:
         settings["search_path"] = f'"{schema}"'
+    # No asyncpg timers: trio-asyncio keeps a cancelled timer in its heap
+    # until it would have fired, with the context it was made in (a request's,
+    # through Quart's context variables). The pool's 300 s idle timer, armed at
+    # every release, so kept five minutes of write requests alive, and the
+    # statement cache's timers did the same. Idle connections stay open (at
+    # most POOL_MAX_SIZE); cached statements leave by size (100 per connection).
     pool = await asyncpg.create_pool(
-        dsn, min_size=POOL_MIN_SIZE, max_size=POOL_MAX_SIZE, server_settings=settings
+        dsn, min_size=POOL_MIN_SIZE, max_size=POOL_MAX_SIZE, server_settings=settings,
+        max_inactive_connection_lifetime=0, max_cached_statement_lifetime=0,
     )
     try:
         if schema:
