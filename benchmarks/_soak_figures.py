@@ -3,8 +3,10 @@
 ``Sampler`` reads /proc every ``interval`` seconds: the resident memory
 (VmRSS) summed over the server and all its living descendants, and their
 open descriptors. ``slope_mb_per_10_min`` fits a least-squares line to the
-samples of the second half of the run (Theil-Sen: robust to the samples
-that catch a scan's parser process). Linux only.
+samples of the second half of the run (Theil-Sen: robust to outliers).
+Children younger than ``TRANSIENT_SECONDS`` (a scan's parser process, a
+few seconds long) are summed apart: whether a sample catches one says
+nothing about growth. Linux only.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import trio
 SLOPE_TARGET_FRACTION = 0.01  # of the starting memory, per 10 minutes
 DONE_TARGET_FRACTION = 0.10  # end within 10 % of the level after the first 10 minutes
 DONE_AFTER_S = 600.0
+TRANSIENT_SECONDS = 60.0  # a child younger than this is counted apart (a scan's parser process)
 
 
 def process_tree(pid: int) -> list[int]:
@@ -50,9 +53,26 @@ def _descriptors(pid: int) -> int:
         return 0
 
 
+def _age_seconds(pid: int) -> float:
+    """Seconds since the process started (field 22 of /proc/PID/stat, in clock ticks since boot)."""
+    try:
+        started = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
+    return uptime - started / os.sysconf("SC_CLK_TCK")
+
+
 def sample(pid: int) -> dict[str, float | int]:
+    """``rss_mb``: the server and its children that lived ``TRANSIENT_SECONDS`` or more (the
+    probe workers, the maintenance process); ``transient_mb``: the younger ones (a scan's parser
+    process, seconds long, which a sample catches or not); ``fds`` over all of them."""
     pids = process_tree(pid)
-    return {"rss_mb": round(sum(_rss_kb(p) for p in pids) / 1024, 1), "server_rss_mb": round(_rss_kb(pid) / 1024, 1),
+    young = [p for p in pids if p != pid and _age_seconds(p) < TRANSIENT_SECONDS]
+    lasting = [p for p in pids if p not in young]
+    return {"rss_mb": round(sum(_rss_kb(p) for p in lasting) / 1024, 1),
+            "server_rss_mb": round(_rss_kb(pid) / 1024, 1),
+            "transient_mb": round(sum(_rss_kb(p) for p in young) / 1024, 1),
             "fds": sum(_descriptors(p) for p in pids), "processes": len(pids)}  # fmt: skip
 
 
@@ -67,8 +87,8 @@ class Sampler:
             now = trio.current_time()
             figures = {"t": round(now - started, 1), **sample(self.pid)}
             self.samples.append(figures)
-            self.report(f"rss {figures['rss_mb']} MB (server {figures['server_rss_mb']}), "
-                        f"{figures['fds']} fds, {figures['processes']} processes")  # fmt: skip
+            self.report(f"rss {figures['rss_mb']} MB (server {figures['server_rss_mb']}, transient "
+                        f"{figures['transient_mb']}), {figures['fds']} fds, {figures['processes']} processes")  # fmt: skip
             if now >= until:
                 return
             await trio.sleep(min(self.interval, max(until - now, 0.0)))
@@ -76,8 +96,7 @@ class Sampler:
 
 def slope_mb_per_10_min(samples: list[dict[str, Any]], key: str = "rss_mb") -> float | None:
     """Theil-Sen slope (the median of the slopes between every two samples) of ``key`` over the
-    second half of the run, in MB per 10 minutes: a sample that falls in a scan's short-lived
-    parser process (about 35 MB more) does not move it, as it would a least-squares line."""
+    second half of the run, in MB per 10 minutes: a few odd samples do not move it."""
     if not samples:
         return None
     half = samples[-1]["t"] / 2

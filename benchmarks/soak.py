@@ -17,8 +17,10 @@ video) plus one film of ``--file-mb`` MiB of random bytes, and for
   (``/auth/login``: 401 until the sign-in limit, then 429).
 
 Every ``--interval`` seconds (default 10) it reads from /proc the resident
-memory summed over the server and all its descendants (probe workers, scan
-parsers) and their open descriptors, and prints a progress line. Figures
+memory summed over the server and its lasting descendants (probe workers,
+the maintenance process), apart from children under a minute old (a scan's
+parser process, seconds long), and their open descriptors, and prints a
+progress line. Figures
 (JSON on stdout): the samples, ``start_mb`` (first sample), ``at_10_min_mb``
 and ``end_mb``, ``slope_mb_per_10_min`` (least squares over the second
 half), answers by status of every client kind, scans completed.

@@ -8,7 +8,15 @@ import pytest
 import trio
 
 from reelhouse import errors
-from reelhouse.actors.jobs import CancelRoute, JobRegistry, JobSnapshot, JobUpdate, ListJobs, RouteCancel
+from reelhouse.actors.jobs import (
+    MAX_FINISHED_JOBS,
+    CancelRoute,
+    JobRegistry,
+    JobSnapshot,
+    JobUpdate,
+    ListJobs,
+    RouteCancel,
+)
 from reelhouse.runtime import Actor, spawn
 from reelhouse.storage._store import now_ms
 
@@ -86,6 +94,16 @@ async def test_finished_jobs_expire_after_the_retention(nursery: trio.Nursery, a
     assert len(await jobs.ask(ListJobs(), timeout=1)) == 1
     await trio.sleep(3601)
     assert await jobs.ask(ListJobs(), timeout=1) == []
+
+
+async def test_at_most_the_newest_hundred_finished_jobs_are_kept(nursery: trio.Nursery, autojump_clock: object) -> None:
+    jobs = await spawn(nursery, JobRegistry(), "jobs")
+    for n in range(MAX_FINISHED_JOBS + 30):
+        await jobs.tell(JobUpdate(JobSnapshot(f"task:{n}", "scan", "Scan", "succeeded", False, started_at_ms=n,
+                                              finished_at_ms=n + 1)))  # fmt: skip
+        await trio.sleep(1)
+    listed = {job["id"] for job in await jobs.ask(ListJobs(), timeout=1)}
+    assert listed == {f"task:{n}" for n in range(30, MAX_FINISHED_JOBS + 30)}
 
 
 # --- stored jobs (both backends) ---------------------------------------------

@@ -73,3 +73,17 @@ async def test_a_lookup_that_raced_a_forget_is_not_kept(store) -> None:
         assert await memory.find("k", racing) == "answer 1"
         assert await memory.find("k", racing) == "answer 2"
         assert await memory.find("k", racing) == ("answer 2" if store.backend == "sqlite" else "answer 3")
+
+
+async def test_at_most_maxsize_answers_are_kept_the_least_recently_used_leaving(store) -> None:
+    memory: VersionedMemory[str, str] = VersionedMemory(store, 3)
+    lookups = {key: Lookups(key) for key in "abcde"}
+    with trio.fail_after(LIMIT_S):
+        for key in "abcd":  # d pushes out a, the least recently used
+            await memory.find(key, lookups[key])
+        await memory.find("b", lookups["b"])  # b used again: c is now the least recent
+        await memory.find("e", lookups["e"])  # pushes out c
+        for key in "abcde":
+            await memory.find(key, lookups[key])
+    if store.backend == "sqlite":
+        assert {key: lookup.calls for key, lookup in lookups.items()} == {"a": 2, "b": 1, "c": 2, "d": 2, "e": 2}
