@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import gc
+import tracemalloc
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -19,6 +21,8 @@ from reelhouse.runtime import (
     SubscriberDropped,
     Subscription,
 )
+
+from reelhouse.runtime._eventbus import REPLAY_CAPACITY
 
 CAP = 60  # seconds of (virtual) time any test may take
 
@@ -374,3 +378,44 @@ async def test_memory_log_rejects_a_hole_in_the_seqs() -> None:
     assert [e.seq for e in log.events] == [1, 2, 3]
     assert await log.last_seq() == 3
     assert [e.seq for e in await log.tail(2)] == [2, 3]
+
+
+class NullLog(MemoryEventLog):
+    """Keeps nothing: what stays in memory after publishing is the bus's own."""
+
+    async def append(self, events: Sequence[Event]) -> None:
+        await trio.lowlevel.checkpoint()
+
+
+def scan_status(n: int) -> dict[str, object]:
+    """A ScanStatus as scans publish it, its strings distinct per event as in a real scan."""
+    root = "/srv/media/films"
+    return {"libraryId": "7a3c909dae498be768056a9eb7132ebd", "state": "running", "processed": n, "errors": 0,
+            "added": 0, "changed": n % 7, "missing": 0, "total": 1002, "phase": "write",
+            "currentDir": f"{root}/Zero Zero Heart Ice {n} (2002)", "startedAt": f"2026-11-28T15:25:{n % 60:02d}.{n % 1000:03d}Z",
+            "roots": [{"path": root, "online": True, "checkedAt": f"2026-11-28T15:25:17.{n % 1000:03d}Z",
+                       "lastOnline": f"2026-11-28T15:25:17.{n % 1000:03d}Z"}], "watch": "disabled"}  # fmt: skip
+
+
+async def test_a_full_replay_buffer_of_scan_events_takes_under_eight_megabytes(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    bus = EventBus(NullLog())
+    tracemalloc.start()
+    try:
+        with trio.fail_after(CAP):
+            async with running(bus):
+                before = tracemalloc.get_traced_memory()[0]
+                for n in range(REPLAY_CAPACITY + 1_000):  # past the capacity: the oldest leave
+                    bus.publish("scan.progress", scan_status(n))
+                    if n % 500 == 0:
+                        await trio.testing.wait_all_tasks_blocked()
+                await trio.testing.wait_all_tasks_blocked()
+                gc.collect()
+                kept = tracemalloc.get_traced_memory()[0] - before
+                async with bus.subscribe(after=1_000) as events:  # the oldest kept, as published
+                    [first] = await read(events, 1)
+    finally:
+        tracemalloc.stop()
+    assert kept < 8_000_000
+    assert isinstance(first, Event) and first.seq == 1_001 and dict(first.data) == scan_status(1_000)

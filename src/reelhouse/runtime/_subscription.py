@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from ._eventlog import PackedEvent
+
 if TYPE_CHECKING:
     from ._eventbus import Event
 
@@ -43,8 +45,8 @@ class Subscription:
     that finds it full drops the subscriber.
     """
 
-    def __init__(self, replay: Sequence[Event | Gap], capacity: int = SUBSCRIBER_QUEUE_SIZE) -> None:
-        self._replay: collections.deque[Event | Gap] = collections.deque(replay)
+    def __init__(self, replay: Sequence[Event | PackedEvent | Gap], capacity: int = SUBSCRIBER_QUEUE_SIZE) -> None:
+        self._replay: collections.deque[Event | PackedEvent | Gap] = collections.deque(replay)
         channel: tuple[trio.MemorySendChannel[Event], trio.MemoryReceiveChannel[Event]]
         channel = trio.open_memory_channel(capacity)
         self._send, self._receive = channel
@@ -96,7 +98,8 @@ class Subscription:
         if self._dropped:
             raise SubscriberDropped("subscriber fell behind and was dropped")
         if self._replay:
-            return self._replay.popleft()
+            kept = self._replay.popleft()
+            return kept.unpack() if isinstance(kept, PackedEvent) else kept  # unpacked as read: no stall
         try:
             event = await self._receive.receive()
         except trio.EndOfChannel:
