@@ -13,6 +13,12 @@ alone and gets its error while the others commit.
 Other processes (the ``reelhouse`` admin commands while the server runs) may
 write to the same file: ``BEGIN IMMEDIATE`` and a busy timeout make them wait
 for each other instead of failing.
+
+Memory: every connection (the writer, the checkpointer, the readers, the
+data version's) keeps SQLite's default page cache, at most 2 MB
+(``cache_size`` -2000), and sqlite3's default 128 prepared statements, so
+the backend holds at most about 16 MB of cache whatever the uptime; no
+memory map (``mmap_size`` 0).
 """
 
 from __future__ import annotations
