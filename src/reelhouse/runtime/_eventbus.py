@@ -15,8 +15,8 @@ refusing instead):
   A refused event gets no seq, so subscribers never see a hole in the
   numbering; the SSE snapshot on reconnect restores the state.
 - replay buffer: the newest ``REPLAY_CAPACITY`` events (the reference's
-  "at least the last 10,000"), each kept as JSON text (:class:`PackedEvent`,
-  about 0.5 kB for a ScanStatus): about 5 MB once full, whatever the uptime.
+  "at least the last 10,000"), each kept as JSON text (:class:`PackedEvent`):
+  about 6 MB of ScanStatus events once full, whatever the uptime.
 - each subscriber: ``SUBSCRIBER_QUEUE_SIZE`` unread live events, then it
   is dropped.
 """
