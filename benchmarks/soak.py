@@ -55,6 +55,7 @@ from typing import Any
 
 import httpx
 import trio
+
 from _api_processes import BENCHMARKS, LoadShape, reelhouse_server, run_load
 from _http_probe import BenchmarkError, Server, sigterm_as_interrupt
 from _soak_figures import Sampler, targets

@@ -15,20 +15,20 @@ import pytest
 
 THREADS = 12
 
-PROGRAM = """
+PROGRAM = f"""
 import ctypes, os, re, sys, tempfile, threading
 from reelhouse.native_memory import limit_malloc_arenas
 
 if sys.argv[1] != "default":
     limit_malloc_arenas(int(sys.argv[1]))
-barrier = threading.Barrier({threads})
+barrier = threading.Barrier({THREADS})
 kept = []
 
 def allocate():
     kept.append(bytearray(64 * 1024))  # above pymalloc's sizes: from the thread's malloc arena
     barrier.wait()  # every thread lives at once: none hands its arena to the next
 
-threads = [threading.Thread(target=allocate) for _ in range({threads})]
+threads = [threading.Thread(target=allocate) for _ in range({THREADS})]
 for thread in threads:
     thread.start()
 for thread in threads:
@@ -42,7 +42,7 @@ with tempfile.NamedTemporaryFile("r") as out:
     libc.malloc_info(0, stream)
     libc.fclose(stream)
     print(len(re.findall(r'<heap nr="', out.read())))
-""".format(threads=THREADS)
+"""
 
 
 def _has_glibc_malloc_info() -> bool:

@@ -21,7 +21,6 @@ from reelhouse.runtime import (
     SubscriberDropped,
     Subscription,
 )
-
 from reelhouse.runtime._eventbus import REPLAY_CAPACITY
 
 CAP = 60  # seconds of (virtual) time any test may take
