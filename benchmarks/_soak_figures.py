@@ -65,7 +65,7 @@ def _age_seconds(pid: int) -> float:
 
 def sample(pid: int) -> dict[str, float | int]:
     """``rss_mb``: the server and its children that lived ``TRANSIENT_SECONDS`` or more (the
-    probe workers, the maintenance process); ``transient_mb``: the younger ones (a scan's parser
+    probe worker); ``transient_mb``: the younger ones (a scan's parser
     process, seconds long, which a sample catches or not); ``fds`` over all of them."""
     pids = process_tree(pid)
     young = [p for p in pids if p != pid and _age_seconds(p) < TRANSIENT_SECONDS]
@@ -121,7 +121,7 @@ def _five_xx(counts: dict[str, Any] | None) -> int:
 def targets(figures: dict[str, Any], minutes: float) -> list[dict[str, Any]]:
     """The issue's targets with what was measured and whether each was met."""
     samples = figures["samples"]
-    start = samples[0]["rss_mb"] if samples else None
+    start = _level_at(samples, TRANSIENT_SECONDS)  # the children started with the server count from then
     slope = slope_mb_per_10_min(samples)
     figures["start_mb"], figures["end_mb"] = start, samples[-1]["rss_mb"] if samples else None
     figures["slope_mb_per_10_min"] = slope

@@ -17,13 +17,13 @@ video) plus one film of ``--file-mb`` MiB of random bytes, and for
   (``/auth/login``: 401 until the sign-in limit, then 429).
 
 Every ``--interval`` seconds (default 10) it reads from /proc the resident
-memory summed over the server and its lasting descendants (probe workers,
-the maintenance process), apart from children under a minute old (a scan's
-parser process, seconds long), and their open descriptors, and prints a
-progress line. Figures
-(JSON on stdout): the samples, ``start_mb`` (first sample), ``at_10_min_mb``
-and ``end_mb``, ``slope_mb_per_10_min`` (least squares over the second
-half), answers by status of every client kind, scans completed.
+memory summed over the server and its lasting descendants (the probe
+worker), apart from children under a minute old (a scan's parser process,
+seconds long), and their open descriptors, and prints a progress line.
+Figures (JSON on stdout): the samples, ``start_mb`` (a minute into the
+load), ``at_10_min_mb`` and ``end_mb``, ``slope_mb_per_10_min`` (Theil-Sen
+over the second half), answers by status of every client kind, scans
+completed.
 
 Targets (``targets``, each ``met``): slope under 1 % of the starting memory
 per 10 minutes; no 5xx anywhere; every scan completed. Runs of 20 minutes
