@@ -5,10 +5,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
-import trio
-from trio.testing import MockClock
-
-from reelhouse.memory_trace import LOG_NAME, write_snapshots
+from reelhouse.memory_trace import LOG_NAME, _append_growth, _snapshot, start_tracing
 
 kept: list[bytes] = []
 
@@ -17,16 +14,13 @@ def grow() -> None:
     kept.extend(bytes(1000) + bytes([n % 256]) for n in range(2000))  # about 2 MB, from this line
 
 
-async def test_the_trace_log_names_the_line_whose_allocations_grew(tmp_path: Path, autojump_clock: MockClock) -> None:
+def test_the_trace_log_names_the_line_whose_allocations_grew(tmp_path: Path) -> None:
     was_tracing = tracemalloc.is_tracing()
+    start_tracing(60.0)
     try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(write_snapshots, tmp_path, 60.0)
-            await trio.sleep(61)  # after the first snapshot
-            grow()
-            while not (tmp_path / LOG_NAME).exists():
-                await trio.sleep(10)
-            nursery.cancel_scope.cancel()
+        first = _snapshot()
+        grow()
+        _append_growth(tmp_path / LOG_NAME, first)
     finally:
         kept.clear()
         if not was_tracing:
