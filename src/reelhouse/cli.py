@@ -27,7 +27,7 @@ from typing import Any
 
 import trio
 
-from reelhouse import errors
+from reelhouse import __version__, errors
 from reelhouse.config import ConfigError, Settings, load_settings
 from reelhouse.runtime import sole_exception
 from reelhouse.storage import Store, StoreError, apikeys, members, migrate, open_store, users
@@ -84,6 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     # the subcommands default to SUPPRESS so they never overwrite a value
     # given before the command.
     parser = argparse.ArgumentParser(prog="reelhouse", parents=[_common_options(None)])
+    parser.add_argument("--version", action="version", version=f"reelhouse {__version__}")
     common = _common_options(argparse.SUPPRESS)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("serve", parents=[common], help="run the server")

@@ -21,6 +21,7 @@ from quart import Quart
 
 from reelhouse.http import create_app
 from reelhouse.http.auth import PUBLIC_PATHS
+from reelhouse.http.openapi_names import OPERATIONS
 
 from .conftest import RunningServer
 
@@ -122,3 +123,32 @@ async def test_the_served_document_is_the_one_checked_and_needs_no_key(server: R
     served = response.json()
     assert list(OpenAPIV31SpecValidator(served).iter_errors()) == []
     assert served["paths"]["/api/v1/search"]["get"]["responses"]["400"]["content"]
+
+
+def test_every_route_has_a_tag_of_the_reference_groups_and_a_stable_unique_operation_id(
+    app: Quart, document: dict[str, Any]
+) -> None:
+    tags = {tag["name"] for tag in document["tags"]}
+    ids: list[str] = []
+    for method, path, _rule in api_operations(app):
+        operation = document["paths"][path][method.lower()]
+        assert operation.get("tags", [None])[0] in tags, (method, path, "no tag: add it to http/openapi_names.py")
+        ids.append(operation["operationId"])
+    assert len(ids) == len(set(ids))
+    assert {"listLibraries", "listItems", "getItem", "streamVideo", "getItemImage", "signIn"} <= set(ids)
+    assert all(name[0].islower() and "_" not in name for name in ids)
+
+
+def test_every_named_operation_is_a_route_the_app_serves(app: Quart) -> None:
+    served = {rule.endpoint for rule in app.url_map.iter_rules()}
+    assert set(OPERATIONS) - served == set()
+
+
+def test_binary_bodies_name_concrete_media_types_that_generators_read(document: dict[str, Any]) -> None:
+    image = document["paths"]["/api/v1/images/items/{item_id}"]["get"]["responses"]["200"]["content"]
+    video = document["paths"]["/api/v1/videos/{item_id}/stream"]["get"]["responses"]["206"]["content"]
+    for content in (image, video):
+        assert not any(media_type.endswith("/*") for media_type in content)
+        assert all(entry["schema"] == {"type": "string", "format": "binary"} for entry in content.values())
+    assert {"image/jpeg", "image/webp"} <= set(image)
+    assert {"video/mp4", "video/x-matroska", "application/octet-stream"} <= set(video)

@@ -75,12 +75,14 @@ from .image_service import (
 )
 from .image_sources import SourceImage, source_file_call
 from .library_access import require_item_visible
-from .openapi import may_answer, raw_response
+from .openapi import BINARY, may_answer, raw_response
 from .query_args import bounded_int
 from .schema import ApiModel
 
 log = logging.getLogger(__name__)
 
+# The stored files a scan accepts, and the renditions (JPEG, WebP).
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/gif", "image/bmp")
 blueprint = Blueprint("images", __name__)
 blueprint.before_app_serving(start_image_service)
 blueprint.after_app_serving(stop_image_service)
@@ -120,8 +122,8 @@ class ImageRequest:
 
 @blueprint.get("/images/items/<item_id>")
 @document_querystring(ImageQuery)
-@raw_response(200, "image/*", "The image: the stored file, or a JPEG or WebP rendition.")
-@raw_response(206, "image/*", "The requested byte range of the image.")
+@raw_response(200, IMAGE_TYPES, "The image: the stored file, or a JPEG or WebP rendition.", BINARY)
+@raw_response(206, IMAGE_TYPES, "The requested byte range of the image.", BINARY)
 @raw_response(304, None, "Not modified (If-None-Match, If-Modified-Since).")
 @may_answer(
     (412, "A precondition failed (If-Match, If-Unmodified-Since)."), (416, "The range cannot be satisfied.")

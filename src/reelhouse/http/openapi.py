@@ -37,6 +37,7 @@ from quart_schema import OpenAPIProvider
 from werkzeug.routing.rules import Rule
 
 from .auth import PUBLIC_PATHS
+from .openapi_names import OPERATIONS, TAGS
 from .schema import ErrorBody
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -55,6 +56,7 @@ ERROR_REASONS: dict[int, str] = {
     500: "The server failed; params.requestId names the request in the log.",
     503: "The server is busy or stopping; retry after the Retry-After seconds.",
 }
+BINARY: dict[str, Any] = {"type": "string", "format": "binary"}
 RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
 
 
@@ -63,7 +65,7 @@ class RawResponse:
     """A documented response whose body is not the route's JSON model."""
 
     status: int
-    media_type: str | None  # None: no body
+    media_type: str | tuple[str, ...] | None  # None: no body; a tuple: any of them
     description: str
     schema: dict[str, Any] | None = None
 
@@ -86,9 +88,13 @@ def may_answer(*statuses: int | tuple[int, str]) -> Callable[[F], F]:
 
 
 def raw_response(
-    status: int, media_type: str | None, description: str, schema: dict[str, Any] | None = None
+    status: int, media_type: str | tuple[str, ...] | None, description: str, schema: dict[str, Any] | None = None
 ) -> Callable[[F], F]:
-    """Document a response that is not JSON, or has no body (``media_type`` None)."""
+    """Document a response that is not JSON, or has no body (``media_type`` None).
+
+    A binary body names its concrete media types (a tuple for several) with
+    :data:`BINARY`: client generators skip wildcards such as ``image/*``.
+    """
 
     def decorate(func: F) -> F:
         _extras(func).append(RawResponse(status, media_type, description, schema))
@@ -111,6 +117,7 @@ class ApiOpenAPIProvider(OpenAPIProvider):
     def schema(self) -> dict[str, Any]:
         document = super().schema()
         document["components"]["schemas"][ERROR_SCHEMA_NAME] = _error_body_schema()
+        document["tags"] = [{"name": name, "description": text} for name, text in TAGS.items()]
         return document
 
     def generate_rules(self) -> Iterable[Rule]:
@@ -130,6 +137,7 @@ class ApiOpenAPIProvider(OpenAPIProvider):
                 # quart-schema shares one responses dict between the methods of a rule.
                 operation["responses"] = dict(operation["responses"])
                 _complete(operation, rule, method, extras)
+                _name(operation, rule)
         return paths, components
 
     def build_querystring_parameters(self, model: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -185,10 +193,19 @@ def _complete(operation: dict[str, Any], rule: Rule, method: str, extras: Iterab
         operation["summary"] = f"{method.upper()} {rule.rule}"
 
 
+def _name(operation: dict[str, Any], rule: Rule) -> None:
+    """The route's tag and stable operation id (:mod:`.openapi_names`); unnamed routes keep quart-schema's."""
+    named = OPERATIONS.get(rule.endpoint)
+    if named is not None:
+        operation["tags"] = [named.tag]
+        operation["operationId"] = named.operation_id
+
+
 def _raw(extra: RawResponse) -> dict[str, Any]:
     response: dict[str, Any] = {"description": extra.description}
     if extra.media_type is not None:
-        response["content"] = {extra.media_type: {"schema": extra.schema or {}}}
+        types = (extra.media_type,) if isinstance(extra.media_type, str) else extra.media_type
+        response["content"] = {media_type: {"schema": extra.schema or {}} for media_type in types}
     if extra.status == 503:
         response["headers"] = RETRY_AFTER
     return response

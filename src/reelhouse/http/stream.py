@@ -50,7 +50,7 @@ from werkzeug.http import http_date
 
 from reelhouse.errors import Invalid, NotFound
 from reelhouse.media.file_names import to_fs
-from reelhouse.media.video_types import video_content_type
+from reelhouse.media.video_types import SERVED_VIDEO_TYPES, video_content_type
 from reelhouse.storage.confined_files import OutsideRoots
 from reelhouse.storage.stream_sources import ItemWithoutSource, StreamSource, find_stream_source
 from reelhouse.thread_pool import ThreadPool
@@ -61,7 +61,7 @@ from .context import app_context
 from .device_auth import signed_in_member
 from .file_body import READ_CHUNK_BYTES, FileRange, file_call, file_chunks, short_answer, stat_confined
 from .library_access import visible
-from .openapi import may_answer, raw_response
+from .openapi import BINARY, may_answer, raw_response
 from .schema import ApiModel
 from .stream_meter import Meter, StreamMeter
 
@@ -108,8 +108,8 @@ class _Service:
 
 @blueprint.get("/videos/<item_id>/stream")
 @document_querystring(StreamQuery)
-@raw_response(200, "video/*", "The whole file (Content-Type by container: video/mp4, video/x-matroska...).")
-@raw_response(206, "video/*", "The requested byte range (Content-Range).")
+@raw_response(200, SERVED_VIDEO_TYPES, "The whole file (Content-Type by its container).", BINARY)
+@raw_response(206, SERVED_VIDEO_TYPES, "The requested byte range (Content-Range).", BINARY)
 @raw_response(302, None, "A remote source delivered by redirect: Location is the source.")
 @raw_response(304, None, "Not modified (If-None-Match, If-Modified-Since).")
 @may_answer(

@@ -34,6 +34,9 @@ VIDEO_TYPES = {
     ".iso": "application/x-iso9660-image",
 }
 
+# What the stream route's answers are typed as in the OpenAPI document.
+SERVED_VIDEO_TYPES = (*sorted(set(VIDEO_TYPES.values())), FALLBACK)
+
 
 def video_content_type(name: str) -> str:
     """The media type to serve the file ``name`` (a path or a URL path) with."""
