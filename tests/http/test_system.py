@@ -8,6 +8,8 @@ from pathlib import Path
 import httpx
 import trio
 
+import reelhouse
+
 from .conftest import RunningServer, start_server
 
 
@@ -23,7 +25,7 @@ async def test_status_reports_every_check_and_is_ok(client: httpx.AsyncClient) -
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
-    assert body["version"] == "dev"
+    assert body["version"] == reelhouse.__version__ != "dev"  # pyproject.toml's, as installed
     assert body["goVersion"] == f"python{platform.python_version()}"
     for field in ("uptimeSeconds", "startedAt", "serverId", "serverName", "os", "arch"):
         assert field in body
@@ -68,11 +70,11 @@ async def test_server_id_is_stable_across_restarts(
     assert ids[0] == ids[1]
 
 
-async def test_update_status_is_off_by_default_and_never_available_for_dev(client: httpx.AsyncClient) -> None:
+async def test_update_status_is_off_by_default_and_names_the_installed_version(client: httpx.AsyncClient) -> None:
     with trio.fail_after(20):
         response = await client.get("/system/update")
     assert response.status_code == 200
-    assert response.json() == {"current": "dev", "enabled": False, "available": False}
+    assert response.json() == {"current": reelhouse.__version__, "enabled": False, "available": False}
 
 
 async def test_openapi_document_is_served(server: RunningServer) -> None:
