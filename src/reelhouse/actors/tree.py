@@ -43,6 +43,7 @@ from .scheduler import PlaybackActivity, Scheduler, SchedulerServices
 from .scrape.download_slots import DownloadSlots
 from .scrape.queue import ScrapeServices
 from .system_monitor import MonitorConfig, SystemMonitor
+from .watch_state import WATCH_STATE_MAILBOX_SIZE, WatchStateActor
 
 # Walk/parse worker threads shared by all scans: more than the cores only
 # adds GIL contention and delays the event loop.
@@ -64,6 +65,7 @@ class ActorTree:
     plugins: ActorRef | None = None
     scheduler: ActorRef | None = None
     playback: ActorRef | None = None  # PlaybackRegistry (actors/playback)
+    watch_state: ActorRef | None = None  # WatchStateActor: marks and play positions per member
 
     async def stop(self, *, deadline: float) -> None:
         """Stop every actor gracefully by ``deadline``, then the bus."""
@@ -131,11 +133,15 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
         # After the libraries, so it stops before them: its runs end first.
         scheduler = await root.start_child(ChildSpec("scheduler", lambda: Scheduler(
             _scheduler_services(settings, store, bus, jobs, libraries, plugins), core_tasks())))
+        # Before playback, so it stops after it: the last reports of ending sessions are still written.
+        watch_state = await root.start_child(ChildSpec("watch_state", lambda: WatchStateActor(store),
+                                                       mailbox_size=WATCH_STATE_MAILBOX_SIZE))
         # Last, so it stops first: live sessions end into history while the store is open.
-        playback = await root.start_child(ChildSpec("playback", lambda: _playback_registry(settings, store, scheduler),
-                                                    mailbox_size=PLAYBACK_MAILBOX_SIZE))
+        playback = await root.start_child(ChildSpec(
+            "playback", lambda: _playback_registry(settings, store, scheduler, watch_state),
+            mailbox_size=PLAYBACK_MAILBOX_SIZE))
         try:
-            yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback)
+            yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state)
         finally:
             nursery.cancel_scope.cancel()
 
@@ -156,7 +162,9 @@ def _scheduler_services(
     )
 
 
-def _playback_registry(settings: Settings, store: Store, scheduler: ActorRef) -> PlaybackRegistry:
+def _playback_registry(
+    settings: Settings, store: Store, scheduler: ActorRef, watch_state: ActorRef
+) -> PlaybackRegistry:
     async def tell_scheduler(active: bool) -> None:
         # A tell to a sibling (asks never flow up): whether anyone plays, for the idle trigger.
         await scheduler.tell(PlaybackActivity(active))
@@ -165,7 +173,7 @@ def _playback_registry(settings: Settings, store: Store, scheduler: ActorRef) ->
     live = LiveState(functools.partial(save_live_session, store), functools.partial(sessions_left_behind, store),
                      settings.playback.save_interval_seconds)
     return PlaybackRegistry(functools.partial(record_playback, store), times=times, activity=tell_scheduler,
-                            live=live)
+                            live=live, watch=watch_state)
 
 
 def _child(root: RootActor, name: str) -> ActorRef:

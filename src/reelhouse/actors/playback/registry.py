@@ -22,6 +22,10 @@ read before any new session saves) are recorded, ended by a crash,
 before it answers: a registry restarted after its own crash records its
 lost sessions the same way.
 
+Each session also hands its reports' positions to the WatchStateActor
+(``watch``, a sibling: a sideways ask that never comes back here), the
+member's resume point and played mark.
+
 Whether anyone plays is handed to ``activity`` (the scheduler's idle
 trigger; wired in ``actors/tree.py`` as a tell of ``PlaybackActivity``) by
 one task, so the changes arrive in order and coalesced.
@@ -91,11 +95,12 @@ class _Socket:
 class PlaybackRegistry(Supervisor):
     def __init__(
         self, record: Recorder, *, times: SessionTimes = SessionTimes(), activity: ActivityListener | None = None,
-        wall_ms: Callable[[], int] = wall_clock_ms, live: LiveState | None = None,
+        wall_ms: Callable[[], int] = wall_clock_ms, live: LiveState | None = None, watch: ActorRef | None = None,
     ) -> None:  # fmt: skip
         super().__init__(on_child_exit=self._forget_session)
         self._record = record
         self._live = live
+        self._watch = watch  # the WatchStateActor, handed to every session
         self._times = times
         self._activity = activity
         self._wall_ms = wall_ms
@@ -171,7 +176,7 @@ class PlaybackRegistry(Supervisor):
                     return session.id  # the player said it again (a retry)
         session_id = secrets.token_urlsafe(12)
         factory = lambda: PlaybackActor(  # noqa: E731
-            session_id, start, self._times, self._record, self._wall_ms(), self._live
+            session_id, start, self._times, self._record, self._wall_ms(), self._live, self._watch
         )
         spec = ChildSpec(session_id, factory, restart="temporary", mailbox_size=SESSION_MAILBOX_SIZE)
         ref = await self.start_child(spec)

@@ -12,6 +12,12 @@ sent (``bandwidthKbps``).  It ends in one of four ways, each producing one
   ``stop_wait_seconds``: it ends itself the same way;
 - the server stops (the registry asks :class:`Finish` from its stop path).
 
+Each report with a position (the start's too) is also the member's watch
+state: the session asks the WatchStateActor (:class:`RecordProgress`,
+``watch`` below) before it answers the report, so a player that reads its
+resume list next sees it; a report at 90 % or more of the duration marks
+the item played, counted once per session.
+
 Ending by itself, it writes its own PlayRecord (``recording.py``) and
 stops: nothing has to reach the registry, which may be stopping at that
 very moment.  While it lives, a task saves its last known state (as it
@@ -29,14 +35,16 @@ from dataclasses import dataclass
 import trio
 
 from reelhouse import errors
-from reelhouse.media.play_record import CRASH, IDLE, REMOTE_STOP, EndedPlayback
+from reelhouse.media.play_record import CRASH, IDLE, REMOTE_STOP, EndedPlayback, is_finished, percent_watched
 from reelhouse.media.playback_session import BandwidthMeter, WatchClock, check_position, wall_ms_at
-from reelhouse.runtime import Actor, Ask
+from reelhouse.runtime import Actor, ActorError, ActorRef, Ask
 
+from ..watch_state import RecordProgress
 from .messages import SessionStart, SessionView
 from .recording import LiveState, Recorder, record_ended, save_state
 
 SESSION_MAILBOX_SIZE = 16
+WATCH_STATE_TIMEOUT_SECONDS = 5.0  # the start's watch-state write (no asker's deadline to inherit)
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +98,7 @@ class Snapshot:
 class PlaybackActor(Actor):
     def __init__(
         self, session_id: str, start: SessionStart, times: SessionTimes, record: Recorder, wall_ms: int,
-        live: LiveState | None = None,
+        live: LiveState | None = None, watch: ActorRef | None = None,
     ) -> None:  # fmt: skip
         self._id = session_id
         self._start = start
@@ -105,16 +113,21 @@ class PlaybackActor(Actor):
         self._timer: trio.CancelScope | None = None
         self._live = live
         self._changed = trio.Event()  # reported since the last save
+        self._watch = watch  # the WatchStateActor; None: positions are not kept per member
+        self._play_counted = False  # a finished report counted this session's play
+        self._start_written = trio.Event()  # reports write after the start's position
 
     async def on_start(self) -> None:
         now = trio.current_time()
         self._started_at = self._last_report = now
-        self._watch = WatchClock(now, self._start.paused)
+        self._watch_clock = WatchClock(now, self._start.paused)
         self._bytes = BandwidthMeter(now)
         self.nursery.start_soon(self._end_when_due)
         if self._live is not None:
             self._changed.set()  # saved at once: a session killed before its first report is not lost
             self.nursery.start_soon(self._keep_saved, self._live)
+        # In a task: the registry starting this session is not held up by a database write.
+        self.nursery.start_soon(self._write_start)
 
     async def handle(self, msg: object) -> object:
         if isinstance(msg, Snapshot):
@@ -125,8 +138,10 @@ class PlaybackActor(Actor):
         match msg:
             case Progress(position=position, paused=paused):
                 self._report(position, paused)
+                await self._write_position(position)
             case Finish(position=position, paused=paused, reason=reason):
                 self._report(position, paused)
+                await self._write_position(position)
                 ended = self._end(trio.current_time(), reason)
                 log.info("playback session %s ended (%s)", self._id, reason)
                 self.stop_self()
@@ -147,16 +162,48 @@ class PlaybackActor(Actor):
         check_position(position, self._start.item.duration_sec)  # before any change
         now = trio.current_time()
         if paused is not None:
-            self._watch.report(now, paused)
+            self._watch_clock.report(now, paused)
             self._paused = paused
         else:
-            self._watch.report(now, self._paused)
+            self._watch_clock.report(now, self._paused)
         if position is not None:
             self._position = position
             self._furthest = max(self._furthest, position)
         self._last_report = now
         self._changed.set()
         self._reschedule()
+
+    # -- the member's watch state ---------------------------------------------------
+
+    async def _write_start(self) -> None:
+        try:
+            with trio.move_on_after(WATCH_STATE_TIMEOUT_SECONDS):
+                await self._write_watch_state(self._start.position)
+        finally:
+            self._start_written.set()
+
+    async def _write_position(self, position: float | None) -> None:
+        if position is None or self._watch is None:
+            return
+        await self._start_written.wait()
+        await self._write_watch_state(position)
+
+    async def _write_watch_state(self, position: float) -> None:
+        if self._watch is None:
+            return
+        item = self._start.item
+        finished = is_finished(percent_watched(position, item.duration_sec))
+        count = finished and not self._play_counted
+        msg = RecordProgress(self._start.member_id, item.id, round(position * 1000), finished, count)
+        try:
+            await self._watch.ask(msg)
+        except errors.NotFound:
+            return  # the item is gone: nothing to keep
+        except (errors.DomainError, ActorError) as error:
+            # The report itself stands (its history is kept); only the resume point is lost.
+            log.warning("playback session %s: the watch state could not be written: %r", self._id, error)
+            return
+        self._play_counted = self._play_counted or count
 
     def _due(self) -> float:
         due = self._last_report + self._times.idle_end_seconds
@@ -225,7 +272,7 @@ class PlaybackActor(Actor):
             started_at_ms=self._started_wall_ms,
             ended_at_ms=wall_ms_at(self._started_wall_ms, self._started_at, at),
             duration_sec=item.duration_sec,
-            watched_sec=round(self._watch.watched(at), 3),
+            watched_sec=round(self._watch_clock.watched(at), 3),
             furthest_sec=self._furthest,
             delivery=start.delivery,
             ip=start.ip,

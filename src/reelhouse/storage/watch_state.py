@@ -1,0 +1,310 @@
+"""Each member's watch state of an item: played, play count, last played, resume position, favourite.
+
+The public face the HTTP edge and the WatchStateActor use:
+
+- reads (queries, straight from the store): :func:`watch_states` (the
+  state of some items; items without a row get the default state),
+  :func:`resume_list` and :func:`next_up_list` (pages of
+  :class:`WatchState`, newest first, restricted to libraries);
+- writes (only the WatchStateActor calls them, ``actors/watch_state.py``):
+  :func:`set_played`, :func:`set_favorite`, :func:`record_progress`.
+
+Rules:
+
+- Played comes from a mark (:func:`set_played`) or from play reports: a
+  report at :data:`~reelhouse.media.play_record.FINISHED_PERCENT` or more of
+  the duration marks the item played and clears its position (the
+  reference's ``finished``); the playback session counts one play per
+  session.  Any report sets ``last_played_ms``.
+- Marking played: play count at least 1, position cleared, last played now.
+  Marking unplayed: play count 0, position cleared, no last played date.
+  For a series or season the mark applies to each of its episodes.
+- A series or season is played when it has episodes and all are played
+  (:data:`EPISODES`: present, not extras, not alternate versions); its
+  play count is the lowest of its episodes', its last played date the
+  latest, ``unplayed_count`` the episodes not played; its favourite mark
+  is its own row's.
+- Resume: items with a position, newest report first.  Next up: for each
+  series with a played episode, the first episode after the furthest
+  played one (season, then episode number; specials, season 0, left out)
+  that is not played; series ordered by their latest play.
+
+A write for an item or member that is gone raises :class:`NotFound`
+(the foreign key refused it).  Store errors propagate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reelhouse.errors import NotFound
+
+from ._store import IntegrityError, Row, Statement, Store
+
+EPISODES = "e.type = 'Episode' AND e.missing = 0 AND e.owner_id IS NULL AND e.version_of IS NULL"
+"""The episodes of a series or season that count for its played state (over ``items e``)."""
+CONTAINER_TYPES = ("Series", "Season")
+SEASON_FACTOR = 1_000_000
+_COLUMNS = "w.item_id, w.played, w.play_count, w.last_played_at, w.position_ms, w.favorite"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchState:
+    """One member's state of one item; the default is "never touched"."""
+
+    item_id: str
+    played: bool = False
+    play_count: int = 0
+    last_played_ms: int | None = None
+    position_ms: int = 0
+    favorite: bool = False
+    unplayed_count: int | None = None
+    """Series and seasons: their episodes not played (None for other items)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WatchPage:
+    """A page of a resume or next-up list; ``next_key`` is where the next page starts (None: last page)."""
+
+    states: list[WatchState]
+    next_key: tuple[int, str] | None
+
+
+# -- reads -----------------------------------------------------------------------
+
+
+async def watch_states(store: Store, member_id: str, item_ids: Sequence[str]) -> dict[str, WatchState]:
+    """The member's state of each of ``item_ids`` (every id answered; unknown ids get the default)."""
+    ids = list(dict.fromkeys(item_ids))
+    if not ids:
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    own_sql = f"SELECT {_COLUMNS} FROM watch_state w WHERE w.user_id = ? AND w.item_id IN ({marks})"
+    own, derived = await store.fetch_each([(own_sql, [member_id, *ids]), _derived_query(member_id, ids)])
+    states = {item_id: WatchState(item_id) for item_id in ids}
+    for row in own:
+        states[row["item_id"]] = state_of(row)
+    for row in derived:
+        states[row["id"]] = _container_state(states[row["id"]], row)
+    return states
+
+
+def _derived_query(member_id: str, ids: list[str]) -> tuple[str, list[Any]]:
+    """Per series or season among ``ids``: its episodes, those played, lowest count, latest play."""
+    marks = ", ".join("?" for _ in ids)
+    parts = []
+    params: list[Any] = []
+    for kind, column in (("Series", "series_id"), ("Season", "season_id")):
+        parts.append(
+            "SELECT c.id AS id, count(e.id) AS total,"
+            " CAST(COALESCE(sum(CASE WHEN w.played = 1 THEN 1 ELSE 0 END), 0) AS BIGINT) AS played,"
+            " min(COALESCE(w.play_count, 0)) AS play_count, max(w.last_played_at) AS last_played_at"
+            f" FROM items c JOIN items e ON e.{column} = c.id AND {EPISODES}"
+            " LEFT JOIN watch_state w ON w.user_id = ? AND w.item_id = e.id"
+            f" WHERE c.type = '{kind}' AND c.id IN ({marks}) GROUP BY c.id"
+        )
+        params.extend([member_id, *ids])
+    return " UNION ALL ".join(parts), params
+
+
+def _container_state(own: WatchState, row: Row) -> WatchState:
+    total, played = int(row["total"]), int(row["played"])
+    return WatchState(
+        item_id=own.item_id,
+        played=total > 0 and played == total,
+        play_count=int(row["play_count"] or 0) if total else 0,
+        last_played_ms=row["last_played_at"],
+        favorite=own.favorite,
+        unplayed_count=total - played,
+    )
+
+
+def state_of(row: Row) -> WatchState:
+    """A WatchState from a row with the columns ``item_id, played, play_count, last_played_at,
+    position_ms, favorite``."""
+    return WatchState(
+        item_id=row["item_id"],
+        played=bool(row["played"]),
+        play_count=int(row["play_count"]),
+        last_played_ms=row["last_played_at"],
+        position_ms=int(row["position_ms"]),
+        favorite=bool(row["favorite"]),
+    )
+
+
+def _library_filter(column: str, library_ids: Collection[str] | None) -> tuple[str, list[Any]]:
+    if library_ids is None:
+        return "", []
+    ids = sorted(library_ids)
+    if not ids:
+        return " AND 1 = 0", []
+    return f" AND {column} IN ({', '.join('?' for _ in ids)})", ids
+
+
+def _page(rows: list[Row], limit: int, key_of: Any, make: Any) -> WatchPage:
+    states = [make(row) for row in rows[:limit]]
+    next_key = key_of(rows[limit - 1]) if len(rows) > limit else None
+    return WatchPage(states, next_key)
+
+
+async def resume_list(
+    store: Store, member_id: str, library_ids: Collection[str] | None, *, limit: int,
+    after: tuple[int, str] | None = None, types: Sequence[str] = (),
+) -> WatchPage:  # fmt: skip
+    """The member's items in progress (a position, not missing), the latest report first.
+
+    ``library_ids``: the libraries the member may see (None: all);
+    ``types``: only these item types; ``after``: a page's ``next_key``.
+    """
+    where, params = _library_filter("i.library_id", library_ids)
+    if types:
+        where += f" AND i.type IN ({', '.join('?' for _ in types)})"
+        params.extend(types)
+    if after is not None:
+        where += " AND (w.last_played_at < ? OR (w.last_played_at = ? AND w.item_id < ?))"
+        params.extend([after[0], after[0], after[1]])
+    sql = (
+        f"SELECT {_COLUMNS} FROM watch_state w JOIN items i ON i.id = w.item_id"
+        " WHERE w.user_id = ? AND w.position_ms > 0 AND w.last_played_at IS NOT NULL AND i.missing = 0"
+        f"{where} ORDER BY w.last_played_at DESC, w.item_id DESC LIMIT ?"
+    )
+    rows = await store.fetch_all(sql, [member_id, *params, limit + 1])
+    return _page(rows, limit, lambda row: (int(row["last_played_at"]), row["item_id"]), state_of)
+
+
+def _episode_key(alias: str) -> str:
+    return (
+        f"CAST(COALESCE({alias}.parent_index_number, 0) AS BIGINT) * {SEASON_FACTOR}"
+        f" + COALESCE({alias}.index_number, 0)"
+    )
+
+
+async def next_up_list(
+    store: Store, member_id: str, library_ids: Collection[str] | None, *, limit: int,
+    after: tuple[int, str] | None = None, series_id: str | None = None,
+) -> WatchPage:  # fmt: skip
+    """The next episode to watch of each series the member has played an episode of.
+
+    Series ordered by their latest play, newest first; each state is the
+    next episode's (never played, maybe with a position).  ``series_id``:
+    that series only.  ``after``: a page's ``next_key`` (the series' latest
+    play and the series id).
+    """
+    scope, scope_params = _library_filter("e.library_id", library_ids)
+    if series_id is not None:
+        scope += " AND e.series_id = ?"
+        scope_params.append(series_id)
+    regular = "COALESCE(e.parent_index_number, 0) <> 0"
+    watched = (
+        "SELECT e.series_id AS series_id, max(w.last_played_at) AS last_at,"
+        f" max(CASE WHEN {regular} THEN {_episode_key('e')} END) AS furthest"
+        " FROM watch_state w JOIN items e ON e.id = w.item_id"
+        f" WHERE w.user_id = ? AND w.played = 1 AND {EPISODES} AND e.series_id IS NOT NULL{scope}"
+        " GROUP BY e.series_id"
+    )
+    candidate = (
+        f"SELECT e.id FROM items e WHERE e.series_id = s.series_id AND {EPISODES} AND {regular}"
+        f" AND {_episode_key('e')} > COALESCE(s.furthest, -1)"
+        " AND NOT EXISTS (SELECT 1 FROM watch_state x WHERE x.user_id = ? AND x.item_id = e.id AND x.played = 1)"
+        f" ORDER BY {_episode_key('e')}, e.name_key, e.id LIMIT 1"
+    )
+    keyset, keyset_params = "", []
+    if after is not None:
+        keyset = " AND (n.last_at < ? OR (n.last_at = ? AND n.series_id < ?))"
+        keyset_params = [after[0], after[0], after[1]]
+    sql = (
+        f"WITH s AS ({watched}), n AS (SELECT s.series_id, COALESCE(s.last_at, 0) AS last_at, ({candidate}) AS next_id"
+        " FROM s)"
+        " SELECT n.series_id, n.last_at, n.next_id AS item_id, w.played, w.play_count, w.last_played_at,"
+        " w.position_ms, w.favorite FROM n LEFT JOIN watch_state w ON w.user_id = ? AND w.item_id = n.next_id"
+        f" WHERE n.next_id IS NOT NULL{keyset} ORDER BY n.last_at DESC, n.series_id DESC LIMIT ?"
+    )
+    params = [member_id, *scope_params, member_id, member_id, *keyset_params, limit + 1]
+    rows = await store.fetch_all(sql, params)
+    return _page(rows, limit, lambda row: (int(row["last_at"]), row["series_id"]), _next_up_state)
+
+
+def _next_up_state(row: Row) -> WatchState:
+    if row["played"] is None:
+        return WatchState(row["item_id"])
+    return state_of(row)
+
+
+# -- writes (the WatchStateActor's) -------------------------------------------------
+
+
+async def item_type(store: Store, item_id: str) -> str | None:
+    return await store.fetch_value("SELECT type FROM items WHERE id = ?", (item_id,))
+
+
+_MARK_PLAYED = (
+    "INSERT INTO watch_state (user_id, item_id, played, play_count, last_played_at, position_ms)"
+    " VALUES (?, ?, 1, 1, ?, 0) ON CONFLICT (user_id, item_id) DO UPDATE SET played = 1,"
+    " play_count = CASE WHEN watch_state.play_count > 0 THEN watch_state.play_count ELSE 1 END,"
+    " last_played_at = excluded.last_played_at, position_ms = 0"
+)
+_MARK_UNPLAYED = (
+    "UPDATE watch_state SET played = 0, play_count = 0, last_played_at = NULL, position_ms = 0"
+    " WHERE user_id = ? AND item_id = ?"
+)
+
+
+async def set_played(store: Store, member_id: str, item_id: str, played: bool, at_ms: int) -> None:
+    """Mark the item played (or unplayed); a series or season: each of its episodes.
+
+    NotFound when there is no such item (or member).
+    """
+    kind = await item_type(store, item_id)
+    if kind is None:
+        raise _gone(item_id)
+    targets = [item_id]
+    if kind in CONTAINER_TYPES:
+        column = "series_id" if kind == "Series" else "season_id"
+        rows = await store.fetch_all(f"SELECT e.id FROM items e WHERE e.{column} = ? AND {EPISODES}", (item_id,))
+        targets = [row["id"] for row in rows]
+    if not targets:
+        return
+    if played:
+        statement = Statement(_MARK_PLAYED, many=[(member_id, target, at_ms) for target in targets])
+    else:
+        statement = Statement(_MARK_UNPLAYED, many=[(member_id, target) for target in targets])
+    await _write(statement, store, item_id)
+
+
+async def set_favorite(store: Store, member_id: str, item_id: str, favorite: bool) -> None:
+    """Mark the item a favourite of the member (or not). NotFound when there is no such item."""
+    sql = (
+        "INSERT INTO watch_state (user_id, item_id, favorite) VALUES (?, ?, ?)"
+        " ON CONFLICT (user_id, item_id) DO UPDATE SET favorite = excluded.favorite"
+    )
+    await _write(Statement(sql, (member_id, item_id, int(favorite))), store, item_id)
+
+
+async def record_progress(
+    store: Store, member_id: str, item_id: str, *, position_ms: int, finished: bool, count_play: bool, at_ms: int
+) -> None:
+    """A play report: the position (cleared when ``finished``), played when ``finished``, and one
+    more play when ``count_play`` (the session's first finished report). NotFound for a gone item."""
+    sql = (
+        "INSERT INTO watch_state (user_id, item_id, played, play_count, last_played_at, position_ms)"
+        " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, item_id) DO UPDATE SET"
+        " played = CASE WHEN excluded.played = 1 THEN 1 ELSE watch_state.played END,"
+        " play_count = watch_state.play_count + excluded.play_count,"
+        " last_played_at = excluded.last_played_at, position_ms = excluded.position_ms"
+    )
+    position = 0 if finished else max(position_ms, 0)
+    params = (member_id, item_id, int(finished), int(count_play), at_ms, position)
+    await _write(Statement(sql, params), store, item_id)
+
+
+async def _write(statement: Statement, store: Store, item_id: str) -> None:
+    try:
+        await store.transaction([statement])
+    except IntegrityError:
+        raise _gone(item_id) from None
+
+
+def _gone(item_id: str) -> NotFound:
+    return NotFound(f"No item {item_id}.", params={"itemId": item_id})

@@ -1,0 +1,184 @@
+"""Each member's watch state: marks, play reports, derived series state, resume and next up (both backends)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+import trio
+
+from reelhouse.errors import NotFound
+from reelhouse.storage import Store
+from reelhouse.storage.users import add_user
+from reelhouse.storage.watch_state import (
+    WatchState,
+    next_up_list,
+    record_progress,
+    resume_list,
+    set_favorite,
+    set_played,
+    watch_states,
+)
+from tests.catalog_factory import catalog
+
+LIMIT_S = 20
+
+
+@dataclass
+class Shelf:
+    films: str
+    shows: str
+    movie: str
+    other_movie: str
+    series: str
+    season1: str
+    season2: str
+    episodes: list[str]  # s1e1, s1e2, s2e1, s2e2
+    special: str
+    second_series: str
+    second_episodes: list[str]
+
+
+async def shelf(store: Store) -> Shelf:
+    async with catalog(store) as cat:
+        films, shows = cat.library("Films", "movies"), cat.library("Shows", "tvshows")
+        movie, other = cat.movie(films, "Arrival"), cat.movie(films, "Blade Runner")
+        series = cat.series(shows, "Dark")
+        s1, s2 = cat.season(series, 1), cat.season(series, 2)
+        episodes = [cat.episode(s1, 1), cat.episode(s1, 2), cat.episode(s2, 1), cat.episode(s2, 2)]
+        specials = cat.season(series, 0, name="Specials")
+        special = cat.episode(specials, 1)
+        cat.extra(episodes[0], "Featurette")  # an extra never counts among the episodes
+        cat.episode(s2, 3, missing=True)  # nor a missing one
+        second = cat.series(shows, "Lost")
+        second_s1 = cat.season(second, 1)
+        second_episodes = [cat.episode(second_s1, 1), cat.episode(second_s1, 2)]
+    return Shelf(films, shows, movie, other, series, s1, s2, episodes, special, second, second_episodes)
+
+
+async def member(store: Store, name: str = "ana") -> str:
+    return (await add_user(store, name, is_admin=False, password=None)).id
+
+
+async def progress(store: Store, who: str, item: str, position_ms: int, at_ms: int, *, finished: bool = False,
+                   count: bool = False) -> None:  # fmt: skip
+    await record_progress(store, who, item, position_ms=position_ms, finished=finished, count_play=count, at_ms=at_ms)
+
+
+async def test_an_item_never_touched_has_the_default_state(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        who = await member(store)
+        states = await watch_states(store, who, [s.movie, "no-such-item"])
+    assert states == {s.movie: WatchState(s.movie), "no-such-item": WatchState("no-such-item")}
+
+
+async def test_reports_keep_the_position_and_a_finished_one_marks_played_and_clears_it(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        who = await member(store)
+        await progress(store, who, s.movie, 60_000, 1_000)
+        assert (await watch_states(store, who, [s.movie]))[s.movie] == WatchState(
+            s.movie, last_played_ms=1_000, position_ms=60_000
+        )
+        await progress(store, who, s.movie, 5_400_000, 2_000, finished=True, count=True)
+        await progress(store, who, s.movie, 5_500_000, 3_000, finished=True)  # the same session: no second play
+        state = (await watch_states(store, who, [s.movie]))[s.movie]
+    assert state == WatchState(s.movie, played=True, play_count=1, last_played_ms=3_000, position_ms=0)
+
+
+async def test_marks_follow_the_reference_and_each_member_has_their_own(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        ana, bob = await member(store, "ana"), await member(store, "bob")
+        await progress(store, ana, s.movie, 60_000, 1_000)
+        await set_played(store, ana, s.movie, True, 2_000)
+        await set_favorite(store, ana, s.movie, True)
+        marked = (await watch_states(store, ana, [s.movie]))[s.movie]
+        assert marked == WatchState(s.movie, played=True, play_count=1, last_played_ms=2_000, favorite=True)
+        assert (await watch_states(store, bob, [s.movie]))[s.movie] == WatchState(s.movie)
+        await set_played(store, ana, s.movie, False, 3_000)
+        unmarked = (await watch_states(store, ana, [s.movie]))[s.movie]
+    assert unmarked == WatchState(s.movie, favorite=True)
+
+
+async def test_a_series_and_a_season_are_played_when_all_their_episodes_are(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        who = await member(store)
+        await set_played(store, who, s.season1, True, 5_000)
+        states = await watch_states(store, who, [s.series, s.season1, s.season2, *s.episodes])
+        assert states[s.season1].played and states[s.season1].unplayed_count == 0
+        assert all(states[e].played for e in s.episodes[:2])
+        assert not states[s.series].played and states[s.series].unplayed_count == 3  # s2e1, s2e2, the special
+        await set_played(store, who, s.series, True, 6_000)
+        after = await watch_states(store, who, [s.series, s.season2])
+        assert after[s.series] == WatchState(s.series, True, 1, 6_000, 0, False, 0)
+        await set_played(store, who, s.episodes[3], False, 7_000)
+        again = await watch_states(store, who, [s.series, s.season2])
+    assert not again[s.series].played and not again[s.season2].played and again[s.season2].unplayed_count == 1
+
+
+async def test_resume_lists_items_in_progress_newest_first_in_visible_libraries_in_pages(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        who = await member(store)
+        await progress(store, who, s.movie, 60_000, 1_000)
+        await progress(store, who, s.episodes[0], 30_000, 3_000)
+        await progress(store, who, s.other_movie, 10_000, 2_000)
+        await progress(store, who, s.episodes[1], 10_000, 4_000, finished=True, count=True)  # played: not in progress
+        first = await resume_list(store, who, None, limit=2)
+        assert [x.item_id for x in first.states] == [s.episodes[0], s.other_movie]
+        second = await resume_list(store, who, None, limit=2, after=first.next_key)
+        assert [x.item_id for x in second.states] == [s.movie] and second.next_key is None
+        films_only = await resume_list(store, who, {s.films}, limit=10)
+        assert [x.item_id for x in films_only.states] == [s.other_movie, s.movie]
+        episodes = await resume_list(store, who, None, limit=10, types=["Episode"])
+        assert [x.item_id for x in episodes.states] == [s.episodes[0]]
+        assert (await resume_list(store, who, set(), limit=10)).states == []
+
+
+async def test_next_up_is_the_episode_after_the_furthest_played_one_series_by_latest_play(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        who = await member(store)
+        assert (await next_up_list(store, who, None, limit=10)).states == []
+        await set_played(store, who, s.episodes[1], True, 1_000)  # s1e2: next is s2e1 (s1e1 skipped over)
+        await set_played(store, who, s.second_episodes[0], True, 2_000)
+        await progress(store, who, s.second_episodes[1], 40_000, 3_000)  # in progress: still next up
+        page = await next_up_list(store, who, None, limit=10)
+        assert [x.item_id for x in page.states] == [s.second_episodes[1], s.episodes[2]]
+        assert page.states[0].position_ms == 40_000
+        one = await next_up_list(store, who, None, limit=10, series_id=s.series)
+        assert [x.item_id for x in one.states] == [s.episodes[2]]
+        first = await next_up_list(store, who, None, limit=1)
+        rest = await next_up_list(store, who, None, limit=1, after=first.next_key)
+        assert [x.item_id for x in first.states + rest.states] == [s.second_episodes[1], s.episodes[2]]
+        await set_played(store, who, s.second_series, True, 4_000)  # finished: no next episode
+        assert [x.item_id for x in (await next_up_list(store, who, None, limit=10)).states] == [s.episodes[2]]
+        assert (await next_up_list(store, who, {s.films}, limit=10)).states == []
+
+
+async def test_the_state_goes_with_the_member_and_with_the_item(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        ana, bob = await member(store, "ana"), await member(store, "bob")
+        for who in (ana, bob):
+            await set_favorite(store, who, s.movie, True)
+            await progress(store, who, s.other_movie, 5_000, 1_000)
+        await store.execute("DELETE FROM users WHERE id = ?", (ana,))
+        assert await store.fetch_value("SELECT count(*) FROM watch_state WHERE user_id = ?", (ana,)) == 0
+        await store.execute("DELETE FROM items WHERE id = ?", (s.movie,))
+        rows = await store.fetch_all("SELECT item_id FROM watch_state ORDER BY item_id")
+    assert [row["item_id"] for row in rows] == [s.other_movie]
+
+
+async def test_a_write_for_an_item_that_is_gone_is_not_found(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        who = await member(store)
+        for write in (
+            set_played(store, who, "gone", True, 1), set_favorite(store, who, "gone", True),
+            progress(store, who, "gone", 1, 1),
+        ):  # fmt: skip
+            with pytest.raises(NotFound):
+                await write
