@@ -16,6 +16,7 @@ trust with one line and exit 2 (:mod:`reelhouse.storage.backup_restore`).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -171,7 +172,8 @@ async def _backup_restore_first(args: argparse.Namespace, settings: Settings) ->
     disk, psql) exits 1.
     """
     try:
-        with hold_server_lock(settings.data_dir, exclusive=True):
+        with hold_server_lock(settings.data_dir) as lock:
+            lock.announce(f"reelhouse backup restore (pid {os.getpid()})")
             restored = await restore_backup(Path(args.file), settings.effective_database_url, settings.data_dir,
                                             max_bytes=settings.schedule.restore_max_bytes)
     except BadBackup as error:

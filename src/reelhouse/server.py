@@ -39,7 +39,7 @@ from reelhouse.http.edge import BindError, EdgeLimits, EdgeServer, bind_sockets,
 from reelhouse.memory_trace import start_tracing, write_snapshots
 from reelhouse.native_memory import limit_malloc_arenas
 from reelhouse.pid1 import fork_under_init
-from reelhouse.server_lock import hold_server_lock
+from reelhouse.server_lock import ServerLock, ServerRunning, hold_server_lock
 from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
@@ -75,7 +75,7 @@ def run_server(settings: Settings) -> int:
     start_tracing(settings.tracemalloc_seconds)  # opt-in diagnostics; before the server allocates
     try:
         trio.run(serve, settings)
-    except BindError as exc:
+    except (BindError, ServerRunning) as exc:
         print(f"reelhouse: {exc}", file=sys.stderr)
         return EXIT_CANNOT_LISTEN
     except OSError as exc:
@@ -98,11 +98,25 @@ async def serve(
     config = _hypercorn_config(settings)
     sockets = bind_sockets(config)
     try:
-        with hold_server_lock(settings.data_dir):  # `reelhouse backup restore` refuses while held
-            await _serve_bound(settings, config, sockets, shutdown, task_status)
+        # One server per data directory; `reelhouse backup restore` refuses while held.
+        with hold_server_lock(settings.data_dir) as lock:
+            await _serve_bound(settings, config, sockets, shutdown, _Announcing(lock, task_status))
     finally:
         for sock in sockets:
             sock.close()
+
+
+class _Announcing:
+    """The start-up status that also writes the bound addresses into the server lock."""
+
+    def __init__(self, lock: ServerLock, status: trio.TaskStatus[list[str]]) -> None:
+        self._lock = lock
+        self._status = status
+
+    def started(self, value: list[str] | None = None) -> None:
+        binds = value or []
+        self._lock.announce(f"the server at {', '.join(binds)}")
+        self._status.started(binds)
 
 
 async def _serve_bound(
