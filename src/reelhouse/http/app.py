@@ -17,6 +17,7 @@ from .device_auth import install_device_auth
 from .devices import blueprint as devices_blueprint
 from .errors import register_error_handlers
 from .events import blueprint as events_blueprint
+from .health import blueprint as health_blueprint
 from .images import blueprint as images_blueprint
 from .item_actions import blueprint as item_actions_blueprint
 from .items import blueprint as items_blueprint
@@ -95,6 +96,7 @@ def create_app(context: AppContext) -> Quart:
     register_error_handlers(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint, url_prefix=API_PREFIX)
+    app.register_blueprint(health_blueprint)  # outside the API: /health, /health/ready (no key)
     events = AbortableStreams(app, {f"{API_PREFIX}/scans/events"})
     app.asgi_app = StalledWrites(events, f"{API_PREFIX}/videos/", stream_stall_seconds)  # type: ignore[method-assign,assignment]
     return app

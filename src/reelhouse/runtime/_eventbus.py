@@ -107,6 +107,11 @@ class EventBus:
         return self._last_seq
 
     @property
+    def running(self) -> bool:
+        """Started and not stopped: publishing and subscribing work."""
+        return self._state == "running"
+
+    @property
     def dropped_count(self) -> int:
         """Events refused by ``publish`` (queue full, or bus stopped)."""
         return self._refused
