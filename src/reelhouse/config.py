@@ -109,6 +109,11 @@ class UpdateSettings(_Section):
     release_url: str = ""
 
 
+class MetricsSettings(_Section):
+    # GET /metrics (Prometheus text format, an API key required): off unless asked for.
+    enabled: bool = False
+
+
 class Settings(BaseSettings):
     """Every setting of the server; see conf/default.toml for the meaning."""
 
@@ -121,6 +126,8 @@ class Settings(BaseSettings):
     database_url: str = ""
     server_name: str = ""
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_format: Literal["text", "json"] = "text"  # reelhouse.logs
+    access_log: bool = False  # one line per request (http/access_log.py)
     shutdown_grace_seconds: float = Field(10.0, gt=0, le=300)
     ffprobe_path: str = "ffprobe"
     image_cache_max_bytes: int = Field(512 * 1024 * 1024, ge=0)
@@ -133,6 +140,7 @@ class Settings(BaseSettings):
     schedule: ScheduleSettings = ScheduleSettings()
     playback: PlaybackSettings = PlaybackSettings()
     scrape: ScrapeSettings = ScrapeSettings()
+    metrics: MetricsSettings = MetricsSettings()
 
     @field_validator("time_zone")
     @classmethod

@@ -36,6 +36,7 @@ from reelhouse.actors.tree import open_actor_tree
 from reelhouse.config import Settings
 from reelhouse.http import AppContext, create_app
 from reelhouse.http.edge import BindError, EdgeLimits, EdgeServer, bind_sockets, connection_budget
+from reelhouse.logs import configure_logging
 from reelhouse.memory_trace import start_tracing, write_snapshots
 from reelhouse.native_memory import limit_malloc_arenas
 from reelhouse.pid1 import fork_under_init
@@ -69,7 +70,7 @@ def run_server(settings: Settings) -> int:
     """Run until a signal; the process exit code."""
     if (code := fork_under_init()) is not None:
         return code  # this process was PID 1 and stayed the init
-    _configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_SECONDS)
     limit_malloc_arenas(settings.malloc_arena_max)  # before any thread starts: threads keep their arena
     start_tracing(settings.tracemalloc_seconds)  # opt-in diagnostics; before the server allocates
@@ -148,7 +149,8 @@ async def _serve_until_shutdown(
         if watch_signals:
             signals.start_soon(_watch_signals, shutdown)
         signals.start_soon(_arm_deadline, shutdown, deadline, settings.shutdown_grace_seconds)
-        signals.start_soon(LoopWatchdog().run)
+        watchdog = LoopWatchdog()
+        signals.start_soon(watchdog.run)
         if settings.tracemalloc_seconds > 0:
             signals.start_soon(write_snapshots, settings.data_dir, settings.tracemalloc_seconds)
         async with open_store(settings.effective_database_url) as store:
@@ -165,6 +167,7 @@ async def _serve_until_shutdown(
                     started_at=datetime.now(UTC),
                     actors=actors,
                     shutting_down=shutdown,
+                    watchdog=watchdog,
                 )
                 await _record_server_event(store, "server.start")
                 await _serve_http(context, config, sockets, shutdown, task_status)
@@ -258,10 +261,3 @@ def _cursor_secret(data_dir: Path) -> bytes:
             f.write(secret.hex() + "\n")
         return secret
 
-
-def _configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level.upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )

@@ -65,6 +65,7 @@ class ThreadPool(Generic[S]):
         self._token = trio.lowlevel.current_trio_token()
         self._jobs: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
         self._closed = False
+        self._outstanding = 0  # jobs submitted and not yet answered (read by metrics)
         self._threads = [
             threading.Thread(target=self._work, args=(state,), name=f"{name}-{i}", daemon=True)
             for i, state in enumerate(states)
@@ -87,7 +88,20 @@ class ThreadPool(Generic[S]):
             return trio.lowlevel.Abort.FAILED
 
         self._jobs.put(job)
-        return await trio.lowlevel.wait_task_rescheduled(abort)
+        self._outstanding += 1
+        try:
+            return await trio.lowlevel.wait_task_rescheduled(abort)
+        finally:
+            self._outstanding -= 1
+
+    @property
+    def size(self) -> int:
+        return len(self._threads)
+
+    @property
+    def outstanding(self) -> int:
+        """Jobs running or queued (their callers wait): over ``size``, the rest wait for a thread."""
+        return self._outstanding
 
     async def call(self, fn: Callable[..., T], *args: Any, abandon_on_cancel: bool = False) -> T:
         """``fn(*args)`` on a pool thread, ignoring its state: for pools of plain threads."""

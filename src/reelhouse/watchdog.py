@@ -23,6 +23,12 @@ class LoopWatchdog:
         self.threshold = threshold
         self.max_stall = 0.0
         self.stalls = 0
+        self._recent_max = 0.0  # the largest lateness since take_recent_max() last read it
+
+    def take_recent_max(self) -> float:
+        """The largest lateness (seconds) since the previous call: the loop lag a metrics scrape reports."""
+        recent, self._recent_max = self._recent_max, 0.0
+        return recent
 
     async def run(self) -> None:
         """Watch until cancelled."""
@@ -31,6 +37,7 @@ class LoopWatchdog:
             await trio.sleep(TICK_SECONDS)
             late = trio.current_time() - expected
             self.max_stall = max(self.max_stall, late)
+            self._recent_max = max(self._recent_max, late)
             if late > self.threshold:
                 self.stalls += 1
                 log.warning("event loop stalled for %d ms", int(late * 1000))

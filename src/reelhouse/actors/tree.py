@@ -67,6 +67,11 @@ class ActorTree:
     playback: ActorRef | None = None  # PlaybackRegistry (actors/playback)
     watch_state: ActorRef | None = None  # WatchStateActor: marks and play positions per member
 
+    def running(self) -> bool:
+        """Every actor of the tree runs (none stopped for good or restarting), and the bus delivers."""
+        refs = (self.system, self.jobs, self.libraries, self.plugins, self.scheduler, self.playback)
+        return self.bus.running and all(ref is None or ref.alive for ref in refs)
+
     async def stop(self, *, deadline: float) -> None:
         """Stop every actor gracefully by ``deadline``, then the bus."""
         await self.root.stop(timeout=max(deadline - trio.current_time(), 0.0))

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 
 from quart import Quart, Response, g
 from quart_schema import Info, QuartSchema
 from quart_trio import QuartTrio
 
+from .access_log import log_request
 from .activity_log import blueprint as activity_log_blueprint
 from .auth import install_auth
 from .auth_routes import blueprint as auth_routes_blueprint
@@ -17,12 +19,15 @@ from .device_auth import install_device_auth
 from .devices import blueprint as devices_blueprint
 from .errors import register_error_handlers
 from .events import blueprint as events_blueprint
+from .health import blueprint as health_blueprint
 from .images import blueprint as images_blueprint
 from .item_actions import blueprint as item_actions_blueprint
 from .items import blueprint as items_blueprint
 from .jobs import blueprint as jobs_blueprint
 from .jsonbody import install_json_bodies
 from .libraries import blueprint as libraries_blueprint
+from .metrics import install_metrics
+from .observe import RequestObserver, RequestRecord, name_request, name_websocket
 from .openapi import ApiOpenAPIProvider
 from .playback_history import blueprint as playback_history_blueprint
 from .playback_reports import blueprint as playback_reports_blueprint
@@ -87,7 +92,8 @@ def create_app(context: AppContext) -> Quart:
         openapi_provider_class=ApiOpenAPIProvider,
     )
     install_json_bodies(app)
-    app.before_request(_assign_request_id)
+    app.before_request(_assign_request_id)  # first: every later hook's log lines name the request
+    app.before_websocket(_assign_websocket_id)
     install_auth(app)
     install_device_auth(app)
     install_request_input(app)  # after auth: a request without a key learns only that
@@ -95,13 +101,34 @@ def create_app(context: AppContext) -> Quart:
     register_error_handlers(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint, url_prefix=API_PREFIX)
+    app.register_blueprint(health_blueprint)  # outside the API: /health, /health/ready (no key)
     events = AbortableStreams(app, {f"{API_PREFIX}/scans/events"})
     app.asgi_app = StalledWrites(events, f"{API_PREFIX}/videos/", stream_stall_seconds)  # type: ignore[method-assign,assignment]
+    if observers := _request_observers(app, context):
+        app.asgi_app = RequestObserver(app.asgi_app, observers)  # type: ignore[method-assign,assignment]
     return app
+
+
+def _request_observers(app: Quart, context: AppContext) -> list[Callable[[RequestRecord], None]]:
+    """The access log and the metrics, when their settings ask for them (a bare test context: neither)."""
+    if not isinstance(context, AppContext):
+        return []
+    observers: list[Callable[[RequestRecord], None]] = []
+    if context.settings.access_log:
+        observers.append(log_request)
+    if context.settings.metrics.enabled:
+        observers.append(install_metrics(app).observe)
+    return observers
 
 
 async def _assign_request_id() -> None:
     g.request_id = secrets.token_hex(8)
+    name_request(g.request_id)
+
+
+async def _assign_websocket_id() -> None:
+    g.request_id = secrets.token_hex(8)
+    name_websocket(g.request_id)
 
 
 async def _add_request_id(response: Response) -> Response:

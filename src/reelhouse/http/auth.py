@@ -23,8 +23,11 @@ from .context import app_context
 from .device_auth import authenticate_device, is_device_token
 from .edge import admit_anonymous, note_authenticated
 
-# Paths answered without a key: the machine-readable API description.
+# Paths answered without a key: the machine-readable API description and sign-in.
 PUBLIC_PATHS = frozenset({"/api/v1/openapi.json", "/api/v1/auth/login"})
+# The health probes (http/health.py): no key, and never refused for the connection share kept for
+# authenticated clients, so a busy server is not taken for a dead one and restarted.
+PROBE_PATHS = frozenset({"/health", "/health/ready"})
 _EXTENSION_KEY = "reelhouse.verified_keys"
 RETRY_AFTER_SECONDS = 1
 
@@ -41,6 +44,8 @@ async def _start_verifying() -> None:
 
 
 async def _authenticate() -> None:
+    if request.path in PROBE_PATHS:
+        return
     if request.path in PUBLIC_PATHS:
         if not admit_anonymous(request.scope):
             raise errors.Unavailable(

@@ -11,6 +11,7 @@ from quart import current_app
 from reelhouse.actors.tree import ActorTree
 from reelhouse.config import Settings
 from reelhouse.storage import Store
+from reelhouse.watchdog import LoopWatchdog
 
 # Time allowed for an ask from a request handler to an actor.
 ASK_TIMEOUT_SECONDS = 10.0
@@ -28,6 +29,7 @@ class AppContext:
     actors: ActorTree  # the refs handlers ask
     cursor_secret: bytes = b""  # signs paging cursors; private to this server
     shutting_down: trio.Event = field(default_factory=trio.Event)
+    watchdog: LoopWatchdog | None = None  # the event loop's lag, for GET /metrics
 
 
 def app_context() -> AppContext:

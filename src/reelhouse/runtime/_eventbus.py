@@ -100,11 +100,26 @@ class EventBus:
         self._last_seq = 0
         self._last_numbered = 0
         self._refused = 0
+        self._dropped_subscribers = 0
 
     @property
     def last_seq(self) -> int:
         """The seq of the last event persisted and delivered (0 if none ever)."""
         return self._last_seq
+
+    @property
+    def running(self) -> bool:
+        """Started and not stopped: publishing and subscribing work."""
+        return self._state == "running"
+
+    @property
+    def subscriber_count(self) -> int:
+        return len(self._subscribers)
+
+    @property
+    def dropped_subscribers(self) -> int:
+        """Subscribers dropped for falling behind, since the bus started."""
+        return self._dropped_subscribers
 
     @property
     def dropped_count(self) -> int:
@@ -241,6 +256,7 @@ class EventBus:
         for subscription in list(self._subscribers):
             if not subscription.push(batch):
                 self._subscribers.discard(subscription)
+                self._dropped_subscribers += 1
                 _log.warning("dropped a slow event subscriber at seq %d", self._last_seq)
 
     async def _flush_on_stop(self) -> None:

@@ -40,6 +40,7 @@ from typing import Generic, TypeVar, overload
 import trio
 
 from reelhouse.errors import DomainError, Unavailable
+from reelhouse.log_origin import log_origin
 
 from ._mailbox import _Envelope, _Mailbox, _MailboxClosed, _Reply
 
@@ -400,7 +401,8 @@ async def _run_incarnation(actor: Actor, ref: ActorRef, on_started: Callable[[],
     """
     in_flight = _InFlight()
     try:
-        crash = await _run_in_nursery(actor, ref, on_started, in_flight)
+        with log_origin(f"actor:{ref.name}"):  # its log lines, and its tasks', name it
+            crash = await _run_in_nursery(actor, ref, on_started, in_flight)
     except BaseExceptionGroup as group:
         error = sole_exception(group)
         in_flight.fail(ref.name, error)

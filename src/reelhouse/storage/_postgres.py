@@ -32,6 +32,7 @@ from ._postgres_sql import translate_error, translate_sql
 from ._store import (
     Backend,
     Params,
+    PoolUsage,
     Row,
     Statement,
     StoreError,
@@ -170,6 +171,11 @@ class PostgresStore(StoreShorthands):
     def _check_open(self) -> None:
         if self.closed:
             raise StoreError("the store is closed")
+
+    def pool_usage(self) -> list[PoolUsage]:
+        slots = self._slots.statistics()
+        return [self._readers.usage(),
+                PoolUsage("writers", slots.borrowed_tokens, int(slots.total_tokens), slots.tasks_waiting)]
 
     def data_version(self) -> int:
         self._check_open()

@@ -35,7 +35,7 @@ from psycopg.rows import RowMaker
 from reelhouse.thread_pool import PoolClosed, ThreadPool
 
 from ._postgres_sql import translate_error, translate_sql
-from ._store import Params, Row, StoreError
+from ._store import Params, PoolUsage, Row, StoreError
 
 READER_COUNT = 4  # connections, and so reads at once
 CONNECT_TIMEOUT_S = 15
@@ -100,6 +100,10 @@ class PostgresReaders:
     def __init__(self, connections: list[_Connection]) -> None:
         self._connections = connections
         self._pool = ThreadPool(connections, name="postgres-reader")
+
+    def usage(self) -> PoolUsage:
+        busy, size = self._pool.outstanding, self._pool.size
+        return PoolUsage("readers", min(busy, size), size, max(busy - size, 0))
 
     async def fetch_all(self, sql: str, params: Params) -> list[Row]:
         return await self._run(lambda conn: _rows(conn.execute(translate_sql(sql).percent, params)))

@@ -47,6 +47,7 @@ from ._store import (
     Backend,
     IntegrityError,
     Params,
+    PoolUsage,
     Row,
     Statement,
     StoreError,
@@ -354,6 +355,12 @@ class SqliteStore(StoreShorthands):
         self._writer = writer
         self._version_conn = version_conn  # used on the event loop only
         self._closed = False
+
+    def pool_usage(self) -> list[PoolUsage]:
+        # One writer connection (its queue is not a pool's wait); the readers' threads.
+        busy = self._readers.outstanding
+        return [PoolUsage("readers", min(busy, self._readers.size), self._readers.size,
+                          max(busy - self._readers.size, 0))]
 
     def data_version(self) -> int:
         # A memory read of the WAL index (a few microseconds): cheaper on the

@@ -142,6 +142,20 @@ class Store(Protocol):
         """A round trip to the database; raises StoreError when it is down."""
         ...
 
+    def pool_usage(self) -> list[PoolUsage]:
+        """The connection pools' use now (for metrics), read on the event loop without a trip."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PoolUsage:
+    """One pool of database connections: ``in_use`` of ``size``, and callers ``waiting`` for one."""
+
+    pool: str  # "readers", "writers"
+    in_use: int
+    size: int
+    waiting: int
+
 
 class StoreShorthands:
     """The one-statement shorthands, written once on top of the core methods.

@@ -153,6 +153,12 @@ async def count_pending(store: Store, library_id: str) -> int:
     return int(value or 0)
 
 
+async def count_all_pending(store: Store) -> int:
+    """Items waiting for a scrape in every library: the scrape queue's depth."""
+    value = await store.fetch_value("SELECT count(*) FROM items WHERE scrape_state = 'pending' AND missing = 0")
+    return int(value or 0)
+
+
 async def set_scrape_state(store: Store, item_id: str, state: str, *, error: str | None = None) -> None:
     """Record ``state`` (one out of the queue: its refresh is done); ``scrapeError``
     (MetadataState) is ``error``, or removed. Nothing is written when all is already so."""
