@@ -22,12 +22,12 @@ import random
 import time
 from collections.abc import Callable
 
-from reelhouse.media._naming_classify import _parse_movie_folder
-from reelhouse.media._naming_files import extras_folder_type
-from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
-from reelhouse.media._naming_text import is_junk
-from reelhouse.media._naming_titles import parse_series_folder
 from reelhouse.media.naming import classify
+from reelhouse.media.naming._classify import _parse_movie_folder
+from reelhouse.media.naming._files import extras_folder_type
+from reelhouse.media.naming._seasons import parse_season_folder, season_series_prefix
+from reelhouse.media.naming._text import is_junk
+from reelhouse.media.naming._titles import parse_series_folder
 
 DEFAULT_PATHS = 100_000
 DEFAULT_ROUNDS = 5

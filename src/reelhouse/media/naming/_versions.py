@@ -9,8 +9,8 @@ from __future__ import annotations
 import datetime
 from collections.abc import Sequence
 
-from reelhouse.media._naming_episodes import parse_episode
-from reelhouse.media._naming_groups import Version, VersionGroup, split_version, version_order
+from reelhouse.media.naming._episodes import parse_episode
+from reelhouse.media.naming._groups import Version, VersionGroup, split_version, version_order
 
 # Where a shared prefix may end: before a label's `` - `` or `[`.
 _LABEL_STARTS = (" - ", " [", "[", "-", "_", ".")

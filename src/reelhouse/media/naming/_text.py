@@ -17,7 +17,7 @@ import datetime
 import functools
 import re
 
-from reelhouse.media._naming_3d import strip_3d
+from reelhouse.media.naming._3d import strip_3d
 
 YEAR_MIN = 1880
 # A bare year (not in brackets) later than this is taken as part of the

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 
-from reelhouse.media._naming_text import is_junk, words
+from reelhouse.media.naming._text import is_junk, words
 
 SEASON_CACHE_SIZE = 4096
 SPECIALS_FOLDERS = frozenset({"specials", "special"})

@@ -1,6 +1,6 @@
 """Naming rules: table-driven cases from the conventions users follow.
 
-The tables live in ``naming_cases/`` (movies, episodes, files, groups,
+The tables live in ``cases/`` (movies, episodes, files, groups,
 classify); each test here states one rule and runs its table.
 """
 
@@ -39,8 +39,8 @@ from reelhouse.media.naming import (
     stack_part,
 )
 
-from .naming_cases.classify import CLASSIFY
-from .naming_cases.episodes import (
+from .cases.classify import CLASSIFY
+from .cases.episodes import (
     ABSOLUTE,
     BROADCAST,
     CROSS,
@@ -54,9 +54,9 @@ from .naming_cases.episodes import (
     SEASON_FOLDERS,
     WORDS,
 )
-from .naming_cases.files import EXTRAS, SAMPLES, VIDEO_NAMES
-from .naming_cases.groups import EPISODE_VERSIONS, SPLIT_VERSIONS, STACK_PARTS, STACKS, VERSION_GROUPS
-from .naming_cases.movies import MOVIES, MOVIES_3D, SERIES_FOLDERS, SORT_NAMES, TAGS
+from .cases.files import EXTRAS, SAMPLES, VIDEO_NAMES
+from .cases.groups import EPISODE_VERSIONS, SPLIT_VERSIONS, STACK_PARTS, STACKS, VERSION_GROUPS
+from .cases.movies import MOVIES, MOVIES_3D, SERIES_FOLDERS, SORT_NAMES, TAGS
 
 # ---------------------------------------------------------------- files
 

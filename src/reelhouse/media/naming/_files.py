@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import PurePosixPath
 
-from reelhouse.media._naming_text import strip_extension
+from reelhouse.media.naming._text import strip_extension
 
 STRM_EXTENSION = ".strm"
 FOLDER_CACHE_SIZE = 8192

@@ -10,7 +10,7 @@ Plex naming guides, release names). ``docs/naming.md`` is the user's page:
 every convention with examples, and the choices where conventions
 conflict. The private modules hold the rules by concept:
 
-``_naming_files``
+``_files``
     Videos (55 containers, ``.strm`` pointers, ``.disc`` stubs: an offline
     disc, an item with nothing to play), samples (``sample``, ``-sample``,
     ``.sample``, ``_sample``, `` - sample``, ``sample(s)/`` folders),
@@ -18,7 +18,7 @@ conflict. The private modules hold the rules by concept:
     ``.``, ``_`` or a spaced dash) and folder, theme media (``theme.mp3``,
     ``theme-music/``: ThemeSong; ``backdrops/``, ``theme-videos/``:
     ThemeVideo; extras of the item whose folder holds them).
-``_naming_episodes`` / ``_naming_dates``
+``_episodes`` / ``_dates``
     Episode markers, strongest first: ``S01E02`` (also ``S01x02``,
     ``S01xE02``) with multi-episode chains; ``1x02`` and year-numbered
     ``2009x03`` with chains (``02x03 - 02x04 - 02x15``, ``02x03-E15``);
@@ -29,27 +29,27 @@ conflict. The private modules hold the rules by concept:
     ``02-03 - Title``). A bare three-digit number is never split into season
     and episode. :func:`parse_trailing_number` reads ``The Simpsons 12``
     for files in a series folder.
-``_naming_seasons``
+``_seasons``
     Season folders in 20+ languages and scripts, number-first
     (``1. évad``) and Chinese (``第1季``) forms, series-prefixed
     (``Stargate SG-1 Season 1``) and release-style (``Show.S04.x264-GRP``)
     folders; ``Specials`` is 0; a bare number is not a season.
-``_naming_titles`` / ``_naming_text``
+``_titles`` / ``_text``
     Movie and series titles and years: ``Title (Year)``, release names cut
     at their first junk word, the last bracketed year wins, bare years only
     where they can be years (not the first word, not a full date, not far
     in the future), known release groups glued on (``Movie-HDC``); series
     folders drop season markers (``The.Show.S01``) and ``Complete Series``.
-``_naming_groups`` / ``_naming_versions``
+``_groups`` / ``_versions``
     Multi-part stacks (``cd1``, ``part1``, ``(Disc 01)``, ``]part1``,
     lettered ``-a``) and versions of one movie (``- 1080p``, ``[Final
     Cut]``, ``_4K``, ``.UHD``; a lone letter is another film) or of one
     episode (the same episode with different labels).
-``_naming_3d``
+``_3d``
     3D formats (``HSBS``, ``FSBS``, ``HTAB``, ``FTAB``, ``MVC``, or ``3D``)
     recorded on the version, never in titles; ``3D`` inside a title
     (``Step Up 3D``) stays the title's.
-``_naming_classify``
+``_classify``
     :func:`classify`: one path -> movie, episode, extra or skipped, with
     the folders read for context (season folders, series folders,
     grandparent season folders, a movie's own folder).
@@ -59,7 +59,7 @@ Sort names drop a leading ``The``, ``A`` or ``An`` (:func:`sort_name`).
 
 from __future__ import annotations
 
-from reelhouse.media._naming_classify import (
+from reelhouse.media.naming._classify import (
     Classified,
     EpisodeFile,
     ExtraFile,
@@ -70,13 +70,13 @@ from reelhouse.media._naming_classify import (
     SkipReason,
     classify,
 )
-from reelhouse.media._naming_episodes import (
+from reelhouse.media.naming._episodes import (
     STRONG_MARKERS,
     EpisodeMarker,
     EpisodeName,
     parse_episode,
 )
-from reelhouse.media._naming_files import (
+from reelhouse.media.naming._files import (
     DISC_STUB_EXTENSION,
     STRM_EXTENSION,
     THEME_AUDIO_EXTENSIONS,
@@ -90,7 +90,7 @@ from reelhouse.media._naming_files import (
     is_sample,
     is_video,
 )
-from reelhouse.media._naming_groups import (
+from reelhouse.media.naming._groups import (
     Stack,
     StackPart,
     Version,
@@ -101,15 +101,15 @@ from reelhouse.media._naming_groups import (
     split_version,
     stack_part,
 )
-from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
-from reelhouse.media._naming_titles import (
+from reelhouse.media.naming._seasons import parse_season_folder, season_series_prefix
+from reelhouse.media.naming._titles import (
     MovieName,
     SeriesName,
     parse_movie,
     parse_series_folder,
     sort_name,
 )
-from reelhouse.media._naming_versions import group_episode_versions
+from reelhouse.media.naming._versions import group_episode_versions
 
 __all__ = [
     "DISC_STUB_EXTENSION",

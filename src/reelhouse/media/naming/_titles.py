@@ -11,10 +11,10 @@ import functools
 import re
 from dataclasses import dataclass
 
-from reelhouse.media._naming_3d import strip_3d
-from reelhouse.media._naming_episodes import find_strong_marker
-from reelhouse.media._naming_seasons import split_season
-from reelhouse.media._naming_text import (
+from reelhouse.media.naming._3d import strip_3d
+from reelhouse.media.naming._episodes import find_strong_marker
+from reelhouse.media.naming._seasons import split_season
+from reelhouse.media.naming._text import (
     first_junk,
     is_date_word,
     is_release_style,

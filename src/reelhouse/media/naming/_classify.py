@@ -16,15 +16,15 @@ from enum import StrEnum
 from pathlib import PurePosixPath
 from typing import ClassVar
 
-from reelhouse.media._naming_3d import format_3d, may_be_3d, without_3d_label
-from reelhouse.media._naming_episodes import (
+from reelhouse.media.naming._3d import format_3d, may_be_3d, without_3d_label
+from reelhouse.media.naming._episodes import (
     STRONG_MARKERS,
     EpisodeMarker,
     EpisodeName,
     parse_episode,
     parse_trailing_number,
 )
-from reelhouse.media._naming_files import (
+from reelhouse.media.naming._files import (
     DISC_FOLDERS,
     DISC_STUB_EXTENSION,
     SAMPLE_FOLDERS,
@@ -41,10 +41,10 @@ from reelhouse.media._naming_files import (
     is_video,
     theme_type,
 )
-from reelhouse.media._naming_groups import StackPart, split_version, stack_part
-from reelhouse.media._naming_seasons import parse_season_folder, season_series_prefix
-from reelhouse.media._naming_text import is_release_style, split_brackets, strip_extension, tidy
-from reelhouse.media._naming_titles import MovieName, SeriesName, parse_movie, parse_series_folder
+from reelhouse.media.naming._groups import StackPart, split_version, stack_part
+from reelhouse.media.naming._seasons import parse_season_folder, season_series_prefix
+from reelhouse.media.naming._text import is_release_style, split_brackets, strip_extension, tidy
+from reelhouse.media.naming._titles import MovieName, SeriesName, parse_movie, parse_series_folder
 
 MOVIE_FOLDER_CACHE_SIZE = 4096
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
-from reelhouse.media._naming_3d import may_be_3d
-from reelhouse.media._naming_dates import find_date, short_date
-from reelhouse.media._naming_seasons import SEASON_WORDS
-from reelhouse.media._naming_text import is_release_style, is_year, split_brackets, tidy, trim
+from reelhouse.media.naming._3d import may_be_3d
+from reelhouse.media.naming._dates import find_date, short_date
+from reelhouse.media.naming._seasons import SEASON_WORDS
+from reelhouse.media.naming._text import is_release_style, is_year, split_brackets, tidy, trim
 
 MAX_EPISODES_IN_ONE_FILE = 20
 

@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reelhouse.media._naming_3d import layout_3d
-from reelhouse.media._naming_text import is_junk
+from reelhouse.media.naming._3d import layout_3d
+from reelhouse.media.naming._text import is_junk
 
 MAX_PART = 99
 
