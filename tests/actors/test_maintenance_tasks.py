@@ -13,6 +13,7 @@ import trio
 
 from reelhouse import errors
 from reelhouse.actors.jobs import JobSnapshot
+from reelhouse.actors.maintenance import posters
 from reelhouse.actors.maintenance.provider_image_sweep import _remove_unused
 from reelhouse.actors.maintenance.upkeep import run_cleanup, run_scrape
 from reelhouse.actors.scheduler import ListSchedules, RunNow, Scheduler, SchedulerServices
@@ -26,6 +27,7 @@ from reelhouse.storage._store import now_ms
 from reelhouse.storage.activity import ActivityRecord, list_activity, record_activity
 from reelhouse.storage.jobs import get_stored_job, save_job
 from reelhouse.storage.stored_images import provider_image_root
+from reelhouse.time_slice import TimeSlice
 
 from ..catalog_factory import catalog
 
@@ -183,3 +185,35 @@ def test_a_folder_swapped_for_a_link_after_the_listing_is_not_followed(tmp_path:
     (root / "swappedItemId").symlink_to(elsewhere, target_is_directory=True)
     removed = _remove_unused(root, ["swappedItemId"], set(), set(), now_ms())
     assert removed == 0 and old_file.exists() and (root / "swappedItemId").is_symlink()
+
+
+async def test_poster_pregenerate_lets_other_tasks_run_while_it_walks_works_that_need_no_rendering(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with catalog(store) as cat:
+        library = cat.library("Films")
+        for n in range(60):
+            cat.movie(library, f"Film {n}")  # no poster: nothing to render, no await that yields
+    monkeypatch.setattr(posters, "TimeSlice", lambda: TimeSlice(seconds=0.0))  # every step is past its slice
+    turns: list[int] = []
+    walking = trio.Event()
+
+    async def other_task() -> None:
+        while not walking.is_set():
+            await trio.lowlevel.checkpoint()
+        while walking.is_set():
+            turns.append(1)
+            await trio.lowlevel.checkpoint()
+
+    ctx = context(store, tmp_path)
+    with trio.fail_after(LIMIT_S):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(other_task)
+            walking.set()
+            await trio.lowlevel.checkpoint()
+            before = len(turns)
+            end = await posters.run_poster_pregenerate(ctx)
+            during = len(turns) - before
+            nursery.cancel_scope.cancel()
+    assert end.result == "skipped" and ctx.job.progress_no_poster == 60
+    assert during >= 60  # a turn for the other task at every work

@@ -217,10 +217,10 @@ class ImageCache:
         async with self._loading:
             if self._loaded:
                 return
-            entries = await self._files.call(_scan, self.root)
-            for entry in sorted(entries, key=lambda e: e.mtime_ns):
-                self._index[entry.path.name] = entry.size
-                self._total += entry.size
+            # Listed and ordered on a file thread; only the index is built here.
+            for name, size in await self._files.call(_scan, self.root):
+                self._index[name] = size
+                self._total += size
             self._loaded = True
             if self._index:
                 await self._evict(keep="")
@@ -251,11 +251,11 @@ def _unlink_all(paths: list[Path]) -> None:
             log.warning("image cache: cannot delete %s: %s", path, exc)
 
 
-def _scan(root: Path) -> list[_Entry]:
-    """Every rendition file under ``root``; leftover temporary files are deleted."""
+def _scan(root: Path) -> list[tuple[str, int]]:
+    """Every rendition file under ``root`` (name and size), oldest first; leftover temporary files are deleted."""
     entries: list[_Entry] = []
     if not root.is_dir():
-        return entries
+        return []
     for folder in root.iterdir():
         if not folder.is_dir():
             continue
@@ -268,4 +268,4 @@ def _scan(root: Path) -> list[_Entry]:
             except OSError:
                 continue
             entries.append(_Entry(path, stat.st_mtime_ns, stat.st_size))
-    return entries
+    return [(entry.path.name, entry.size) for entry in sorted(entries, key=lambda e: e.mtime_ns)]

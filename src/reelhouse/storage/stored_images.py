@@ -99,15 +99,14 @@ async def work_posters(store: Store, types: tuple[str, ...]) -> list[WorkPoster]
     """Every present item of these types with its primary image, by id."""
     marks = ", ".join("?" for _ in types)
     rows = await store.fetch_all(
-        "SELECT it.id, im.path, im.tag, im.width, im.height FROM items it"
+        "SELECT it.id, im.path, im.tag, im.width, im.height, it.library_id FROM items it"
         " LEFT JOIN images im ON im.item_id = it.id AND im.kind = 'primary' AND im.idx = 0"
         f" WHERE it.missing = 0 AND it.type IN ({marks}) ORDER BY it.id",
         types,
     )
+    # The roots by library (a few rows), not by item (one row per work and root).
     roots: dict[str, tuple[str, ...]] = {}
-    for row in await store.fetch_all(
-        "SELECT it.id, lp.path FROM items it JOIN library_paths lp ON lp.library_id = it.library_id"
-        f" WHERE it.missing = 0 AND it.type IN ({marks})", types,
-    ):
-        roots[row[0]] = (*roots.get(row[0], ()), row[1])
-    return [WorkPoster(r[0], r[1], r[2], r[3], r[4], roots.get(r[0], ())) for r in rows]
+    paths = await store.fetch_all("SELECT library_id, path FROM library_paths ORDER BY library_id, position")
+    for library_id, path in paths:
+        roots[library_id] = (*roots.get(library_id, ()), path)
+    return [WorkPoster(r[0], r[1], r[2], r[3], r[4], roots.get(r[5], ())) for r in rows]

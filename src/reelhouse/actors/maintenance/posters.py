@@ -10,6 +10,12 @@ no larger than the shape: served as it is), ``progressNoPoster`` (a work
 without a primary image), ``progressFailed``. When the cache budget would
 be exceeded the run stops early (``stopReason: cacheBudget``), succeeded:
 the rest is rendered on first request.
+
+Most works need no rendering on a second run (cached, or no larger than
+the shape), so the walk itself is what costs: it yields every
+:data:`~reelhouse.time_slice.SLICE_SECONDS` (:class:`~reelhouse.time_slice.TimeSlice`)
+and reports progress every :data:`PROGRESS_SECONDS`, never per work (one
+``JobUpdate`` per work held the loop about 70 us a work, 0.5 s a run).
 """
 
 from __future__ import annotations
@@ -24,12 +30,14 @@ from reelhouse.storage.confined_files import confinement_for, read_confined
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR, ImageCache, RenditionKey, asked_shapes
 from reelhouse.storage.stored_images import WorkPoster, work_posters
 from reelhouse.thread_pool import ThreadPool
+from reelhouse.time_slice import TimeSlice
 
 from ..scheduler_tasks import RunEnd, TaskContext
 
 DEFAULT_SHAPES = ((400, None, None, None, "jpeg"),)  # a poster column: 400 px wide JPEG
 MAX_SHAPES = 3
 WORKS = ("Movie", "Series", "Season", "BoxSet")
+PROGRESS_SECONDS = 0.25
 Shape = tuple[int | None, int | None, int | None, int | None, str]
 
 
@@ -60,11 +68,15 @@ async def run_poster_pregenerate(ctx: TaskContext) -> RunEnd:
     files: ThreadPool[None] = ThreadPool([None], name="poster-pregenerate")
     try:
         cache = ImageCache(root, ctx.settings.image_cache_max_bytes, files)
+        walk, told_at = TimeSlice(), trio.current_time()
         for poster in posters:
+            await walk.step()
             await ctx.yield_while_playing()
             if not await _one(ctx, cache, poster, shapes, counts):
                 break
-            ctx.progress(**counts.fields())
+            if trio.current_time() - told_at >= PROGRESS_SECONDS:
+                ctx.progress(**counts.fields())
+                told_at = trio.current_time()
     finally:
         await files.aclose(5.0)
     if counts.stop_used is not None:
