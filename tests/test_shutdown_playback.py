@@ -49,7 +49,7 @@ async def serving_process(
     process = ServerProcess(data_dir, database_url, env=env)
     _started.append(process)
     base = await process.start(nursery)
-    return process, RunningServer(base, f"{base}/api/v1", key, database_url, data_dir, trio.Event())
+    return process, RunningServer(base, f"{base}/api/v1", key, database_url, data_dir, trio.Event(), trio.Event())
 
 
 async def test_sigterm_ends_every_live_session_into_history(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -28,6 +29,8 @@ from reelhouse.media.schedule_rules import Rule, Window
 from reelhouse.runtime import EventBus, MemoryEventLog, spawn
 from reelhouse.storage import Store
 from reelhouse.storage import schedules as stored
+
+from ..clock_held_store import clock_held_store
 
 BERLIN = ZoneInfo("Europe/Berlin")
 START = datetime(2026, 3, 27, 12, 0, tzinfo=UTC)
@@ -67,6 +70,14 @@ def autojump_clock() -> MockClock:
     """An autojump clock that jumps only after 50 ms of real quiet: the store's
     threads (and PostgreSQL's connect) finish before simulated time moves on."""
     return MockClock(autojump_threshold=0.05)
+
+
+@pytest.fixture
+async def store(database_url: str, autojump_clock: MockClock) -> AsyncIterator[Store]:
+    """The database, instantaneous in simulated time (tests/clock_held_store.py): a slow
+    answer on a loaded machine must not let the clock jump past what a test observes."""
+    async with clock_held_store(database_url, autojump_clock) as held:
+        yield held
 
 
 async def test_a_daily_cron_runs_once_a_day_across_the_spring_dst_change(

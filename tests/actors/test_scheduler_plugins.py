@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 import trio
 from trio.testing import MockClock
@@ -13,6 +15,8 @@ from reelhouse.media.plugin_manifest import TaskSpec
 from reelhouse.runtime import Actor, spawn
 from reelhouse.storage import Store
 
+from ..clock_held_store import clock_held_store
+
 POLL_S = 1.0
 SYNC = PluginTaskInfo("tasky", TaskSpec("sync", {"en": "Sync"}, {"en": "Syncs."}))
 
@@ -21,6 +25,14 @@ SYNC = PluginTaskInfo("tasky", TaskSpec("sync", {"en": "Sync"}, {"en": "Syncs."}
 def autojump_clock() -> MockClock:
     """Jumps only after 50 ms of real quiet, so the store's threads (and PostgreSQL's connect) finish first."""
     return MockClock(autojump_threshold=0.05)
+
+
+@pytest.fixture
+async def store(database_url: str, autojump_clock: MockClock) -> AsyncIterator[Store]:
+    """The database, instantaneous in simulated time (tests/clock_held_store.py): a slow
+    answer on a loaded machine must not let the clock jump past what a test observes."""
+    async with clock_held_store(database_url, autojump_clock) as held:
+        yield held
 
 
 class FlakyHost(Actor):

@@ -27,6 +27,7 @@ class RunningServer:
     database_url: str
     data_dir: Path
     shutdown: trio.Event
+    stopped: trio.Event  # set once serve() returned: everything it started has ended
 
     def client(self, key: str | None = None, **kwargs: Any) -> httpx.AsyncClient:
         """An HTTP client for the API, authenticated with ``key`` (default: the server's)."""
@@ -45,11 +46,18 @@ async def start_server(
         flags={"bind": "127.0.0.1:0", "data_dir": str(data_dir), "database_url": database_url, **settings},
         environ={},
     )
-    shutdown = trio.Event()
+    shutdown, stopped = trio.Event(), trio.Event()
+
+    async def run(task_status: trio.TaskStatus[list[str]]) -> None:
+        try:
+            await serve(config, shutdown=shutdown, task_status=task_status)
+        finally:
+            stopped.set()
+
     with trio.fail_after(SERVER_START_TIMEOUT_S):
-        binds = await nursery.start(lambda task_status: serve(config, shutdown=shutdown, task_status=task_status))
+        binds = await nursery.start(run)
     base = binds[0]
-    return RunningServer(base, f"{base}/api/v1", key, database_url, data_dir, shutdown)
+    return RunningServer(base, f"{base}/api/v1", key, database_url, data_dir, shutdown, stopped)
 
 
 @pytest.fixture

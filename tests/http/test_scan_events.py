@@ -137,7 +137,8 @@ async def test_event_ids_survive_a_restart(nursery: trio.Nursery, database_url: 
             library = await create_library(client, "Films", [root])
             await wait_for_state(client, library["id"])
     first.shutdown.set()
-    await trio.sleep(1.0)  # the bus persists what is queued before it stops
+    with trio.fail_after(60):
+        await first.stopped.wait()  # the bus persisted what was queued before it stopped
     async with open_store(database_url) as store:
         last_before = int(await store.fetch_value("SELECT max(seq) FROM events"))
     assert last_before >= 3
