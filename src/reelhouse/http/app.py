@@ -39,6 +39,7 @@ from .stream import stall_seconds as stream_stall_seconds
 from .streams import AbortableStreams, StalledWrites
 from .system import blueprint as system_blueprint
 from .users import blueprint as users_blueprint
+from .watch_state import blueprint as watch_state_blueprint
 
 BLUEPRINTS = (
     system_blueprint,
@@ -61,6 +62,7 @@ BLUEPRINTS = (
     playback_sessions_blueprint,
     remote_control_blueprint,
     playback_history_blueprint,
+    watch_state_blueprint,
 )
 
 API_PREFIX = "/api/v1"
