@@ -44,6 +44,7 @@ from .stream import stall_seconds as stream_stall_seconds
 from .streams import AbortableStreams, StalledWrites
 from .system import blueprint as system_blueprint
 from .users import blueprint as users_blueprint
+from .watch_state import blueprint as watch_state_blueprint
 
 BLUEPRINTS = (
     system_blueprint,
@@ -66,6 +67,7 @@ BLUEPRINTS = (
     playback_sessions_blueprint,
     remote_control_blueprint,
     playback_history_blueprint,
+    watch_state_blueprint,
 )
 
 API_PREFIX = "/api/v1"

@@ -2,7 +2,7 @@
 
 A device token (``Authorization: Bearer rhd_...``) is accepted only on the
 player endpoints (:data:`PLAYER_ENDPOINTS`): browsing and reading the
-catalogue a member may see, and signing out.  Everything else is the
+catalogue a member may see, their watch state, and signing out.  Everything else is the
 administrative API, where a device token is 403 ``forbidden`` even for an
 administrator's device (api-decisions.md, "Outside the reference").  The
 request then carries the member's sign-in and library scope in ``g``
@@ -33,6 +33,12 @@ PLAYER_ENDPOINTS = frozenset(
         "playback_reports.progress",
         "playback_reports.stopped",
         "remote_control.socket",
+        "watch_state.mark_played",
+        "watch_state.unmark_played",
+        "watch_state.mark_favorite",
+        "watch_state.unmark_favorite",
+        "watch_state.resume",
+        "watch_state.next_up",
     }
 )
 _EXTENSION_KEY = "reelhouse.verified_devices"

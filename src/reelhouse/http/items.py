@@ -227,7 +227,15 @@ async def get_items() -> dict[str, Any]:
     items appear only with missing=true (then only they) or the missing
     attention state. Versions and merged series are not collapsed.
 
-    User state: an API key acts as an administrator with no user behind it, so
+    User state: a player's device token reads the member's watch state
+    (GET /me/resume): isPlayed, isFavorite and neverPlayed (never played,
+    not even once before an unmark) filter on it, a series or season being
+    played when all its episodes are; the sorts played and favorite put
+    true first ascending, datePlayed (a series or season: its latest
+    episode's) puts missing dates last, playCount counts missing as 0,
+    seriesDatePlayed is a series' latest played episode (missing for other
+    items). No person is a favourite yet: favoritePeople=true matches
+    nothing. An API key acts as an administrator with no user behind it, so
     nothing is played or a favourite: isPlayed=true, isFavorite=true and
     favoritePeople=true match nothing, false matches everything;
     neverPlayed=true matches everything and neverPlayed=false nothing. The

@@ -14,7 +14,7 @@ from reelhouse.storage.item_query import ItemQuery
 from reelhouse.storage.libraries import library_of_item
 
 from .context import app_context
-from .device_auth import library_scope_of_request
+from .device_auth import library_scope_of_request, signed_in_member
 
 
 async def require_item_visible(item_id: str) -> None:
@@ -28,7 +28,11 @@ async def require_item_visible(item_id: str) -> None:
 
 
 async def scoped_item_query(query: ItemQuery) -> ItemQuery:
-    """``query`` limited to the member's libraries; 404 for a libraryId or parentId outside them."""
+    """``query`` limited to the member's libraries and read with their watch state;
+    404 for a libraryId or parentId outside them."""
+    member = signed_in_member()
+    if member is not None:
+        query = replace(query, member_id=member.user_id)
     scope = library_scope_of_request()
     if scope is None or scope.library_ids is None:
         return query

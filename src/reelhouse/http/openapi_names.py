@@ -28,6 +28,7 @@ TAGS: dict[str, str] = {
     "Members": "Members (read only: they are managed from the command line).",
     "Devices": "Signed-in devices: list and revoke.",
     "Authentication": "Sign-in and sign-out of members' devices.",
+    "Watch state": "The signed-in member's played and favourite marks, resume list and next up (device tokens).",
     "Media": "Item images, resized and cached.",
     "Plugins": "Installed plugins.",
     "System": "Status, updates, jobs and the activity log.",
@@ -78,4 +79,10 @@ OPERATIONS: dict[str, Operation] = {
     "jobs.list_jobs": Operation("System", "listJobs"),
     "jobs.cancel_job": Operation("System", "cancelJob"),
     "activity_log.get_activity": Operation("System", "listActivity"),
+    "watch_state.mark_played": Operation("Watch state", "markPlayed"),
+    "watch_state.unmark_played": Operation("Watch state", "unmarkPlayed"),
+    "watch_state.mark_favorite": Operation("Watch state", "markFavorite"),
+    "watch_state.unmark_favorite": Operation("Watch state", "unmarkFavorite"),
+    "watch_state.resume": Operation("Watch state", "listResumeItems"),
+    "watch_state.next_up": Operation("Watch state", "listNextUp"),
 }

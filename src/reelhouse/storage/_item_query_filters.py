@@ -20,7 +20,10 @@ Definitions the reference leaves to us (documented on GET /items):
   (position 0); resolution and dynamic range at its first video stream.
 - A key has no user behind it: ``isPlayed=true``, ``isFavorite=true`` and
   ``favoritePeople=true`` match nothing; ``false`` matches everything;
-  ``neverPlayed=true`` matches everything and ``false`` nothing.
+  ``neverPlayed=true`` matches everything and ``false`` nothing. A member
+  (``member_id``) gets their own watch state (``_item_query_member``);
+  no person is anyone's favourite yet, so ``favoritePeople=true`` still
+  matches nothing.
 - Attention states: ``needsIdentify`` / ``scrapeFailed`` / ``scrapePending``
   = scrape state needsIdentify / failed / pending; ``noPoster`` = no primary
   image; ``unprobed`` = probe pending; ``missing`` = file missing;
@@ -34,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _item_query_member as member_state
 from ._item_query_model import ItemQuery
 from ._name_key import name_key, sql_name_key
 
@@ -416,9 +420,24 @@ def _people(where: Where, query: ItemQuery) -> None:
 
 
 def _user_state(where: Where, query: ItemQuery) -> None:
+    if query.member_id is not None:
+        _member_state(where, query, query.member_id)
     # No user behind an API key: nothing is played or a favourite.
-    if query.is_played or query.is_favorite or query.favorite_people or query.never_played is False:
+    elif query.is_played or query.is_favorite or query.favorite_people or query.never_played is False:
         where.add(NEVER)
+
+
+def _member_state(where: Where, query: ItemQuery, member_id: str) -> None:
+    if query.favorite_people:
+        where.add(NEVER)
+    wanted = (
+        (query.is_played, member_state.played), (query.is_favorite, member_state.favorite),
+        (query.never_played, member_state.never_played),
+    )  # fmt: skip
+    for value, condition in wanted:
+        if value is not None:
+            sql, params = condition(member_id)
+            where.add(sql if value else f"NOT {sql}", *params)
 
 
 def _item_fields(where: Where, query: ItemQuery) -> None:

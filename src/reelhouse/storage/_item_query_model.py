@@ -59,6 +59,8 @@ class ItemQuery:
     parent_id: str | None = None
     # The libraries a signed-in member may see; None = every library (API keys, administrators).
     visible_library_ids: tuple[str, ...] | None = None
+    # The signed-in member whose watch state the user-state filters and sorts read; None = a key (no user).
+    member_id: str | None = None
     recursive: bool = False
     types: tuple[str, ...] = ()
     exclude_types: tuple[str, ...] = ()

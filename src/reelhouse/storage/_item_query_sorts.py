@@ -22,8 +22,11 @@ Sort values (documented on GET /items):
   ``studio`` the first studio; ``productCode`` the code lower-cased without
   spaces, hyphens and underscores; ``seriesName`` the series' sort name.
 - ``datePlayed``, ``playCount``, ``played``, ``favorite``,
-  ``seriesDatePlayed``: a key has no user, so every item has the same value
-  and these order by name.
+  ``seriesDatePlayed``: the signed-in member's watch state
+  (``_item_query_member``: played and favourite first ascending, a missing
+  date last, a missing play count 0, seriesDatePlayed the latest play of a
+  series' episodes and missing for anything else); a key has no user, so
+  every item has the same value and these order by name.
 - ``random``: a seeded permutation of item id characters; the seed is
   chosen on the first page and travels in the cursor, so one walk is stable
   and a new walk is shuffled anew.
@@ -36,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import _item_query_member as member_state
 from ._item_query_filters import CONTAINER, PRIMARY_SOURCE
 from ._item_query_model import ItemQuery
 
@@ -46,6 +50,7 @@ ID_LENGTH = 22  # scanner ids: 22 characters of [A-Za-z0-9_-]
 SEASON_FACTOR = 1_000_000
 
 _NO_USER = "0"
+_MEMBER_SORTS = frozenset({"datePlayed", "playCount", "played", "favorite", "seriesDatePlayed"})
 _DATES = {
     "premiereDate": "i.premiere_date",
     "year": "i.production_year",
@@ -143,6 +148,9 @@ def sort_plan(query: ItemQuery, rating_levels: Mapping[str, int], seed: int | No
         return SortPlan(_random_key(seed or 0), (), desc, computed=True)
     if sort == "officialRating":
         return _official_rating(rating_levels, desc)
+    if sort in _MEMBER_SORTS and query.member_id is not None:
+        member_sql, params = member_state.sort_value(sort, query.member_id, LOW if desc else HIGH)
+        return SortPlan(member_sql, tuple(params), desc, computed=True)
     value_sql = _value_sql(query)
     return SortPlan(value_sql, (), desc, computed="SELECT" in value_sql)
 

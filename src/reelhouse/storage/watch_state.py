@@ -5,7 +5,8 @@ The public face the HTTP edge and the WatchStateActor use:
 - reads (queries, straight from the store): :func:`watch_states` (the
   state of some items; items without a row get the default state),
   :func:`resume_list` and :func:`next_up_list` (pages of
-  :class:`WatchState`, newest first, restricted to libraries);
+  :class:`WatchState`, newest first, restricted to libraries), and
+  :func:`with_items` (their items' summaries);
 - writes (only the WatchStateActor calls them, ``actors/watch_state.py``):
   :func:`set_played`, :func:`set_favorite`, :func:`record_progress`.
 
@@ -41,6 +42,7 @@ from typing import Any
 
 from reelhouse.errors import NotFound
 
+from ._item_query_render import PAGE_EXTRAS, SUMMARY_COLUMNS, ItemSummary, summary_of
 from ._store import IntegrityError, Row, Statement, Store
 
 EPISODES = "e.type = 'Episode' AND e.missing = 0 AND e.owner_id IS NULL AND e.version_of IS NULL"
@@ -224,6 +226,18 @@ async def next_up_list(
     params = [member_id, *scope_params, member_id, member_id, *keyset_params, limit + 1]
     rows = await store.fetch_all(sql, params)
     return _page(rows, limit, lambda row: (int(row["last_at"]), row["series_id"]), _next_up_state)
+
+
+async def with_items(store: Store, states: Sequence[WatchState]) -> list[tuple[ItemSummary, WatchState]]:
+    """Each state with its item's summary (as GET /items shows it), in order; gone items left out."""
+    if not states:
+        return []
+    marks = ", ".join("?" for _ in states)
+    rows = await store.fetch_all(
+        f"SELECT {SUMMARY_COLUMNS}{PAGE_EXTRAS} FROM items i WHERE i.id IN ({marks})", [x.item_id for x in states]
+    )
+    summaries = {summary.id: summary for summary in map(summary_of, rows)}
+    return [(summaries[x.item_id], x) for x in states if x.item_id in summaries]
 
 
 def _next_up_state(row: Row) -> WatchState:
