@@ -41,7 +41,7 @@ LOG_TAIL_LINES = 20
 # The server's loop watchdog (reelhouse.watchdog) logs stalls over this.
 WATCHDOG_THRESHOLD_MS = 100
 SERVING_LINE = re.compile(r"serving on (http://[\d.]+:\d+)/api/v1")
-STALL_LINE = re.compile(r"event loop stalled for (\d+) ms")
+STALL_LINE = re.compile(r"event loop blocked for (\d+) ms")
 T = TypeVar("T")
 
 

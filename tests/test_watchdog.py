@@ -1,4 +1,4 @@
-"""The event-loop watchdog notices a blocked loop."""
+"""The event-loop watchdog names the task that blocked the loop, and measures how late the loop ran."""
 
 from __future__ import annotations
 
@@ -11,15 +11,25 @@ import trio
 from reelhouse.watchdog import LoopWatchdog
 
 
-async def test_a_blocked_loop_is_logged_as_a_stall(nursery: trio.Nursery, caplog: pytest.LogCaptureFixture) -> None:
+async def _block_the_loop(seconds: float) -> None:
+    time.sleep(seconds)  # noqa: ASYNC251 - deliberately block the loop
+
+
+async def test_a_task_that_blocks_the_loop_is_named_in_a_warning(
+    nursery: trio.Nursery, caplog: pytest.LogCaptureFixture
+) -> None:
     watchdog = LoopWatchdog(threshold=0.05)
     nursery.start_soon(watchdog.run)
     await trio.sleep(0.05)
     with caplog.at_level(logging.WARNING, logger="reelhouse.watchdog"):
-        time.sleep(0.2)  # noqa: ASYNC251 - deliberately block the loop
+        async with trio.open_nursery() as blockers:
+            blockers.start_soon(_block_the_loop, 0.2, name="the-blocker")
         await trio.sleep(0.05)
-    assert watchdog.stalls >= 1 and watchdog.max_stall >= 0.1
-    assert any("event loop stalled for" in r.getMessage() for r in caplog.records)
+    assert watchdog.blocked >= 1 and watchdog.stalls >= 1 and watchdog.max_stall >= 0.1
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(m.startswith("event loop blocked for ") and m.endswith(" by the-blocker") for m in warnings)
+    assert watchdog.take_recent_max() >= 0.1
+    assert watchdog.take_recent_max() < 0.1  # read once per scrape
     nursery.cancel_scope.cancel()
 
 
@@ -28,5 +38,5 @@ async def test_an_idle_loop_reports_no_stall(nursery: trio.Nursery) -> None:
     nursery.start_soon(watchdog.run)
     with trio.fail_after(5):
         await trio.sleep(0.2)
-    assert watchdog.stalls == 0
+    assert watchdog.stalls == 0 and watchdog.blocked == 0
     nursery.cancel_scope.cancel()

@@ -54,10 +54,15 @@ def test_an_unreadable_manifest_is_listed_with_its_error(tmp_path: Path) -> None
     assert found.installed and found.manifest is None and "name" in (found.manifest_error or "")
 
 
-def test_the_bundled_example_is_found_as_bundled(tmp_path: Path) -> None:
+def test_the_bundled_example_is_found_as_bundled_and_off_until_enabled(tmp_path: Path) -> None:
     [hello] = [e for e in catalog.discover(tmp_path / "data") if e.id == "hello"]
-    assert hello.bundled and hello.bundled_version == "1.0.0" and hello.state.enabled
+    assert hello.bundled and hello.bundled_version == "1.0.0" and not hello.state.enabled
     assert hello.state.installed_at_ms > 0
+    catalog.update_state(tmp_path / "data", "hello", settings={"greeting": "hi"})  # configuring is not enabling
+    assert not catalog.load_states(tmp_path / "data")["hello"].enabled
+    catalog.update_state(tmp_path / "data", "hello", enabled=True)
+    [hello] = [e for e in catalog.discover(tmp_path / "data") if e.id == "hello"]
+    assert hello.state.enabled
 
 
 def test_the_fingerprint_changes_with_every_change(tmp_path: Path) -> None:

@@ -81,7 +81,10 @@ class ActorTree:
 @asynccontextmanager
 async def open_actor_tree(settings: Settings, store: Store, version: str) -> AsyncIterator[ActorTree]:
     """Start the tree; on exit whatever still runs is cancelled."""
-    http = httpx.AsyncClient(timeout=PROVIDER_HTTP_TIMEOUT_S, follow_redirects=False)
+    # Made in a worker thread: loading the CA bundle into its SSL context takes 30-90 ms of
+    # CPU (measured), 100-500 ms on a busy machine, which the event loop would stall for.
+    http = await trio.to_thread.run_sync(
+        functools.partial(httpx.AsyncClient, timeout=PROVIDER_HTTP_TIMEOUT_S, follow_redirects=False))
     async with http, trio.open_nursery() as nursery:
         bus = EventBus(StoreEventLog(store))
         await nursery.start(bus.run)

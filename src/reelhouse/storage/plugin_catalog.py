@@ -34,6 +34,9 @@ from ._store import now_ms
 STATE_FILE = "plugins.json"
 PLUGINS_DIR = "plugins"
 BUNDLED_DIR = Path(__file__).resolve().parents[1] / "bundled_plugins"
+# Bundled as examples (docs/plugins.md), not as features: off until `reelhouse plugin enable`,
+# so a new server lists only the core tasks (hello's "greet" would be a ninth).
+SAMPLE_PLUGINS = frozenset({"hello"})
 
 
 class PluginCatalogError(Exception):
@@ -72,6 +75,11 @@ class PluginEntry:
         return self.directory is not None
 
 
+def default_state(plugin_id: str) -> PluginState:
+    """A plugin's state before the administrator changed anything: enabled, but for the samples."""
+    return PluginState(enabled=plugin_id not in SAMPLE_PLUGINS)
+
+
 def plugins_dir(data_dir: Path) -> Path:
     return data_dir / PLUGINS_DIR
 
@@ -83,7 +91,7 @@ def discover(data_dir: Path, bundled_dir: Path | None = BUNDLED_DIR) -> list[Plu
     installed = _read_dirs(plugins_dir(data_dir))
     entries = []
     for plugin_id in sorted(set(bundled) | set(installed) | set(states)):
-        state = states.get(plugin_id, PluginState())
+        state = states.get(plugin_id) or default_state(plugin_id)
         shipped = bundled.get(plugin_id)
         found = installed.get(plugin_id) or shipped
         bundled_version = shipped[1].version if shipped and shipped[1] else None
@@ -223,7 +231,7 @@ def update_state(data_dir: Path, plugin_id: str, **changes: Any) -> PluginState:
     if plugin_id not in {entry.id for entry in discover(data_dir)}:
         raise PluginCatalogError(f"no plugin {plugin_id!r}")
     states = load_states(data_dir)
-    state = replace(states.get(plugin_id, PluginState()), updated_at_ms=now_ms(), **changes)
+    state = replace(states.get(plugin_id) or default_state(plugin_id), updated_at_ms=now_ms(), **changes)
     states[plugin_id] = state
     save_states(data_dir, states)
     return state
