@@ -4,7 +4,12 @@ Generates a deterministic list of library-relative paths in the layouts
 users really have (movie folders, release names, versions, stacks, extras,
 samples, series with season folders, anime, dated shows, and the .nfo /
 .jpg / .srt files a walk also meets), classifies each for its library kind
-and prints one line of JSON: ``{"paths_per_second": ..., "paths": ...}``.
+and prints one line of JSON: ``{"paths_per_second": ..., "paths": ...}``;
+then the same for as many release-style paths as download tools leave
+them (``_release_names.py``: ``release_paths_per_second``,
+``release_cpu_paths_per_second`` and their ratio to the tidy set,
+``release_vs_tidy``). ``--guessit N`` also times guessit, when installed,
+on N of the release-style paths (``ours_vs_guessit``).
 
 The naming rules' memos are cleared before each round, so every round
 starts cold like a fresh scan; the best of ``--rounds`` is reported, by
@@ -22,17 +27,11 @@ import random
 import time
 from collections.abc import Callable
 
-from reelhouse.media.naming import classify
-from reelhouse.media.naming._classify import _parse_movie_folder
-from reelhouse.media.naming._files import extras_folder_type
-from reelhouse.media.naming._seasons import parse_season_folder, season_series_prefix
-from reelhouse.media.naming._text import is_junk
-from reelhouse.media.naming._titles import parse_series_folder
+from _release_names import release_paths
+from reelhouse.media.naming import classify, clear_caches
 
 DEFAULT_PATHS = 100_000
 DEFAULT_ROUNDS = 5
-# Every memo of the naming rules, cleared so each round starts like a fresh scan.
-CACHES = (parse_series_folder, parse_season_folder, season_series_prefix, _parse_movie_folder, extras_folder_type, is_junk)
 SEED = 20240607
 
 WORDS = (
@@ -138,29 +137,61 @@ def generate(count: int, seed: int = SEED) -> list[tuple[str, str]]:
 
 def measure(pairs: list[tuple[str, str]]) -> tuple[float, float]:
     """(wall, CPU) seconds to classify every pair once, from cold folder caches."""
-    for cache in CACHES:
-        cache.cache_clear()
+    clear_caches()  # every memo of the naming rules: each round starts like a fresh scan
     wall, cpu = time.perf_counter(), time.process_time()
     for path, kind in pairs:
         classify(path, kind)
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
+def best(pairs: list[tuple[str, str]], rounds: int) -> tuple[int, int]:
+    """(paths a second by wall clock, by CPU time) of the best of ``rounds``."""
+    measured = [measure(pairs) for _ in range(rounds)]
+    return round(len(pairs) / min(w for w, _ in measured)), round(len(pairs) / min(c for _, c in measured))
+
+
+def guessit_cpu_rate(pairs: list[tuple[str, str]]) -> int | None:
+    """guessit's paths a second (CPU time) on ``pairs``, None when it is not installed.
+
+    guessit is not a dependency: ``pip install guessit`` into the venv to compare.
+    """
+    try:
+        from guessit import guessit  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    cpu = time.process_time()
+    for path, kind in pairs:
+        guessit(path, {"type": "episode" if kind == "tvshows" else "movie"})
+    return round(len(pairs) / (time.process_time() - cpu))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paths", type=int, default=DEFAULT_PATHS)
     parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS)
+    parser.add_argument("--guessit", type=int, default=0, metavar="N",
+                        help="also time guessit (if installed) on the first N release-style paths")
     args = parser.parse_args()
     pairs = generate(args.paths)
-    rounds = [measure(pairs) for _ in range(args.rounds)]
-    wall = min(w for w, _ in rounds)
-    cpu = min(c for _, c in rounds)
-    print(json.dumps({
-        "paths_per_second": round(len(pairs) / wall),
+    release = release_paths(args.paths, SEED)
+    tidy_wall, tidy_cpu = best(pairs, args.rounds)
+    release_wall, release_cpu = best(release, args.rounds)
+    figures: dict[str, object] = {
+        "paths_per_second": tidy_wall,
         "paths": len(pairs),
         # CPU time of this process only: steadier on a shared machine.
-        "cpu_paths_per_second": round(len(pairs) / cpu),
-    }))
+        "cpu_paths_per_second": tidy_cpu,
+        "release_paths_per_second": release_wall,
+        "release_cpu_paths_per_second": release_cpu,
+        "release_vs_tidy": round(release_cpu / tidy_cpu, 2),
+    }
+    if args.guessit:
+        sample = release[: args.guessit]
+        theirs = guessit_cpu_rate(sample)
+        if theirs is not None:
+            ours = round(len(sample) / measure(sample)[1])
+            figures.update(guessit_cpu_paths_per_second=theirs, ours_vs_guessit=round(ours / theirs, 1))
+    print(json.dumps(figures))
 
 
 if __name__ == "__main__":

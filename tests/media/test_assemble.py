@@ -381,3 +381,24 @@ def test_titles_cut_from_names_that_are_not_utf8_show_replacement_characters() -
     # A literal backslash sequence is kept as written (its path text escapes the backslash).
     (literal,) = drafts("movies", "", "a\\x5cxe9 (2001).mkv")
     assert literal.name == "a\\xe9"
+
+
+def test_an_episode_in_two_parts_is_one_episode_with_an_additional_part() -> None:
+    items = by_name(drafts(
+        "tvshows", "Show/Season 1",
+        "Show - S01E01 - 1080p part1.mkv", "Show - S01E01 - 1080p part2.mkv", "Show - S01E01 - 720p.mkv",
+    ))
+    first, second, other = (items[f"Show - S01E01 - {n}.mkv"] for n in ("1080p part1", "1080p part2", "720p"))
+    assert (first.type, first.index_number, first.version_of) == ("Episode", 1, None)
+    assert (second.type, second.extra_type, second.part_number, second.owner_id) == (
+        "Video", "AdditionalPart", 2, first.id)
+    assert (second.season_id, second.series_id, second.nfo) == (None, None, None)
+    assert other.version_of == first.id  # the stack is one version, the 1080p one, so the primary
+
+
+def test_an_episode_title_ending_in_part_2_is_no_stack() -> None:
+    items = by_name(drafts(
+        "tvshows", "Show/Season 1",
+        "Show - S01E05 - The Flood Part 1.mkv", "Show - S01E06 - The Flood Part 2.mkv",
+    ))
+    assert [(d.type, d.index_number) for d in items.values()] == [("Episode", 5), ("Episode", 6)]

@@ -59,17 +59,7 @@ Sort names drop a leading ``The``, ``A`` or ``An`` (:func:`sort_name`).
 
 from __future__ import annotations
 
-from reelhouse.media.naming._classify import (
-    Classified,
-    EpisodeFile,
-    ExtraFile,
-    FileKind,
-    LibraryKind,
-    MovieFile,
-    SkippedFile,
-    SkipReason,
-    classify,
-)
+from reelhouse.media.naming._classify import classify, clear_caches
 from reelhouse.media.naming._episodes import (
     STRONG_MARKERS,
     EpisodeMarker,
@@ -101,6 +91,18 @@ from reelhouse.media.naming._groups import (
     split_version,
     stack_part,
 )
+from reelhouse.media.naming._numbers import season_of_absolute
+from reelhouse.media.naming._results import (
+    LOW_CONFIDENCE,
+    Classified,
+    EpisodeFile,
+    ExtraFile,
+    FileKind,
+    LibraryKind,
+    MovieFile,
+    SkippedFile,
+    SkipReason,
+)
 from reelhouse.media.naming._seasons import parse_season_folder, season_series_prefix
 from reelhouse.media.naming._titles import (
     MovieName,
@@ -109,10 +111,11 @@ from reelhouse.media.naming._titles import (
     parse_series_folder,
     sort_name,
 )
-from reelhouse.media.naming._versions import group_episode_versions
+from reelhouse.media.naming._versions import group_episode_stacks, group_episode_versions
 
 __all__ = [
     "DISC_STUB_EXTENSION",
+    "LOW_CONFIDENCE",
     "STRM_EXTENSION",
     "STRONG_MARKERS",
     "THEME_AUDIO_EXTENSIONS",
@@ -136,10 +139,12 @@ __all__ = [
     "Version",
     "VersionGroup",
     "classify",
+    "clear_caches",
     "extension",
     "extra_suffix",
     "extra_type_of",
     "extras_folder_type",
+    "group_episode_stacks",
     "group_episode_versions",
     "group_stacks",
     "group_versions",
@@ -150,6 +155,7 @@ __all__ = [
     "parse_season_folder",
     "parse_series_folder",
     "resolution_rank",
+    "season_of_absolute",
     "season_series_prefix",
     "sort_name",
     "split_version",

@@ -19,6 +19,8 @@ from reelhouse.media.naming._seasons import SEASON_WORDS
 from reelhouse.media.naming._text import is_release_style, is_year, split_brackets, tidy, trim
 
 MAX_EPISODES_IN_ONE_FILE = 20
+# `117` is season 1 episode 17, but `150` is episode 150: seasons this long are rare.
+MAX_CODE_EPISODE = 39
 
 _SEASON_WORDS = "|".join(re.escape(word) for word in sorted(SEASON_WORDS, key=len, reverse=True))
 # "Episode" in the languages of the libraries we meet; `ep` last (prefix).
@@ -36,8 +38,12 @@ _SEASON_EPISODE_RE = re.compile(
 )
 # Further episodes after S01E01: E02, -E02, -02, - E02, -S01E02, - S01E02.
 # A number may be followed directly only by the next link of its chain.
+# `+02`, `&E02`, `.and.S14E01` join two episodes too (`and` only before
+# an `E` or `SxxE`: `S01E05 and 6 Friends` is a title).
 _SEASON_EPISODE_MORE_RE = re.compile(
-    r"(?:[ ._]?-?[ ._]?e|[ ._]*-[ ._]*s\d{1,4}e|-)(\d{1,4})(?![0-9a-df-z])", re.IGNORECASE
+    r"(?:[ ._]?-?[ ._]?e|[ ._]*-[ ._]*s\d{1,4}e|-|[ ._]*[+&][ ._]*(?:s\d{1,4})?e?"
+    r"|[ ._]+and[ ._]+(?:s\d{1,4})?e)(\d{1,4})(?![0-9a-df-z])",
+    re.IGNORECASE,
 )
 # `1x02`, and year-numbered seasons `2009x03` (from 1930: `1920x1080` is a
 # resolution; `2048x858` a cinema frame).
@@ -71,7 +77,10 @@ _BRACKET_NUMBER_RE = re.compile(r"\[#?(\d{1,4})(?:v\d{1,2})?\]")
 # in a series folder, where it cannot be `Apollo 13`).
 _TRAILING_RE = re.compile(r"(?P<hint>.*?\S)[ ._]+#?(?P<number>\d{1,4})")
 # Anime-style `Show - 012`, `[Group]_Show_-_012v2_[1080p]`.
-_ABSOLUTE_RE = re.compile(r"(?<=[\s_])-[\s_]+#?(\d{1,4})(?:v\d{1,2})?(?=$|[\s_\[(])")
+# A range `Show - 003-004` is two episodes in one file.
+_ABSOLUTE_RE = re.compile(
+    r"(?<=[\s_])-[\s_]+#?(\d{1,4})(?:v\d{1,2})?(?:-(\d{1,4})(?:v\d{1,2})?)?(?=$|[\s_\[(])"
+)
 # `01 - Pilot`, and a leading pair `02-03 - Title` (a range in a season
 # folder, season 2 episode 3 elsewhere: the caller decides).
 _LEADING_RE = re.compile(r"(\d{1,3})(?:-(\d{1,3}))?(?=$|[ ._]|-(?!\d))")
@@ -88,6 +97,8 @@ class EpisodeMarker(StrEnum):
     EPISODE = "episode"  # E12, Ep 12, Episode 12 (no season)
     ABSOLUTE = "absolute"  # Show - 012
     LEADING = "leading"  # 01 - Pilot
+    BARE = "bare"  # Show.Name.05.Title (a number after the series, in a series library)
+    CODE = "code"  # show.name.117 (season 1 episode 17), Show [401]
 
 
 STRONG_MARKERS = frozenset(
@@ -113,6 +124,7 @@ class EpisodeName:
     absolute: int | None = None
     series_hint: str | None = None
     title: str | None = None
+    series_year: int | None = None  # a release's year after the series: ``Show.2005.S04E06``
 
 
 class _Hit(NamedTuple):
@@ -157,6 +169,7 @@ def find_strong_marker(text: str) -> int | None:
 def _name_from_hit(stem: str, hit: _Hit) -> EpisodeName:
     release = is_release_style(split_brackets(stem)[0])
     three_d = may_be_3d(stem)
+    hint = tidy(stem[: hit.start], release, three_d=three_d)
     return EpisodeName(
         marker=hit.marker,
         season=hit.season,
@@ -164,9 +177,20 @@ def _name_from_hit(stem: str, hit: _Hit) -> EpisodeName:
         episode_end=hit.episode_end,
         air_date=hit.air_date,
         absolute=hit.absolute,
-        series_hint=tidy(stem[: hit.start], release, three_d=three_d) or None,
+        series_hint=hint or None,
         title=tidy(stem[hit.end :], release, three_d=three_d) or None,
+        series_year=_series_year(hint, release),
     )
+
+
+def _series_year(hint: str, release: bool) -> int | None:
+    """2005 for the hint ``Show 2005`` of ``Show.2005.S04E06``: the series
+    "Show" of 2005; a spaced ``Space 1999 - S01E02`` keeps its number
+    (hand-named)."""
+    if not release or not hint[-4:].isdigit():
+        return None
+    head, _, last = hint.rpartition(" ")
+    return int(last) if head and is_year(last, explicit=False) else None
 
 
 def _more_episodes(stem: str, pattern: re.Pattern[str], pos: int, first: int) -> tuple[int | None, int]:
@@ -241,7 +265,11 @@ def _find_absolute(stem: str) -> _Hit | None:
     for match in _ABSOLUTE_RE.finditer(stem):
         if is_year(match.group(1), explicit=False):
             continue
-        return _Hit(EpisodeMarker.ABSOLUTE, match.start(), match.end(), absolute=int(match.group(1)))
+        first = int(match.group(1))
+        end = int(match.group(2)) if match.group(2) else None
+        if end is not None and not first < end <= first + MAX_EPISODES_IN_ONE_FILE:
+            continue
+        return _Hit(EpisodeMarker.ABSOLUTE, match.start(), match.end(), absolute=first, episode_end=end)
     return None
 
 
@@ -282,8 +310,27 @@ def _find_bracket_number(stem: str) -> _Hit | None:
     for match in _BRACKET_NUMBER_RE.finditer(stem):
         if match.start() == 0 or is_year(match.group(1), explicit=True):
             continue  # `[2010]` is a year; a leading bracket is the group
-        return _Hit(EpisodeMarker.ABSOLUTE, match.start(), match.end(), absolute=int(match.group(1)))
+        number = match.group(1)
+        code = split_code(number) if not stem.startswith("[") else None
+        if code is not None:  # `Show [401]`: no group in front, so not anime
+            return _Hit(EpisodeMarker.CODE, match.start(), match.end(), season=code[0], episode=code[1])
+        return _Hit(EpisodeMarker.ABSOLUTE, match.start(), match.end(), absolute=int(number))
     return None
+
+
+def split_code(digits: str) -> tuple[int, int] | None:
+    """``117`` -> (1, 17), ``2401`` -> (24, 1): a season-and-episode code.
+
+    Three or four ASCII digits, no leading zero (``001`` is episode 1), an
+    episode part from 1 to 39 (``100`` and ``199`` are episode numbers), and
+    never a plausible year.
+    """
+    if len(digits) not in (3, 4) or digits[0] == "0" or not digits.isascii() or not digits.isdigit():
+        return None
+    if is_year(digits, explicit=False):
+        return None
+    season, episode = int(digits[:-2]), int(digits[-2:])
+    return (season, episode) if 1 <= episode <= MAX_CODE_EPISODE else None
 
 
 def _find_leading(stem: str) -> _Hit | None:

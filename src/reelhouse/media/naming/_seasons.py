@@ -34,8 +34,9 @@ SPECIALS_FOLDERS = frozenset({"specials", "special"})
 SEASON_WORDS = (
     "season", "series", "staffel", "saison", "temporada", "stagione", "seizoen",
     "sezon", "sezona", "sezóna", "sezonul", "sezonas", "säsong", "sasong", "sæson",
-    "saeson", "sesong", "kausi", "évad", "evad", "сезон", "сезона", "シーズン", "시즌",
+    "saeson", "sesong", "kausi", "évad", "evad", "сезон", "сезона", "シーズン", "시즌", "temp", "temp.",
 )
+
 # Words written after the number: `1. évad`, `2 сезон`, `3 sezon`.
 NUMBER_FIRST_WORDS = ("évad", "evad", "сезон", "sezon", "kausi", "시즌", "staffel")
 # Release words that may follow a season besides junk (`S01.Complete.German`).
@@ -45,6 +46,8 @@ TAIL_WORDS = frozenset(
         "german", "french", "truefrench", "vostfr", "vff", "vf", "ita", "eng",
         "english", "spanish", "castellano", "latino", "nordic", "dl", "dual",
         "multi", "web", "dvd", "bd", "sub", "subs", "dub",
+        # a season on several discs or in parts: `Season 2 Disc 1`, `Season 5 Part 2`
+        "disc", "disk", "cd", "part", "pt", "vol", "volume", "+",
     }
 )
 _CJK_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
@@ -57,6 +60,7 @@ def _alternatives(names: tuple[str, ...]) -> str:
 _SEASON_RE = re.compile(
     r"(?<![a-z0-9\u00c0-\u024f\u0400-\u04ff])(?:"
     rf"(?:{_alternatives(SEASON_WORDS)})[ ._-]*(?P<word>\d{{1,4}})"
+    r"|(?P<ordinal>\d{1,2})(?:st|nd|rd|th)[ ._-]*season"
     r"|s(?P<short>\d{1,4})"
     rf"|(?P<first>\d{{1,4}})\.?[ ._-]*(?:{_alternatives(NUMBER_FIRST_WORDS)})"
     r"|第\s*(?P<cjk>\d{1,4}|[一二三四五六七八九十]{1,3})\s*[季期部]"
@@ -107,9 +111,10 @@ def season_series_prefix(name: str) -> str:
 
 
 def _number(match: re.Match[str]) -> int:
-    for group in ("word", "short", "first"):
+    for group in ("word", "short", "first", "ordinal"):
         if match.group(group) is not None:
             return int(match.group(group))
+
     return _cjk_number(match.group("cjk"))
 
 

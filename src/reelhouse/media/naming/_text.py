@@ -54,6 +54,32 @@ JUNK_WORDS = frozenset(
         "subbed", "dubbed", "multisubs", "multi", "ntsc", "secam",
     }
 )
+# Release tags: languages, dubbing and editions. Unlike junk words they are
+# also words of titles (`The German Doctor`, `Extended Family`), so they
+# count as the release's only right before its junk; language tags also
+# at the very end of a name. `BD` and `WEB` are sources written apart from
+# their junk (`(BD 1080p)`).
+LANGUAGE_TAGS = frozenset(
+    {
+        "german", "french", "truefrench", "vostfr", "vff", "vfq", "vfi", "vf", "vf2", "vost", "subfrench",
+        "ita", "eng", "spanish", "castellano", "latino", "nordic", "swesub", "dksubs", "nlsubs",
+        "dl", "dual", "ac3d", "dtsd", "ld", "md", "vostfr-en", "multilang", "multi-lang", "dubbed", "subbed",
+    }
+)
+RELEASE_TAGS = LANGUAGE_TAGS | frozenset(
+    {
+        "english", "french", "italian", "dutch", "flemish", "swedish", "danish", "finnish", "norwegian",
+        "polish", "russian", "rus", "ukr", "hindi", "japanese", "korean", "chinese", "portuguese",
+        "sub", "subs", "bd", "web", "hd", "sd", "ws", "fs", "uncut", "unrated", "extended", "remastered",
+        "edition", "collector", "collectors", "limited", "imax", "criterion", "theatrical", "retail",
+    }
+)
+# Obfuscated names: one token this long with this many digits (`abc123xyz`).
+OBFUSCATED_MIN_LENGTH = 8
+OBFUSCATED_MIN_DIGITS = 3
+_LETTERS_RE = re.compile(r"[^\W\d_]{3}")
+# `Movie.2012.1080p.x264-Some Group`: a dotted head this long before a space.
+RELEASE_HEAD_SEPARATORS = 3
 _JUNK_RE = re.compile(
     r"\d{3,4}[pi]|(?:ddp?|e?ac3|aac|dts)\+?\d(?:\.\d)?|[xh]\.?26[45]|\d{1,2}ch",
     re.IGNORECASE,
@@ -138,9 +164,14 @@ def is_year(token: str, *, explicit: bool) -> bool:
 
 
 def is_release_style(text: str) -> bool:
-    """True for dotted or underscored names without spaces."""
+    """True for dotted or underscored names without spaces, and for a
+    dotted name whose group has a space (``Movie.2012.1080p.x264-Some Group``:
+    three or more separators before the first space)."""
     stripped = text.strip()
-    return " " not in stripped and ("." in stripped or "_" in stripped)
+    if " " not in stripped:
+        return "." in stripped or "_" in stripped
+    head = stripped[: stripped.index(" ")]
+    return head.count(".") + head.count("_") >= RELEASE_HEAD_SEPARATORS and not head.endswith(".")
 
 
 def words(text: str, release: bool) -> list[str]:
@@ -165,11 +196,25 @@ def is_junk(word: str) -> bool:
 
 
 def first_junk(tokens: list[str]) -> int:
-    """Index of the first junk word, or ``len(tokens)``."""
+    """Index of the first junk word, or ``len(tokens)``, with the release tags
+    right before it (``German DL 1080p``, ``(BD 1080p``) and, at the very
+    end of the name, the language tags (``Show.S01E01.German.DL``)."""
+    cut = len(tokens)
     for index, token in enumerate(tokens):
         if is_junk(token):
-            return index
-    return len(tokens)
+            cut = index
+            break
+    else:
+        while cut > 0 and _tag_key(tokens[cut - 1]) in LANGUAGE_TAGS:
+            cut -= 1
+        return cut
+    while cut > 0 and _tag_key(tokens[cut - 1]) in RELEASE_TAGS:
+        cut -= 1
+    return cut
+
+
+def _tag_key(token: str) -> str:
+    return token.casefold().strip("-()[]")
 
 
 def trim(text: str) -> str:
@@ -194,6 +239,23 @@ def tidy(text: str, release: bool, *, three_d: bool = True) -> str:
         text = strip_3d(text)
     tokens = words(text, release)
     return trim(" ".join(tokens[: first_junk(tokens)]))
+
+
+def is_obfuscated(stem: str) -> bool:
+    """A name that says nothing: no three letters in a row (``161219_06``,
+    ``a8f3e9c1d2b4``), or one long token of letters and digits
+    (``abc123xyz``, ``ZK8JQ2M1P0``) as download tools leave them."""
+    text = split_brackets(stem)[0].strip()
+    if _LETTERS_RE.search(text) is None:
+        return True
+    if len(text) < OBFUSCATED_MIN_LENGTH or not text.isascii() or not text.isalnum():
+        return False
+    return sum(c.isdigit() for c in text) >= OBFUSCATED_MIN_DIGITS
+
+
+def readable(stem: str) -> str:
+    """A display title from a stem that has no marker to cut it at."""
+    return tidy(stem, is_release_style(split_brackets(stem)[0])) or stem
 
 
 def strip_extension(name: str) -> str:

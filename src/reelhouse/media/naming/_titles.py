@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from reelhouse.media.naming._3d import strip_3d
 from reelhouse.media.naming._episodes import find_strong_marker
+from reelhouse.media.naming._prefixes import strip_prefixes
 from reelhouse.media.naming._seasons import split_season
 from reelhouse.media.naming._text import (
     first_junk,
@@ -106,6 +107,7 @@ def sort_name(title: str) -> str:
 
 
 def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple[str, ...]]:
+    name = strip_prefixes(name)
     text, tags = split_brackets(name)
     text = strip_3d(text)  # `Movie.3D.HSBS`: the 3D format is the version's
     match = _LAST_PAREN_YEAR_RE.match(text)

@@ -9,8 +9,17 @@ from __future__ import annotations
 import datetime
 from collections.abc import Sequence
 
-from reelhouse.media.naming._episodes import parse_episode
-from reelhouse.media.naming._groups import Version, VersionGroup, split_version, version_order
+from reelhouse.media.naming._episodes import EpisodeName, parse_episode
+from reelhouse.media.naming._groups import (
+    Stack,
+    StackPart,
+    Version,
+    VersionGroup,
+    group_stacks,
+    split_version,
+    stack_part,
+    version_order,
+)
 
 # Where a shared prefix may end: before a label's `` - `` or `[`.
 _LABEL_STARTS = (" - ", " [", "[", "-", "_", ".")
@@ -26,31 +35,63 @@ def group_episode_versions(stems: Sequence[str]) -> list[VersionGroup]:
     episode in two versions: the stems name the same episode and differ
     only by a version label after their shared name, as movie versions do
     (:func:`split_version`). Stems that differ otherwise (``Show S01E01
-    Pilot`` and ``Show S01E01 Other``) are not grouped. The primary is
-    chosen as for movies; only groups of 2+ are returned, sorted by base.
+    Pilot`` and ``Show S01E01 Other``) are not grouped. A stack of parts
+    (:func:`group_episode_stacks`) is one version, named by its first part,
+    its later parts in ``parts``. The primary is chosen as for movies; only
+    groups of 2+ are returned, sorted by base.
     """
+    items: dict[str, tuple[str, tuple[str, ...]]] = {}
+    stacked: set[str] = set()
+    for stack in group_episode_stacks(stems):
+        items[stack.base] = (stack.stems[0], stack.stems[1:])
+        stacked.update(stack.stems)
+    items.update((stem, (stem, ())) for stem in stems if stem not in stacked)
     by_key: dict[_EpisodeKey, list[str]] = {}
-    for stem in stems:
-        parsed = parse_episode(stem)
+    for name in items:
+        parsed = parse_episode(name)
         if parsed is None or (parsed.episode is None and parsed.absolute is None and parsed.air_date is None):
             continue
         key = (parsed.season, parsed.episode, parsed.episode_end, parsed.absolute, parsed.air_date)
-        by_key.setdefault(key, []).append(stem)
-    groups = [group for members in by_key.values() if len(members) > 1 and (group := _group(members))]
+        by_key.setdefault(key, []).append(name)
+    groups = [group for members in by_key.values() if len(members) > 1 and (group := _group(members, items))]
     groups.sort(key=lambda group: (group.base.casefold(), group.base))
     return groups
 
 
-def _group(members: list[str]) -> VersionGroup | None:
+def group_episode_stacks(stems: Sequence[str]) -> list[Stack]:
+    """Episodes in several files: ``S01E01 - 1080p part1`` and ``part2``,
+    ``S01E01-cd1`` and ``-cd2`` (numbered parts right after the episode's
+    number or version label, as :func:`episode_stack` reads them), sorted
+    by base. Parts run 1, 2, 3... as movie stacks do."""
+    candidates = [stem for stem in stems if (parsed := parse_episode(stem)) and episode_stack(stem, parsed)]
+    return group_stacks(candidates) if len(candidates) > 1 else []
+
+
+def episode_stack(stem: str, parsed: EpisodeName) -> StackPart | None:
+    """A numbered part marker right after the episode's number or version
+    label (``S01E01 - 1080p part1``, ``S01E01-cd2``); a title's ``Part 2``
+    (``S01E05 - The Reckoning Part 2``) and letters (``- A``, a title's)
+    are not parts."""
+    found = stack_part(stem)
+    if found is None or found.lettered:
+        return None
+    if parsed.title is None:
+        return found
+    in_title = stack_part(parsed.title)
+    return found if in_title is not None and not in_title.base.strip(" ._-") else None
+
+
+def _group(members: list[str], items: dict[str, tuple[str, tuple[str, ...]]]) -> VersionGroup | None:
     base = _shared_base(members)
     if not base:
         return None
     versions: list[Version] = []
-    for stem in members:
-        label = split_version(stem, base)
+    for name in members:
+        label = split_version(name, base)
         if label is None:
             return None
-        versions.append(Version(stem, label))
+        first, parts = items[name]
+        versions.append(Version(first, label, parts))
     return VersionGroup(base, tuple(sorted(versions, key=version_order)))
 
 
