@@ -20,9 +20,11 @@ from typing import Any
 from quart import Quart
 
 from .paths import JellyfinPaths
+from .routes_items import blueprint as items_blueprint
+from .routes_media import blueprint as media_blueprint
 from .routes_users import blueprint as users_blueprint
 
-BLUEPRINTS = (users_blueprint,)
+BLUEPRINTS = (users_blueprint, items_blueprint, media_blueprint)
 
 __all__ = ["install_jellyfin"]
 
