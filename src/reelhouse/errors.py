@@ -81,6 +81,12 @@ class TooLarge(DomainError):
     code = "too_large"
 
 
+class TooManyRequests(DomainError):
+    """429: past a limit; ``params.retryAfterSeconds`` says when to try again."""
+
+    code = "too_many_requests"
+
+
 class Unavailable(DomainError):
     """503: the feature or a dependency is not available now."""
 

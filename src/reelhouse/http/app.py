@@ -23,6 +23,7 @@ from .health import blueprint as health_blueprint
 from .images import blueprint as images_blueprint
 from .item_actions import blueprint as item_actions_blueprint
 from .items import blueprint as items_blueprint
+from .jellyfin import install_jellyfin
 from .jobs import blueprint as jobs_blueprint
 from .jsonbody import install_json_bodies
 from .libraries import blueprint as libraries_blueprint
@@ -105,7 +106,9 @@ def create_app(context: AppContext) -> Quart:
         app.register_blueprint(blueprint, url_prefix=API_PREFIX)
     app.register_blueprint(health_blueprint)  # outside the API: /health, /health/ready (no key)
     events = AbortableStreams(app, {f"{API_PREFIX}/scans/events"})
-    app.asgi_app = StalledWrites(events, f"{API_PREFIX}/videos/", stream_stall_seconds)  # type: ignore[method-assign,assignment]
+    streams = StalledWrites(events, f"{API_PREFIX}/videos/", stream_stall_seconds)
+    jellyfin_streams = StalledWrites(streams, "/videos/", stream_stall_seconds)  # after jellyfin's path rules
+    app.asgi_app = install_jellyfin(app, jellyfin_streams, API_PREFIX)  # type: ignore[method-assign]
     if observers := _request_observers(app, context):
         app.asgi_app = RequestObserver(app.asgi_app, observers)  # type: ignore[method-assign,assignment]
     return app

@@ -29,6 +29,7 @@ PUBLIC_PATHS = frozenset({"/api/v1/openapi.json", "/api/v1/auth/login"})
 # authenticated clients, so a busy server is not taken for a dead one and restarted.
 PROBE_PATHS = frozenset({"/health", "/health/ready"})
 _EXTENSION_KEY = "reelhouse.verified_keys"
+OWN_AUTHENTICATION_PREFIX = "jellyfin"  # blueprints named so authenticate in their before_request
 RETRY_AFTER_SECONDS = 1
 
 
@@ -44,7 +45,7 @@ async def _start_verifying() -> None:
 
 
 async def _authenticate() -> None:
-    if request.path in PROBE_PATHS:
+    if request.path in PROBE_PATHS or _has_own_authentication(request.blueprint):
         return
     if request.path in PUBLIC_PATHS:
         if not admit_anonymous(request.scope):
@@ -58,6 +59,8 @@ async def _authenticate() -> None:
 
 
 async def _authenticate_websocket() -> None:
+    if _has_own_authentication(websocket.blueprint):
+        return
     await _authenticate_token(websocket.headers.get("Authorization", ""), websocket.endpoint)
     note_authenticated(websocket.scope)
 
@@ -68,10 +71,20 @@ async def _authenticate_token(authorization: str, endpoint: str | None) -> None:
         return await authenticate_device(token, endpoint)  # a player's sign-in (device_auth.py)
     if token is None:
         raise errors.Unauthorized("A valid API key is required: send Authorization: Bearer <key>.")
+    await authenticate_api_key(token)
+
+
+async def authenticate_api_key(token: str) -> None:
+    """Accept ``token`` as an API key for this request (an administrator's credential), or raise 401."""
     key = await current_app.extensions[_EXTENSION_KEY].find(token)  # None for a token of another shape too
     if key is None:
         raise errors.Unauthorized("The API key is invalid or has been revoked.")
     g.api_key_id = key.id
+
+
+def _has_own_authentication(blueprint: str | None) -> bool:
+    """The Jellyfin-compatible surface (``http/jellyfin``) reads its own credentials, with the same checks."""
+    return blueprint is not None and blueprint.startswith(OWN_AUTHENTICATION_PREFIX)
 
 
 def _bearer_token(header: str) -> str | None:

@@ -23,7 +23,7 @@ keeps trying cannot grow the log without limit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import Field
@@ -33,10 +33,10 @@ from quart_schema import document_request, document_response, validate_request
 from reelhouse import errors
 from reelhouse.storage import devices, members, signin_limits, users
 from reelhouse.storage._store import now_ms
+from reelhouse.storage.devices import DeviceSignIn
 
 from .context import app_context
 from .device_auth import signed_in_member, verified_devices
-from .errors import error_response
 from .keyed_locks import KeyedLocks
 from .member_activity import record_sign_in
 from .openapi import may_answer, raw_response
@@ -88,15 +88,47 @@ async def login(data: LoginRequest) -> Any:
     too_many_requests with Retry-After past 5 failures a minute for one name
     from one address or 30 in 10 minutes from one address.
     """
-    address = request.remote_addr or ""
+    attempt = SignInAttempt(data.name, data.password, data.pin, data.device_id, data.device_name, data.client,
+                            data.version)  # fmt: skip
+    signed_in = await sign_in(attempt, request.remote_addr or "")
+    return LoginResponse(token=signed_in.token, user_id=signed_in.user_id, device_id=signed_in.device_id).to_json()
+
+
+@dataclass(frozen=True, slots=True)
+class SignInAttempt:
+    """What a player sent to sign in, whichever surface it came by (native or Jellyfin's)."""
+
+    name: str
+    password: str | None
+    pin: str | None
+    device_id: str | None
+    device_name: str
+    client: str
+    version: str | None
+    password_or_pin: bool = False  # the password field may hold the PIN of a member who has only a PIN
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    token: str
+    user_id: str
+    device_id: str
+
+
+async def sign_in(attempt: SignInAttempt, address: str) -> SignedIn:
+    """The one sign-in of every surface: limits, one hash check, device row, activity entry.
+
+    Raises the failures as domain errors: Unauthorized, Forbidden
+    (pin_locked), TooManyRequests (with retryAfterSeconds).
+    """
     # Sign-ins from one address take turns: the limit is checked and a
     # failure recorded before the next attempt is checked, so parallel
     # guesses get no more tries than sequential ones.
     async with _by_address.hold(address):
-        return await _sign_in(data, address)
+        return await _sign_in(attempt, address)
 
 
-async def _sign_in(data: LoginRequest, address: str) -> Any:
+async def _sign_in(data: SignInAttempt, address: str) -> SignedIn:
     store = _store()
     now = now_ms()
     wait = await signin_limits.retry_after_seconds(store, data.name, address, now)
@@ -104,10 +136,9 @@ async def _sign_in(data: LoginRequest, address: str) -> Any:
         creds = await members.credentials_by_name(store, data.name)
         user = None if creds is None else creds.user
         await record_sign_in(user, ok=False, reason="tooManyRequests", repeated=True)
-        message = "Too many failed sign-ins: try again later."
-        params = {"retryAfterSeconds": wait}
-        return error_response(429, "too_many_requests", message, params, {"Retry-After": str(wait)})
+        raise errors.TooManyRequests("Too many failed sign-ins: try again later.", params={"retryAfterSeconds": wait})
     creds = await members.credentials_by_name(store, data.name)
+    data = _as_pin_when_only_pin(creds, data)
     verdict = await _verify(creds, data, now)
     user = None if creds is None else creds.user
     if verdict.failure is not None:
@@ -121,11 +152,20 @@ async def _sign_in(data: LoginRequest, address: str) -> Any:
     if verdict.method == "password":
         await signin_limits.clear_pin_lock(store, user.id)
     await _rehash(store, creds, verdict.method, data)
-    sign_in = devices.SignInRequest(user.id, data.device_id, data.device_name, data.client, data.version)
-    token, device_id = await devices.sign_in(store, sign_in, now)
+    request_row = devices.SignInRequest(user.id, data.device_id, data.device_name, data.client, data.version)
+    token, device_id = await devices.sign_in(store, request_row, now)
     await members.note_login(store, user.id, now)
     await record_sign_in(user, ok=True, method=verdict.method, device_id=device_id)
-    return LoginResponse(token=token, user_id=user.id, device_id=device_id).to_json()
+    return SignedIn(token, user.id, device_id)
+
+
+def _as_pin_when_only_pin(creds: members.Credentials | None, data: SignInAttempt) -> SignInAttempt:
+    """A surface with one secret field (Jellyfin's ``Pw``): for a member with a PIN and no password it is the PIN."""
+    if not data.password_or_pin or creds is None or creds.password_hash is not None or creds.pin_hash is None:
+        return data
+    if not data.password:
+        return data
+    return replace(data, password=None, pin=data.password, password_or_pin=False)
 
 
 @blueprint.post("/auth/logout")
@@ -139,12 +179,17 @@ async def logout() -> Response:
     member = signed_in_member()
     if member is None:
         raise errors.Forbidden("Only a device token signs out.")
-    await devices.sign_out(_store(), member.token_hash)
-    verified_devices().forget([member.token_hash])
+    await sign_out(member)
     return Response(b"", status=204)
 
 
-async def _verify(creds: members.Credentials | None, data: LoginRequest, now: int) -> _Verdict:
+async def sign_out(member: DeviceSignIn) -> None:
+    """End this sign-in: its token is refused from the next request on, on every surface."""
+    await devices.sign_out(_store(), member.token_hash)
+    verified_devices().forget([member.token_hash])
+
+
+async def _verify(creds: members.Credentials | None, data: SignInAttempt, now: int) -> _Verdict:
     method = "pin" if data.pin is not None and data.password is None else "password"
     if data.password is None and data.pin is None:
         method = "name"
@@ -191,7 +236,7 @@ async def _check(stored: str | None, secret: str) -> bool:
     return await users.verify_password(stored, secret)
 
 
-async def _rehash(store: Any, creds: members.Credentials, method: str, data: LoginRequest) -> None:
+async def _rehash(store: Any, creds: members.Credentials, method: str, data: SignInAttempt) -> None:
     """A secret that verified against an outdated hash is stored hashed anew."""
     if method == "password" and creds.password_hash is not None:
         await users.rehash_if_needed(store, creds.user.id, "password", creds.password_hash, data.password or "")

@@ -65,6 +65,16 @@ async def authenticate_device(token: str, endpoint: str | None) -> None:
         raise errors.Unauthorized("The sign-in is invalid or has been revoked.")
     if endpoint not in PLAYER_ENDPOINTS:
         raise errors.Forbidden("A device token is accepted on the player endpoints only.")
+    admit_sign_in(sign_in)
+
+
+async def find_device_sign_in(token: str) -> DeviceSignIn | None:
+    """The live sign-in of ``token`` (remembered as :class:`VerifiedDevices` says), else None."""
+    return await verified_devices().find(token)
+
+
+def admit_sign_in(sign_in: DeviceSignIn) -> None:
+    """This request acts as ``sign_in``'s member, within that member's libraries."""
     g.member = sign_in
     g.library_scope = library_scope(
         MemberFacts(sign_in.is_admin, sign_in.disabled, False, sign_in.policy, sign_in.granted_libraries)

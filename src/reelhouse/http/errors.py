@@ -32,6 +32,7 @@ STATUS_BY_CLASS: tuple[tuple[type[errors.DomainError], int], ...] = (
     (errors.NotFound, 404),
     (errors.Conflict, 409),
     (errors.TooLarge, 413),
+    (errors.TooManyRequests, 429),
     (errors.Unavailable, 503),
 )
 

@@ -153,7 +153,11 @@ async def item_image(item_id: str) -> Response:
     404 not_found: unknown item, no such image, or its file is gone. 500
     internal_error: the file cannot be decoded. 503: rendering timed out.
     """
-    wanted = parse_image_request(request.args)
+    return await serve_item_image(item_id, parse_image_request(request.args))
+
+
+async def serve_item_image(item_id: str, wanted: ImageRequest) -> Response:
+    """The image ``wanted`` of an item the request may see (every image surface's answer)."""
     await require_item_visible(item_id)
     sources = image_service().sources
     source = await sources.find(item_id, wanted.kind, wanted.index)

@@ -12,6 +12,7 @@ fields are ignored.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field
@@ -69,23 +70,55 @@ class PlayingAnswer(ApiModel):
 async def playing(data: PlayingReport) -> dict[str, Any]:
     """Playback began: starts a session (or finds the live one with this playSessionId) and answers its id."""
     member = _player()
-    await require_item_visible(data.item_id)
+    report = PlayReport(data.item_id, data.play_session_id, data.position_sec, bool(data.paused), data.delivery)
+    return {"sessionId": await start_playback(member, report)}
+
+
+@dataclass(frozen=True, slots=True)
+class PlayReport:
+    """A player's report that playback began, whichever surface it came by."""
+
+    item_id: str
+    play_session_id: str | None
+    position_sec: float | None
+    paused: bool
+    delivery: str | None = None
+
+
+async def start_playback(member: DeviceSignIn, report: PlayReport) -> str:
+    """Start a session for ``member``'s device (or find the live one with this playSessionId); its id.
+
+    404 for an item the member cannot see; 400 for one that is not
+    playable, an unknown delivery or a position out of range.
+    """
+    await require_item_visible(report.item_id)
     store = app_context().store
-    item = await playback_item(store, data.item_id)
+    item = await playback_item(store, report.item_id)
     if item is None:
-        raise errors.NotFound(f"No item {data.item_id}.", params={"itemId": data.item_id})
+        raise errors.NotFound(f"No item {report.item_id}.", params={"itemId": report.item_id})
     if item.kind is None:
         raise errors.Invalid(f"A {item.type} is not playable; report one of its videos.", field="itemId")
-    delivery = check_delivery(data.delivery)
-    check_position(data.position_sec, item.duration_sec)
+    delivery = check_delivery(report.delivery)
+    check_position(report.position_sec, item.duration_sec)
     player = await player_facts(store, member.device_id)
     start = SessionStart(
         item=item, member_id=member.user_id, member_name=member.user_name, device_id=member.device_id,
         device_name=player.device_name, player=player.client, delivery=delivery, ip=request.remote_addr,
-        position=data.position_sec or 0.0, paused=bool(data.paused), play_session_id=data.play_session_id,
+        position=report.position_sec or 0.0, paused=report.paused, play_session_id=report.play_session_id,
     )  # fmt: skip
-    session_id = await ask(registry_ref(), StartSession(start))
-    return {"sessionId": session_id}
+    return await ask(registry_ref(), StartSession(start))
+
+
+async def report_progress(member: DeviceSignIn, session_id: str, position_sec: float | None,
+                          paused: bool | None) -> None:  # fmt: skip
+    """Where ``member``'s device is in its live session ``session_id``; 404 when it has none of that id."""
+    session = await ask(registry_ref(), FindSession(session_id, member.device_id))
+    await _ask_session(session, session_id, Progress(position_sec, paused))
+
+
+async def end_playback(member: DeviceSignIn, session_id: str, position_sec: float | None, paused: bool | None) -> None:
+    """``member``'s device stopped: its session ends and becomes a PlayRecord of the history."""
+    await ask(registry_ref(), EndSession(session_id, member.device_id, position_sec, paused))
 
 
 @blueprint.post("/sessions/playing/progress")
@@ -100,9 +133,7 @@ async def playing(data: PlayingReport) -> dict[str, Any]:
 )
 async def progress(data: SessionReport) -> Response:
     """Where the player is and whether it is paused; keeps the session alive."""
-    member = _player()
-    session = await ask(registry_ref(), FindSession(data.session_id, member.device_id))
-    await _ask_session(session, data.session_id, Progress(data.position_sec, data.paused))
+    await report_progress(_player(), data.session_id, data.position_sec, data.paused)
     return Response(b"", status=204)
 
 
@@ -118,8 +149,7 @@ async def progress(data: SessionReport) -> Response:
 )
 async def stopped(data: SessionReport) -> Response:
     """Playback ended: the session ends and becomes a PlayRecord of the history."""
-    member = _player()
-    await ask(registry_ref(), EndSession(data.session_id, member.device_id, data.position_sec, data.paused))
+    await end_playback(_player(), data.session_id, data.position_sec, data.paused)
     return Response(b"", status=204)
 
 

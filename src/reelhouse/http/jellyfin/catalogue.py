@@ -1,0 +1,142 @@
+"""Reading the catalogue for the Jellyfin surface: pages, items and views as BaseItemDtos.
+
+Queries go through the native item query (``storage/item_query.py``) scoped
+to the request's libraries (``http/library_access.py``), so a member sees
+here exactly what the native API shows them.  A page is rendered from its
+summaries; the fields only an ItemDetail carries (overview, genres,
+people, media sources...) are read per item when the client asks for them
+with ``Fields``, and for a single item always.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from reelhouse import errors
+from reelhouse.storage.item_detail import item_detail
+from reelhouse.storage.item_query import ItemQuery, list_items, parse_item_query
+from reelhouse.storage.libraries import LibraryRecord, list_libraries
+
+from ..context import app_context
+from ..device_auth import signed_in_member
+from ..items import cursor_codec
+from ..library_access import require_item_visible, scoped_item_query, visible
+from . import ids
+from .dto_items import item_dto
+from .item_query import MAX_LIMIT, Translated, split
+from .user_data import user_data_for
+
+DETAIL_FIELDS = frozenset({
+    "overview", "genres", "people", "mediasources", "mediastreams", "providerids", "studios", "taglines",
+    "tags", "genreitems", "officialrating", "premieredate", "enddate",
+})  # fmt: skip
+COLLECTION_TYPES = {"movies": "movies", "tvshows": "tvshows"}
+
+
+def server_guid() -> str:
+    return ids.plain_guid(app_context().server_id)
+
+
+def member_id() -> str | None:
+    member = signed_in_member()
+    return None if member is None else member.user_id
+
+
+async def visible_libraries() -> list[LibraryRecord]:
+    return [library for library in await list_libraries(app_context().store) if visible(library.id)]
+
+
+def wants_detail(fields: str | None) -> bool:
+    return any(field.lower() in DETAIL_FIELDS for field in split(fields))
+
+
+async def query_page(translated: Translated, fields: str | None) -> tuple[list[dict[str, Any]], int]:
+    """One page of BaseItemDtos and the total count (the page's length when not counted)."""
+    if translated.query is None:
+        return [], 0
+    return await native_page(translated.query, fields)
+
+
+async def native_page(query: ItemQuery, fields: str | None) -> tuple[list[dict[str, Any]], int]:
+    ctx = app_context()
+    scoped = await scoped_item_query(query)
+    page = await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret))
+    summaries = [item.to_json() for item in page.items]
+    dtos = await render(summaries, detail=wants_detail(fields))
+    total = page.total_count if page.total_count is not None else (query.offset or 0) + len(dtos)
+    return dtos, total
+
+
+async def render(items: Sequence[Mapping[str, Any]], *, detail: bool) -> list[dict[str, Any]]:
+    """BaseItemDtos of native item dicts, with the member's UserData and series and season names."""
+    store = app_context().store
+    if detail:
+        items = [await item_detail(store, item["id"]) for item in items]
+    names = await names_of(item.get(key) for item in items for key in ("seriesId", "seasonId") if not item.get(
+        "seriesName" if key == "seriesId" else "seasonName"))  # fmt: skip
+    data = await user_data_for(store, member_id(), items)
+    server = server_guid()
+    return [item_dto(item, server, data.get(item["id"]), names) for item in items]
+
+
+async def names_of(wanted: Iterable[str | None]) -> dict[str, str]:
+    """The names of items by id (series and seasons of a page), in one query."""
+    unique = sorted({value for value in wanted if value})[:MAX_LIMIT]
+    if not unique:
+        return {}
+    ctx = app_context()
+    query = parse_item_query({"ids": [",".join(unique)], "limit": [str(MAX_LIMIT)]})
+    page = await list_items(ctx.store, query, cursor_codec(ctx.cursor_secret))
+    return {item.id: item.name for item in page.items}
+
+
+async def summaries_by_id(item_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Native summaries of these items the request may see, in the order given."""
+    if not item_ids:
+        return []
+    ctx = app_context()
+    query = await scoped_item_query(parse_item_query({"ids": [",".join(item_ids)], "limit": [str(MAX_LIMIT)]}))
+    page = await list_items(ctx.store, query, cursor_codec(ctx.cursor_secret))
+    by_id = {item.id: item.to_json() for item in page.items}
+    return [by_id[i] for i in item_ids if i in by_id]
+
+
+async def one_item(guid: str) -> dict[str, Any]:
+    """The BaseItemDto of an item, or of a view (a library's GUID); 404 as the native API."""
+    library = next((lib for lib in await visible_libraries() if lib.id == ids.plain_guid(guid)), None)
+    if library is not None:
+        return view_dto(library)
+    item_id = ids.item_id(guid)
+    await require_item_visible(item_id)
+    detail = await item_detail(app_context().store, item_id)
+    return (await render([detail], detail=False))[0]
+
+
+def view_dto(library: LibraryRecord) -> dict[str, Any]:
+    """A library as Jellyfin's CollectionFolder (a user view)."""
+    dto: dict[str, Any] = {
+        "Name": library.name,
+        "ServerId": server_guid(),
+        "Id": ids.plain_guid(library.id),
+        "Type": "CollectionFolder",
+        "IsFolder": True,
+        "SortName": library.name.casefold(),
+        "LocationType": "FileSystem",
+        "MediaType": "Unknown",
+        "ImageTags": {},
+        "BackdropImageTags": [],
+        "CanDelete": False,
+    }
+    if library.collection_type in COLLECTION_TYPES:
+        dto["CollectionType"] = COLLECTION_TYPES[library.collection_type]
+    return dto
+
+
+def result(items: list[dict[str, Any]], total: int, start: int = 0) -> dict[str, Any]:
+    """Jellyfin's QueryResult."""
+    return {"Items": items, "TotalRecordCount": total, "StartIndex": start}
+
+
+def not_found(what: str) -> errors.NotFound:
+    return errors.NotFound(f"No item {what}.")

@@ -1,0 +1,158 @@
+"""Jellyfin's item query (``GET /Items``) as the native one (``GET /items``): a translation.
+
+Parameter names are case-insensitive (as Jellyfin's); ``args`` here are
+keyed in lower case (:func:`lowered_args`).  What maps:
+
+- ``ParentId``: a library's GUID is that library, any other an item's;
+  ``Recursive``; ``Ids`` (comma-separated GUIDs); ``PersonIds``;
+- ``IncludeItemTypes`` / ``ExcludeItemTypes``: our item types are
+  Jellyfin's names; a type we never hold (``Audio``, ``Playlist``...) is
+  dropped, and a query for only such types matches nothing;
+- ``SortBy`` (comma-separated; the first we know decides) and
+  ``SortOrder``; ``StartIndex`` and ``Limit`` (at most the native
+  :data:`MAX_LIMIT` a page, also without a ``Limit``);
+- ``SearchTerm``, ``Genres`` (``|``-separated), ``Years``, ``IsPlayed``,
+  ``IsFavorite``, ``Filters`` (``IsPlayed``, ``IsUnplayed``,
+  ``IsFavorite``; ``IsResumable`` is answered from the watch state);
+- ``EnableTotalRecordCount`` (default true) asks for the native total.
+
+Everything else is ignored, as Jellyfin ignores what it does not know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from reelhouse.storage.item_query import ItemQuery, parse_item_query
+
+from . import ids
+
+MAX_LIMIT = 200
+KNOWN_TYPES = frozenset({"Movie", "Series", "Season", "Episode", "Folder", "BoxSet", "Video"})
+_TYPE_BY_LOWER = {name.lower(): name for name in KNOWN_TYPES}
+SORTS = {
+    "sortname": "name", "name": "name", "datecreated": "dateAdded", "premieredate": "premiereDate",
+    "productionyear": "year", "communityrating": "rating", "criticrating": "criticRating",
+    "runtime": "runtime", "dateplayed": "datePlayed", "playcount": "playCount", "isplayed": "played",
+    "isfavoriteorliked": "favorite", "random": "random", "officialrating": "officialRating",
+    "datelastcontentadded": "lastContentAdded", "seriessortname": "seriesName",
+    "seriesdateplayed": "seriesDatePlayed", "indexnumber": "index", "parentindexnumber": "index",
+    "airedepisodeorder": "index", "path": "path",
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Translated:
+    """The native query, or ``empty`` when the Jellyfin query can match nothing here."""
+
+    query: ItemQuery | None
+    start_index: int
+    resumable_only: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return self.query is None
+
+
+def lowered_args(args: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Query parameters keyed in lower case; of a name sent twice, the last value."""
+    pairs = args.items() if isinstance(args, Mapping) else args
+    return {name.lower(): value for name, value in pairs}
+
+
+def split(value: str | None, separator: str = ",") -> list[str]:
+    return [part.strip() for part in (value or "").split(separator) if part.strip()]
+
+
+def translate(
+    args: Mapping[str, str], library_ids: Iterable[str], defaults: Mapping[str, str] | None = None
+) -> Translated:
+    """The native query for Jellyfin's ``args`` (lower-case keys); ``defaults`` fill absent ones."""
+    merged = {**(defaults or {}), **args}
+    params: dict[str, list[str]] = {}
+    if not _types(merged, params):
+        return Translated(None, 0)
+    _scope(merged, params, frozenset(library_ids))
+    _sorting(merged, params)
+    resumable = _filters(merged, params)
+    start = _int(merged.get("startindex"), 0)
+    limit = min(max(_int(merged.get("limit"), MAX_LIMIT), 0), MAX_LIMIT)
+    if limit == 0:
+        return Translated(None, start)
+    params["limit"] = [str(limit)]
+    if start:
+        params["offset"] = [str(start)]
+    if merged.get("enabletotalrecordcount", "true").lower() != "false":
+        params["includeTotal"] = ["true"]
+    return Translated(parse_item_query(params), start, resumable)
+
+
+def _types(args: Mapping[str, str], params: dict[str, list[str]]) -> bool:
+    """False when only types we never hold are asked for."""
+    asked = split(args.get("includeitemtypes"))
+    known = [_TYPE_BY_LOWER[t.lower()] for t in asked if t.lower() in _TYPE_BY_LOWER]
+    if asked and not known:
+        return False
+    if known:
+        params["type"] = known
+    excluded = [_TYPE_BY_LOWER[t.lower()] for t in split(args.get("excludeitemtypes")) if t.lower() in _TYPE_BY_LOWER]
+    if excluded:
+        params["excludeType"] = excluded
+    return True
+
+
+def _scope(args: Mapping[str, str], params: dict[str, list[str]], library_ids: frozenset[str]) -> None:
+    parent = args.get("parentid")
+    if parent:
+        params["parentId"] = [parent_id(parent, library_ids)]
+    if args.get("recursive", "").lower() == "true":
+        params["recursive"] = ["true"]
+    if wanted := split(args.get("ids")):
+        params["ids"] = [",".join(ids.item_id(value) for value in wanted)]
+    if people := split(args.get("personids")):
+        params["personId"] = [ids.item_id(value) for value in people]
+    if term := args.get("searchterm", "").strip():
+        params["q"] = [term]
+    if genres := split(args.get("genres"), "|"):
+        params["genreId"] = genres
+    if years := split(args.get("years")):
+        params["year"] = years
+
+
+def parent_id(value: str, library_ids: frozenset[str]) -> str:
+    """Our id of a ParentId: a library's GUID is the library's id, any other an item's."""
+    plain = ids.plain_guid(value)
+    return plain if plain in library_ids else ids.item_id(value)
+
+
+def _sorting(args: Mapping[str, str], params: dict[str, list[str]]) -> None:
+    sort = next((SORTS[s.lower()] for s in split(args.get("sortby")) if s.lower() in SORTS), None)
+    if sort is not None:
+        params["sort"] = [sort]
+    order = split(args.get("sortorder"))
+    if order:
+        params["order"] = ["desc" if order[0].lower().startswith("desc") else "asc"]
+
+
+def _filters(args: Mapping[str, str], params: dict[str, list[str]]) -> bool:
+    """Played and favourite filters; True when only resumable items are wanted."""
+    filters = {f.lower() for f in split(args.get("filters"))}
+    played = args.get("isplayed", "").lower()
+    if "isplayed" in filters or played == "true":
+        params["isPlayed"] = ["true"]
+    elif "isunplayed" in filters or played == "false":
+        params["isPlayed"] = ["false"]
+    favorite = args.get("isfavorite", "").lower()
+    if "isfavorite" in filters or favorite == "true":
+        params["isFavorite"] = ["true"]
+    elif favorite == "false":
+        params["isFavorite"] = ["false"]
+    return "isresumable" in filters
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value not in (None, "") else default
+    except ValueError:
+        return default

@@ -1,0 +1,187 @@
+"""Browsing: views, items, an item, latest, resume, next up, seasons, episodes, search hints, genres.
+
+Each route has Jellyfin's two forms where it has them: the current one
+(``/UserViews``, ``/Items``, ``/UserItems/Resume``) and the older one under
+``/Users/{userId}/`` that many apps still call.  The user in such a path is
+the signed-in member's own (a device token is its member's, whatever the
+path says); an API key acts as an administrator, as natively.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import Response, request
+
+from reelhouse.storage.genres import genre_names
+from reelhouse.storage.item_query import parse_item_query
+
+from ..context import app_context
+from ..library_access import library_scope_of_request
+from . import ids
+from .catalogue import (
+    member_id,
+    native_page,
+    one_item,
+    query_page,
+    render,
+    result,
+    server_guid,
+    summaries_by_id,
+    view_dto,
+    visible_libraries,
+)
+from .item_query import MAX_LIMIT, lowered_args, parent_id, translate
+from .surface import json, new_blueprint, route
+from .user_data import next_up_item_ids, resume_item_ids
+
+blueprint = new_blueprint("items")
+LATEST_DEFAULT = 16
+HINT_FIELDS = ("Id", "Name", "Type", "ProductionYear", "RunTimeTicks", "MediaType", "SeriesId", "SeriesName",
+               "IndexNumber", "ParentIndexNumber", "IsFolder")  # fmt: skip
+
+
+def _args() -> dict[str, str]:
+    return lowered_args(request.args.items(multi=True))
+
+
+@route(blueprint, "/UserViews")
+@route(blueprint, "/Users/<user_id>/Views")
+async def views(user_id: str | None = None) -> Response:
+    libraries = [view_dto(library) for library in await visible_libraries()]
+    return json(result(libraries, len(libraries)))
+
+
+@route(blueprint, "/Library/MediaFolders")
+async def media_folders() -> Response:
+    libraries = [view_dto(library) for library in await visible_libraries()]
+    return json(result(libraries, len(libraries)))
+
+
+@route(blueprint, "/Items")
+@route(blueprint, "/Users/<user_id>/Items")
+async def items(user_id: str | None = None) -> Response:
+    args = _args()
+    libraries = [library.id for library in await visible_libraries()]
+    translated = translate(args, libraries)
+    if translated.resumable_only:
+        return await _resume(args)
+    dtos, total = await query_page(translated, args.get("fields"))
+    return json(result(dtos, total, translated.start_index))
+
+
+@route(blueprint, "/Items/<item_id>")
+@route(blueprint, "/Users/<user_id>/Items/<item_id>")
+async def item(item_id: str, user_id: str | None = None) -> Response:
+    return json(await one_item(item_id))
+
+
+@route(blueprint, "/Items/Latest")
+@route(blueprint, "/Users/<user_id>/Items/Latest")
+async def latest(user_id: str | None = None) -> Response:
+    """The newest movies and series with new episodes (an episode stands for its series), newest first."""
+    args = _args()
+    limit = min(_int(args.get("limit"), LATEST_DEFAULT), MAX_LIMIT)
+    params: dict[str, list[str]] = {"recursive": ["true"], "type": ["Movie", "Episode"], "sort": ["dateAdded"],
+                                    "order": ["desc"], "limit": [str(min(MAX_LIMIT, limit * 4))]}  # fmt: skip
+    if args.get("parentid"):
+        params["parentId"] = [parent_id(args["parentid"], frozenset(lib.id for lib in await visible_libraries()))]
+    dtos, _ = await native_page(parse_item_query(params), None)
+    newest: list[str] = []
+    for dto in dtos:
+        shown = dto.get("SeriesId") or dto["Id"]
+        if shown not in newest:
+            newest.append(shown)
+    wanted = [ids.item_id(guid) for guid in newest[:limit]]
+    return json(await render(await summaries_by_id(wanted), detail=False))
+
+
+@route(blueprint, "/UserItems/Resume")
+@route(blueprint, "/Users/<user_id>/Items/Resume")
+async def resume(user_id: str | None = None) -> Response:
+    return await _resume(_args())
+
+
+async def _resume(args: dict[str, str]) -> Response:
+    limit = min(_int(args.get("limit"), MAX_LIMIT), MAX_LIMIT)
+    wanted = await resume_item_ids(app_context().store, member_id(), limit)
+    dtos = await render(await summaries_by_id(wanted), detail=False)
+    return json(result(dtos, len(dtos)))
+
+
+@route(blueprint, "/Shows/NextUp")
+async def next_up() -> Response:
+    args = _args()
+    limit = min(_int(args.get("limit"), MAX_LIMIT), MAX_LIMIT)
+    series = ids.item_id(args["seriesid"]) if args.get("seriesid") else None
+    wanted = await next_up_item_ids(app_context().store, member_id(), series, limit)
+    dtos = await render(await summaries_by_id(wanted), detail=False)
+    return json(result(dtos, len(dtos)))
+
+
+@route(blueprint, "/Shows/<series_id>/Seasons")
+async def seasons(series_id: str) -> Response:
+    query = parse_item_query({"parentId": [ids.item_id(series_id)], "type": ["Season"], "sort": ["index"],
+                              "limit": [str(MAX_LIMIT)], "includeTotal": ["true"]})  # fmt: skip
+    dtos, total = await native_page(query, _args().get("fields"))
+    return json(result(dtos, total))
+
+
+@route(blueprint, "/Shows/<series_id>/Episodes")
+async def episodes(series_id: str) -> Response:
+    args = _args()
+    season = args.get("seasonid")
+    parent = ids.item_id(season) if season else ids.item_id(series_id)
+    params: dict[str, list[str]] = {"parentId": [parent], "type": ["Episode"], "sort": ["index"],
+                                    "limit": [str(MAX_LIMIT)], "includeTotal": ["true"]}  # fmt: skip
+    if not season:
+        params["recursive"] = ["true"]
+    if args.get("season") and not season:
+        dtos, _ = await native_page(parse_item_query(params), args.get("fields"))
+        dtos = [d for d in dtos if str(d.get("ParentIndexNumber")) == args["season"]]
+        return json(result(dtos, len(dtos)))
+    dtos, total = await native_page(parse_item_query(params), args.get("fields"))
+    return json(result(dtos, total))
+
+
+@route(blueprint, "/Search/Hints")
+async def search_hints() -> Response:
+    args = _args()
+    term = args.get("searchterm", "").strip()
+    if not term:
+        return json({"SearchHints": [], "TotalRecordCount": 0})
+    libraries = [lib.id for lib in await visible_libraries()]
+    translated = translate({**args, "recursive": "true", "searchterm": term}, libraries)
+    dtos, total = await query_page(translated, None)
+    return json({"SearchHints": [_hint(dto) for dto in dtos], "TotalRecordCount": total})
+
+
+def _hint(dto: dict[str, Any]) -> dict[str, Any]:
+    hint: dict[str, Any] = {key: dto[key] for key in HINT_FIELDS if key in dto}
+    hint["ItemId"] = dto["Id"]
+    if "Primary" in dto.get("ImageTags", {}):
+        hint["PrimaryImageTag"] = dto["ImageTags"]["Primary"]
+    return hint
+
+
+@route(blueprint, "/Genres")
+async def genres() -> Response:
+    scope = library_scope_of_request()
+    libraries = None if scope is None or scope.library_ids is None else sorted(scope.library_ids)
+    args = _args()
+    if args.get("parentid"):
+        wanted = ids.plain_guid(args["parentid"])
+        visible = [lib.id for lib in await visible_libraries()]
+        libraries = [wanted] if wanted in visible else []
+    names = await genre_names(app_context().store, libraries)
+    server = server_guid()
+    items = [{"Name": n, "Id": ids.name_guid("genre", n), "ServerId": server, "Type": "Genre", "IsFolder": True,
+              "ImageTags": {}, "BackdropImageTags": []} for n in names]  # fmt: skip
+    return json(result(items, len(items)))
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return max(0, int(value)) if value else default
+    except ValueError:
+        return default

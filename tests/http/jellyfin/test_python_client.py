@@ -1,0 +1,168 @@
+"""jellyfin-apiclient-python (PyPI), the published client, against the server over real HTTP on both backends."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+import httpx
+from jellyfin_apiclient_python import JellyfinClient
+
+from .served import PASSWORD, Served, backend, served  # noqa: F401  (fixtures)
+
+
+def signed_in_client(served: Served, name: str = "Ann", password: str = PASSWORD, device_id: str = "py-device-1") -> JellyfinClient:
+    client = JellyfinClient(allow_multiple_clients=True)
+    client.config.app("Reelhouse tests", "1.0.0", "Test device", device_id)
+    client.config.data["auth.ssl"] = False
+    state = client.auth.connect_to_address(served.url)
+    assert state["State"].name == "ServerSignIn", state
+    answer = client.auth.login(served.url, name, password)
+    assert answer, "the sign-in failed"
+    client.authenticate({"Servers": [client.auth.credentials.get_credentials()["Servers"][0]]}, discover=False)
+    return client
+
+
+def test_a_member_signs_in_and_reads_who_they_are(served: Served) -> None:
+    client = signed_in_client(served)
+    me: dict[str, Any] = client.jellyfin.get_user()
+    assert me["Name"] == "Ann"
+    assert me["Policy"]["IsAdministrator"] is False
+    info = client.jellyfin.get_system_info_new()
+    assert info["Version"].startswith("10.")
+
+
+def test_the_sign_in_is_a_device_row_and_an_activity_entry_of_the_native_api(served: Served) -> None:
+    signed_in_client(served, device_id="py-device-audit")
+    with served.native() as native:
+        devices = native.get("/devices").json()
+        activity = native.get("/activity", params={"limit": 50}).json()
+    assert any(d["client"] == "Reelhouse tests" and d["device"] == "Test device" for d in _items(devices))
+    assert any(e["action"] == "user.login" for e in _items(activity))
+
+
+def test_a_wrong_password_is_refused_and_recorded(served: Served) -> None:
+    client = JellyfinClient(allow_multiple_clients=True)
+    client.config.app("Reelhouse tests", "1.0.0", "Test device", "py-device-wrong")
+    client.config.data["auth.ssl"] = False
+    client.auth.connect_to_address(served.url)
+    assert client.auth.login(served.url, "Ann", "not the password") == {}
+
+
+def test_public_users_leave_out_hidden_members(served: Served) -> None:
+    names = {u["Name"] for u in httpx.get(f"{served.url}/Users/Public").json()}
+    assert "Ann" in names and "Bob" not in names
+
+
+def test_paths_match_in_any_case_and_under_emby(served: Served) -> None:
+    for path in ("/system/info/public", "/SYSTEM/INFO/PUBLIC", "/emby/System/Info/Public", "/System/Info/Public/"):
+        answer = httpx.get(f"{served.url}{path}")
+        assert answer.status_code == 200, path
+        assert answer.json()["ProductName"] == "Jellyfin Server"
+
+
+def test_a_request_without_a_token_is_401_in_jellyfins_error_shape(served: Served) -> None:
+    answer = httpx.get(f"{served.url}/System/Info")
+    assert answer.status_code == 401
+    assert answer.json()["status"] == 401
+
+
+def _items(page: Any) -> list[dict[str, Any]]:
+    return (page.get("items") or page.get("entries") or []) if isinstance(page, dict) else page
+
+
+def views_by_name(client: JellyfinClient) -> dict[str, dict[str, Any]]:
+    return {view["Name"]: view for view in client.jellyfin.get_views()["Items"]}
+
+
+def the_series(client: JellyfinClient) -> dict[str, Any]:
+    shows = views_by_name(client)["Shows"]
+    found = client.jellyfin.get_user_items(parent_id=shows["Id"], include_item_types="Series")["Items"]
+    assert [s["Name"] for s in found] == ["Severance"]
+    return found[0]
+
+
+def the_episodes(client: JellyfinClient) -> list[dict[str, Any]]:
+    series = the_series(client)
+    seasons = client.jellyfin.get_seasons(series["Id"])["Items"]
+    assert [s["IndexNumber"] for s in seasons] == [1]
+    episodes = client.jellyfin.get_episodes(series["Id"], season_id=seasons[0]["Id"])["Items"]
+    assert all(e["SeasonId"] == seasons[0]["Id"] and e["SeriesId"] == series["Id"] for e in episodes)
+    return episodes
+
+
+def test_views_are_the_members_libraries(served: Served) -> None:
+    views = views_by_name(signed_in_client(served))
+    assert {name: v["CollectionType"] for name, v in views.items()} == {"Films": "movies", "Shows": "tvshows"}
+    assert all(v["Type"] == "CollectionFolder" and len(v["Id"]) == 32 for v in views.values())
+
+
+def test_a_member_browses_movies_with_counts_and_paging(served: Served) -> None:
+    client = signed_in_client(served)
+    films = views_by_name(client)["Films"]
+    page = client.jellyfin.get_user_items(parent_id=films["Id"], include_item_types="Movie", recursive=True,
+                                          sort_by="SortName", limit=10, start_index=0)  # fmt: skip
+    assert page["TotalRecordCount"] == 1
+    movie = page["Items"][0]
+    assert movie["Name"] == "Arrival" and movie["ProductionYear"] == 2016 and movie["Type"] == "Movie"
+    assert movie["UserData"]["Played"] is False and "Primary" in movie["ImageTags"]
+    assert client.jellyfin.get_user_items(parent_id=films["Id"], include_item_types="Audio")["Items"] == []
+
+
+def test_a_member_browses_a_series_seasons_and_episodes_in_order(served: Served) -> None:
+    episodes = the_episodes(signed_in_client(served))
+    assert [(e["ParentIndexNumber"], e["IndexNumber"]) for e in episodes] == [(1, 1), (1, 2), (1, 3)]
+    assert all(e["SeriesName"] == "Severance" for e in episodes)
+
+
+def test_an_item_in_full_has_media_sources_from_the_probe(served: Served) -> None:
+    client = signed_in_client(served)
+    episode = the_episodes(client)[0]
+    full = client.jellyfin.get_item(episode["Id"])
+    assert full["Id"] == episode["Id"]
+    source = full["MediaSources"][0]
+    kinds = {s["Type"] for s in source["MediaStreams"]}
+    assert {"Video", "Audio"} <= kinds
+    assert source["SupportsDirectPlay"] is True and source["SupportsTranscoding"] is False
+
+
+def test_images_are_served_resized_by_the_image_route(served: Served) -> None:
+    client = signed_in_client(served)
+    series = the_series(client)
+    url = client.jellyfin.image_url(series["Id"], "Primary", tag=series["ImageTags"]["Primary"], max_width=100)
+    answer = httpx.get(url)
+    assert answer.status_code == 200 and answer.headers["content-type"] == "image/jpeg"
+    assert answer.headers["cache-control"].startswith("public")
+    assert httpx.get(client.jellyfin.image_url(series["Id"], "Logo")).status_code == 404
+
+
+def test_a_member_plays_the_stream_and_seeks_in_it(served: Served) -> None:
+    client = signed_in_client(served)
+    episode = the_episodes(client)[0]
+    info = client.jellyfin.get_play_info(episode["Id"])
+    assert info["PlaySessionId"] and info["MediaSources"][0]["SupportsDirectPlay"] is True
+    url = client.jellyfin.video_url(episode["Id"], info["MediaSources"][0]["Id"])
+    probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "json", url],
+                           capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
+    assert float(json.loads(probe.stdout)["format"]["duration"]) > 0.5
+    seek = subprocess.run(["ffmpeg", "-v", "error", "-ss", "0.5", "-i", url, "-frames:v", "1", "-f", "null", "-"],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert seek.returncode == 0, seek.stderr
+    ranged = httpx.get(url, headers={"Range": "bytes=10-19"})
+    assert ranged.status_code == 206 and len(ranged.content) == 10
+
+
+def test_search_hints_find_an_item_by_name(served: Served) -> None:
+    client = signed_in_client(served)
+    hints = client.jellyfin._get("Search/Hints", {"searchTerm": "arriv"})["SearchHints"]
+    assert [h["Name"] for h in hints] == ["Arrival"]
+
+
+def test_another_members_libraries_are_404_as_natively(served: Served) -> None:
+    client = signed_in_client(served)
+    movie = client.jellyfin.get_user_items(include_item_types="Movie", recursive=True)["Items"][0]
+    bob = signed_in_client(served, name="Bob", device_id="py-device-bob")
+    assert bob.jellyfin.get_views()["Items"] == []
+    answer = httpx.get(f"{served.url}/Items/{movie['Id']}", headers={"X-Emby-Token": bob.config.data["auth.token"]})
+    assert answer.status_code == 404
