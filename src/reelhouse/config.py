@@ -53,6 +53,7 @@ class ScanSettings(_Section):
     probe_worker_command: tuple[str, ...] = ()  # empty: this Python runs reelhouse's probe worker
     monitor_debounce_seconds: float = Field(2.0, gt=0, le=600)
     progress_interval_seconds: float = Field(0.25, gt=0, le=60)
+    health_probe_at_start: bool = True  # the status's mediaProbe check at start-up (a probe worker starts)
 
 
 class HttpSettings(_Section):

@@ -26,6 +26,7 @@ async def tree(store: Store, tmp_path: Path) -> AsyncIterator[ActorTree]:
             "probe_timeout_seconds": 120,
             "progress_interval_seconds": 0.05,
             "probe_worker_command": worker_command(hang_on="/"),
+            "health_probe_at_start": False,  # its sample would hang in these workers, holding the start 2 s
         },
     }
     async with open_actor_tree(load_settings(flags=flags, environ={}), store, "test") as actors:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import trio
 
 from reelhouse.actors.scan.probe_pool import ProbePool, open_probe_pool
 from reelhouse.actors.system_monitor import (
+    CheckResult,
     GetSystemReport,
     MonitorConfig,
     SystemMonitor,
@@ -19,7 +21,7 @@ from reelhouse.actors.system_monitor import (
     check_for_update,
     is_newer,
 )
-from reelhouse.runtime import spawn
+from reelhouse.runtime import ActorRef, spawn
 
 from .scan.probe_workers import probe_worker_pids, worker_command
 
@@ -107,6 +109,25 @@ async def test_checks_report_a_media_probe_with_library_versions_and_writable_da
     assert checks["mediaProbe"].detail.startswith("PyAV ") and "libavformat " in checks["mediaProbe"].detail
     assert checks["mediaRoot"].status == "ok"
     assert probe_worker_pids() == []
+
+
+async def test_without_the_probe_at_start_the_first_report_starts_no_probe_worker(tmp_path: Path) -> None:
+    async with open_probe_pool(1, timeout=10) as pool, trio.open_nursery() as nursery:
+        quiet = replace(config(tmp_path, pool=pool), probe_at_start=False)
+        monitor = await spawn(nursery, SystemMonitor(quiet), "system")
+        with trio.fail_after(15):
+            while (root := await _check(monitor, "mediaRoot")).detail == "not checked yet":
+                await trio.sleep(0.05)
+            probe = await _check(monitor, "mediaProbe")
+            workers = probe_worker_pids()
+        nursery.cancel_scope.cancel()
+    assert root.status == "ok"
+    assert probe.detail == "not checked yet" and workers == []
+
+
+async def _check(monitor: ActorRef, name: str) -> CheckResult:
+    report = await monitor.ask(GetSystemReport(), timeout=10)
+    return next(c for c in report.checks if c.name == name)
 
 
 async def test_a_probe_worker_that_crashes_on_the_sample_fails_the_media_probe_check(tmp_path: Path) -> None:

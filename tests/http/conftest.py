@@ -17,6 +17,8 @@ from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
 SERVER_START_TIMEOUT_S = 20.0
+# The status's sample probe starts a probe worker per server: off unless a test asks for it.
+QUIET_SCAN_SETTINGS = {"health_probe_at_start": False}
 
 
 @dataclass
@@ -42,6 +44,7 @@ async def start_server(
     async with open_store(database_url) as store:
         await migrate(store)
         _record, key = await create_api_key(store, "tests")
+    settings["scan"] = {**QUIET_SCAN_SETTINGS, **settings.get("scan", {})}
     config = load_settings(
         flags={"bind": "127.0.0.1:0", "data_dir": str(data_dir), "database_url": database_url, **settings},
         environ={},

@@ -17,11 +17,14 @@ def _not_checked_yet(body: dict) -> bool:
     return any(c.get("detail") == "not checked yet" for c in body.get("checks", []))
 
 
-async def test_status_reports_every_check_and_is_ok(client: httpx.AsyncClient) -> None:
-    with trio.fail_after(20):
-        # A loaded machine may start the first probe worker after the server answers.
-        while _not_checked_yet((response := await client.get("/system/status")).json()):
-            await trio.sleep(0.1)
+async def test_status_reports_every_check_and_is_ok(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> None:
+    running = await start_server(nursery, database_url, tmp_path / "data", scan={"health_probe_at_start": True})
+    async with running.client() as client:
+        with trio.fail_after(20):
+            # A loaded machine may start the first probe worker after the server answers.
+            while _not_checked_yet((response := await client.get("/system/status")).json()):
+                await trio.sleep(0.1)
+    running.shutdown.set()
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
@@ -43,7 +46,8 @@ async def test_status_is_degraded_when_the_probe_workers_cannot_start(
     nursery: trio.Nursery, database_url: str, tmp_path: Path
 ) -> None:
     running = await start_server(
-        nursery, database_url, tmp_path / "data", scan={"probe_worker_command": [str(tmp_path / "no-worker")]}
+        nursery, database_url, tmp_path / "data",
+        scan={"probe_worker_command": [str(tmp_path / "no-worker")], "health_probe_at_start": True},
     )
     try:
         async with running.client() as client:

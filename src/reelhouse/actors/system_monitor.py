@@ -113,6 +113,10 @@ class MonitorConfig:
     release_url: str = ""
     update_check_enabled: bool = False
     cache_dirs: tuple[tuple[str, Path], ...] = field(default_factory=tuple)
+    probe_at_start: bool = True  # False: the first sample probe waits for the second measurement
+
+
+_NOT_CHECKED_PROBE = CheckResult("mediaProbe", "error", 0, "not checked yet")
 
 
 class SystemMonitor(Actor):
@@ -121,7 +125,7 @@ class SystemMonitor(Actor):
     def __init__(self, config: MonitorConfig) -> None:
         self._config = config
         self._checks: tuple[CheckResult, ...] = (
-            CheckResult("mediaProbe", "error", 0, "not checked yet"),
+            _NOT_CHECKED_PROBE,
             CheckResult("mediaRoot", "error", 0, "not checked yet"),
         )
         self._caches = tuple(CacheStat(name, str(path), "pending") for name, path in config.cache_dirs)
@@ -155,8 +159,10 @@ class SystemMonitor(Actor):
         return None
 
     async def _measure_forever(self, first: trio.Event) -> None:
+        probe = self._config.probe_at_start
         while True:
-            checks, caches = await measure(self._config)
+            checks, caches = await measure(self._config, probe=probe)
+            probe = True
             if not self._started:
                 # on_start is still waiting for this: the mailbox is not read yet.
                 self._checks, self._caches = checks, caches
@@ -172,8 +178,12 @@ class SystemMonitor(Actor):
             await trio.sleep(UPDATE_INTERVAL_SECONDS)
 
 
-async def measure(config: MonitorConfig) -> tuple[tuple[CheckResult, ...], tuple[CacheStat, ...]]:
-    checks = (await media_probe_check(config.probe_pool, config.data_dir), await media_root_check(config.data_dir))
+async def measure(
+    config: MonitorConfig, *, probe: bool = True
+) -> tuple[tuple[CheckResult, ...], tuple[CacheStat, ...]]:
+    """The checks and cache sizes; without ``probe``, mediaProbe stays "not checked yet" (no worker is started)."""
+    media = await media_probe_check(config.probe_pool, config.data_dir) if probe else _NOT_CHECKED_PROBE
+    checks = (media, await media_root_check(config.data_dir))
     caches = tuple([await cache_usage(name, path) for name, path in config.cache_dirs])
     return checks, caches
 

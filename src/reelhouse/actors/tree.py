@@ -102,6 +102,7 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
             release_url=settings.update.release_url,
             update_check_enabled=settings.update.check_enabled,
             cache_dirs=(("images", settings.data_dir / IMAGE_CACHE_DIR),),
+            probe_at_start=settings.scan.health_probe_at_start,
         )
         children = [
             ChildSpec("system", lambda: SystemMonitor(monitor_config)),

@@ -14,8 +14,10 @@ bodies; only the untagged ``$$`` form) is never split.
 Each migration runs in one transaction that first records it in
 ``schema_migrations``: a second process migrating at the same time fails on
 that row's primary key, its transaction rolls back whole, and it moves on.
-PostgreSQL serializes migrators with an advisory lock (so concurrent DDL
-never races); SQLite does so with the writer's ``BEGIN IMMEDIATE``.
+PostgreSQL serializes the migrators of one schema with an advisory lock
+keyed on that schema (so concurrent DDL never races, and the schemas of one
+database, a test suite's or several servers', never wait for each other);
+SQLite does so with the writer's ``BEGIN IMMEDIATE``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from ._store import Backend, IntegrityError, Statement, Store, StoreError, now_m
 
 MIGRATIONS_PACKAGE = "reelhouse.storage"
 MIGRATIONS_DIR = "migrations"
-ADVISORY_LOCK_KEY = 0x7265656C686F7573  # "reelhous": the migrators' lock
+ADVISORY_LOCK_CLASS = 0x7265656C  # "reel": the migrators' lock, the second key is the schema's hash
 
 TOKENS: dict[Backend, dict[str, str]] = {
     "sqlite": {
@@ -215,5 +217,5 @@ def _body(statements: list[str], backend: Backend) -> list[Statement]:
 
 def _lock(store: Store) -> list[Statement]:
     if store.backend == "postgresql":
-        return [Statement("SELECT pg_advisory_xact_lock(?)", (ADVISORY_LOCK_KEY,))]
+        return [Statement("SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))", (ADVISORY_LOCK_CLASS,))]
     return []  # SQLite: the writer's BEGIN IMMEDIATE already excludes other writers

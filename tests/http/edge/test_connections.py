@@ -14,6 +14,8 @@ from ..conftest import RunningServer, start_server
 from .rawhttp import Reader, connect, request
 
 LIMIT_S = 30
+LEAK_RUN_CAP_S = 120  # 300 early responses on a loaded machine
+LEAK_SETTLE_CAP_S = 30  # for the last closes to land once every client is done
 KEEP_ALIVE_S = 0.5
 
 
@@ -172,14 +174,17 @@ async def test_many_early_responses_leak_no_descriptor(
             for i in range(20):
                 workers.start_soon(worker, share[i::20])
 
-    with trio.fail_after(120):
+    with trio.fail_after(LEAK_RUN_CAP_S):
         await run_all(tries[:60])  # warm up: database connections the server keeps open
-        await trio.sleep(0.5)
+        await trio.sleep(0.5)  # the warm-up's last closes land
         before = _open_descriptors()
         await run_all(tries)
+    with trio.move_on_after(LEAK_SETTLE_CAP_S):
         while _open_descriptors() > before:  # the last closes are on their way
             await trio.sleep(0.05)
+    after = _open_descriptors()
     server.shutdown.set()
+    assert after <= before, f"{after - before} descriptors still open {LEAK_SETTLE_CAP_S} s after {len(tries)} early responses"
 
 
 HEAD_LIMIT = 16 * 1024
