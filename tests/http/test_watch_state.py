@@ -111,6 +111,16 @@ async def test_reports_move_the_position_and_ninety_percent_marks_the_item_playe
     assert unmarked == {"itemId": s.movie, "played": False, "playCount": 0, "positionSec": 0, "favorite": False}
 
 
+async def test_the_playing_report_alone_is_read_back_at_once(server: RunningServer) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(server)
+        token = await member_token(server, "Ann", (s.library,))
+        async with server.client(key=token) as player:
+            await play(player, s.movie, 1234.5)
+            [resumed] = await listing(player, "/me/resume")
+    assert resumed["id"] == s.movie and resumed["userData"]["positionSec"] == 1234.5
+
+
 async def test_resume_is_newest_first_and_next_up_follows_the_furthest_played_episode(
     server: RunningServer,
 ) -> None:

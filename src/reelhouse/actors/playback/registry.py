@@ -61,7 +61,16 @@ from .messages import (
     StreamedBytes,
 )
 from .recording import RECORD_TIMEOUT_SECONDS, LiveState, Recorder, record_ended, record_left_behind
-from .session import SESSION_MAILBOX_SIZE, AddBytes, Finish, PlaybackActor, SessionTimes, Snapshot, StopRequested
+from .session import (
+    SESSION_MAILBOX_SIZE,
+    AddBytes,
+    Finish,
+    PlaybackActor,
+    SessionTimes,
+    Snapshot,
+    StartWritten,
+    StopRequested,
+)
 
 ActivityListener = Callable[[bool], Awaitable[None]]
 # All the sessions a stopping server ends, asked at once.
@@ -169,7 +178,7 @@ class PlaybackRegistry(Supervisor):
 
     # -- sessions -----------------------------------------------------------------
 
-    async def _start_session(self, start: SessionStart) -> str:
+    async def _start_session(self, start: SessionStart) -> str | None:
         if start.play_session_id is not None:
             for session in self._sessions.values():
                 if session.device_id == start.device_id and session.play_session_id == start.play_session_id:
@@ -183,7 +192,18 @@ class PlaybackRegistry(Supervisor):
         session = _Session(session_id, ref, start.device_id, start.item.id, start.play_session_id)
         self._sessions[session_id] = self._by_player[(session.device_id, session.item_id)] = session
         self._activity_changed.set()
-        return session_id
+        # Answered once the start's position is written (a player may read its resume list next),
+        # from a task: the registry's mailbox does not wait on the database.
+        self.nursery.start_soon(self._answer_started, session, self.defer_reply())
+        return None
+
+    async def _answer_started(self, session: _Session, reply: PendingReply) -> None:
+        with trio.move_on_at(reply.deadline):
+            try:
+                await session.ref.ask(StartWritten())
+            except (errors.DomainError, ActorError):
+                pass  # it ended meanwhile; it was started all the same
+        reply.set(session.id)
 
     def _session_of(self, session_id: str, device_id: str | None) -> _Session:
         session = self._sessions.get(session_id)

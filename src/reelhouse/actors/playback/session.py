@@ -14,8 +14,10 @@ sent (``bandwidthKbps``).  It ends in one of four ways, each producing one
 
 Each report with a position (the start's too) is also the member's watch
 state: the session asks the WatchStateActor (:class:`RecordProgress`,
-``watch`` below) before it answers the report, so a player that reads its
-resume list next sees it; a report at 90 % or more of the duration marks
+``watch`` below) before it answers the report (the start's in a task of
+its own, which :class:`StartWritten` waits for: the registry answers the
+``playing`` report after it), so a player that reads its resume list next
+sees it; a report at 90 % or more of the duration marks
 the item played, counted once per session.
 
 Ending by itself, it writes its own PlayRecord (``recording.py``) and
@@ -70,6 +72,11 @@ class Finish(Ask["EndedPlayback"]):
     position: float | None
     paused: bool | None
     reason: str  # play_record.STOPPED | play_record.SHUTDOWN
+
+
+@dataclass(frozen=True, slots=True)
+class StartWritten(Ask[None]):
+    """Ask: reply once the start's position is the member's watch state (or could not be)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +153,8 @@ class PlaybackActor(Actor):
                 log.info("playback session %s ended (%s)", self._id, reason)
                 self.stop_self()
                 return ended
+            case StartWritten():
+                await self._start_written.wait()
             case StopRequested():
                 if self._stop_requested_at is None:
                     self._stop_requested_at = trio.current_time()
