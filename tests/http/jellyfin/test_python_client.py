@@ -9,6 +9,8 @@ from typing import Any
 import httpx
 from jellyfin_apiclient_python import JellyfinClient
 
+from reelhouse.http.jellyfin import ids
+
 from .served import PASSWORD, Served, backend, served  # noqa: F401  (fixtures)
 
 
@@ -166,3 +168,25 @@ def test_another_members_libraries_are_404_as_natively(served: Served) -> None:
     assert bob.jellyfin.get_views()["Items"] == []
     answer = httpx.get(f"{served.url}/Items/{movie['Id']}", headers={"X-Emby-Token": bob.config.data["auth.token"]})
     assert answer.status_code == 404
+
+
+def test_a_member_stops_half_way_resumes_finishes_and_next_up_moves_on(served: Served) -> None:
+    client = signed_in_client(served, device_id="py-device-journey")
+    first, second = the_episodes(client)[:2]
+    report = {"ItemId": first["Id"], "PlaySessionId": "journey-1", "PositionTicks": 0, "PlayMethod": "DirectPlay"}
+    client.jellyfin.session_playing(report)
+    with served.native() as native:
+        live = native.get("/admin/playback/sessions").json()
+    assert any(s["itemId"] == ids.item_id(first["Id"]) for s in _items(live))
+    client.jellyfin.session_progress({**report, "PositionTicks": 5_000_000, "IsPaused": True})
+    client.jellyfin.session_stop({**report, "PositionTicks": 5_000_000})
+    resume = client.jellyfin.get_resume_items()["Items"]
+    assert [(r["Id"], r["UserData"]["PlaybackPositionTicks"]) for r in resume] == [(first["Id"], 5_000_000)]
+    client.jellyfin.item_played(first["Id"], True)
+    assert client.jellyfin.get_item(first["Id"])["UserData"]["Played"] is True
+    assert client.jellyfin.get_resume_items()["Items"] == []
+    assert [n["Id"] for n in client.jellyfin.get_next(limit=5)["Items"]] == [second["Id"]]
+    client.jellyfin.favorite(second["Id"])
+    assert client.jellyfin.get_item(second["Id"])["UserData"]["IsFavorite"] is True
+    client.jellyfin.item_played(first["Id"], False)
+    client.jellyfin.favorite(second["Id"], False)
