@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 BIND ?= 127.0.0.1:8096
 DATA_DIR ?= ./data
+NODE_CLIENT := tests/http/jellyfin/node
 
 .PHONY: run test bench lint ffmpeg clean
 
@@ -41,8 +42,13 @@ ffmpeg:
 # PostgreSQL schema, so they run side by side; TEST_WORKERS=0 runs in one process.
 TEST_WORKERS ?= 2
 
-test: $(VENV)/.installed-test ffmpeg
+test: $(VENV)/.installed-test ffmpeg $(NODE_CLIENT)/node_modules/.installed
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+
+# The published @jellyfin/sdk, for the Jellyfin-compatible surface's tests (a node script they run).
+$(NODE_CLIENT)/node_modules/.installed: $(NODE_CLIENT)/package.json
+	cd $(NODE_CLIENT) && npm install --no-audit --no-fund --silent
+	touch $@
 
 # ruff, mypy and the import contracts (explained in pyproject.toml); .ci/run runs
 # it first. Each bundled plugin is a program with its own import root.

@@ -67,7 +67,8 @@ def served(backend: str, tmp_path_factory: pytest.TempPathFactory, media: MediaF
 
 
 def create_library(client: httpx.Client, name: str, path: Path, collection_type: str) -> str:
-    created = client.post("/libraries", json={"name": name, "paths": [str(path)], "collectionType": collection_type})
+    body = {"name": name, "paths": [str(path)], "collectionType": collection_type, "realtimeMonitor": False}
+    created = client.post("/libraries", json=body)
     assert created.status_code == 201, created.text
     library_id: str = created.json()["id"]
     wait_for_scan(client, library_id)

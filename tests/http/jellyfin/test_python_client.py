@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
+import time
 from typing import Any
 
 import httpx
 from jellyfin_apiclient_python import JellyfinClient
 
+from reelhouse.http.jellyfin import ids
+
 from .served import PASSWORD, Served, backend, served  # noqa: F401  (fixtures)
+
+SOCKET_TIMEOUT_S = 20.0
 
 
 def signed_in_client(served: Served, name: str = "Ann", password: str = PASSWORD, device_id: str = "py-device-1") -> JellyfinClient:
@@ -166,3 +172,61 @@ def test_another_members_libraries_are_404_as_natively(served: Served) -> None:
     assert bob.jellyfin.get_views()["Items"] == []
     answer = httpx.get(f"{served.url}/Items/{movie['Id']}", headers={"X-Emby-Token": bob.config.data["auth.token"]})
     assert answer.status_code == 404
+
+
+def test_a_member_stops_half_way_resumes_finishes_and_next_up_moves_on(served: Served) -> None:
+    client = signed_in_client(served, device_id="py-device-journey")
+    first, second = the_episodes(client)[:2]
+    report = {"ItemId": first["Id"], "PlaySessionId": "journey-1", "PositionTicks": 0, "PlayMethod": "DirectPlay"}
+    client.jellyfin.session_playing(report)
+    with served.native() as native:
+        live = native.get("/admin/playback/sessions").json()
+    assert any(s["itemId"] == ids.item_id(first["Id"]) for s in _items(live))
+    client.jellyfin.session_progress({**report, "PositionTicks": 5_000_000, "IsPaused": True})
+    client.jellyfin.session_stop({**report, "PositionTicks": 5_000_000})
+    resume = client.jellyfin.get_resume_items()["Items"]
+    assert [(r["Id"], r["UserData"]["PlaybackPositionTicks"]) for r in resume] == [(first["Id"], 5_000_000)]
+    client.jellyfin.item_played(first["Id"], True)
+    assert client.jellyfin.get_item(first["Id"])["UserData"]["Played"] is True
+    assert client.jellyfin.get_resume_items()["Items"] == []
+    assert [n["Id"] for n in client.jellyfin.get_next(limit=5)["Items"]] == [second["Id"]]
+    client.jellyfin.favorite(second["Id"])
+    assert client.jellyfin.get_item(second["Id"])["UserData"]["IsFavorite"] is True
+    client.jellyfin.item_played(first["Id"], False)
+    client.jellyfin.favorite(second["Id"], False)
+
+
+def test_an_administrators_stop_reaches_the_clients_socket_as_playstate_stop(served: Served) -> None:
+    client = signed_in_client(served, device_id="py-device-socket")
+    received: queue.Queue[tuple[str, Any]] = queue.Queue()
+    client.callback = lambda message, data: received.put((message, data))
+    episode = the_episodes(client)[2]
+    client.start(websocket=True)
+    try:
+        _wait_for(received, "WebSocketConnect")
+        client.jellyfin.session_playing({"ItemId": episode["Id"], "PlaySessionId": "socket-1", "PositionTicks": 0})
+        with served.native() as native:
+            session = _wait_until_stoppable(native, ids.item_id(episode["Id"]))
+            assert native.post(f"/admin/playback/sessions/{session}/stop").status_code == 204
+        assert _wait_for(received, "Playstate") == {"Command": "Stop", "ServerId": client.auth.server_id}
+    finally:
+        client.stop()
+
+
+def _wait_for(received: queue.Queue[tuple[str, Any]], wanted: str) -> Any:
+    deadline = time.monotonic() + SOCKET_TIMEOUT_S
+    while (left := deadline - time.monotonic()) > 0:
+        message, data = received.get(timeout=left)
+        if message == wanted:
+            return data
+    raise AssertionError(f"no {wanted} within {SOCKET_TIMEOUT_S} s")
+
+
+def _wait_until_stoppable(native: httpx.Client, item_id: str) -> str:
+    deadline = time.monotonic() + SOCKET_TIMEOUT_S
+    while time.monotonic() < deadline:
+        for session in _items(native.get("/admin/playback/sessions").json()):
+            if session["itemId"] == item_id and session.get("stoppable"):
+                return str(session["id"])
+        time.sleep(0.05)
+    raise AssertionError("the session never became stoppable")

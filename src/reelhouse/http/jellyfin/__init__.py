@@ -21,10 +21,15 @@ from quart import Quart
 
 from .paths import JellyfinPaths
 from .routes_items import blueprint as items_blueprint
+from .routes_library import blueprint as library_blueprint
 from .routes_media import blueprint as media_blueprint
+from .routes_playback import blueprint as playback_blueprint
+from .routes_socket import blueprint as socket_blueprint
 from .routes_users import blueprint as users_blueprint
 
-BLUEPRINTS = (users_blueprint, items_blueprint, media_blueprint)
+BLUEPRINTS = (
+    users_blueprint, items_blueprint, media_blueprint, playback_blueprint, socket_blueprint, library_blueprint,
+)
 
 __all__ = ["install_jellyfin"]
 

@@ -1,10 +1,10 @@
-"""A member's UserData (played, position, play count, favourite) for items on this surface.
+"""A member's UserData (played, position, play count, favourite) on this surface, from the watch state.
 
-The one place this surface reads the watch state: every route renders
-``UserData`` through :func:`user_data_for`, so the store behind it is
-switched here alone.  Until the members' watch state is stored
-(``storage/watch_state.py``, issue 27 item 1), every item reads as
-never played and no favourite, as for an API key, which has no member.
+The one place this surface reads the members' watch state
+(``storage/watch_state.py``) and asks its actor for marks
+(``actors/watch_state.py``): every route renders ``UserData`` through
+:func:`user_data_for`.  An API key has no member: every item reads as
+never played and no favourite, as on the native API.
 """
 
 from __future__ import annotations
@@ -12,26 +12,71 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from reelhouse import errors
+from reelhouse.actors.watch_state import MarkFavorite, MarkPlayed
 from reelhouse.storage import Store
+from reelhouse.storage.watch_state import WatchState, next_up_list, resume_list, watch_states
+from reelhouse.timefmt import rfc3339_ms
 
+from ..asks import ask
+from ..context import app_context
+from ..library_access import library_scope_of_request
 from .dto_items import user_data_dto
+
+TICKS_PER_MS = 10_000
 
 
 async def user_data_for(
     store: Store, member_id: str | None, items: Iterable[Mapping[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """UserData by our item id for each of ``items`` (native item dicts)."""
-    del store, member_id  # read once the watch state is stored
-    return {item["id"]: user_data_dto(item["id"], runtime_ticks=item.get("runtimeTicks")) for item in items}
+    listed = list(items)
+    states = await watch_states(store, member_id, [item["id"] for item in listed]) if member_id else {}
+    return {item["id"]: state_dto(item["id"], states.get(item["id"]), item.get("runtimeTicks")) for item in listed}
+
+
+def state_dto(item_id: str, state: WatchState | None, runtime_ticks: int | None = None) -> dict[str, Any]:
+    if state is None:
+        return user_data_dto(item_id, runtime_ticks=runtime_ticks)
+    data = user_data_dto(
+        item_id, played=state.played, position_ticks=state.position_ms * TICKS_PER_MS, play_count=state.play_count,
+        favorite=state.favorite, runtime_ticks=runtime_ticks,
+        last_played=rfc3339_ms(state.last_played_ms) if state.last_played_ms is not None else None,
+    )  # fmt: skip
+    if state.unplayed_count is not None:
+        data["UnplayedItemCount"] = state.unplayed_count
+    return data
+
+
+def _library_ids() -> frozenset[str] | None:
+    scope = library_scope_of_request()
+    return None if scope is None else scope.library_ids
 
 
 async def resume_item_ids(store: Store, member_id: str | None, limit: int) -> list[str]:
     """The member's items in progress, the most recently played first."""
-    del store, member_id, limit
-    return []
+    if member_id is None or limit <= 0:
+        return []
+    page = await resume_list(store, member_id, _library_ids(), limit=limit)
+    return [state.item_id for state in page.states]
 
 
 async def next_up_item_ids(store: Store, member_id: str | None, series_id: str | None, limit: int) -> list[str]:
     """The next unwatched episode of each series in progress (or of ``series_id``)."""
-    del store, member_id, series_id, limit
-    return []
+    if member_id is None or limit <= 0:
+        return []
+    page = await next_up_list(store, member_id, _library_ids(), limit=limit, series_id=series_id)
+    return [state.item_id for state in page.states]
+
+
+async def mark(member_id: str | None, item_id: str, *, played: bool | None = None,
+               favorite: bool | None = None) -> WatchState:  # fmt: skip
+    """Mark ``item_id`` played/unplayed or favourite/not for the member (the WatchStateActor writes it)."""
+    if member_id is None:
+        raise errors.Forbidden("An API key has no user: marking needs a member's sign-in.")
+    actor = app_context().actors.watch_state
+    if actor is None:
+        raise errors.Unavailable("The watch state is not running.", params={"retryAfterSeconds": 5})
+    if played is not None:
+        return await ask(actor, MarkPlayed(member_id, item_id, played))
+    return await ask(actor, MarkFavorite(member_id, item_id, bool(favorite)))
