@@ -60,6 +60,7 @@ Sort names drop a leading ``The``, ``A`` or ``An`` (:func:`sort_name`).
 from __future__ import annotations
 
 from reelhouse.media.naming._classify import classify, clear_caches
+from reelhouse.media.naming._confidence import series_folder_confidence
 from reelhouse.media.naming._episodes import (
     STRONG_MARKERS,
     EpisodeMarker,
@@ -157,6 +158,7 @@ __all__ = [
     "resolution_rank",
     "season_of_absolute",
     "season_series_prefix",
+    "series_folder_confidence",
     "sort_name",
     "split_version",
     "stack_part",
