@@ -29,8 +29,8 @@ Extras: by their folder (``extras/``, ``backdrops/``, ``theme-music/``)
 from __future__ import annotations
 
 from reelhouse.media.naming._episodes import STRONG_MARKERS, EpisodeMarker
-from reelhouse.media.naming._results import EpisodeFile, MovieFile
 from reelhouse.media.naming._text import is_obfuscated
+from reelhouse.media.naming._titles import MovieName, SeriesName
 
 _MARKER_SCORES: dict[EpisodeMarker, float] = {
     EpisodeMarker.SEASON_EPISODE: 0.95,
@@ -56,14 +56,13 @@ NO_SERIES = 0.3
 ROOT_AS_SERIES = 0.4
 
 
-def movie_confidence(found: MovieFile, obfuscated: bool) -> float:
+def movie_confidence(name: MovieName, in_own_folder: bool, obfuscated: bool) -> float:
     """The confidence of a movie's name (see the module's rules)."""
-    if obfuscated and found.folder is None:
+    if obfuscated and not in_own_folder:
         return 0.1
-    name = found.name
     if name.year is not None:
         score = 0.95
-    elif found.folder is not None:
+    elif in_own_folder:
         score = 0.7
     else:
         score = 0.6
@@ -74,20 +73,22 @@ def movie_confidence(found: MovieFile, obfuscated: bool) -> float:
     return round(score, 2)
 
 
-def episode_confidence(found: EpisodeFile, from_folder_above: bool) -> float:
+def episode_confidence(
+    marker: EpisodeMarker | None, in_season_folder: bool, series: SeriesName | None, series_named_by_file: bool,
+    from_folder_above: bool,
+) -> float:
     """The confidence of an episode's numbers and series (see the module's rules)."""
-    marker = found.marker
     if marker is None:
         score = NO_MARKER
-    elif marker is EpisodeMarker.CODE and found.season_folder is not None:
+    elif marker is EpisodeMarker.CODE and in_season_folder:
         score = CODE_IN_ITS_SEASON
     else:
         score = _MARKER_SCORES[marker]
     if from_folder_above and marker in STRONG_MARKERS:
         score -= FROM_FOLDER_ABOVE
-    if found.series is None:
+    if series is None:
         score = min(score, NO_SERIES)
-    elif found.series_folder is None and found.season_folder is None:
+    elif series_named_by_file:
         score -= SERIES_FROM_NAME
     return round(score, 2)
 
