@@ -286,3 +286,40 @@ async def test_a_refresh_queued_before_a_restart_is_applied_with_its_mode_after_
             second.shutdown.set()
     assert refresh.status_code == 202, refresh.text
     assert after["scrapeState"] == "scraped" and after["overview"] == "Rewritten."
+
+
+def _episodes(*names: str, start: int = 1) -> list[dict[str, Any]]:
+    return [{"providerItemId": f"k{start + i}", "name": name, "indexNumber": start + i} for i, name in enumerate(names)]
+
+
+# An anime numbered straight through: 2 episodes in season 1, 2 in season 2.
+ANIME: dict[str, Any] = {
+    "search": {"series|Paper Kites": [candidate("77", "Paper Kites", 0.95, 2019)]},
+    "details": {"series|77": {"providerItemId": "77", "name": "Paper Kites", "seasons": [1, 2]}},
+    "seasons": {
+        "77|1": {"item": {"providerItemId": "k-s1", "name": "Season 1", "indexNumber": 1},
+                 "episodes": _episodes("Folded", "Thread")},
+        "77|2": {"item": {"providerItemId": "k-s2", "name": "Season 2", "indexNumber": 2},
+                 "episodes": _episodes("Updraft", "Landing")},
+    },
+}
+
+
+async def test_absolute_episode_numbers_are_filled_from_the_season_they_fall_in(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
+) -> None:
+    server, _plugin = await server_with_provider(nursery, database_url, tmp_path, ANIME)
+    root = tmp_path / "anime"
+    for number in (1, 3, 9):
+        media.video(root / "Paper Kites" / f"[Lantern] Paper Kites - {number:03d} [1080p].mkv")
+    with trio.fail_after(CAP_S):
+        async with server.client() as client:
+            library = await create_library(client, "Anime", [root], collectionType="tvshows")
+            items = await wait_for_states(client, library["id"], {"Paper Kites": "scraped"})
+            await wait_for_job(client, library["id"], state="succeeded")
+            episodes = await client.get("/items", params={"parentId": items["Paper Kites"]["id"],
+                                                          "recursive": "true", "includeItemTypes": "Episode"})
+    found = {e.get("indexNumber"): e["name"] for e in episodes.json()["items"] if e["type"] == "Episode"}
+    # 1 is season 1's first, 3 season 2's first; 9 lies beyond what the provider knows
+    assert found == {1: "Folded", 3: "Updraft", 9: "Episode 9"}
+    server.shutdown.set()

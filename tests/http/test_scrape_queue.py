@@ -274,3 +274,30 @@ async def test_the_bundled_provider_waiting_for_its_key_is_not_selected_by_defau
     assert chosen["options"]["metadataProviders"] == ["tmdb"]
     assert job["messageCode"] == "noProvider"  # selected, but it cannot run yet
     server.shutdown.set()
+
+
+# An obfuscated file name with nothing above it to name it: a guess.
+GUESSED: dict[str, Any] = {
+    "search": {
+        "movie|a8f3e9c1d2b4": [candidate("5", "Some Film", 0.99, 2001)],
+        "movie|Ronin": [candidate("8195", "Ronin", 0.99, 1998)],
+    },
+    "details": {"movie|5": movie("5", "Some Film", 2001), "movie|8195": movie("8195", "Ronin", 1998)},
+}
+
+
+async def test_a_name_the_parser_only_guessed_needs_identify_without_a_search(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
+) -> None:
+    server, plugin = await server_with_provider(nursery, database_url, tmp_path, GUESSED)
+    root = _films(media, tmp_path / "films", "Ronin (1998)")
+    media.video(root / "a8f3e9c1d2b4.mkv")
+    with trio.fail_after(CAP_S):
+        async with server.client() as client:
+            library = await create_library(client, "Films", [root])
+            await wait_for_states(client, library["id"], {"a8f3e9c1d2b4": "needsIdentify", "Ronin": "scraped"})
+            job = await wait_for_job(client, library["id"], state="succeeded")
+    searched = [c["params"]["name"] for c in calls(plugin) if c["method"] == "metadata.search"]
+    assert searched == ["Ronin"]  # the guess was never matched to the search's first answer
+    assert job["messageParams"]["needsIdentify"] == 1
+    server.shutdown.set()

@@ -192,6 +192,17 @@ async def season_numbers(store: Store, series_id: str) -> list[int]:
     return sorted({int(row[0]) for row in rows})
 
 
+async def has_absolute_episodes(store: Store, series_id: str) -> bool:
+    """Whether the series has episodes numbered without a season (anime's
+    absolute numbers): its provider's every season is needed to place them."""
+    row = await store.fetch_one(
+        "SELECT 1 FROM items WHERE series_id = ? AND type = 'Episode' AND parent_index_number IS NULL"
+        " AND index_number IS NOT NULL AND missing = 0 LIMIT 1",
+        (series_id,),
+    )
+    return row is not None
+
+
 async def work_ids_under(store: Store, item_id: str) -> list[str]:
     """The works to scrape for an item refresh: the item itself, a season's
     or episode's series, or the works in a folder (recursive)."""

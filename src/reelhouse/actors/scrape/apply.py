@@ -12,7 +12,9 @@ NFO's values, never ``lockedFields``; ``lockData`` items are skipped).
 For a series match the series item is applied first, then each of its live
 seasons (matched by season number, ``index_number``) and episodes (matched
 by season number ``parent_index_number`` and episode number
-``index_number``); items without a counterpart in the answer, and
+``index_number``; an episode numbered without a season, anime's absolute
+number, by counting every season's episodes: ``naming.season_of_absolute``);
+items without a counterpart in the answer, and
 ``lockData`` ones, are left alone.  Items keep their ids.
 
 Each item is one transaction (:func:`reelhouse.storage.provider_apply.apply_statements`):
@@ -46,6 +48,7 @@ from reelhouse.errors import NotFound
 from reelhouse.media.assemble import ImageRecord
 from reelhouse.media.containment import Confinement
 from reelhouse.media.library_options import LibraryOptions
+from reelhouse.media.naming import season_of_absolute
 from reelhouse.media.nfo_write import nfo_from_provider, render_nfo
 from reelhouse.media.provider_fields import ApplyMode, FieldPlan, plan_fields
 from reelhouse.media.provider_metadata import ProviderImage, ProviderItem
@@ -243,10 +246,23 @@ def _child_answer(match: SeriesMatch, child: ApplyTarget) -> ProviderItem | None
     if child.stored.type == "Season":
         season = match.seasons.get(child.index_number) if child.index_number is not None else None
         return season[0] if season else None
+    if child.parent_index_number is None and child.index_number is not None:
+        return _absolute_answer(match, child.index_number)
     season = match.seasons.get(child.parent_index_number) if child.parent_index_number is not None else None
     if season is None or child.index_number is None:
         return None
     return next((episode for episode in season[1] if episode.index_number == child.index_number), None)
+
+
+def _absolute_answer(match: SeriesMatch, absolute: int) -> ProviderItem | None:
+    """An episode numbered without a season (``Show - 027``): the provider's
+    episode at that place counting every season's episodes in order."""
+    sizes = {number: len(answer[1]) for number, answer in match.seasons.items()}
+    placed = season_of_absolute(absolute, sizes)
+    if placed is None:
+        return None
+    episodes = match.seasons[placed[0]][1]
+    return next((e for e in episodes if e.index_number == placed[1]), None)
 
 
 async def _apply_item(run: _Run, target: ApplyTarget, answer: ProviderItem, tally: _Tally) -> FieldPlan | None:

@@ -28,7 +28,7 @@ from reelhouse.media.remote_targets import Origin, url_origin
 from reelhouse.media.scrape_match import capability_for, confident_candidate, search_kind
 from reelhouse.runtime import ActorRef
 from reelhouse.storage import Store
-from reelhouse.storage.scrape_queue import PendingItem, season_numbers
+from reelhouse.storage.scrape_queue import PendingItem, has_absolute_episodes, season_numbers
 
 from ..plugins.connection import PluginCallError, PluginNotRunning
 from ..plugins.host import ASK_TIMEOUT_S, ListPlugins, call_plugin
@@ -125,7 +125,11 @@ async def fetch_match(host: ActorRef, store: Store, plugin_id: str, item_id: str
     if kind == "movie":
         return details
     seasons = {}
-    for number in await season_numbers(store, item_id):
+    numbers = await season_numbers(store, item_id)
+    if details.seasons and await has_absolute_episodes(store, item_id):
+        # Absolute numbers are placed by counting every season's episodes (apply.py).
+        numbers = sorted({*numbers, *(n for n in details.seasons if n > 0)})
+    for number in numbers:
         if details.seasons and number not in details.seasons:
             continue  # the provider knows no such season: nothing to ask
         seasons[number] = parse_season(await call_plugin(host, plugin_id, SEASON_METHOD, {

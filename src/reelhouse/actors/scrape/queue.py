@@ -6,7 +6,8 @@ provider plugin's ``concurrency`` at a time: recognizer -> search ->
 confident? -> details (and, for a series, its seasons on disk) ->
 :func:`apply_match` (``scraped``; in a task of its own, so an item waiting
 for its images does not hold up the matching of the next); no
-confident candidate -> ``needsIdentify``; an item's error -> ``failed``
+confident candidate, or a name too unsure to search with (``guesses.py``)
+-> ``needsIdentify``; an item's error -> ``failed``
 with ``scrapeError``; a rate limit or an unavailable upstream pauses the
 whole queue (``outcomes.py``). Progress is the ``scrape:{libraryId}`` job
 (``progress.py``), told to the JobRegistry.
@@ -38,6 +39,7 @@ from reelhouse.runtime import Actor, ActorRef, Ask
 from reelhouse.storage import Store, StoreError, failure_summary, now_ms, root_cause
 from reelhouse.storage.libraries import LibraryRecord
 from reelhouse.storage.scrape_queue import (
+    FILL,
     PendingItem,
     Refresh,
     count_pending,
@@ -51,6 +53,7 @@ from ..jobs import JobSnapshot, JobUpdate
 from . import progress
 from .apply import ITEM_IMAGES_SECONDS, ApplyDeps, ApplyMode, ApplyRequest, ScrapeOutcome, apply_match
 from .download_slots import DownloadSlots
+from .guesses import is_guess
 from .identify import Identify, IdentifyApply, IdentifyContext, identify_apply, identify_candidates
 from .outcomes import MAX_CRASHES_PER_ITEM, Crashed, ItemFailed, Pause, classify
 from .provider_images import DOWNLOAD_SECONDS
@@ -351,6 +354,11 @@ class ScrapeQueue(Actor):
         """The item's match; None when the item is settled without one (needsIdentify, failed) or stays pending."""
         store, tally = self._services.store, self._tally
         assert tally is not None
+        if item.refresh == FILL and is_guess(self._record, item):  # a user's refresh still searches
+            await set_scrape_state(store, item.id, "needsIdentify")
+            tally.needs_identify += 1
+            self._done(item)
+            return None
         language = self._record.options.metadata_language
         try:
             found = await find_match(self._services.plugins, store, batch.providers, batch.recognizers, item,  # type: ignore[arg-type]

@@ -170,25 +170,29 @@ def _extra(path: str, parts: list[str], stem: str, strm: bool) -> ExtraFile | No
 
 def _movie(path: str, folders: list[str], stem: str, strm: bool) -> MovieFile:
     obfuscated = is_obfuscated(stem)
-    found = _movie_name(path, folders, stem, strm, obfuscated)
-    return replace(found, confidence=movie_confidence(found, obfuscated))
+    folder, name, label, stack = _movie_name(folders, stem, obfuscated)
+    confidence = movie_confidence(name, folder is not None, obfuscated)
+    return MovieFile(path, strm, folder, name, label, stack, confidence=confidence)
 
 
-def _movie_name(path: str, folders: list[str], stem: str, strm: bool, obfuscated: bool) -> MovieFile:
+def _movie_name(
+    folders: list[str], stem: str, obfuscated: bool
+) -> tuple[str | None, MovieName, str | None, StackPart | None]:
+    """(the movie's own folder, its name, version label, stack marker)."""
     stack = stack_part(stem)
     if folders:
         parent = folders[-1]
         folder_name = _parse_movie_folder(parent)
         label = _version_label(stem, stack, parent)
         if folder_name.year is not None or label is not None:
-            return MovieFile(path, strm, "/".join(folders), folder_name, label, stack)
+            return "/".join(folders), folder_name, label, stack
         if obfuscated and is_release_style(parent):  # `Movie.Title.1080p-GRP/abc123xyz.mkv`
-            return MovieFile(path, strm, "/".join(folders), folder_name, None, stack)
+            return "/".join(folders), folder_name, None, stack
         name = parse_movie(stem)
         if name.title.casefold() == folder_name.title.casefold():
-            return MovieFile(path, strm, "/".join(folders), name, None, stack)
-        return MovieFile(path, strm, None, name, None, stack)
-    return MovieFile(path, strm, None, parse_movie(stem), None, stack)
+            return "/".join(folders), name, None, stack
+        return None, name, None, stack
+    return None, parse_movie(stem), None, stack
 
 
 def _version_label(stem: str, stack: StackPart | None, folder: str) -> str | None:

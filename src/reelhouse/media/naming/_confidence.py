@@ -8,10 +8,9 @@ scrape queue marks it for the identify step rather than match it to
 whatever the provider's search returns first.
 
 Movies: a year (in brackets, a release name or the movie's folder) 0.95;
-no year 0.6, 0.7 in the movie's own folder; named only by the folder above
-an obfuscated file 0.8 less; an obfuscated name alone 0.1; a title without
-three letters in a row (``1917``, ``Up``) loses nothing, one that is only
-digits and no year keeps at most 0.4.
+no year 0.6, 0.7 in the movie's own folder; a title of digits alone and no
+year (``1917``) at most 0.4; named only by the release folder above an
+obfuscated file 0.1 less; an obfuscated name with nothing above it 0.1.
 
 Episodes, by what numbered them: ``S01E02``, ``1x02``, ``Season 1 Episode
 2`` 0.95; a date 0.9; ``E12`` 0.85; an absolute number 0.8; a leading
@@ -20,6 +19,9 @@ code 0.6 (0.85 when a season folder agrees); no number 0.2. Read from the
 release folder above an obfuscated file: 0.1 less. A series known only
 from the file name: 0.1 less; no series at all: at most 0.3.
 
+Series (works, for the identify step): named by their folder 0.9, by an
+obfuscated folder 0.2, by the library root itself 0.4.
+
 Extras: by their folder (``extras/``, ``backdrops/``, ``theme-music/``)
 0.95, by a suffix (``-trailer``) 0.9, by a bare ``trailer`` name 0.85.
 """
@@ -27,7 +29,8 @@ Extras: by their folder (``extras/``, ``backdrops/``, ``theme-music/``)
 from __future__ import annotations
 
 from reelhouse.media.naming._episodes import STRONG_MARKERS, EpisodeMarker
-from reelhouse.media.naming._results import EpisodeFile, MovieFile
+from reelhouse.media.naming._text import is_obfuscated
+from reelhouse.media.naming._titles import MovieName, SeriesName
 
 _MARKER_SCORES: dict[EpisodeMarker, float] = {
     EpisodeMarker.SEASON_EPISODE: 0.95,
@@ -50,16 +53,16 @@ CODE_IN_ITS_SEASON = 0.85
 FROM_FOLDER_ABOVE = 0.1
 SERIES_FROM_NAME = 0.1
 NO_SERIES = 0.3
+ROOT_AS_SERIES = 0.4
 
 
-def movie_confidence(found: MovieFile, obfuscated: bool) -> float:
+def movie_confidence(name: MovieName, in_own_folder: bool, obfuscated: bool) -> float:
     """The confidence of a movie's name (see the module's rules)."""
-    if obfuscated and found.folder is None:
+    if obfuscated and not in_own_folder:
         return 0.1
-    name = found.name
     if name.year is not None:
         score = 0.95
-    elif found.folder is not None:
+    elif in_own_folder:
         score = 0.7
     else:
         score = 0.6
@@ -70,19 +73,31 @@ def movie_confidence(found: MovieFile, obfuscated: bool) -> float:
     return round(score, 2)
 
 
-def episode_confidence(found: EpisodeFile, from_folder_above: bool) -> float:
+def episode_confidence(
+    marker: EpisodeMarker | None, in_season_folder: bool, series: SeriesName | None, series_named_by_file: bool,
+    from_folder_above: bool,
+) -> float:
     """The confidence of an episode's numbers and series (see the module's rules)."""
-    marker = found.marker
     if marker is None:
         score = NO_MARKER
-    elif marker is EpisodeMarker.CODE and found.season_folder is not None:
+    elif marker is EpisodeMarker.CODE and in_season_folder:
         score = CODE_IN_ITS_SEASON
     else:
         score = _MARKER_SCORES[marker]
     if from_folder_above and marker in STRONG_MARKERS:
         score -= FROM_FOLDER_ABOVE
-    if found.series is None:
+    if series is None:
         score = min(score, NO_SERIES)
-    elif found.series_folder is None and found.season_folder is None:
+    elif series_named_by_file:
         score -= SERIES_FROM_NAME
     return round(score, 2)
+
+
+def series_folder_confidence(rel_folder: str) -> float:
+    """The confidence of a series named by its folder (relative to the
+    library root): 0.9; an obfuscated folder name 0.2; the library root
+    itself (``""``: episodes in season folders at the root, the series
+    named after the root folder) 0.4."""
+    if not rel_folder:
+        return ROOT_AS_SERIES
+    return 0.2 if is_obfuscated(rel_folder.rpartition("/")[2]) else 0.9

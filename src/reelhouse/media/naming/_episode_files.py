@@ -51,21 +51,24 @@ def episode_file(
             series = _series(None, season_folder, parsed)  # `Show.Name.05` names its series
     if parsed is None and series_folder is not None:
         parsed = parse_trailing_number(stem)  # `The Simpsons 12` in `The Simpsons/`
+    confidence = episode_confidence(
+        parsed.marker if parsed is not None else None, season_folder is not None, series,
+        series_folder is None and season_folder is None, from_above,
+    )
     if parsed is None:
-        found = EpisodeFile(
+        return EpisodeFile(
             path, strm, series_folder, series, season_folder, folder_season,
-            None, None, None, None, readable(stem), None,
+            None, None, None, None, readable(stem), None, confidence=confidence,
         )
-    else:
-        season = parsed.season if parsed.season is not None else folder_season
-        episode = parsed.episode if parsed.episode is not None else parsed.absolute
-        stack = None if from_above else episode_stack(stem, parsed)
-        title = parsed.title if stack is None else None  # `S01E01-cd1`: the marker is no title
-        found = EpisodeFile(
-            path, strm, series_folder, series, season_folder, season,
-            episode, parsed.episode_end, parsed.absolute, parsed.air_date, title, parsed.marker, stack=stack,
-        )
-    return replace(found, confidence=episode_confidence(found, from_above))
+    season = parsed.season if parsed.season is not None else folder_season
+    episode = parsed.episode if parsed.episode is not None else parsed.absolute
+    stack = None if from_above else episode_stack(stem, parsed)
+    title = parsed.title if stack is None else None  # `S01E01-cd1`: the marker is no title
+    return EpisodeFile(
+        path, strm, series_folder, series, season_folder, season,
+        episode, parsed.episode_end, parsed.absolute, parsed.air_date, title, parsed.marker,
+        stack=stack, confidence=confidence,
+    )
 
 
 @functools.lru_cache(maxsize=FOLDER_CACHE_SIZE)
