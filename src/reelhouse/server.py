@@ -220,6 +220,8 @@ async def _serve_http(
         binds = await nursery.start(edge.serve, sockets, shutdown)
         for url in binds:
             log.info("serving on %s/api/v1", url)
+        if context.watchdog is not None:
+            context.watchdog.serving = True  # from now on a blocked loop keeps clients waiting
         task_status.started(binds)
     # The edge returns once shutdown was set and in-flight requests
     # finished or ran out of graceful_timeout.
