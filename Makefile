@@ -2,8 +2,10 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-BIND ?= 127.0.0.1:8096
-DATA_DIR ?= ./data
+# `make run BIND=0.0.0.0:8096 DATA_DIR=/srv/reelhouse`; REELHOUSE_BIND and
+# REELHOUSE_DATA_DIR in the environment are the defaults when set, never overridden.
+BIND ?= $(or $(REELHOUSE_BIND),127.0.0.1:8096)
+DATA_DIR ?= $(or $(REELHOUSE_DATA_DIR),./data)
 NODE_CLIENT := tests/http/jellyfin/node
 
 .PHONY: run test bench lint ffmpeg clean

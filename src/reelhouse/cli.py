@@ -1,6 +1,7 @@
 """The ``reelhouse`` command: the server and its admin console.
 
     reelhouse serve [--config FILE] [--bind HOST:PORT] [--data-dir DIR] [--database URL]
+    reelhouse --print-completion bash|zsh|tcsh      (a shell completion script, shtab)
     reelhouse migrate
     reelhouse apikey create NAME | list | revoke ID
     reelhouse user add NAME [--admin] [--password-stdin] | list
@@ -13,7 +14,8 @@
 Every command accepts the same configuration options. The admin commands
 open the store directly, so they work while the server runs (SQLite in WAL
 mode with a busy timeout; PostgreSQL as usual). Exit codes: 0 success,
-1 a failed operation (message on stderr), 2 bad usage or configuration.
+1 a failed operation (message on stderr), 2 bad usage or configuration
+(a database that cannot be opened included: one line, no traceback).
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import shtab
 import trio
 
 from reelhouse import __version__, errors
 from reelhouse.config import ConfigError, Settings, load_settings
 from reelhouse.runtime import sole_exception
-from reelhouse.storage import Store, StoreError, apikeys, members, migrate, open_store, users
+from reelhouse.storage import Store, StoreError, StoreOpenError, apikeys, members, migrate, open_store, users
 from reelhouse.storage.activity import ActivityRecord, record_activity
 
 from .cli_plugins import add_plugin_commands, plugin_commands
@@ -57,7 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if failure is None:
             raise
         print(f"reelhouse: {failure}", file=sys.stderr)
-        return EXIT_FAILED
+        # A database that cannot be opened is a setting to fix, like any other bad setting.
+        return EXIT_USAGE if isinstance(sole_exception(raised), StoreOpenError) else EXIT_FAILED
 
 
 def _single_failure(raised: BaseException) -> str | None:
@@ -72,10 +76,15 @@ def _single_failure(raised: BaseException) -> str | None:
 
 def _common_options(default: object) -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", default=default, help="TOML configuration file (or REELHOUSE_CONFIG)")
-    common.add_argument("--bind", default=default, help="HOST:PORT to listen on (serve)")
-    common.add_argument("--data-dir", default=default, help="data directory")
-    common.add_argument("--database", default=default, help="database URL (sqlite:///... or postgresql://...)")
+    config = common.add_argument("--config", default=default, metavar="FILE",
+                                 help="TOML configuration file (or REELHOUSE_CONFIG)")
+    data_dir = common.add_argument("--data-dir", default=default, metavar="DIR",
+                                   help="data directory (or REELHOUSE_DATA_DIR; default ./data)")
+    # What the shell completes there (shtab reads the attribute).
+    config.complete, data_dir.complete = shtab.FILE, shtab.DIRECTORY  # type: ignore[attr-defined]
+    common.add_argument("--database", default=default, metavar="URL",
+                        help="database URL: sqlite:///FILE or postgresql://USER@HOST:PORT/DB "
+                             "(or REELHOUSE_DATABASE_URL; default SQLite in the data directory)")
     return common
 
 
@@ -85,23 +94,27 @@ def _parser() -> argparse.ArgumentParser:
     # given before the command.
     parser = argparse.ArgumentParser(prog="reelhouse", parents=[_common_options(None)])
     parser.add_argument("--version", action="version", version=f"reelhouse {__version__}")
+    # `reelhouse --print-completion bash|zsh|tcsh`: a completion script for the shell.
+    shtab.add_argument_to(parser, "--print-completion", help="print a shell completion script and exit")
     common = _common_options(argparse.SUPPRESS)
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("serve", parents=[common], help="run the server")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = commands.add_parser("serve", parents=[common], help="run the server")
+    serve.add_argument("--bind", metavar="HOST:PORT", help="address to listen on (or REELHOUSE_BIND; default "
+                       "127.0.0.1:8096)")
     commands.add_parser("migrate", parents=[common], help="apply database migrations")
 
     apikey = commands.add_parser("apikey", parents=[common], help="manage API keys")
-    apikey_commands = apikey.add_subparsers(dest="action", required=True)
+    apikey_commands = apikey.add_subparsers(dest="action", required=True, metavar="ACTION")
     create = apikey_commands.add_parser("create", parents=[common], help="create a key; prints it once")
-    create.add_argument("name")
+    create.add_argument("name", help="a name for the key, e.g. the script that uses it")
     apikey_commands.add_parser("list", parents=[common], help="list keys")
     revoke = apikey_commands.add_parser("revoke", parents=[common], help="revoke a key by id")
-    revoke.add_argument("id")
+    revoke.add_argument("id", help="the key's id (apikey list)")
 
     user = commands.add_parser("user", parents=[common], help="manage members")
-    user_commands = user.add_subparsers(dest="action", required=True)
+    user_commands = user.add_subparsers(dest="action", required=True, metavar="ACTION")
     add = user_commands.add_parser("add", parents=[common], help="add a member")
-    add.add_argument("name")
+    add.add_argument("name", help="the member's sign-in name")
     add.add_argument("--admin", action="store_true", help="the member is an administrator")
     add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     user_commands.add_parser("list", parents=[common], help="list members")
@@ -113,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _user_set_parser(user_commands: Any, common: argparse.ArgumentParser) -> None:
     change = user_commands.add_parser("set", parents=[common], help="change a member")
-    change.add_argument("name")
+    change.add_argument("name", help="the member's sign-in name (user list)")
     for on, off, dest, what in (
         ("--admin", "--no-admin", "admin", "administrator"),
         ("--disabled", "--enabled", "disabled", "disabled"),
@@ -134,7 +147,7 @@ def _user_set_parser(user_commands: Any, common: argparse.ArgumentParser) -> Non
 
 
 def _flags(args: argparse.Namespace) -> dict[str, Any]:
-    return {"bind": args.bind, "data_dir": args.data_dir, "database_url": args.database}
+    return {"bind": getattr(args, "bind", None), "data_dir": args.data_dir, "database_url": args.database}
 
 
 async def _run_admin(args: argparse.Namespace, settings: Settings) -> int:

@@ -40,9 +40,10 @@ from reelhouse.logs import configure_logging
 from reelhouse.memory_trace import start_tracing, write_snapshots
 from reelhouse.native_memory import limit_malloc_arenas
 from reelhouse.pid1 import fork_under_init
+from reelhouse.runtime import sole_exception
 from reelhouse.server_lock import ServerLock, ServerRunning, hold_server_lock
 from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
-from reelhouse.storage import Store, migrate, open_store
+from reelhouse.storage import Store, StoreOpenError, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
 from reelhouse.storage.jobs import fail_unfinished_jobs
 from reelhouse.storage.scans import fail_running_scans
@@ -51,6 +52,7 @@ from reelhouse.watchdog import LoopWatchdog
 log = logging.getLogger("reelhouse")
 
 EXIT_CANNOT_LISTEN = 2
+EXIT_BAD_DATABASE = 2
 
 SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 # Of the grace period, what the actors keep for themselves after requests.
@@ -79,6 +81,12 @@ def run_server(settings: Settings) -> int:
     except (BindError, ServerRunning) as exc:
         print(f"reelhouse: {exc}", file=sys.stderr)
         return EXIT_CANNOT_LISTEN
+    except (StoreOpenError, BaseExceptionGroup) as raised:
+        if not isinstance(failure := sole_exception(raised), StoreOpenError):
+            raise
+        # No role, no database, nothing listening: a setting to fix, one line like every other one.
+        print(f"reelhouse: {failure}", file=sys.stderr)
+        return EXIT_BAD_DATABASE
     except OSError as exc:
         log.error("cannot start: %s", exc)
         return 1
@@ -212,6 +220,8 @@ async def _serve_http(
         binds = await nursery.start(edge.serve, sockets, shutdown)
         for url in binds:
             log.info("serving on %s/api/v1", url)
+        if context.watchdog is not None:
+            context.watchdog.serving = True  # from now on a blocked loop keeps clients waiting
         task_status.started(binds)
     # The edge returns once shutdown was set and in-flight requests
     # finished or ran out of graceful_timeout.

@@ -29,7 +29,7 @@ from .jsonbody import install_json_bodies
 from .libraries import blueprint as libraries_blueprint
 from .metrics import install_metrics
 from .observe import RequestObserver, RequestRecord, name_request, name_websocket
-from .openapi import ApiOpenAPIProvider
+from .openapi import ApiOpenAPIProvider, serve_document_once_built
 from .playback_history import blueprint as playback_history_blueprint
 from .playback_reports import blueprint as playback_reports_blueprint
 from .playback_sessions import blueprint as playback_sessions_blueprint
@@ -95,6 +95,7 @@ def create_app(context: AppContext) -> Quart:
         openapi_provider_class=ApiOpenAPIProvider,
     )
     install_json_bodies(app)
+    serve_document_once_built(app)
     app.before_request(_assign_request_id)  # first: every later hook's log lines name the request
     app.before_websocket(_assign_websocket_id)
     install_auth(app)

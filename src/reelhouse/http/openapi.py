@@ -32,8 +32,11 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, TypeVar
 
+import orjson
+import trio
 from pydantic import TypeAdapter
-from quart_schema import OpenAPIProvider
+from quart import Quart, Response
+from quart_schema import OpenAPIProvider, hide
 from werkzeug.routing.rules import Rule
 
 from .auth import PUBLIC_PATHS
@@ -230,3 +233,23 @@ def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
     if len(kept) == 1:
         return {**kept[0], **rest}
     return {**rest, "anyOf": kept}
+
+
+def serve_document_once_built(app: Quart) -> None:
+    """GET /api/v1/openapi.json: the document built once, in a worker thread, then served from memory.
+
+    quart-schema builds it anew for every request, on the event loop: the
+    JSON Schemas of every model, 100-300 ms of CPU (measured: 819 ms on a
+    busy machine, every other request waiting). The routes do not change
+    while the app serves, so neither does the document.
+    """
+    built: list[bytes] = []
+
+    @hide
+    async def openapi() -> Response:
+        if not built:
+            document = await trio.to_thread.run_sync(app.extensions["QUART_SCHEMA"].openapi_provider.schema)
+            built[:] = [orjson.dumps(document)]
+        return Response(built[0], content_type="application/json")
+
+    app.view_functions["openapi"] = openapi

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, TypeVar
+from urllib.parse import parse_qs, urlsplit
 
 import asyncpg
 import trio
@@ -36,6 +37,7 @@ from ._store import (
     Row,
     Statement,
     StoreError,
+    StoreOpenError,
     StoreShorthands,
     WriteResult,
 )
@@ -234,7 +236,17 @@ async def _open_pool(loop: trio_asyncio.TrioEventLoop, dsn: str, schema: str | N
         with trio.fail_after(CONNECT_TIMEOUT_S):
             return await trio_asyncio.aio_as_trio(_aio_open_pool, loop=loop)(dsn, schema)
     except trio.TooSlowError:
-        raise StoreError(f"PostgreSQL did not answer within {CONNECT_TIMEOUT_S} s") from None
+        raise StoreOpenError(f"cannot connect to PostgreSQL at {_where(dsn)}: no answer within "
+                             f"{CONNECT_TIMEOUT_S:.0f} s") from None
     except _DRIVER_ERRORS as exc:
-        raise translate_error(exc) from exc
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StoreOpenError(f"cannot connect to PostgreSQL at {_where(dsn)}: {reason}") from exc
+
+
+def _where(dsn: str) -> str:
+    """host:port/database of ``dsn``, never its user's password."""
+    parts = urlsplit(dsn)
+    host = parts.hostname or parse_qs(parts.query).get("host", ["the default socket"])[0]
+    port = f":{parts.port}" if parts.port else ""
+    return f"{host}{port}/{parts.path.lstrip('/') or '(default database)'}"
 

@@ -46,6 +46,14 @@ class StoreError(Exception):
     """A database operation failed (the message is safe to log, not to show)."""
 
 
+class StoreOpenError(StoreError):
+    """The database could not be opened (not reachable, no such role or database): a setting to fix.
+
+    The message is one line naming where (never a password) and why; the
+    command line prints it and exits 2, like every other bad setting.
+    """
+
+
 class IntegrityError(StoreError):
     """A constraint (unique, foreign key, check) refused the write."""
 
