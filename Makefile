@@ -8,7 +8,7 @@ BIND ?= $(or $(REELHOUSE_BIND),127.0.0.1:8096)
 DATA_DIR ?= $(or $(REELHOUSE_DATA_DIR),./data)
 NODE_CLIENT := tests/http/jellyfin/node
 
-.PHONY: run test bench lint ffmpeg clean
+.PHONY: run test coverage bench lint ffmpeg clean
 
 # Installed once per change of pyproject.toml.
 $(VENV)/.installed-run: pyproject.toml
@@ -44,8 +44,16 @@ ffmpeg:
 # PostgreSQL schema, so they run side by side; TEST_WORKERS=0 runs in one process.
 TEST_WORKERS ?= 2
 
+# Bytecode is written even where the environment says not to: the suite
+# starts hundreds of Python processes (servers, CLI runs, workers), each of
+# which would otherwise compile reelhouse from source again.
 test: $(VENV)/.installed-test ffmpeg $(NODE_CLIENT)/node_modules/.installed
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+
+# The same run with line coverage of src/reelhouse (this process and its
+# xdist workers; servers started as processes are not measured).
+coverage: $(VENV)/.installed-test ffmpeg $(NODE_CLIENT)/node_modules/.installed
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --cov --cov-report=term $(PYTEST_ARGS)
 
 # The published @jellyfin/sdk, for the Jellyfin-compatible surface's tests (a node script they run).
 $(NODE_CLIENT)/node_modules/.installed: $(NODE_CLIENT)/package.json

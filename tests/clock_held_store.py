@@ -22,6 +22,8 @@ from trio.testing import MockClock
 
 from reelhouse.storage import Store, migrate, open_store
 
+from .conftest import migrated_copy
+
 
 class ClockHeldStore:
     """``store``, with ``clock``'s autojump held while any of its coroutines runs."""
@@ -67,6 +69,7 @@ class ClockHeldStore:
 @asynccontextmanager
 async def clock_held_store(database_url: str, clock: MockClock) -> AsyncIterator[Store]:
     """The ``store`` fixture's database (open, migrated), held on ``clock``: a module's ``store`` on an autojump clock."""
+    await migrated_copy(database_url)
     async with open_store(database_url) as opened:
         await migrate(opened)
         yield cast(Store, ClockHeldStore(opened, clock))

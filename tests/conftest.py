@@ -6,6 +6,9 @@
   Open it yourself with ``open_store(database_url)`` or hand it to the CLI or
   the server (``--database``).
 - ``store``: that database opened with ``open_store`` and migrated.
+- ``migrated_copy(database_url)``: makes a fresh SQLite database a copy of
+  a migrated template (one per test process) instead of running every
+  migration again; the ``store`` fixture and the test servers use it.
 - ``throwaway_postgres``: a PostgreSQL cluster of the test's own, which it
   may stop and restart (never the shared server).
 
@@ -18,8 +21,11 @@ they fail: there the PostgreSQL tests must run.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import functools
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -27,9 +33,11 @@ from typing import TYPE_CHECKING
 
 import asyncpg
 import pytest
+import trio
 from hypothesis import HealthCheck, settings
 
 from reelhouse.storage import Store, migrate, open_store
+from reelhouse.storage._open import parse_database_url
 
 from .throwaway_postgres import ThrowawayPostgres, throwaway_cluster
 
@@ -120,9 +128,34 @@ def database_url(backend: str, tmp_path: os.PathLike[str]) -> Iterator[str]:
     asyncio.run(_drop_schema(schema))
 
 
+_sqlite_template: list[str] = []  # this process's migrated SQLite file, made once
+
+
+async def migrated_copy(database_url: str) -> None:
+    """Make a SQLite database that does not exist yet a copy of a migrated one.
+
+    Migrating costs a dozen committed transactions per database; a copy is
+    one file write. The copy is what ``migrate`` makes (the template ran it),
+    and ``migrate`` afterwards finds nothing to do. PostgreSQL databases are
+    left as they are (their migrations run in one round trip each).
+    """
+    target = parse_database_url(database_url)
+    if target.backend != "sqlite" or os.path.exists(target.location):
+        return
+    if not _sqlite_template:
+        folder = tempfile.mkdtemp(prefix="reelhouse-template-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        path = os.path.join(folder, "template.db")
+        async with open_store(f"sqlite:///{path}") as template:
+            await migrate(template)
+        _sqlite_template.append(path)  # closed: checkpointed into the one file, no WAL beside it
+    await trio.to_thread.run_sync(shutil.copyfile, _sqlite_template[0], target.location)
+
+
 @pytest.fixture
 async def store(database_url: str) -> AsyncIterator[Store]:
     """The ``database_url`` database, open and migrated."""
+    await migrated_copy(database_url)
     async with open_store(database_url) as opened:
         await migrate(opened)
         yield opened

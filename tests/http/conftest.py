@@ -16,6 +16,8 @@ from reelhouse.server import serve
 from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
+from ..conftest import migrated_copy
+
 SERVER_START_TIMEOUT_S = 20.0
 # The status's sample probe starts a probe worker per server: off unless a test asks for it.
 QUIET_SCAN_SETTINGS = {"health_probe_at_start": False}
@@ -41,6 +43,7 @@ class RunningServer:
 async def start_server(
     nursery: trio.Nursery, database_url: str, data_dir: Path, **settings: Any
 ) -> RunningServer:
+    await migrated_copy(database_url)
     async with open_store(database_url) as store:
         await migrate(store)
         _record, key = await create_api_key(store, "tests")
