@@ -39,6 +39,7 @@ from .stream import stall_seconds as stream_stall_seconds
 from .streams import AbortableStreams, StalledWrites
 from .system import blueprint as system_blueprint
 from .users import blueprint as users_blueprint
+from .zero_copy import ZeroCopyBodies
 
 BLUEPRINTS = (
     system_blueprint,
@@ -96,7 +97,8 @@ def create_app(context: AppContext) -> Quart:
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint, url_prefix=API_PREFIX)
     events = AbortableStreams(app, {f"{API_PREFIX}/scans/events"})
-    app.asgi_app = StalledWrites(events, f"{API_PREFIX}/videos/", stream_stall_seconds)  # type: ignore[method-assign,assignment]
+    bodies = ZeroCopyBodies(events)
+    app.asgi_app = StalledWrites(bodies, f"{API_PREFIX}/videos/", stream_stall_seconds)  # type: ignore[method-assign,assignment]
     return app
 
 
