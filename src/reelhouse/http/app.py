@@ -46,6 +46,7 @@ from .streams import AbortableStreams, StalledWrites
 from .system import blueprint as system_blueprint
 from .users import blueprint as users_blueprint
 from .watch_state import blueprint as watch_state_blueprint
+from .zero_copy import ZeroCopyBodies
 
 BLUEPRINTS = (
     system_blueprint,
@@ -107,7 +108,8 @@ def create_app(context: AppContext) -> Quart:
         app.register_blueprint(blueprint, url_prefix=API_PREFIX)
     app.register_blueprint(health_blueprint)  # outside the API: /health, /health/ready (no key)
     events = AbortableStreams(app, {f"{API_PREFIX}/scans/events"})
-    streams = StalledWrites(events, f"{API_PREFIX}/videos/", stream_stall_seconds)
+    bodies = ZeroCopyBodies(events)
+    streams = StalledWrites(bodies, f"{API_PREFIX}/videos/", stream_stall_seconds)
     jellyfin_streams = StalledWrites(streams, "/videos/", stream_stall_seconds)  # after jellyfin's path rules
     app.asgi_app = install_jellyfin(app, jellyfin_streams, API_PREFIX)  # type: ignore[method-assign]
     if observers := _request_observers(app, context):

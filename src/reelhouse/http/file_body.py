@@ -35,6 +35,7 @@ from reelhouse.thread_pool import ThreadPool
 
 from .conditional import NOT_MODIFIED, PRECONDITION_FAILED, RANGE_NOT_SATISFIABLE, Decision
 from .errors import error_response
+from .zero_copy import FileSlice
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -134,10 +135,29 @@ class FileRange:
     def is_open(self) -> bool:
         return self._file is not None
 
-    def open(self, inspect: Callable[[BinaryIO], T], *, with_body: bool = True) -> tuple[T, bytes]:
+    @property
+    def start(self) -> int:
+        return self._start
+
+    @property
+    def length(self) -> int:
+        """Bytes of the range not read yet (all of them when the body is sent from the file)."""
+        return self._remaining
+
+    def fileno(self) -> int:
+        """The descriptor :func:`open_confined` gave (the one a zero-copy body is sent from)."""
+        if self._file is None:
+            raise ValueError("the file is closed")
+        return self._file.fileno()
+
+    def open(
+        self, inspect: Callable[[BinaryIO], T], *, with_body: bool = True, read_first: bool = True
+    ) -> tuple[T, bytes]:
         """What ``inspect`` tells of the file's head, and the first chunk of the range.
 
-        Without the body (a HEAD request) the file is closed once inspected.
+        Without the body (a HEAD request) the file is closed once inspected;
+        with ``read_first=False`` (a body sent from the file) it stays open
+        and unread, and the chunk is b"".
         Raises SourceChanged when the file is not of the expected size (the
         range and Content-Length were computed from it), OutsideRoots when
         it resolves outside its library, and what ``inspect`` raises.
@@ -149,6 +169,8 @@ class FileRange:
             seen = inspect(self._file)
             if not with_body:
                 self.close()
+                return seen, b""
+            if not read_first:
                 return seen, b""
             self._file.seek(self._start)
             return seen, self.read()
@@ -234,3 +256,34 @@ async def file_chunks(
         elif reader.is_open:
             with trio.CancelScope(shield=True):
                 await files.call(reader.close)
+
+
+async def file_slices(
+    reader: FileRange,
+    files: ThreadPool[None],
+    slice_bytes: int,
+    read_seconds: float,
+    on_sent: Callable[[int], None] | None = None,
+    on_end: Callable[[], None] | None = None,
+) -> AsyncIterator[FileSlice]:
+    """The opened range as :class:`~reelhouse.http.zero_copy.FileSlice` items the server sends
+    from the file (``reader.open(..., read_first=False)``), ``slice_bytes`` each.
+
+    ``on_sent(n)`` is called once each slice was sent, ``on_end()`` once it
+    ends, however; the file is then closed on the file threads.  The
+    server sends from duplicates of the descriptor, so closing never waits
+    on a send (not even one a hung mount holds).
+    """
+    offset, end = reader.start, reader.start + reader.length
+    try:
+        while offset < end:
+            count = min(slice_bytes, end - offset)
+            yield FileSlice(reader, offset, count, read_seconds)
+            if on_sent is not None:
+                on_sent(count)
+            offset += count
+    finally:
+        if on_end is not None:
+            on_end()
+        with trio.CancelScope(shield=True):
+            await files.call(reader.close)

@@ -18,13 +18,17 @@ with the image route): ``Accept-Ranges: bytes``, one ``Range`` -> 206 with
 The file is opened only through
 :func:`~reelhouse.storage.confined_files.open_confined`: one that resolves
 outside its library's roots (a symbolic link out, swapped in after the
-scan included) is 404 and never a byte of it is sent.  Reads run on
-:data:`FILE_THREADS` dedicated threads (the bound on concurrent reads),
-:data:`CHUNK_BYTES` at a time, each within
-:data:`READ_TIMEOUT_SECONDS`: a hung mount is 503 before the body started,
-a body cut short after.  The response has no overall time limit (a film
-takes hours), but a client that takes no byte for :data:`STALL_SECONDS`
-is cut off.
+scan included) is 404 and never a byte of it is sent.  Stats and the open
+run on :data:`FILE_THREADS` dedicated threads, each within
+:data:`READ_TIMEOUT_SECONDS`: a hung mount is 503 before the body started.
+The body is sent by the server from that opened descriptor with
+``os.sendfile`` (:mod:`reelhouse.http.zero_copy`, the edge's
+:mod:`~reelhouse.http.edge.file_send`), :data:`SLICE_BYTES` a message,
+each sendfile within :data:`READ_TIMEOUT_SECONDS` (a hung mount mid-body
+cuts the body short); under a server without that extension (the app's
+test client) it is read on the file threads :data:`CHUNK_BYTES` at a
+time.  The response has no overall time limit (a film takes hours), but
+a client that takes no byte for :data:`STALL_SECONDS` is cut off.
 
 A remote (``.strm``) source is delivered as ``delivery`` asks
 (:mod:`reelhouse.http.remote_stream`): ``redirect`` (the default: the
@@ -36,6 +40,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -60,11 +65,20 @@ from . import remote_stream
 from .conditional import PARTIAL_CONTENT, evaluate
 from .context import app_context
 from .device_auth import signed_in_member
-from .file_body import READ_CHUNK_BYTES, FileRange, file_call, file_chunks, short_answer, stat_confined
+from .file_body import (
+    READ_CHUNK_BYTES,
+    FileRange,
+    file_call,
+    file_chunks,
+    file_slices,
+    short_answer,
+    stat_confined,
+)
 from .library_access import visible
 from .openapi import BINARY, may_answer, raw_response
 from .schema import ApiModel
 from .stream_meter import Meter, StreamMeter
+from .zero_copy import FileSlice, offered
 
 log = logging.getLogger(__name__)
 
@@ -73,11 +87,16 @@ blueprint = Blueprint("stream", __name__)
 FILE_THREADS = 8
 """Stats and reads of video files at once (a hung mount holds one until it answers)."""
 CHUNK_BYTES = READ_CHUNK_BYTES
-"""Bytes per read and per write of a local file, and at most this much in memory per stream.
-Each write is copied to the socket on the event loop's thread, so it is what one stream's
-turn costs every other request: measured with benchmarks/playback_load.py (20 players,
+"""Bytes per read and per write of a local file when the server cannot send it from the file
+(the app's test client), and at most this much in memory per stream.  Each write is copied
+to the socket on the event loop's thread, so it is what one stream's turn costs every other
+request: measured with benchmarks/playback_load.py (20 players,
 200 sessions), 1 MiB gave the same MB/s as 256 KiB but session reports about 5 times
 slower (p50 ~200 ms against ~30 ms); 64-128 KiB cost a third of the MB/s."""
+SLICE_BYTES = 4 * 1024 * 1024
+"""Bytes of a body sent from the file per message: each message costs the loop a pass through
+the app and h11 (about 0.1 ms), and the session's byte count moves once a slice is sent.
+At 4 MiB that is about 250 messages a GiB."""
 READ_TIMEOUT_SECONDS = 10.0
 """One stat or read of a video file, or one read from a proxied source."""
 CLOSE_TIMEOUT_SECONDS = 5.0
@@ -212,14 +231,20 @@ async def _local(source: StreamSource, meter: Meter) -> Response:
         start, length = decision.start, decision.length
         headers["Content-Range"] = decision.content_range
     reader = FileRange(path, within, size, start, length, CHUNK_BYTES)
-    opening = functools.partial(reader.open, _no_inspection, with_body=request.method != "HEAD")
+    zero_copy = offered(request.scope)
+    opening = functools.partial(reader.open, _no_inspection, with_body=request.method != "HEAD",
+                                read_first=not zero_copy)  # fmt: skip
     try:
         _, first = await file_call(files, READ_TIMEOUT_SECONDS, opening)
     except _GONE:
         raise NotFound("The video file is missing from disk or cannot be read.") from None
     except OutsideRoots:
         raise NotFound("The video file is not inside the library's folders.") from None
-    body = file_chunks(reader, first, files, READ_TIMEOUT_SECONDS, meter.add, meter.flush)
+    body: AsyncIterator[bytes] | AsyncIterator[FileSlice]
+    if zero_copy and reader.is_open:
+        body = file_slices(reader, files, SLICE_BYTES, READ_TIMEOUT_SECONDS, meter.add, meter.flush)
+    else:
+        body = file_chunks(reader, first, files, READ_TIMEOUT_SECONDS, meter.add, meter.flush)
     response = Response(body, status=decision.status, headers=headers)
     response.content_type = video_content_type(path.name)
     response.headers["Content-Length"] = str(length)

@@ -1,15 +1,14 @@
 """Long-lived responses that the server can cut off (GET /scans/events).
 
-Hypercorn writes a response to its socket inside a shielded cancel scope,
-so a request whose client stopped reading cannot be cancelled while a
-write waits for room: the stream, its task and its buffers would live as
-long as the client keeps the connection open. For the paths given,
+A request whose client stopped reading must not live as long as the
+client keeps the connection open.  For the paths given,
 :class:`AbortableStreams` hands the app's messages to the server from a
-task of its own (one message in flight), and puts a callable under
-:data:`ABORT_KEY` in the request scope. Calling it ends the app's request
-at once; the server, seeing the app end before the response did, closes
-the connection, which also ends the write that waited: the client reads
-what was sent and then end of file, and reconnects.
+task of its own (one message in flight), a child of the request's own
+nursery, and puts a callable under :data:`ABORT_KEY` in the request scope.
+Calling it ends the app's request at once and cancels the write that
+waits (the edge's writes can be cancelled: the connection then closes,
+http/edge/connection.py): the client reads what was sent and then end of
+file, and reconnects.
 """
 
 from __future__ import annotations
@@ -20,6 +19,8 @@ from typing import Any
 
 import trio
 from quart_trio import QuartTrio
+
+from .edge.file_send import STALL_SECONDS_KEY, ZERO_COPY_EXTENSION
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,6 @@ class AbortableStreams:
     """ASGI middleware around a QuartTrio app (install as ``app.asgi_app``)."""
 
     def __init__(self, app: QuartTrio, paths: Collection[str]) -> None:
-        self._app = app
         self._inner: Callable[..., Awaitable[None]] = app.asgi_app
         self._paths = frozenset(paths)
 
@@ -44,28 +44,26 @@ class AbortableStreams:
             return
         abort = trio.CancelScope()
         to_server, from_app = trio.open_memory_channel[Message](0)
-        forwarded = trio.Event()
-        # In the app's nursery, not this request's: a write waiting on a
-        # client that does not read must not keep the request from ending.
-        self._app.nursery.start_soon(_forward, from_app, send, forwarded)
-        async with to_server:
-            with abort:
-                await self._inner({**scope, ABORT_KEY: abort.cancel}, receive, to_server.send)
-        if not abort.cancelled_caught:
-            await forwarded.wait()  # the response's end reached the server before the app ends
+        async with trio.open_nursery() as forwarding:
+            forwarding.start_soon(_forward, from_app, send)
+            async with to_server:
+                with abort:
+                    await self._inner({**scope, ABORT_KEY: abort.cancel}, receive, to_server.send)
+            if abort.cancelled_caught:
+                # A write waiting on a client that does not read ends now; otherwise
+                # the nursery waits until the response's end reached the server.
+                forwarding.cancel_scope.cancel()
 
 
-async def _forward(messages: trio.MemoryReceiveChannel[Message], send: Send, forwarded: trio.Event) -> None:
+async def _forward(messages: trio.MemoryReceiveChannel[Message], send: Send) -> None:
     try:
         async with messages:
             async for message in messages:
                 await send(message)  # returns once written, or once the connection is closed
     except Exception:
-        # Never into the app's nursery (that would stop the app): the
+        # Not into the request (its handler is done with the response): the
         # request's next message fails instead, as the server's error would.
         log.exception("the server refused a message of a stream response")
-    finally:
-        forwarded.set()
 
 
 class StalledWrites:
@@ -78,8 +76,11 @@ class StalledWrites:
     ever.  Each message the app sends must be written within the limit;
     else the write is cancelled (the connection layer closes the
     connection: the client reads what was sent, then end of file, and asks
-    again with a Range) and the app's request ends.  ``seconds`` is read
-    per request, so a test can shorten it.
+    again with a Range) and the app's request ends.  A body sent from a
+    file (``http.response.zerocopysend``, :mod:`reelhouse.http.zero_copy`)
+    is a few MiB a message: the edge times it by progress instead (cut
+    once no byte moved for the limit), so the limit travels in the message.
+    ``seconds`` is read per request, so a test can shorten it.
     """
 
     def __init__(self, inner: Callable[..., Any], prefix: str, seconds: Callable[[], float]) -> None:
@@ -95,6 +96,9 @@ class StalledWrites:
         cut = trio.CancelScope()
 
         async def timed_send(message: Message) -> None:
+            if message["type"] == ZERO_COPY_EXTENSION:
+                await send({**message, STALL_SECONDS_KEY: limit})
+                return
             with trio.move_on_after(limit) as write:
                 await send(message)
             if write.cancelled_caught:

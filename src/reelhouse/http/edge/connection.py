@@ -24,6 +24,7 @@ left behind (a hung reader once left sockets in CLOSE-WAIT for good).
 
 from __future__ import annotations
 
+import logging
 from math import inf
 from typing import Any, Protocol
 
@@ -37,9 +38,14 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import AppWrapper, ConnectionState
 from hypercorn.utils import parse_socket_addr
 
+from reelhouse.thread_pool import ThreadPool
+
 from .admission import ADMISSION_KEY
+from .file_send import ClientStalled, FileData, FileSpan, FileStalled, send_span
 from .limits import BodyClock, EdgeLimits
 from .protocol import ReelhouseH11Protocol
+
+log = logging.getLogger(__name__)
 
 MAX_RECV = 2**16
 # After an early response, how long and how much of the unread body is read
@@ -72,9 +78,11 @@ class Connection(TCPServer):
         server: EdgeState,
         *,
         on_trial: bool = False,
+        send_threads: ThreadPool[None] | None = None,
     ) -> None:
         super().__init__(app, config, context, ConnectionState(state), stream)  # type: ignore[arg-type]
         self._server = server
+        self._send_threads = send_threads  # for bodies sent from files (file_send.py)
         self.accepted_at = trio.current_time()
         self.on_trial = on_trial  # of the share kept for authenticated clients (admission.py)
         self.authenticated = False
@@ -162,7 +170,8 @@ class Connection(TCPServer):
                 args = (self.app, self.config, self.context, task_group, state,
                         False, client, server, self.protocol_send)
                 self.protocol = ProtocolWrapper(*args, alpn_protocol="http/1.1")
-                self.protocol.protocol = ReelhouseH11Protocol(*args)
+                self.protocol.protocol = h11 = ReelhouseH11Protocol(*args)
+                h11.zero_copy = self._send_threads is not None
                 await self.protocol.initiate()
                 await self._read_data()
         except OSError:
@@ -222,6 +231,8 @@ class Connection(TCPServer):
     async def protocol_send(self, event: Event) -> None:
         if isinstance(event, RawData):
             await self._send(event.data)
+        elif isinstance(event, FileData):
+            await self._send_file(event.span)
         elif isinstance(event, Closed):
             self._scope.cancel()  # closes after a linger if a body is unread
         elif isinstance(event, Updated):
@@ -241,6 +252,26 @@ class Connection(TCPServer):
             except BaseException:
                 # Cancelled mid-write: the byte stream may be cut, so this
                 # connection cannot carry another response.
+                self.close_now()
+                raise
+
+    async def _send_file(self, span: FileSpan) -> None:
+        """A body's bytes straight from its file (file_send.py); any failure cuts the response
+        short, so the connection closes (the client sees fewer bytes than Content-Length)."""
+        assert self._send_threads is not None, "the zero-copy extension is offered only with send threads"
+        async with self.send_lock:
+            try:
+                if await send_span(self.stream.socket, span, self._send_threads) < span.count:
+                    self.close_now()  # the file shrank meanwhile
+            except FileStalled:
+                log.warning("a sendfile took over %.0f s (a hung mount?): response cut short", span.read_seconds)
+                self.close_now()
+            except ClientStalled:
+                log.info("a client took no data for %.0f s: response cut short", span.stall_seconds)
+                self.close_now()
+            except OSError:
+                self.close_now()  # the peer is gone
+            except BaseException:
                 self.close_now()
                 raise
 

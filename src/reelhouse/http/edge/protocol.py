@@ -5,6 +5,10 @@ limit), and a request whose app never answered (500), with empty bodies;
 here every such answer carries the reference's JSON error body.
 
 A WebSocket upgrade gets our stream (websocket.py: the whole message bounded).
+On a connection that can send files, a request gets a stream that takes
+bodies sent from files (http_stream.py, file_send.py): h11 frames and
+counts the span (``send_with_data_passthrough``: the span stands in for
+its bytes) and the connection sends it.
 
 A request body that comes too slowly is answered 408 here (the connection
 layer times it: connection.py, limits.py); whatever the app sends after is
@@ -26,12 +30,15 @@ from collections.abc import Iterable
 
 import h11
 from hypercorn.config import Config
+from hypercorn.events import RawData
 from hypercorn.protocol.events import Event as StreamEvent
 from hypercorn.protocol.events import Request, Response
 from hypercorn.protocol.h11 import STREAM_ID, H11Protocol, H11WSConnection
 from hypercorn.protocol.ws_stream import WSStream
 
 from ..errors import error_body_bytes
+from .file_send import FileData, FileSpan
+from .http_stream import FileBody, ZeroCopyHTTPStream
 from .websocket import BoundedWSStream
 
 # Hypercorn's own error responses carry exactly these headers (and no body).
@@ -64,6 +71,7 @@ class ReelhouseH11Protocol(H11Protocol):
     _websocket: BoundedWSStream | None = None
     _answered_late_body = False
     close_after_response = False
+    zero_copy = False  # the connection sends file spans (set by the connection)
 
     @property
     def streaming(self) -> bool:
@@ -112,8 +120,18 @@ class ReelhouseH11Protocol(H11Protocol):
         self._event_stream = False
         if _is_websocket_upgrade(request):
             await self._create_websocket(request)
+        elif self.zero_copy:
+            await self._create_http_stream(request)
         else:
             await super()._create_stream(request)
+
+    async def _create_http_stream(self, request: h11.Request) -> None:
+        """Hypercorn's, with the stream that takes bodies sent from files."""
+        self.stream = ZeroCopyHTTPStream(
+            self.app, self.config, self.context, self.task_group, self.ssl, self.client, self.server,
+            self.stream_send, STREAM_ID,
+        )  # fmt: skip
+        await self._handle_request(request)
 
     async def _create_websocket(self, request: h11.Request) -> None:
         """Hypercorn's upgrade, with our WebSocket stream in place of its own."""
@@ -124,6 +142,11 @@ class ReelhouseH11Protocol(H11Protocol):
         self.stream = self._websocket
         assert isinstance(self.connection, h11.Connection)
         self.connection = H11WSConnection(self.connection)
+        await self._handle_request(request)
+
+    async def _handle_request(self, request: h11.Request) -> None:
+        """The request to the new stream (the end of Hypercorn's ``_create_stream``)."""
+        assert self.stream is not None
         headers = request.headers.raw_items() if self.config.h11_pass_raw_headers else list(request.headers)
         await self.stream.handle(
             Request(stream_id=STREAM_ID, headers=headers, http_version=request.http_version.decode(),
@@ -136,6 +159,9 @@ class ReelhouseH11Protocol(H11Protocol):
     async def stream_send(self, event: StreamEvent) -> None:
         if self._answered_late_body:
             return  # the connection answered 408 and closes
+        if isinstance(event, FileBody):
+            await self._send_file_body(event.span)
+            return
         if isinstance(event, Response) and event.status_code >= 200:
             if list(event.headers) == _BARE_ERROR_HEADERS:
                 await self._send_json_error(event.status_code)
@@ -145,6 +171,17 @@ class ReelhouseH11Protocol(H11Protocol):
                 event = Response(stream_id=event.stream_id, status_code=event.status_code,
                                  headers=[*event.headers, (b"connection", b"close")])
         await super().stream_send(event)
+
+    async def _send_file_body(self, span: FileSpan) -> None:
+        """The span as h11 Data: its framing (a chunk's size line, if chunked) as bytes, the span itself as is."""
+        try:
+            pieces = self.connection.send_with_data_passthrough(h11.Data(data=span))  # type: ignore[arg-type,union-attr]
+        except h11.LocalProtocolError:
+            if self.connection.their_state != h11.ERROR:
+                raise
+            return
+        for piece in pieces or ():
+            await self.send(FileData(span) if piece is span else RawData(data=bytes(piece)))
 
     async def _send_error_response(self, status_code: int) -> None:
         # A request hypercorn could not parse: no method known, so a body.

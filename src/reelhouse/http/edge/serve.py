@@ -30,8 +30,11 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ASGIFramework
 from hypercorn.utils import repr_socket_addr
 
+from reelhouse.thread_pool import ThreadPool
+
 from ..errors import error_body_bytes
 from .connection import MAX_RECV, Connection, close_stream
+from .file_send import CLOSE_SECONDS, send_threads
 from .limits import EdgeLimits
 
 log = logging.getLogger(__name__)
@@ -102,6 +105,7 @@ class EdgeServer:
     closing: bool = False
     _refusing: int = 0
     _context: WorkerContext = field(default_factory=lambda: WorkerContext(None))
+    _send_threads: ThreadPool[None] | None = None  # the sendfile threads, while serving (file_send.py)
 
     async def serve(
         self, sockets: list[socket.socket], shutdown: trio.Event, task_status: trio.TaskStatus[list[str]]
@@ -109,14 +113,21 @@ class EdgeServer:
         app = ASGIWrapper(self.app)
         state: dict[str, Any] = {}
         lifespan = Lifespan(app, self.config, state)
-        async with trio.open_nursery() as lifespan_nursery:
-            await lifespan_nursery.start(lifespan.handle_lifespan)
-            await lifespan.wait_for_startup()
-            async with trio.open_nursery() as handlers:
-                await self._accept_until(shutdown, sockets, handlers, app, state, task_status)
-                await self._begin_shutdown(handlers)
-            await lifespan.wait_for_shutdown()
-            lifespan_nursery.cancel_scope.cancel()
+        self._send_threads = send_threads()
+        try:
+            async with trio.open_nursery() as lifespan_nursery:
+                await lifespan_nursery.start(lifespan.handle_lifespan)
+                await lifespan.wait_for_startup()
+                async with trio.open_nursery() as handlers:
+                    await self._accept_until(shutdown, sockets, handlers, app, state, task_status)
+                    await self._begin_shutdown(handlers)
+                await lifespan.wait_for_shutdown()
+                lifespan_nursery.cancel_scope.cancel()
+        finally:
+            with trio.CancelScope(shield=True):  # bounded: a hung mount's thread is left behind
+                if not await self._send_threads.aclose(CLOSE_SECONDS):
+                    log.warning("sendfile threads still busy after %.0f s (a hung mount?); left behind",
+                                CLOSE_SECONDS)
 
     async def _accept_until(
         self, shutdown: trio.Event, sockets: list[socket.socket], handlers: trio.Nursery,
@@ -163,7 +174,8 @@ class EdgeServer:
             if on_trial is None:
                 handlers.start_soon(self._refuse, stream)
                 continue
-            connection = Connection(app, self.config, self._context, state, stream, self, on_trial=on_trial)
+            connection = Connection(app, self.config, self._context, state, stream, self, on_trial=on_trial,
+                                    send_threads=self._send_threads)
             self.connections.add(connection)  # counted from accept to close
             handlers.start_soon(self._run, connection)
 
