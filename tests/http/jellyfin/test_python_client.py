@@ -247,3 +247,18 @@ def test_a_revoked_device_is_refused_on_its_next_request_on_both_surfaces(served
     assert httpx.get(f"{served.url}/Users/Me", headers={"X-Emby-Token": token}).status_code == 401
     native_items = httpx.get(f"{served.server.api_url}/items", headers={"Authorization": f"Bearer {token}"})
     assert native_items.status_code == 401
+
+
+def test_an_api_key_sees_every_library_and_the_live_sessions(served: Served) -> None:
+    key = {"X-Emby-Token": served.server.key}
+    views = httpx.get(f"{served.url}/UserViews", headers=key).json()["Items"]
+    assert {v["Name"] for v in views} == {"Films", "Shows"}
+    client = signed_in_client(served, device_id="py-device-dashboard")
+    episode = the_episodes(client)[1]
+    client.jellyfin.session_playing({"ItemId": episode["Id"], "PlaySessionId": "dashboard-1", "PositionTicks": 0})
+    sessions = httpx.get(f"{served.url}/Sessions", headers=key).json()
+    mine = [s for s in sessions if s.get("PlaySessionId") == "dashboard-1"]
+    assert [s["NowPlayingItem"]["Id"] for s in mine] == [episode["Id"]]
+    assert mine[0]["UserName"] == "Ann"
+    client.jellyfin.session_stop({"ItemId": episode["Id"], "PlaySessionId": "dashboard-1", "PositionTicks": 0})
+    assert httpx.get(f"{served.url}/Sessions", headers={"X-Emby-Token": client.config.data["auth.token"]}).status_code == 403
