@@ -30,7 +30,7 @@ from ..live_server import LiveServer, live_server, module_database
 PASSWORD = "correct horse battery"
 ADMIN_PASSWORD = "staple battery horse"
 REQUEST_TIMEOUT_S = 15.0
-SCAN_TIMEOUT_S = 60.0
+SCAN_TIMEOUT_S = 180.0
 
 
 @dataclass(frozen=True)

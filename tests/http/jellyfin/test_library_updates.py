@@ -15,7 +15,7 @@ from ...media_factory import MediaFactory
 from .served import PASSWORD, Served, backend, served  # noqa: F401  (fixtures)
 from .test_python_client import signed_in_client
 
-APPEAR_TIMEOUT_S = 30.0
+APPEAR_TIMEOUT_S = 60.0
 
 
 def episode_names(served: Served) -> set[str]:

@@ -18,9 +18,10 @@ from .served import PASSWORD, Served, backend, served  # noqa: F401  (fixtures)
 SOCKET_TIMEOUT_S = 20.0
 
 
-def signed_in_client(served: Served, name: str = "Ann", password: str = PASSWORD, device_id: str = "py-device-1") -> JellyfinClient:
+def signed_in_client(served: Served, name: str = "Ann", password: str = PASSWORD, device_id: str = "py-device-1",
+                     device_name: str = "Test device") -> JellyfinClient:  # fmt: skip
     client = JellyfinClient(allow_multiple_clients=True)
-    client.config.app("Reelhouse tests", "1.0.0", "Test device", device_id)
+    client.config.app("Reelhouse tests", "1.0.0", device_name, device_id)
     client.config.data["auth.ssl"] = False
     state = client.auth.connect_to_address(served.url)
     assert state["State"].name == "ServerSignIn", state
@@ -192,6 +193,10 @@ def test_a_member_stops_half_way_resumes_finishes_and_next_up_moves_on(served: S
     assert [n["Id"] for n in client.jellyfin.get_next(limit=5)["Items"]] == [second["Id"]]
     client.jellyfin.favorite(second["Id"])
     assert client.jellyfin.get_item(second["Id"])["UserData"]["IsFavorite"] is True
+    favourites = client.jellyfin.get_user_items(filters="IsFavorite", recursive=True)["Items"]
+    assert [f["Id"] for f in favourites] == [second["Id"]]
+    played = client.jellyfin.get_user_items(filters="IsPlayed", recursive=True, include_item_types="Episode")
+    assert [p["Id"] for p in played["Items"]] == [first["Id"]]
     client.jellyfin.item_played(first["Id"], False)
     client.jellyfin.favorite(second["Id"], False)
 
@@ -230,3 +235,30 @@ def _wait_until_stoppable(native: httpx.Client, item_id: str) -> str:
                 return str(session["id"])
         time.sleep(0.05)
     raise AssertionError("the session never became stoppable")
+
+
+def test_a_revoked_device_is_refused_on_its_next_request_on_both_surfaces(served: Served) -> None:
+    client = signed_in_client(served, device_id="py-device-revoked", device_name="Revoked device")
+    token = client.config.data["auth.token"]
+    assert httpx.get(f"{served.url}/Users/Me", headers={"X-Emby-Token": token}).status_code == 200
+    with served.native() as native:
+        device = next(d for d in _items(native.get("/devices").json()) if d["device"] == "Revoked device")
+        assert native.delete(f"/devices/{device['id']}").status_code == 204
+    assert httpx.get(f"{served.url}/Users/Me", headers={"X-Emby-Token": token}).status_code == 401
+    native_items = httpx.get(f"{served.server.api_url}/items", headers={"Authorization": f"Bearer {token}"})
+    assert native_items.status_code == 401
+
+
+def test_an_api_key_sees_every_library_and_the_live_sessions(served: Served) -> None:
+    key = {"X-Emby-Token": served.server.key}
+    views = httpx.get(f"{served.url}/UserViews", headers=key).json()["Items"]
+    assert {v["Name"] for v in views} == {"Films", "Shows"}
+    client = signed_in_client(served, device_id="py-device-dashboard")
+    episode = the_episodes(client)[1]
+    client.jellyfin.session_playing({"ItemId": episode["Id"], "PlaySessionId": "dashboard-1", "PositionTicks": 0})
+    sessions = httpx.get(f"{served.url}/Sessions", headers=key).json()
+    mine = [s for s in sessions if s.get("PlaySessionId") == "dashboard-1"]
+    assert [s["NowPlayingItem"]["Id"] for s in mine] == [episode["Id"]]
+    assert mine[0]["UserName"] == "Ann"
+    client.jellyfin.session_stop({"ItemId": episode["Id"], "PlaySessionId": "dashboard-1", "PositionTicks": 0})
+    assert httpx.get(f"{served.url}/Sessions", headers={"X-Emby-Token": client.config.data["auth.token"]}).status_code == 403

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import trio
+
 from reelhouse import errors
 from reelhouse.storage.item_detail import item_detail
 from reelhouse.storage.item_query import ItemQuery, list_items, parse_item_query
@@ -59,13 +61,18 @@ async def query_page(translated: Translated, fields: str | None) -> tuple[list[d
 
 
 async def native_page(query: ItemQuery, fields: str | None) -> tuple[list[dict[str, Any]], int]:
+    summaries, total = await native_summaries(query)
+    return await render(summaries, detail=wants_detail(fields)), total
+
+
+async def native_summaries(query: ItemQuery) -> tuple[list[dict[str, Any]], int]:
+    """One page of native summaries within the request's libraries, and the total (the page's end when not counted)."""
     ctx = app_context()
     scoped = await scoped_item_query(query)
     page = await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret))
     summaries = [item.to_json() for item in page.items]
-    dtos = await render(summaries, detail=wants_detail(fields))
-    total = page.total_count if page.total_count is not None else (query.offset or 0) + len(dtos)
-    return dtos, total
+    total = page.total_count if page.total_count is not None else (query.offset or 0) + len(summaries)
+    return summaries, total
 
 
 async def render(items: Sequence[Mapping[str, Any]], *, detail: bool) -> list[dict[str, Any]]:
@@ -73,9 +80,20 @@ async def render(items: Sequence[Mapping[str, Any]], *, detail: bool) -> list[di
     store = app_context().store
     if detail:
         items = [await item_detail(store, item["id"]) for item in items]
-    names = await names_of(item.get(key) for item in items for key in ("seriesId", "seasonId") if not item.get(
-        "seriesName" if key == "seriesId" else "seasonName"))  # fmt: skip
-    data = await user_data_for(store, member_id(), items)
+    missing = [item.get(key) for item in items for key in ("seriesId", "seasonId")
+               if not item.get("seriesName" if key == "seriesId" else "seasonName")]  # fmt: skip
+    names: dict[str, str] = {}
+    data: dict[str, dict[str, Any]] = {}
+
+    async def read_names() -> None:
+        names.update(await names_of(missing))
+
+    async def read_user_data() -> None:
+        data.update(await user_data_for(store, member_id(), items))
+
+    async with trio.open_nursery() as nursery:  # two independent reads, side by side
+        nursery.start_soon(read_names)
+        nursery.start_soon(read_user_data)
     server = server_guid()
     return [item_dto(item, server, data.get(item["id"]), names) for item in items]
 

@@ -22,6 +22,7 @@ from . import ids
 from .catalogue import (
     member_id,
     native_page,
+    native_summaries,
     one_item,
     query_page,
     render,
@@ -86,14 +87,15 @@ async def latest(user_id: str | None = None) -> Response:
                                     "order": ["desc"], "limit": [str(min(MAX_LIMIT, limit * 4))]}  # fmt: skip
     if args.get("parentid"):
         params["parentId"] = [parent_id(args["parentid"], frozenset(lib.id for lib in await visible_libraries()))]
-    dtos, _ = await native_page(parse_item_query(params), None)
-    newest: list[str] = []
-    for dto in dtos:
-        shown = dto.get("SeriesId") or dto["Id"]
-        if shown not in newest:
-            newest.append(shown)
-    wanted = [ids.item_id(guid) for guid in newest[:limit]]
-    return json(await render(await summaries_by_id(wanted), detail=False))
+    summaries, _ = await native_summaries(parse_item_query(params))
+    shown: dict[str, dict[str, Any] | None] = {}  # in order: a movie's summary, or a series to read
+    for summary in summaries:
+        key = summary.get("seriesId") or summary["id"]
+        if key not in shown and len(shown) < limit:
+            shown[key] = None if summary.get("seriesId") else summary
+    series = {s["id"]: s for s in await summaries_by_id([k for k, v in shown.items() if v is None])}
+    newest = [v if v is not None else series.get(k) for k, v in shown.items()]
+    return json(await render([s for s in newest if s is not None], detail=False))
 
 
 @route(blueprint, "/UserItems/Resume")
