@@ -138,9 +138,12 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
     scan fails; what was written stays). Cancellation stops between hops:
     batches already written stay, nothing is marked missing.
     """
+    import time as _t, logging as _l; _T = _t.perf_counter(); _L = _l.getLogger("reelhouse")
+    def _ph(name: str) -> None: _L.warning("SCANPHASE %s %.3f", name, _t.perf_counter() - _T)
     limiter = deps.thread_limiter
     rules = ScanRules.from_options(plan.library_id, plan.collection_type, plan.options)
     index = await load_scan_index(store, plan.library_id)
+    _ph("index")
     progress.phase = "walk"
     roots = await check_roots(plan.roots, functools.partial(_has_items, index), limiter=limiter)
     progress.roots = list(roots)
@@ -148,6 +151,7 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
     timing = effective_media_info_timing(plan.options)
     walker = await trio.to_thread.run_sync(_walker, plan, index, scope, limiter=limiter)
     visits, unreadable = await _walk(walker, store, plan.library_id, progress, limiter)
+    _ph("walk")
     if any(visit.listing is not None for visit in visits):
         index.images = await load_local_images(store, plan.library_id)
     scope = _Scope(scope.starts, scope.within, scope.protected + tuple(unreadable))
@@ -162,11 +166,14 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
         setup, listed_files=listed, thread_limiter=limiter, process_slots=deps.parse_processes
     ) as parser:
         await _parse_and_write(parser, visits, store, progress)
+        _ph("parse+write")
         seen = await parser.seen_ids()
+    _ph("parser closed")
     progress.phase = "write"
     if timing == "scan":
         await _probe(store, plan, deps, progress, walker.within)
     await _finish(plan, store, index, seen, visits, scope, progress, limiter)
+    _ph("finish")
     return ScanOutcome(
         added=progress.added,
         changed=progress.changed,
