@@ -18,8 +18,8 @@ import sqlite3
 from dataclasses import dataclass
 
 from ._open import parse_database_url
-from .catalog import relist_directories
 from ._store import Store
+from .catalog import relist_directories
 
 ANALYSIS_LIMIT_ROWS = 1000  # rows ANALYZE samples per index (SQLite)
 INCREMENTAL_VACUUM_PAGES = 10_000
