@@ -43,6 +43,10 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
                             quick["scan_seconds"], TARGET_QUICK_RESCAN_SECONDS))
         rows.append(_target(f"unchanged_full_rescan_seconds[{kind}]", f"<= {TARGET_FULL_RESCAN_SECONDS}",
                             rescan["scan_seconds"], TARGET_FULL_RESCAN_SECONDS))
+    single_server = report["single"]["server"]
+    rows.append(_target("single_max_loop_stall_ms", f"no stall over {TARGET_MAX_STALL_MS:g} ms during or after a scan",
+                        single_server["max_loop_stall_ms"], TARGET_MAX_STALL_MS,
+                        met=single_server["loop_stalls"] == 0))
     for result in (report.get("postgresql") or {}).get("results", []):
         rows.append(_target(f"postgresql_over_sqlite_first_scan[{result['kind']}]",
                             f"< {TARGET_POSTGRES_OVER_SQLITE}", result["over_sqlite"], TARGET_POSTGRES_OVER_SQLITE))
@@ -50,14 +54,16 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
         for batch in ("first", "rescan"):
             rows.append(_target(f"items_p99_over_idle[two {batch} full scans]", f"< {TARGET_PAGE_P99_OVER_IDLE}",
                                 two[f"{batch}_p99_over_idle"], TARGET_PAGE_P99_OVER_IDLE))
-        rows.append(_target("two_scans_max_loop_stall_ms", f"no stall over {TARGET_MAX_STALL_MS:g} ms",
+        rows.append(_target("two_scans_max_loop_stall_ms",
+                            f"no stall over {TARGET_MAX_STALL_MS:g} ms during or after a scan",
                             two["server"]["max_loop_stall_ms"], TARGET_MAX_STALL_MS,
                             met=two["server"]["loop_stalls"] == 0))
     if concurrent := report.get("concurrent"):
         server, batch = concurrent["server"], concurrent["batch"]
         rows.append(_target("concurrent_system_status_p99_ms", f"< {TARGET_STATUS_P99_MS}",
                             batch["latency"]["system_status"]["p99_ms"], TARGET_STATUS_P99_MS))
-        rows.append(_target("concurrent_max_loop_stall_ms", f"no stall over {TARGET_MAX_STALL_MS:g} ms",
+        rows.append(_target("concurrent_max_loop_stall_ms",
+                            f"no stall over {TARGET_MAX_STALL_MS:g} ms during or after a scan",
                             server["max_loop_stall_ms"], TARGET_MAX_STALL_MS, met=server["loop_stalls"] == 0))
         rows.append(_target("concurrent_peak_rss_mb", f"< {TARGET_PEAK_RSS_MB:g}",
                             server["peak_rss_mb"], TARGET_PEAK_RSS_MB))
