@@ -8,7 +8,7 @@ from pathlib import Path
 from reelhouse.media.library_options import LibraryOptions
 
 from .conftest import Library, Tree
-from .pipeline_samples import MOVIE_NFO
+from .pipeline_samples import MOVIE_NFO, png
 
 FOLDER = "Arrival (2016)"
 NFO = f"{FOLDER}/movie.nfo"
@@ -83,3 +83,19 @@ async def test_a_full_rescan_parses_every_directory_again_when_the_rules_changed
     outcome = await library.scan("full", options=excluding)
     assert outcome.missing == 1
     assert (await library.items())["Sample Clip (2016)/Sample Clip (2016).mkv"]["missing"] == 1
+
+
+async def test_a_full_rescan_drafts_unchanged_seasons_again_when_their_series_folder_changed(
+    tree: Tree, library: Library
+) -> None:
+    library.kind = "tvshows"
+    tree.add("Dark/Season 1/Dark - S01E01.mkv")
+    tree.add("Dark/Season 2/Dark - S02E01.mkv")
+    tree.age()
+    await library.scan()
+    tree.add("Dark/season01-poster.png", png(4, 6))  # in the series folder; the season's folder is unchanged
+    await library.scan("full")
+    rows = await library.store.fetch_all(
+        "SELECT m.path FROM images m JOIN items i ON i.id = m.item_id WHERE i.path = ?", (tree.path("Dark/Season 1"),)
+    )
+    assert [row["path"] for row in rows] == [tree.path("Dark/season01-poster.png")]
