@@ -1,8 +1,10 @@
 """Many-row statements (``Statement(many=...)``) on both backends.
 
 SQLite runs the shapes :mod:`reelhouse.storage._sqlite_bulk` knows as one
-statement over a JSON array; these tests hold that to what ``executemany``
-would have written, value types included, and check the fallbacks.
+statement over a JSON array, PostgreSQL as one statement over arrays
+(:mod:`reelhouse.storage._postgres_bulk`); these tests hold both to what
+``executemany`` would have written, value types included, and check the
+fallbacks.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import pytest
 import trio
 
 from reelhouse.storage import IntegrityError, Statement, Store, _sqlite_bulk
+from reelhouse.storage._postgres_bulk import bulk_shape
 from reelhouse.storage._sqlite_bulk import bulk_form, encode_rows
 
 LIMIT_S = 20
@@ -122,3 +125,43 @@ def test_without_the_json_functions_every_statement_is_left_to_executemany(monke
         assert bulk_form("DELETE FROM t WHERE a = ?") is None
     finally:
         bulk_form.cache_clear()
+
+
+def test_postgres_inserts_and_deletes_get_an_array_form_and_other_shapes_do_not() -> None:
+    types = {"a": "text", "b": "bigint", "c": "double precision"}
+    insert = bulk_shape("INSERT INTO t (a, b, c) VALUES (?, 'x', ?) ON CONFLICT (a) DO UPDATE SET c = excluded.c")
+    assert insert is not None and insert.columns == ("a", "c") and insert.unique == (0,)
+    assert insert.sql(types) == (
+        "INSERT INTO t (a, b, c) SELECT bulk_rows.c1, 'x', bulk_rows.c2 FROM unnest($1::text[], $2::double precision[])"
+        " AS bulk_rows (c1, c2) ON CONFLICT (a) DO UPDATE SET c = excluded.c"
+    )
+    assert insert.sql({"a": "text"}) is None  # a column whose type is not known yet
+    assert insert.arrays([("k", 1.0), ("l", None)]) == [["k", "l"], [1.0, None]]
+    assert insert.arrays([("k", 1.0), ("k", 2.0)]) is None  # a key twice: one statement may not update it twice
+    two = bulk_shape("DELETE FROM t WHERE a = ? AND b = ? AND c IS NULL")
+    assert two is not None and two.sql(types) == (
+        "DELETE FROM t WHERE (a, b) IN (SELECT * FROM unnest($1::text[], $2::bigint[])) AND c IS NULL"
+    )
+    one = bulk_shape("DELETE FROM t WHERE a = ?")
+    assert one is not None and one.sql(types) == "DELETE FROM t WHERE a = ANY($1::text[])"
+    for other in (
+        "UPDATE t SET a = ? WHERE id = ?",
+        "INSERT INTO t (a, b) VALUES (?, lower(?))",
+        "INSERT INTO t (a) VALUES (?), (?)",
+        "INSERT INTO t (a, b) VALUES (?, ?) ON CONFLICT (a) DO UPDATE SET b = ?",
+        "DELETE FROM t WHERE a = ? OR b = ?",
+        "DELETE FROM t WHERE a < ?",
+        "DELETE FROM t WHERE a = 1",
+    ):
+        assert bulk_shape(other) is None, other
+
+
+async def test_a_column_added_after_the_first_many_row_write_is_written_too(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        await store.execute(CREATE)
+        await store.transaction([Statement(UPSERT, many=ROWS[:2])])
+        await store.execute("ALTER TABLE things ADD COLUMN late TEXT")
+        late = "INSERT INTO things (id, kind, late) VALUES (?, ?, ?)"
+        await store.transaction([Statement(late, many=[("y", "tag", "one"), ("z", "tag", None)])])
+        rows = await store.fetch_all("SELECT id, late FROM things ORDER BY id")
+        assert [tuple(row) for row in rows] == [("a", None), ("b", None), ("y", "one"), ("z", None)]

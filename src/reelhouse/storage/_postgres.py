@@ -28,6 +28,7 @@ import trio_asyncio
 from reelhouse.shutdown import bounded_shield, shutdown_deadline
 
 from ._outage import Outage
+from ._postgres_bulk import BULK_MIN_ROWS, COLUMN_TYPES_SQL, bulk_shape
 from ._postgres_reads import PostgresReaders, open_readers
 from ._postgres_sql import translate_error, translate_sql
 from ._store import (
@@ -62,22 +63,46 @@ def _status_count(status: str) -> int:
 # -- asyncio side: each function is one unit of work --------------------------
 
 
-async def _aio_transaction(pool: asyncpg.Pool, statements: Sequence[Statement]) -> list[WriteResult]:
+ColumnTypes = dict[str, dict[str, str]]  # table -> column -> type, as format_type() names it
+
+
+async def _aio_transaction(
+    pool: asyncpg.Pool, statements: Sequence[Statement], types: ColumnTypes
+) -> list[WriteResult]:
     async with pool.acquire() as conn, conn.transaction():
-        return [await _aio_statement(conn, statement) for statement in statements]
+        return [await _aio_statement(conn, statement, types) for statement in statements]
 
 
-async def _aio_statement(conn: asyncpg.Connection, statement: Statement) -> WriteResult:
+async def _aio_statement(conn: asyncpg.Connection, statement: Statement, types: ColumnTypes) -> WriteResult:
     translated = translate_sql(statement.sql)
     sql, returns_rows = translated.numbered, translated.returns_rows
     if statement.many is not None:
-        await conn.executemany(sql, statement.many)
+        if not await _aio_bulk(conn, statement.sql, statement.many, types):
+            await conn.executemany(sql, statement.many)
         return WriteResult(rowcount=len(statement.many), rows=[])
     if returns_rows:
         rows = list(await conn.fetch(sql, *statement.params))
         return WriteResult(rowcount=len(rows), rows=rows)
     status = await conn.execute(sql, *statement.params)
     return WriteResult(rowcount=_status_count(status), rows=[])
+
+
+async def _aio_bulk(conn: asyncpg.Connection, sql: str, rows: Sequence[Params], types: ColumnTypes) -> bool:
+    """Run ``rows`` of ``sql`` as one statement over arrays; False when it has no such form."""
+    shape = bulk_shape(sql) if len(rows) >= BULK_MIN_ROWS else None
+    arrays = shape.arrays(rows) if shape is not None else None
+    if shape is None or arrays is None:
+        return False
+    known = types.get(shape.table, {})
+    bulk = shape.sql(known)
+    if bulk is None:  # first use of the table, or a column added since
+        rows_found = await conn.fetch(COLUMN_TYPES_SQL, shape.table)
+        known = types[shape.table] = {str(row[0]): str(row[1]) for row in rows_found}
+        bulk = shape.sql(known)
+    if bulk is None:
+        return False
+    await conn.execute(bulk, *arrays)
+    return True
 
 
 async def _aio_open_pool(dsn: str, schema: str | None) -> asyncpg.Pool:
@@ -135,6 +160,7 @@ class PostgresStore(StoreShorthands):
         self.closed = False
         self._outage = Outage("PostgreSQL")
         self._transactions_ended = 0  # the data version (see Store.data_version)
+        self._column_types: ColumnTypes = {}  # for many-row statements (._postgres_bulk)
 
     async def _run(self, unit: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
         self._check_open()
@@ -193,7 +219,7 @@ class PostgresStore(StoreShorthands):
         if not statements:
             return []
         try:
-            return await self._run(_aio_transaction, self._pool, list(statements))
+            return await self._run(_aio_transaction, self._pool, list(statements), self._column_types)
         finally:
             self._transactions_ended += 1
 

@@ -87,6 +87,7 @@ class StoredImage(NamedTuple):
 class StoredDir(NamedTuple):
     parent: str | None
     mtime_ns: int
+    signature: str | None = None  # of the directory's listing when last listed (actors/scan/walk.py)
 
 
 @dataclass(slots=True)
@@ -135,7 +136,9 @@ async def load_scan_index(store: Store, library_id: str) -> ScanIndex:
         " extra_type, file_size, file_mtime FROM items WHERE library_id = ?",
         (library_id,),
     )
-    dirs = await store.fetch_all("SELECT path, parent, mtime_ns FROM scan_dirs WHERE library_id = ?", (library_id,))
+    dirs = await store.fetch_all(
+        "SELECT path, parent, mtime_ns, signature FROM scan_dirs WHERE library_id = ?", (library_id,)
+    )
     errors = await store.fetch_all("SELECT DISTINCT path FROM scan_errors WHERE library_id = ?", (library_id,))
     # A large library has a large index: build it off the event loop.
     return await trio.to_thread.run_sync(_index, items, dirs, errors)
@@ -144,7 +147,7 @@ async def load_scan_index(store: Store, library_id: str) -> ScanIndex:
 def _index(items: list[Row], dirs: list[Row], errors: list[Row]) -> ScanIndex:
     return ScanIndex(
         items={r[0]: IndexedItem._make(r) for r in items},
-        dirs={r[0]: StoredDir(r[1], int(r[2])) for r in dirs},
+        dirs={r[0]: StoredDir(r[1], int(r[2]), r[3]) for r in dirs},
         error_paths={r[0] for r in errors},
     )
 
@@ -227,16 +230,17 @@ async def relist_directories(store: Store, library_id: str, paths: Iterable[str]
 async def save_scan_dirs(
     store: Store,
     library_id: str,
-    seen: Iterable[tuple[str, str | None, int]],
+    seen: Iterable[tuple[str, str | None, int] | tuple[str, str | None, int, str | None]],
     gone: Iterable[str],
 ) -> None:
-    """Record directory times (path, parent, mtime_ns) and forget ``gone`` ones."""
-    upserts = [(library_id, path, parent, mtime) for path, parent, mtime in seen]
+    """Record directory times (path, parent, mtime_ns[, signature]) and forget ``gone`` ones."""
+    upserts = [(library_id, *row, None) if len(row) == 3 else (library_id, *row) for row in seen]
     deletes = [(library_id, path) for path in gone]
     statements = [
         Statement(
-            "INSERT INTO scan_dirs (library_id, path, parent, mtime_ns) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (library_id, path) DO UPDATE SET parent = excluded.parent, mtime_ns = excluded.mtime_ns",
+            "INSERT INTO scan_dirs (library_id, path, parent, mtime_ns, signature) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (library_id, path) DO UPDATE SET parent = excluded.parent, mtime_ns = excluded.mtime_ns,"
+            " signature = excluded.signature",
             many=chunk,
         )
         for chunk in _chunks(upserts)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ._open import parse_database_url
 from ._store import Store
+from .catalog import relist_directories
 
 ANALYSIS_LIMIT_ROWS = 1000  # rows ANALYZE samples per index (SQLite)
 INCREMENTAL_VACUUM_PAGES = 10_000
@@ -83,12 +84,18 @@ async def missing_grace_by_library(store: Store) -> dict[str, int]:
 
 
 async def purge_missing_items(store: Store, library_id: str, *, missing_before_ms: int) -> int:
-    """Delete items of ``library_id`` missing since before ``missing_before_ms`` (and what they own)."""
+    """Delete items of ``library_id`` missing since before ``missing_before_ms`` (and what they own).
+
+    Their directories are listed again by the next scan, as
+    :func:`~.catalog.purge_missing` has them: a file deleted with its item
+    may still be there, in a directory no scan would otherwise parse again.
+    """
     result = await store.execute(
         "DELETE FROM items WHERE library_id = ? AND missing = 1 AND missing_since IS NOT NULL"
-        " AND missing_since < ?",
+        " AND missing_since < ? RETURNING dir_path",
         (library_id, missing_before_ms),
     )
+    await relist_directories(store, library_id, [row[0] for row in result.rows if row[0] is not None])
     return result.rowcount
 
 

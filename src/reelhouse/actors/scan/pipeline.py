@@ -146,7 +146,7 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
     progress.roots = list(roots)
     scope = _scope(plan, roots)
     timing = effective_media_info_timing(plan.options)
-    walker = await trio.to_thread.run_sync(_walker, plan, index, scope, limiter=limiter)
+    walker = await trio.to_thread.run_sync(_walker, plan, index, scope, rules, limiter=limiter)
     visits, unreadable = await _walk(walker, store, plan.library_id, progress, limiter)
     if any(visit.listing is not None for visit in visits):
         index.images = await load_local_images(store, plan.library_id)
@@ -180,7 +180,7 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
     )
 
 
-def _walker(plan: ScanPlan, index: ScanIndex, scope: _Scope) -> Walker:
+def _walker(plan: ScanPlan, index: ScanIndex, scope: _Scope, rules: ScanRules) -> Walker:
     """Worker thread: the walker, from the stored index."""
     return Walker(
         scope.starts,
@@ -189,7 +189,29 @@ def _walker(plan: ScanPlan, index: ScanIndex, scope: _Scope) -> Walker:
         stored_children=index.children_of(),
         expand=frozenset(p for p, i in index.folders_by_path().items() if i.type == "Series"),
         within=confinement_for(plan.roots, plan.data_dir),
+        stored_signatures=None if plan.rewrite else {path: d.signature for path, d in index.dirs.items()},
+        salt=_rules_salt(plan, rules),
+        dirty=_dirty_dirs(index),
     )
+
+
+def _rules_salt(plan: ScanPlan, rules: ScanRules) -> str:
+    """Every setting that changes what parsing a listing yields, exclusions included."""
+    options = plan.options
+    return repr((
+        rules.signature, plan.collection_type, tuple(options.exclude_keywords),
+        tuple(options.exclude_extensions), options.exclude_smaller_than_bytes,
+    ))  # fmt: skip
+
+
+def _dirty_dirs(index: ScanIndex) -> set[str]:
+    """Directories a full scan parses even when unchanged: those holding a
+    missing item (its file may be there, as after a flaky mount)."""
+    dirty: set[str] = set()
+    for item in index.items.values():
+        if item.missing:
+            dirty.update(p for p in (item.path, item.dir_path) if p is not None)
+    return dirty
 
 
 def _has_items(index: ScanIndex, root: str) -> bool:
@@ -337,9 +359,12 @@ def _below(index: ScanIndex, folders: list[str]) -> list[str]:
     return found
 
 
+_DirTimes = tuple[list[tuple[str, str | None, int, str | None]], list[str]]
+
+
 def _conclusions(
     plan: ScanPlan, index: ScanIndex, seen: set[str], visits: list[DirVisit], scope: _Scope
-) -> tuple[list[str], int, tuple[list[tuple[str, str | None, int]], list[str]]]:
+) -> tuple[list[str], int, _DirTimes]:
     """Worker thread: items not seen, present items, directory times."""
     return _unseen(index, seen, scope), index.present_count(), _directory_times(plan, index, visits, scope)
 
@@ -352,13 +377,11 @@ def _unseen(index: ScanIndex, seen: set[str], scope: _Scope) -> list[str]:
     ]
 
 
-def _directory_times(
-    plan: ScanPlan, index: ScanIndex, visits: list[DirVisit], scope: _Scope
-) -> tuple[list[tuple[str, str | None, int]], list[str]]:
-    """Listed directories with their times, and stored ones that are gone."""
+def _directory_times(plan: ScanPlan, index: ScanIndex, visits: list[DirVisit], scope: _Scope) -> _DirTimes:
+    """Listed directories with their times and signatures, and stored ones that are gone."""
     roots = set(plan.roots)
     listed = [
-        (v.path, None if v.path in roots else (v.parent or os.path.dirname(v.path)), v.mtime_ns)
+        (v.path, None if v.path in roots else (v.parent or os.path.dirname(v.path)), v.mtime_ns, v.signature)
         for v in visits
         if v.listing is not None
     ]

@@ -10,7 +10,15 @@ children, names sorted.
   the stored ones (adding, removing or renaming an entry changes a
   directory's mtime; editing a file in place does not: that is what full
   mode is for).
-- Full mode (and ``forced`` starts): every directory is listed.
+- Full mode: every directory is listed, each listed file stat'ed. A
+  directory whose mtime and listing (names, sizes and mtimes of the files
+  the scanner reads, and the scan's rules: its *signature*) equal those the
+  last scan stored is *unchanged* too, unless it holds a missing item
+  (``dirty``): nothing in it is parsed again (parsing it would find every
+  item's fingerprint unchanged). Without
+  stored signatures (a rewrite) every directory counts as changed.
+- ``forced`` starts, and the subdirectories of a changed series folder
+  (``expand``), always count as changed.
 
 A listed directory yields a :class:`~reelhouse.media.assemble.Listing` of
 the files the scanner cares about (by extension), each stat'ed once.
@@ -41,6 +49,7 @@ directory that vanished meanwhile is simply not there.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import time
@@ -55,6 +64,8 @@ from reelhouse.storage.confined_files import confinement_for, read_confined, res
 RACY_WINDOW_NS = 1_000_000_000
 RACY_MTIME = -1
 NS_PER_MS = 1_000_000
+SIGNATURE_VERSION = "1"  # bump when parsing changes what an unchanged listing yields
+SIGNATURE_BYTES = 12
 OUTSIDE_ROOTS = "The symbolic link leads outside the library's folders; it is not scanned."
 
 
@@ -76,6 +87,7 @@ class DirVisit:
     parent: str | None
     mtime_ns: int
     listing: Listing | None
+    signature: str | None = None  # of the listing, when the walk listed it
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +121,10 @@ class Walker:
     directories whose subdirectories are listed too whenever they are (the
     folders of series: their season images name seasons in subfolders).
     ``within``: where files may resolve (default: the starts' roots).
+    ``stored_signatures`` (full mode): the listings' signatures the last
+    scan stored, None to parse every directory; ``salt`` goes into every
+    signature (the scan's rules); ``dirty``: directories that are parsed
+    whatever their signature.
     """
 
     def __init__(
@@ -120,9 +136,16 @@ class Walker:
         stored_children: Mapping[str, Sequence[str]],
         expand: Collection[str] = (),
         within: Confinement | None = None,
+        stored_signatures: Mapping[str, str | None] | None = None,
+        salt: str = "",
+        dirty: Collection[str] = (),
     ) -> None:
-        self._stack = [_Todo(s.root, to_fs(s.rel), None, s.forced or not quick) for s in reversed(starts)]
+        self._parse_all = not quick and stored_signatures is None
+        self._stack = [_Todo(s.root, to_fs(s.rel), None, s.forced or self._parse_all) for s in reversed(starts)]
         self._quick = quick
+        self._signatures = stored_signatures or {}
+        self._salt = f"{SIGNATURE_VERSION}|{salt}"
+        self._dirty = dirty
         self._mtimes = stored_mtimes
         self._children = stored_children
         self._expand = expand
@@ -162,7 +185,8 @@ class Walker:
             return
         self._seen.add(key)
         mtime = info.st_mtime_ns
-        if not todo.forced and self._mtimes.get(text, RACY_MTIME) == mtime != RACY_MTIME:
+        stored = self._mtimes.get(text, RACY_MTIME) == mtime != RACY_MTIME and not todo.forced
+        if stored and self._quick:
             out.visits.append(DirVisit(text, todo.parent, mtime, None))
             self._push(todo, text, [to_fs(_name(c)) for c in self._children.get(text, ())], forced=False)
             return
@@ -172,14 +196,26 @@ class Walker:
         files, subdirs = listed
         if time.time_ns() - mtime < RACY_WINDOW_NS:
             mtime = RACY_MTIME
-        out.visits.append(DirVisit(text, todo.parent, mtime, Listing(todo.root, from_fs(todo.rel), files)))
-        self._push(todo, text, subdirs, forced=not self._quick or text in self._expand)
+        signature = _signature(self._salt, files)
+        if stored and mtime != RACY_MTIME and text not in self._dirty and self._signatures.get(text) == signature:
+            out.visits.append(DirVisit(text, todo.parent, mtime, None, signature))
+            self._push(todo, text, subdirs, forced=False)
+            return
+        listing = Listing(todo.root, from_fs(todo.rel), files)
+        out.visits.append(DirVisit(text, todo.parent, mtime, listing, signature))
+        self._push(todo, text, subdirs, forced=self._parse_all or text in self._expand)
 
     def _push(self, todo: _Todo, path: str, names: list[str], *, forced: bool) -> None:
         """Queue ``names`` (os form) below ``todo``; ``path`` is its path text."""
         for name in sorted(names, reverse=True):
             rel = f"{todo.rel}/{name}" if todo.rel else name
             self._stack.append(_Todo(todo.root, rel, path, forced))
+
+
+def _signature(salt: str, files: Sequence[FileStat]) -> str:
+    """A short hash of ``files`` (sorted by name) and ``salt``."""
+    text = salt + "".join(f"\0{f.name}\t{f.size}\t{f.mtime_ms}" for f in files)
+    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=SIGNATURE_BYTES).hexdigest()
 
 
 def _name(child_path: str) -> str:
