@@ -6,6 +6,7 @@ import json
 import logging
 from pathlib import Path
 
+import httpx
 import pytest
 import trio
 
@@ -42,6 +43,21 @@ async def test_one_line_per_request_with_route_status_duration_and_bytes_and_not
     text = message + json.dumps(shipped)
     for secret in (server.key, "query-secret", "0123456789abcdef", "Bearer"):
         assert secret not in text
+
+
+async def test_a_jellyfin_path_in_any_spelling_is_logged_under_its_route_template(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="reelhouse.access")
+    server = await start_server(nursery, database_url, tmp_path / "data", access_log=True)
+    async with httpx.AsyncClient(base_url=server.base_url) as client:
+        with trio.fail_after(20):
+            response = await client.get("/Emby/System/Info/Public")
+            while not (lines := [r for r in caplog.records if r.name == "reelhouse.access"]):
+                await trio.sleep(0.01)
+    assert response.status_code == 200
+    assert lines[0].http["route"] == "/system/info/public"  # type: ignore[attr-defined]
+    assert lines[0].http["requestId"] is not None  # type: ignore[attr-defined]
 
 
 async def test_no_access_log_unless_asked(server, caplog: pytest.LogCaptureFixture) -> None:

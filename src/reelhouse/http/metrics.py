@@ -34,7 +34,7 @@ from .observe import RequestRecord
 blueprint = Blueprint("metrics", __name__)
 
 METRICS_PATH = "/metrics"
-STREAM_ROUTE_PREFIX = "/api/v1/videos/"
+STREAM_ROUTE_PREFIXES = ("/api/v1/videos/", "/videos/")  # the native stream and the Jellyfin surface's
 _EXTENSION_KEY = "reelhouse.metrics"
 # Request latencies from a cached image (a millisecond) to a slow scan start (seconds).
 LATENCY_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -60,7 +60,7 @@ class HttpMetrics:
         self.latency.labels(record.method, record.route, str(record.status)).observe(record.seconds)
         if record.bytes_sent:
             self.bytes_sent.labels(record.route).inc(record.bytes_sent)
-            if record.route.startswith(STREAM_ROUTE_PREFIX):
+            if record.route.startswith(STREAM_ROUTE_PREFIXES):
                 self.stream_bytes.inc(record.bytes_sent)
 
     def render(self, snapshot: ServerSnapshot) -> bytes:

@@ -6,7 +6,10 @@ access log, the metrics) after the last byte left, so a stream's duration
 and size are the whole body's. Quart names the route (the rule template,
 ``/api/v1/items/<item_id>``: never an id, a query or a token) and the
 request id into the ASGI scope from a before-request hook
-(:func:`name_request`); a request no rule matched is ``unmatched``.
+(:func:`name_request`); a request no rule matched is ``unmatched``. They
+are written into an object the observer put in the scope, not the scope
+itself: a middleware inside may pass on a copy (the Jellyfin surface's
+path spelling does), and the copy holds the same object.
 """
 
 from __future__ import annotations
@@ -21,8 +24,7 @@ from werkzeug.routing import Rule
 
 from reelhouse.log_origin import set_origin
 
-ROUTE_KEY = "reelhouse.route"
-REQUEST_ID_KEY = "reelhouse.request_id"
+OBSERVED_KEY = "reelhouse.observed"
 UNMATCHED = "unmatched"
 # The client went away before an answer began (nginx's convention).
 CLIENT_CLOSED = 499
@@ -50,9 +52,11 @@ def name_websocket(request_id: str) -> None:
 
 
 def _name(scope: dict[str, Any], rule: Rule | None, request_id: str) -> None:
-    scope[ROUTE_KEY] = rule.rule if rule is not None else UNMATCHED
-    scope[REQUEST_ID_KEY] = request_id
     set_origin(f"request:{request_id}")
+    seen = scope.get(OBSERVED_KEY)
+    if isinstance(seen, _Seen):
+        seen.route = rule.rule if rule is not None else UNMATCHED
+        seen.request_id = request_id
 
 
 class RequestObserver:
@@ -67,6 +71,7 @@ class RequestObserver:
             return await self.app(scope, receive, send)
         started = time.perf_counter()
         seen = _Seen()
+        scope = {**scope, OBSERVED_KEY: seen}
 
         async def observed_send(message: dict[str, Any]) -> None:
             seen.note(message)
@@ -79,18 +84,20 @@ class RequestObserver:
 
     def _report(self, scope: dict[str, Any], seen: _Seen, seconds: float) -> None:
         method = scope.get("method", "GET") if scope["type"] == "http" else "WEBSOCKET"
-        record = RequestRecord(method, scope.get(ROUTE_KEY, UNMATCHED), seen.status or CLIENT_CLOSED, seconds,
-                               seen.bytes_sent, scope.get(REQUEST_ID_KEY))
+        record = RequestRecord(method, seen.route, seen.status or CLIENT_CLOSED, seconds, seen.bytes_sent,
+                               seen.request_id)
         for observe in self.observers:
             observe(record)
 
 
 class _Seen:
-    """The status and body bytes of the messages an app sent."""
+    """The route and id the app named, and the status and body bytes of the messages it sent."""
 
-    __slots__ = ("bytes_sent", "status")
+    __slots__ = ("bytes_sent", "request_id", "route", "status")
 
     def __init__(self) -> None:
+        self.route = UNMATCHED
+        self.request_id: str | None = None
         self.status = 0
         self.bytes_sent = 0
 
