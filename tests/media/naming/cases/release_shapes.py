@@ -138,6 +138,13 @@ SEASON_FOLDERS: list[Case] = [
     ("2/Glass Orchard - S01E04.mkv", "tvshows", {"season_folder": None, "season": 1}),
     # a season folder is never the series
     ("Season 3/Glass Orchard S03E01.mkv", "tvshows", {"series_folder": None, "season": 3}),
+    # a pack of several seasons names its series before the range
+    ("Glass Orchard S01-S03/Season 2/S02E01.mkv", "tvshows", {"series": SeriesName("Glass Orchard", None)}),
+    ("Glass.Orchard.S01-S05.Complete.1080p/Season 1/E01.mkv", "tvshows",
+     {"series": SeriesName("Glass Orchard", None)}),
+    ("Glass Orchard Staffel 1-3 German DL/Staffel 2/Folge 1.mkv", "tvshows",
+     {"series": SeriesName("Glass Orchard", None), "season": 2, "episode": 1}),
+    ("Glass Orchard Seasons 1 to 4/Season 4/E02.mkv", "tvshows", {"series": SeriesName("Glass Orchard", None)}),
 ]
 
 # Parts inside a version, and stacks that are not stacks.
