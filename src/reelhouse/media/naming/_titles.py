@@ -31,6 +31,7 @@ FOLDER_CACHE_SIZE = 8192
 
 # The last "(YYYY)" wins: `2001 A Space Odyssey (1968)`, `Dune (1984) (1984)`.
 _LAST_PAREN_YEAR_RE = re.compile(r".*\((\d{4})\)", re.DOTALL)
+_DOT_YEAR_RE = re.compile(r"(?<=[^\W\d_])\.((?:18|19|20|21)\d\d)(?:\.(?=\S)|(?![0-9]))")
 _PAREN_GROUP_RE = re.compile(r"\(([^()]*)\)")
 _COMPLETE_RE = re.compile(r"[ -]+(?:the )?complete(?: series| collection)?$", re.IGNORECASE)
 # A pack of several seasons: `Show S01-S03`, `Show.S01-S05.Complete`,
@@ -130,6 +131,8 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
         title = _clean_title(before) or trim(text) or name.strip()
         return title, int(match.group(1)), tags + after_tags
     release = is_release_style(text)
+    if not release and "." in text:
+        text = _DOT_YEAR_RE.sub(r" \1 ", text)  # `Copper Sky.2010.1080p`: a spaced name, a dotted year
     tokens = words(join_dates(text) if release else text, release)
     cut = first_junk(tokens)
     if bare_years or release:

@@ -62,6 +62,10 @@ RELEASE_WORDS: list[Case] = [
     ("Glass.Orchard.S01E03.German.DL.720p.mkv", "tvshows", {"episode": 3, "title": None}),
     ("Glass.Orchard.S01E03.TRUEFRENCH.mkv", "tvshows", {"episode": 3, "title": None}),
     ("Glass Orchard - S01E03 - The Old Well (WEB 1080p).mkv", "tvshows", {"title": "The Old Well"}),
+    ("Copper Sky.2011.1080p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper.Sky.2011.iTALiAN.BDRip.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper Sky (2011) VOSTFR.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper.Sky.VOSTFR.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
     # the same words inside a title stay
     ("The German Clockmaker (2014).mkv", "movies", {"name": MovieName("The German Clockmaker", 2014)}),
     ("The.Extended.Family.2014.720p.mkv", "movies", {"name": MovieName("The Extended Family", 2014)}),
