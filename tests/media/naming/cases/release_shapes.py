@@ -141,6 +141,7 @@ SEASON_FOLDERS: list[Case] = [
     ("Glass Orchard/2/Glass Orchard - 04.mkv", "tvshows",
      {"series": SeriesName("Glass Orchard", None), "season_folder": "Glass Orchard/2", "season": 2, "episode": 4}),
     ("Glass Orchard/02/04 - Dusk.mkv", "tvshows", {"season": 2, "episode": 4, "title": "Dusk"}),
+    ("Glass Orchard/Season 1/2/Glass Orchard - 04.mkv", "tvshows", {"season_folder": "Glass Orchard/Season 1", "season": 1}),
     # a bare number at the root is no season (nothing above it names a series)
     ("2/Glass Orchard - S01E04.mkv", "tvshows", {"season_folder": None, "season": 1}),
     # a season folder is never the series
