@@ -142,13 +142,14 @@ def _episode_folders(folders: list[str]) -> tuple[str | None, str | None, int | 
             break
         name = folders[-depth]
         season = parse_season_folder(name)
-        if season is None and len(folders) > depth and _BARE_SEASON_RE.fullmatch(name) is not None:
-            season = int(name)  # `Show/2/`: a number under a series is its season
         if season is not None:
             series_folder = "/".join(folders[:-depth]) or None
             if series_folder is not None and not _same_series(series_folder, name):
                 series_folder = None  # `TV/The.Show.S01.720p/`: named by the season folder
             return "/".join(folders[: len(folders) - depth + 1]), series_folder, season
+    if len(folders) > 1 and _BARE_SEASON_RE.fullmatch(folders[-1]) is not None:
+        # `Show/2/`: a number under a series is its season (not in `Season 1/2/`, a disc)
+        return "/".join(folders), "/".join(folders[:-1]), int(folders[-1])
     return None, "/".join(folders) or None, None
 
 

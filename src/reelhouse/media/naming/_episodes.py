@@ -178,9 +178,17 @@ def _name_from_hit(stem: str, hit: _Hit) -> EpisodeName:
         air_date=hit.air_date,
         absolute=hit.absolute,
         series_hint=hint or None,
-        title=tidy(stem[hit.end :], release, three_d=three_d) or None,
+        title=_title(tidy(stem[hit.end :], release, three_d=three_d), release),
         series_year=_series_year(hint, release),
     )
+
+
+def _title(title: str, release: bool) -> str | None:
+    """The text after the marker; a release's lone year there is no title
+    (``Show.S01E05.2019.1080p``)."""
+    if release and is_year(title, explicit=False):
+        return None
+    return title or None
 
 
 def _series_year(hint: str, release: bool) -> int | None:

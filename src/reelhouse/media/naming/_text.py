@@ -205,12 +205,20 @@ def first_junk(tokens: list[str]) -> int:
             cut = index
             break
     else:
-        while cut > 0 and _tag_key(tokens[cut - 1]) in LANGUAGE_TAGS:
-            cut -= 1
-        return cut
+        return _tags_ending(tokens)
     while cut > 0 and _tag_key(tokens[cut - 1]) in RELEASE_TAGS:
         cut -= 1
     return cut
+
+
+def _tags_ending(tokens: list[str]) -> int:
+    """Where the release tags ending a name start (``VOSTFR WEB``), if a
+    language is among them; else ``len(tokens)`` (``The Final Extended``)."""
+    cut, language = len(tokens), False
+    while cut > 0 and (key := _tag_key(tokens[cut - 1])) in RELEASE_TAGS:
+        language = language or key in LANGUAGE_TAGS
+        cut -= 1
+    return cut if language else len(tokens)
 
 
 def _tag_key(token: str) -> str:

@@ -31,8 +31,18 @@ FOLDER_CACHE_SIZE = 8192
 
 # The last "(YYYY)" wins: `2001 A Space Odyssey (1968)`, `Dune (1984) (1984)`.
 _LAST_PAREN_YEAR_RE = re.compile(r".*\((\d{4})\)", re.DOTALL)
+_DOT_YEAR_RE = re.compile(r"(?<=[^\W\d_])\.((?:18|19|20|21)\d\d)(?:\.(?=\S)|(?![0-9]))")
 _PAREN_GROUP_RE = re.compile(r"\(([^()]*)\)")
-_COMPLETE_RE = re.compile(r"[ -]+(?:the )?complete(?: series)?$", re.IGNORECASE)
+_COMPLETE_RE = re.compile(r"[ -]+(?:the )?complete(?: series| collection)?$", re.IGNORECASE)
+# A pack of several seasons: `Show S01-S03`, `Show.S01-S05.Complete`,
+# `Show Staffel 1-3 German DL`, `Show Complete Series 1-5`, `Show Seasons 1 to 4`.
+_SEASON_RANGE_RE = re.compile(
+    r"[ ._-]+(?:(?:the[ ._])?complete[ ._](?:series|seasons?)[ ._]*\d{1,2}"
+    r"|s\d{1,2}[ ._]?-[ ._]?s?\d{1,2}"
+    r"|(?:seasons?|series|staffeln?|saisons?|temporadas?|stagion[ei])[ ._]*\d{1,2}[ ._]*(?:-|to|a|bis|à)[ ._]*\d{1,2})"
+    r"(?![0-9]).*$",
+    re.IGNORECASE | re.DOTALL,
+)
 _LEADING_ARTICLE_RE = re.compile(r"(?:the|an|a)\s+(?=\S)", re.IGNORECASE)
 
 
@@ -82,8 +92,12 @@ def parse_series_folder(name: str) -> SeriesName:
     named by hand, and only bracketed years or release-style names
     (``Doctor.Who.2005``) carry a year. A season or episode marker and what
     follows it are dropped (``The.Show.S01.720p``, ``Stargate SG-1 Season
-    1``, ``The Show s02e10 720p``), and so is a trailing ``Complete Series``.
+    1``, ``The Show s02e10 720p``), and so are a range of seasons
+    (``Show S01-S03``, ``Show Staffel 1-3``) and a trailing ``Complete Series``.
     """
+    cut = _SEASON_RANGE_RE.search(name)  # memoised: each folder name is read once
+    if cut is not None and trim(name[: cut.start()]):
+        name = name[: cut.start()]  # `Show.S01-S05.Complete.1080p` -> `Show`
     season = split_season(name)
     if season is not None and trim(season[0]):
         name = season[0]  # `The.Show.S01.720p` -> `The.Show`
@@ -117,6 +131,8 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
         title = _clean_title(before) or trim(text) or name.strip()
         return title, int(match.group(1)), tags + after_tags
     release = is_release_style(text)
+    if not release and "." in text:
+        text = _DOT_YEAR_RE.sub(r" \1 ", text)  # `Copper Sky.2010.1080p`: a spaced name, a dotted year
     tokens = words(join_dates(text) if release else text, release)
     cut = first_junk(tokens)
     if bare_years or release:

@@ -62,6 +62,13 @@ RELEASE_WORDS: list[Case] = [
     ("Glass.Orchard.S01E03.German.DL.720p.mkv", "tvshows", {"episode": 3, "title": None}),
     ("Glass.Orchard.S01E03.TRUEFRENCH.mkv", "tvshows", {"episode": 3, "title": None}),
     ("Glass Orchard - S01E03 - The Old Well (WEB 1080p).mkv", "tvshows", {"title": "The Old Well"}),
+    ("Glass.Orchard.S01E03.VOSTFR.WEB.mkv", "tvshows", {"title": None}),
+    ("Glass.Orchard.S01E03.2019.1080p.mkv", "tvshows", {"title": None}),
+    ("Glass.Orchard.S01E03.The.Final.Extended.mkv", "tvshows", {"title": "The Final Extended"}),
+    ("Copper Sky.2011.1080p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper.Sky.2011.iTALiAN.BDRip.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper Sky (2011) VOSTFR.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper.Sky.VOSTFR.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
     # the same words inside a title stay
     ("The German Clockmaker (2014).mkv", "movies", {"name": MovieName("The German Clockmaker", 2014)}),
     ("The.Extended.Family.2014.720p.mkv", "movies", {"name": MovieName("The Extended Family", 2014)}),
@@ -134,10 +141,18 @@ SEASON_FOLDERS: list[Case] = [
     ("Glass Orchard/2/Glass Orchard - 04.mkv", "tvshows",
      {"series": SeriesName("Glass Orchard", None), "season_folder": "Glass Orchard/2", "season": 2, "episode": 4}),
     ("Glass Orchard/02/04 - Dusk.mkv", "tvshows", {"season": 2, "episode": 4, "title": "Dusk"}),
+    ("Glass Orchard/Season 1/2/Glass Orchard - 04.mkv", "tvshows", {"season_folder": "Glass Orchard/Season 1", "season": 1}),
     # a bare number at the root is no season (nothing above it names a series)
     ("2/Glass Orchard - S01E04.mkv", "tvshows", {"season_folder": None, "season": 1}),
     # a season folder is never the series
     ("Season 3/Glass Orchard S03E01.mkv", "tvshows", {"series_folder": None, "season": 3}),
+    # a pack of several seasons names its series before the range
+    ("Glass Orchard S01-S03/Season 2/S02E01.mkv", "tvshows", {"series": SeriesName("Glass Orchard", None)}),
+    ("Glass.Orchard.S01-S05.Complete.1080p/Season 1/E01.mkv", "tvshows",
+     {"series": SeriesName("Glass Orchard", None)}),
+    ("Glass Orchard Staffel 1-3 German DL/Staffel 2/Folge 1.mkv", "tvshows",
+     {"series": SeriesName("Glass Orchard", None), "season": 2, "episode": 1}),
+    ("Glass Orchard Seasons 1 to 4/Season 4/E02.mkv", "tvshows", {"series": SeriesName("Glass Orchard", None)}),
 ]
 
 # Parts inside a version, and stacks that are not stacks.
