@@ -267,9 +267,21 @@ def _types(where: Where, query: ItemQuery) -> None:
 
 def _values(where: Where, query: ItemQuery) -> None:
     for kind, names in (("genre", query.genres), ("studio", query.studios), ("tag", query.tags)):
-        if names:
+        if not names:
+            continue
+        if where.drive_from_subqueries:
+            # The rows come from the value's items (item_values_by_value).
             where.add(
                 "i.id IN (SELECT v.item_id FROM item_values v WHERE v.kind = ?"
+                f" AND lower(v.value) IN ({marks(names, TEXT)}))",
+                kind, *names,
+            )  # fmt: skip
+        else:
+            # Tested along the walk of an ordered index: one probe per row
+            # (item_values_by_item), where IN built the list of every item
+            # with the value first, however few rows the page needed.
+            where.add(
+                "EXISTS (SELECT 1 FROM item_values v WHERE v.item_id = i.id AND v.kind = ?"
                 f" AND lower(v.value) IN ({marks(names, TEXT)}))",
                 kind, *names,
             )  # fmt: skip
