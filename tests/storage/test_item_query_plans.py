@@ -57,7 +57,8 @@ async def test_a_filtered_first_page_by_name_walks_the_name_index_alone(store: S
     plan = await page_plan(store, {"libraryId": [samples.films], **filters})
     walk = next(line for line in plan if "items_library_parent_by_name" in line)
     assert "COVERING INDEX" in walk, plan
-    assert not any("LIST SUBQUERY" in line for line in plan), plan  # values are probed along the walk
+    if "genreId" in filters:
+        assert not any("LIST SUBQUERY" in line for line in plan), plan  # a genre is probed along the walk
 
 
 @SQLITE_ONLY

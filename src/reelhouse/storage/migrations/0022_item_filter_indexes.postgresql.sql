@@ -7,8 +7,8 @@
 -- library (measured on 20,000 items: a year page 20-28 ms against 6 ms for
 -- the plain page).  The two walks now carry the columns the scope and the
 -- common filters test (INCLUDE), so both plans read the index alone once
--- the visibility map is set.  A genre, studio or tag tested along a walk is
--- one probe of item_values_by_item.
+-- the visibility map is set.  A genre tested along a walk is one probe of
+-- item_values_by_item.
 DROP INDEX items_library_top_by_name;
 CREATE INDEX items_library_top_by_name ON items (library_id, name_key, id)
     INCLUDE (owner_id, missing, type, production_year, scrape_state, probe_pending) WHERE parent_id IS NULL;

@@ -6,9 +6,10 @@
 -- read for owner_id, missing and the filtered column (measured on 20,000
 -- items: a year page 57 ms against 1.8 ms for the plain page).  The two
 -- walks now carry the columns the scope and the common filters test, so a
--- walk reads the index alone.  A genre, studio or tag tested along such a
--- walk is one probe of item_values_by_item (the item's values of a kind,
--- folded), instead of the list of every item with that value built first.
+-- walk reads the index alone.  A genre tested along such a walk is one
+-- probe of item_values_by_item (the item's values of a kind, folded),
+-- instead of the list of every item with that genre built first (studios
+-- and tags, rare values, keep the list: storage/_item_query_filters.py).
 DROP INDEX items_library_parent_by_name;
 CREATE INDEX items_library_parent_by_name ON items
     (library_id, parent_id, name_key, id, owner_id, missing, type, production_year, scrape_state, probe_pending);
