@@ -8,6 +8,14 @@ time for ``--duration`` seconds after a warm-up:
 
 - items_default: the first page of a library (``GET /items?libraryId=``);
 - items_filtered: movies of a genre, 1990-2010, by premiere date;
+- items_genre, items_studio, items_person, items_year, items_tag,
+  items_attention: the first page of the Films library with one filter
+  (a genre, a studio, the most credited person, one year, a tag, the
+  noPoster attention state), each next to items_default: its
+  ``over_plain`` is items_default's requests per server CPU-second (the
+  server process and its PostgreSQL backends) over its own, steadier than
+  requests/s when other work shares the machine (issue #29: within 1.5);
+  ``rate_over_plain`` the same with requests/s;
 - items_deep: the page a cursor walk reaches after many pages;
 - item_detail: ``GET /items/{id}`` over a fixed sample of ids;
 - search: ``GET /search`` over a set of realistic queries;
@@ -46,7 +54,7 @@ import httpx
 import trio
 
 from _api_processes import LoadShape, ceiling_server, postgres_backends, reelhouse_server, run_load
-from _catalog_rows import CatalogSample, Poster, fill_catalog, write_posters
+from _catalog_rows import STUDIOS, TAGS, CatalogSample, Poster, fill_catalog, write_posters
 from _http_probe import STALL_LINE, BenchmarkError, Server, sigterm_as_interrupt, summarize_ms
 from reelhouse.storage import migrate, open_store
 
@@ -74,8 +82,10 @@ PG_TABLES = ("libraries", "library_paths", "items", "item_values", "people", "cr
 TARGET_P99_MS = 50.0
 TARGET_ITEMS_FRACTION = 0.4
 TARGET_IMAGE_FRACTION = 0.6
-SCENARIOS = ("items_default", "items_filtered", "items_deep", "item_detail", "search", "image_cached",
-             "image_not_modified")
+TARGET_FILTERED_OVER_PLAIN = 1.5  # issue #29: a filtered first page within 1.5x of the plain one
+FILTER_SCENARIOS = ("items_genre", "items_studio", "items_person", "items_year", "items_tag", "items_attention")
+SCENARIOS = ("items_default", "items_filtered", *FILTER_SCENARIOS, "items_deep", "item_detail", "search",
+             "image_cached", "image_not_modified")
 P99_SCENARIOS = ("items_default", "items_filtered", "items_deep", "item_detail", "search")
 ITEM_PAGE_SCENARIOS = ("items_default", "items_filtered", "items_deep")
 
@@ -95,6 +105,7 @@ class Backend:
     data_dir: Path
     schema: str | None = None
     sample: CatalogSample | None = None
+    person_id: str | None = None  # the most credited person (the person filter's scenario)
     skipped: str | None = None
     results: dict[str, Any] = field(default_factory=dict)
 
@@ -116,6 +127,8 @@ async def _fill(backend: Backend, items: int, media_root: Path, posters: list[Po
     async with open_store(backend.url) as store:
         await migrate(store)
         backend.sample = await fill_catalog(store, items, media_root, posters)
+        backend.person_id = await store.fetch_value(
+            "SELECT person_id FROM credits GROUP BY person_id ORDER BY count(*) DESC, person_id LIMIT 1")
         if backend.name == "postgresql":
             # What autovacuum would do minutes later: statistics and visibility map now, not mid-run.
             await store.fetch_all(f"VACUUM (ANALYZE) {', '.join(PG_TABLES)}")
@@ -175,7 +188,20 @@ def deep_cursor(client: httpx.Client, sample: CatalogSample) -> tuple[str, dict[
     return cursor, walk
 
 
-def prepare_scenarios(server: Server, sample: CatalogSample) -> tuple[list[Scenario], dict[str, Any]]:
+def filter_paths(films: str, person_id: str | None) -> dict[str, list[str]]:
+    """One filter each on the Films library's first page (sorted by name, like items_default)."""
+    return {
+        "items_genre": [_items_path(libraryId=films, genreId=genre) for genre in FILTER_GENRES],
+        "items_studio": [_items_path(libraryId=films, studioId=studio) for studio in STUDIOS[:3]],
+        "items_person": [_items_path(libraryId=films, personId=person_id)] if person_id else [],
+        "items_year": [_items_path(libraryId=films, year=year) for year in (1975, 1999, 2012)],
+        "items_tag": [_items_path(libraryId=films, tag=tag) for tag in TAGS[:3]],
+        "items_attention": [_items_path(libraryId=films, attention="noPoster")],
+    }
+
+
+def prepare_scenarios(server: Server, sample: CatalogSample,
+                      person_id: str | None) -> tuple[list[Scenario], dict[str, Any]]:  # fmt: skip
     """The scenarios' requests, checked once each (and the cursor walk and image cache warmed)."""
     headers = {"Authorization": f"Bearer {server.key}"}
     with httpx.Client(base_url=server.api_url, headers=headers, timeout=REQUEST_TIMEOUT_S) as client:
@@ -183,6 +209,9 @@ def prepare_scenarios(server: Server, sample: CatalogSample) -> tuple[list[Scena
         default = [_items_path(libraryId=films), _items_path(libraryId=shows)]
         filtered = [_items_path(libraryId=films, type="Movie", genreId=genre, yearFrom=1990, yearTo=2010,
                                 sort="premiereDate") for genre in FILTER_GENRES]  # fmt: skip
+        one_filter = {name: paths for name, paths in filter_paths(films, person_id).items() if paths}
+        for paths in one_filter.values():
+            _check(client, paths[0])
         detail = [f"/items/{item_id}" for item_id in sample.detail_ids]
         search = [f"/search?{urlencode({'q': q, 'limit': SEARCH_LIMIT}, quote_via=quote)}"
                   for q in sample.search_queries]
@@ -200,6 +229,7 @@ def prepare_scenarios(server: Server, sample: CatalogSample) -> tuple[list[Scena
     scenarios = [
         Scenario("items_default", [(p, {}) for p in default]),
         Scenario("items_filtered", [(p, {}) for p in filtered]),
+        *(Scenario(name, [(p, {}) for p in paths]) for name, paths in one_filter.items()),
         Scenario("items_deep", [(p, {}) for p in deep]),
         Scenario("item_detail", [(p, {}) for p in detail]),
         Scenario("search", [(p, {}) for p in search]),
@@ -253,7 +283,7 @@ def run_backend(backend: Backend, base: Path, args: argparse.Namespace) -> dict[
     ceilings = [measure_ceiling(base, args, f"{backend.name}-before")]
     with reelhouse_server(backend.data_dir, backend.url) as server:
         progress(f"{backend.name}: server up; checking the scenarios, walking the cursor, warming the images")
-        scenarios, preparation = prepare_scenarios(server, backend.sample)
+        scenarios, preparation = prepare_scenarios(server, backend.sample, backend.person_id)
         figures = run_scenarios(backend.name, server, scenarios, base, args)
         server_figures = server.figures()
     progress(f"{backend.name}: ceiling again")
@@ -262,6 +292,11 @@ def run_backend(backend: Backend, base: Path, args: argparse.Namespace) -> dict[
     for result in figures.values():
         result["fraction_of_ceiling"] = _fraction(result, ceiling, "requests_per_second")
         result["cpu_fraction_of_ceiling"] = _fraction(result, ceiling, "requests_per_cpu_second")
+    plain = figures.get("items_default")
+    for name in ("items_filtered", *FILTER_SCENARIOS):
+        if plain and name in figures:
+            figures[name]["over_plain"] = _ratio(plain, figures[name], "requests_per_cpu_second")
+            figures[name]["rate_over_plain"] = _ratio(plain, figures[name], "requests_per_second")
     return {"ceiling": ceiling, "ceiling_runs_requests_per_second": [c["requests_per_second"] for c in ceilings],
             "scenarios": figures, **preparation, "server": server_figures,
             "catalog": {"seconds": backend.sample.seconds, "rows": backend.sample.counts}}  # fmt: skip
@@ -291,6 +326,13 @@ def run_scenarios(label: str, server: Server, scenarios: list[Scenario], base: P
 def _stalls(server: Server) -> list[int]:
     """Every event-loop stall the server's watchdog logged so far, in ms (only those over its threshold)."""
     return [int(ms) for ms in STALL_LINE.findall(server.log_path.read_text(errors="replace"))]
+
+
+def _ratio(plain: dict[str, Any], filtered: dict[str, Any], key: str) -> float | None:
+    """How many times the plain page's ``key`` the filtered page's is (a cost ratio: lower is better)."""
+    if not plain.get(key) or not filtered.get(key):
+        return None
+    return round(plain[key] / filtered[key], 2)
 
 
 def _fraction(result: dict[str, Any], ceiling: dict[str, Any], key: str) -> float | None:
@@ -323,6 +365,10 @@ def targets(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             if name in scenarios:
                 rows.append(_target(f"{name}.fraction_of_ceiling", backend, f">= {TARGET_ITEMS_FRACTION}",
                                     scenarios[name]["fraction_of_ceiling"], TARGET_ITEMS_FRACTION, at_least=True))
+        for name in ("items_filtered", *FILTER_SCENARIOS):
+            if scenarios.get(name, {}).get("over_plain") is not None:
+                rows.append(_target(f"{name}.over_plain", backend, f"< {TARGET_FILTERED_OVER_PLAIN}",
+                                    scenarios[name]["over_plain"], TARGET_FILTERED_OVER_PLAIN, at_least=False))
         if "image_cached" in scenarios:
             rows.append(_target("image_cached.fraction_of_ceiling", backend, f">= {TARGET_IMAGE_FRACTION}",
                                 scenarios["image_cached"]["fraction_of_ceiling"], TARGET_IMAGE_FRACTION,

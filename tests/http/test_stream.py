@@ -102,6 +102,26 @@ async def test_the_whole_file_is_served_with_its_container_type(catalogue: Catal
 
 
 @SQLITE_ONLY
+async def test_a_local_file_is_sent_by_sendfile_from_the_descriptor_the_route_opened(
+    catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent_from: list[str] = []
+    real = file_send.sendfile
+
+    def watched(out_fd: int, in_fd: int, offset: int, count: int) -> int:
+        sent_from.append(os.path.realpath(f"/proc/self/fd/{in_fd}"))
+        return real(out_fd, in_fd, offset, count)
+
+    monkeypatch.setattr(file_send, "sendfile", watched)
+    whole = await catalogue.get("Heat")
+    part = await catalogue.get("Heat", headers={"Range": "bytes=100-4195"})
+    film = catalogue.files["Heat"]
+    assert (whole.status_code, whole.content) == (200, film.read_bytes())
+    assert (part.status_code, part.content) == (206, film.read_bytes()[100:4196])
+    assert sent_from and set(sent_from) == {os.path.realpath(film)}  # no byte went through Python
+
+
+@SQLITE_ONLY
 @pytest.mark.parametrize(
     ("wanted", "piece"),
     [("bytes=0-99", slice(0, 100)), ("bytes=-300", slice(-300, None)), ("bytes=1000-", slice(1000, None))],

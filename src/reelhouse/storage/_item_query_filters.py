@@ -265,11 +265,32 @@ def _types(where: Where, query: ItemQuery) -> None:
         where.add(f"i.type NOT IN ({marks(query.exclude_types)})", *query.exclude_types)
 
 
+# Values few enough that each is on a large share of the items: a genre.
+# Tested along a name-ordered walk, one is met within a few rows, so each
+# row's probe (EXISTS, item_values_by_item) stops early; the list of every
+# item with the value (IN) would be thousands of ids built first.  Studios
+# and tags are many, each on a few items: their list is short and a walk
+# passes many rows, where a probe of the list costs less than one of the
+# index (measured on 20,000 items, SQLite: a studio page 1.0 ms with IN,
+# 3.0 ms with EXISTS; a genre page 1.0 ms with EXISTS).
+COMMON_VALUE_KINDS = frozenset({"genre"})
+
+
 def _values(where: Where, query: ItemQuery) -> None:
     for kind, names in (("genre", query.genres), ("studio", query.studios), ("tag", query.tags)):
-        if names:
+        if not names:
+            continue
+        if where.drive_from_subqueries or kind not in COMMON_VALUE_KINDS:
+            # The value's items as a list (item_values_by_value): the rows
+            # come from it, or each row walked is looked up in it.
             where.add(
                 "i.id IN (SELECT v.item_id FROM item_values v WHERE v.kind = ?"
+                f" AND lower(v.value) IN ({marks(names, TEXT)}))",
+                kind, *names,
+            )  # fmt: skip
+        else:
+            where.add(
+                "EXISTS (SELECT 1 FROM item_values v WHERE v.item_id = i.id AND v.kind = ?"
                 f" AND lower(v.value) IN ({marks(names, TEXT)}))",
                 kind, *names,
             )  # fmt: skip
