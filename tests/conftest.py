@@ -149,6 +149,7 @@ async def migrated_copy(database_url: str) -> None:
         async with open_store(f"sqlite:///{path}") as template:
             await migrate(template)
         _sqlite_template.append(path)  # closed: checkpointed into the one file, no WAL beside it
+    os.makedirs(os.path.dirname(target.location), exist_ok=True)  # as open_store would
     await trio.to_thread.run_sync(shutil.copyfile, _sqlite_template[0], target.location)
 
 

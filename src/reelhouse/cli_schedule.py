@@ -28,9 +28,8 @@ from reelhouse.config import Settings
 from reelhouse.media.schedule_defaults import CORE_TASKS
 from reelhouse.media.schedule_rules import Rule, RuleError, parse_rule, parse_window
 from reelhouse.server_lock import ServerRunning, hold_server_lock
-from reelhouse.storage import Store
+from reelhouse.storage import Store, StoreError
 from reelhouse.storage import schedules as stored
-from reelhouse.storage._store import StoreError
 from reelhouse.storage.backup_archive import BadBackup
 from reelhouse.storage.backup_restore import restore_backup
 from reelhouse.storage.backup_restore_sqlite import one_line

@@ -1,4 +1,7 @@
-"""GET /items and GET /items/{id} over a real server, on both backends."""
+"""GET /items and GET /items/{id} over a real server, on both backends.
+
+Every test only reads: the module shares one server per backend, seeded once.
+"""
 
 from __future__ import annotations
 
@@ -12,14 +15,19 @@ from reelhouse.storage import open_store
 from tests.storage.item_samples import Samples, sample_catalog
 
 from .conftest import RunningServer
+from .shared_server import backend, client, shared_server  # noqa: F401  (fixtures)
 
 TIMEOUT_S = 30.0
 TOP_LEVEL_COUNT = 10  # the sample catalogue's top-level, non-missing items
 
 
-@pytest.fixture
-async def samples(server: RunningServer) -> Samples:
-    async with open_store(server.database_url) as store:
+@pytest.fixture(scope="module")
+def samples(shared_server: RunningServer) -> Samples:
+    return trio.run(_seed, shared_server.database_url)
+
+
+async def _seed(database_url: str) -> Samples:
+    async with open_store(database_url) as store:
         return await sample_catalog(store)
 
 

@@ -1,4 +1,4 @@
-"""Library endpoints over real HTTP, on both backends."""
+"""Library endpoints over real HTTP, on both backends; the refused requests share a server per backend."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import trio
 from ..media_factory import MediaFactory
 from .conftest import start_server
 from .scanning import create_library, wait_for_state
+from .shared_server import backend, shared_client, shared_server  # noqa: F401  (fixtures)
 
 
 def epoch_ms(rfc3339: str) -> int:
@@ -99,13 +100,13 @@ async def test_scans_suspended_means_no_first_scan(client: httpx.AsyncClient, mo
     ],
 )
 async def test_bad_paths_are_400_naming_the_field_and_create_nothing(
-    client: httpx.AsyncClient, tmp_path: Path, paths: list[str], code: str, reason: str | None
+    shared_client: httpx.AsyncClient, tmp_path: Path, paths: list[str], code: str, reason: str | None
 ) -> None:
     (tmp_path / "a-file").write_text("x")
     body = {"name": "X", "paths": [p.format(tmp=tmp_path) for p in paths], "collectionType": "movies"}
     with trio.fail_after(30):
-        response = await client.post("/libraries", json=body)
-        listed = (await client.get("/libraries")).json()
+        response = await shared_client.post("/libraries", json=body)
+        listed = (await shared_client.get("/libraries")).json()
     assert response.status_code == 400
     error = response.json()
     assert error["code"] == code and error["params"]["field"] == "paths"
@@ -138,41 +139,41 @@ async def test_overlapping_roots_are_refused(client: httpx.AsyncClient, movies_r
     ],
 )
 async def test_invalid_fields_are_400_with_params_field(
-    client: httpx.AsyncClient, movies_root: Path, body: dict[str, object], field: str
+    shared_client: httpx.AsyncClient, movies_root: Path, body: dict[str, object], field: str
 ) -> None:
     request = {"name": "Films", "paths": [str(movies_root)], "collectionType": "movies", **body}
     with trio.fail_after(30):
-        response = await client.post("/libraries", json=request)
-        listed = (await client.get("/libraries")).json()
+        response = await shared_client.post("/libraries", json=request)
+        listed = (await shared_client.get("/libraries")).json()
     assert response.status_code == 400, response.text
     assert response.json()["params"]["field"] == field
     assert listed == []
 
 
 async def test_options_without_remote_allowed_hosts_are_field_required_and_create_nothing(
-    client: httpx.AsyncClient, movies_root: Path
+    shared_client: httpx.AsyncClient, movies_root: Path
 ) -> None:
     request = {"name": "Films", "paths": [str(movies_root)], "collectionType": "movies", "options": {"useNfo": False}}
     with trio.fail_after(30):
-        response = await client.post("/libraries", json=request)
-        listed = (await client.get("/libraries")).json()
+        response = await shared_client.post("/libraries", json=request)
+        listed = (await shared_client.get("/libraries")).json()
     assert response.status_code == 400, response.text
     assert response.json()["code"] == "field_required"
     assert response.json()["params"] == {"field": "remoteAllowedHosts"}
     assert listed == []
 
 
-async def test_missing_name_is_field_required(client: httpx.AsyncClient, movies_root: Path) -> None:
+async def test_missing_name_is_field_required(shared_client: httpx.AsyncClient, movies_root: Path) -> None:
     with trio.fail_after(30):
-        response = await client.post("/libraries", json={"paths": [str(movies_root)]})
+        response = await shared_client.post("/libraries", json={"paths": [str(movies_root)]})
     assert response.status_code == 400
     assert response.json() == {"code": "field_required", "message": response.json()["message"], "params": {"field": "name"}}
 
 
-async def test_unknown_library_is_404(client: httpx.AsyncClient) -> None:
+async def test_unknown_library_is_404(shared_client: httpx.AsyncClient) -> None:
     with trio.fail_after(30):
         for method, path in (("GET", "/libraries/nope"), ("POST", "/libraries/nope/rescrape"), ("POST", "/libraries/nope/scan")):
-            response = await client.request(method, path)
+            response = await shared_client.request(method, path)
             assert response.status_code == 404, path
             assert response.json()["code"] == "not_found"
 
@@ -268,25 +269,25 @@ async def test_root_symlinked_to_another_library_root_is_overlap(
 
 
 async def test_two_roots_of_one_request_naming_the_same_directory_overlap(
-    client: httpx.AsyncClient, movies_root: Path, tmp_path: Path
+    shared_client: httpx.AsyncClient, movies_root: Path, tmp_path: Path
 ) -> None:
     (tmp_path / "alias").symlink_to(movies_root)
-    assert_refused(await post_library(client, movies_root, tmp_path / "alias"), "field_invalid", tmp_path / "alias", "overlaps")
+    assert_refused(await post_library(shared_client, movies_root, tmp_path / "alias"), "field_invalid", tmp_path / "alias", "overlaps")
 
 
 @pytest.mark.parametrize("root", ["/proc", "/proc/self/root", "/sys", "/sys/kernel", "/dev", "/dev/shm", "/"])
-async def test_proc_root_refused(client: httpx.AsyncClient, root: str) -> None:
+async def test_proc_root_refused(shared_client: httpx.AsyncClient, root: str) -> None:
     """/proc, /sys, /dev, anything under them and what holds them (a /proc root walked the whole machine)."""
     if not Path(root).is_dir():
         pytest.skip(f"{root} is not a directory here")
-    response = await post_library(client, root)
+    response = await post_library(shared_client, root)
     assert_refused(response, "library_path_not_allowed", root, "system_directory")
-    assert (await client.get("/libraries")).json() == []
+    assert (await shared_client.get("/libraries")).json() == []
 
 
-async def test_a_symlink_to_proc_is_refused_as_proc(client: httpx.AsyncClient, tmp_path: Path) -> None:
+async def test_a_symlink_to_proc_is_refused_as_proc(shared_client: httpx.AsyncClient, tmp_path: Path) -> None:
     (tmp_path / "innocent").symlink_to("/proc")
-    assert_refused(await post_library(client, tmp_path / "innocent"), "library_path_not_allowed", tmp_path / "innocent", "system_directory")
+    assert_refused(await post_library(shared_client, tmp_path / "innocent"), "library_path_not_allowed", tmp_path / "innocent", "system_directory")
 
 
 async def test_data_dir_root_refused(server, client: httpx.AsyncClient, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,7 @@
-"""GET /admin/playback/history over real HTTP on both backends: fields, filters, time zones, paging, retention."""
+"""GET /admin/playback/history over real HTTP on both backends: fields, filters, time zones, paging, retention.
+
+The refused requests (bad tz, from, to) share a server per backend; the others plant records in their own.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from ..catalog_factory import catalog
 from ..storage.play_samples import MINUTE_MS, ended
 from .conftest import RunningServer, start_server
 from .members import add_member, token_for
+from .shared_server import backend, shared_client, shared_server  # noqa: F401  (fixtures)
 
 PATH = "/admin/playback/history"
 TIMEOUT_S = 60.0
@@ -226,15 +230,15 @@ async def test_a_date_time_read_back_from_a_record_can_be_passed_to_from(
 
 @pytest.mark.parametrize("zone", ["UTC+8", "+08:00", "GMT+8", "localtime", "Asia"])
 async def test_an_offset_or_non_zone_tz_is_400_naming_tz(
-    server: RunningServer, client: httpx.AsyncClient, zone: str
+    shared_client: httpx.AsyncClient, zone: str
 ) -> None:
     with trio.fail_after(TIMEOUT_S):
-        assert_invalid(await client.get(PATH, params={"tz": zone, "from": "2026-05-01"}), "tz")
+        assert_invalid(await shared_client.get(PATH, params={"tz": zone, "from": "2026-05-01"}), "tz")
 
 
-async def test_an_unknown_tz_is_400_naming_tz(server: RunningServer, client: httpx.AsyncClient) -> None:
+async def test_an_unknown_tz_is_400_naming_tz(shared_client: httpx.AsyncClient) -> None:
     with trio.fail_after(TIMEOUT_S):
-        assert_invalid(await client.get(PATH, params={"tz": "Nowhere/City"}), "tz")
+        assert_invalid(await shared_client.get(PATH, params={"tz": "Nowhere/City"}), "tz")
 
 
 @pytest.mark.parametrize(("zone", "day", "start"), [
@@ -251,20 +255,20 @@ def test_a_calendar_day_starts_at_its_first_local_instant_across_clock_changes(
 
 
 async def test_the_last_calendar_date_as_to_is_400_not_a_server_error(
-    server: RunningServer, client: httpx.AsyncClient
+    shared_client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(TIMEOUT_S):
-        assert_invalid(await client.get(PATH, params={"to": "9999-12-31", "tz": "America/New_York"}), "to")
+        assert_invalid(await shared_client.get(PATH, params={"to": "9999-12-31", "tz": "America/New_York"}), "to")
 
 
 @pytest.mark.parametrize("field, value", [
     ("from", "yesterday"), ("from", "2026-02-30"), ("to", "2026-05-01T10:00:00"), ("to", "2026-13-01"),
 ])  # fmt: skip
 async def test_a_malformed_from_or_to_is_400_naming_it(
-    server: RunningServer, client: httpx.AsyncClient, field: str, value: str
+    shared_client: httpx.AsyncClient, field: str, value: str
 ) -> None:
     with trio.fail_after(TIMEOUT_S):
-        assert_invalid(await client.get(PATH, params={field: value}), field)
+        assert_invalid(await shared_client.get(PATH, params={field: value}), field)
 
 
 async def test_cursor_paging_walks_every_record_once(server: RunningServer, client: httpx.AsyncClient) -> None:

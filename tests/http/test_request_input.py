@@ -2,7 +2,8 @@
 
 Each case once answered 500 on at least one backend (NUL reached an FTS
 MATCH or PostgreSQL text; Python's JSON decoder raised RecursionError or
-UnicodeDecodeError), so each runs on both.
+UnicodeDecodeError), so each runs on both. Every request here is refused,
+so the module's tests share one server per backend.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 import trio
 
 from .conftest import RunningServer
+from .shared_server import backend, client, shared_server  # noqa: F401  (fixtures)
 
 LIMIT_S = 20
 JSON = {"Content-Type": "application/json"}
@@ -91,8 +93,8 @@ async def test_json_string_holding_nul_is_400_naming_the_field(client: httpx.Asy
     assert_error(response, 400, "field_invalid", field="paths")
 
 
-async def test_body_over_the_limit_is_413_too_large_with_max_bytes(server: RunningServer) -> None:
-    async with server.client() as fresh:  # the early answer may spoil the connection for later requests
+async def test_body_over_the_limit_is_413_too_large_with_max_bytes(shared_server: RunningServer) -> None:
+    async with shared_server.client() as fresh:  # the early answer may spoil the connection for later requests
         response = await send(fresh, "POST", "/libraries", content=b" " * (1024 * 1024 + 1), headers=JSON)
     assert_error(response, 413, "too_large", maxBytes=1024 * 1024)
 

@@ -24,8 +24,7 @@ import trio
 from reelhouse import errors
 from reelhouse.jsonfields import put_present, put_time
 from reelhouse.runtime import Actor, ActorRef, Ask
-from reelhouse.storage import Store, StoreError
-from reelhouse.storage._store import now_ms
+from reelhouse.storage import Store, StoreError, now_ms
 from reelhouse.storage.jobs import FINAL_JOB_STATES, get_stored_job, list_stored_jobs
 
 from .job_rows import SavedRow, StoredRows

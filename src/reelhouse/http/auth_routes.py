@@ -31,8 +31,7 @@ from quart import Blueprint, Response, request
 from quart_schema import document_request, document_response, validate_request
 
 from reelhouse import errors
-from reelhouse.storage import devices, members, signin_limits, users
-from reelhouse.storage._store import now_ms
+from reelhouse.storage import devices, members, now_ms, signin_limits, users
 from reelhouse.storage.devices import DeviceSignIn
 
 from .context import app_context

@@ -5,7 +5,7 @@ Open a store with :func:`open_store`, bring its schema up to date with
 ``activity``, ``scans``) are plain async functions taking a Store.
 """
 
-from ._migrations import migrate
+from ._migrations import applied_versions, migrate
 from ._open import open_store, parse_database_url
 from ._store import (
     Backend,
@@ -39,6 +39,7 @@ __all__ = [
     "StoreOpenError",
     "StoreUnavailable",
     "WriteResult",
+    "applied_versions",
     "as_dict",
     "failure_summary",
     "migrate",

@@ -1,5 +1,6 @@
 """The connection layer over real sockets: keep-alive timeout, the
-connection cap, early responses, and the HTTP layer's own error bodies."""
+connection cap, early responses, and the HTTP layer's own error bodies.
+Tests whose server keeps no state they change share one per backend."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 import trio
 
 from ..conftest import RunningServer, start_server
+from ..shared_server import backend, shared_server  # noqa: F401  (fixtures)
 from .rawhttp import Reader, connect, request
 
 LIMIT_S = 30
@@ -140,14 +142,14 @@ async def test_an_early_response_closes_the_connection_instead_of_hanging(
     server.shutdown.set()
 
 
-async def test_an_early_response_to_a_request_sent_whole_keeps_the_connection(server: RunningServer) -> None:
+async def test_an_early_response_to_a_request_sent_whole_keeps_the_connection(shared_server: RunningServer) -> None:
     """The body already read when the answer goes out: nothing to close for,
     the next request on the connection is answered."""
     with trio.fail_after(LIMIT_S):
-        stream = await connect(server.base_url)
+        stream = await connect(shared_server.base_url)
         await stream.send_all(
             request("POST", "/api/v1/libraries", "Content-Type: application/json", body=b"{}")
-            + request("GET", "/api/v1/system/status", _auth(server))
+            + request("GET", "/api/v1/system/status", _auth(shared_server))
         )
         reader = Reader(stream)
         first, second = await reader.response(), await reader.response()

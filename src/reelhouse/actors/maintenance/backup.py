@@ -8,8 +8,7 @@ from typing import Any
 
 from reelhouse.config import Settings
 from reelhouse.maintenance_process import backup_in_child
-from reelhouse.storage import Store
-from reelhouse.storage._migrations import applied_versions
+from reelhouse.storage import Store, applied_versions
 from reelhouse.storage.backups import BackupError, BackupInfo
 
 from ..scheduler_tasks import RunEnd, TaskContext

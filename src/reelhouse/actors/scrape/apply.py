@@ -54,7 +54,7 @@ from reelhouse.media.provider_fields import ApplyMode, FieldPlan, plan_fields
 from reelhouse.media.provider_metadata import ProviderImage, ProviderItem
 from reelhouse.media.remote_targets import Origin
 from reelhouse.shutdown import bounded_shield
-from reelhouse.storage._store import Store, now_ms
+from reelhouse.storage import Store, now_ms
 from reelhouse.storage.confined_files import confinement_for, read_confined
 from reelhouse.storage.libraries import get_library
 from reelhouse.storage.provider_apply import ApplyTarget, ScrapeMark, apply_statements, load_targets
