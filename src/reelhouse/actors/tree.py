@@ -26,6 +26,7 @@ from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 from reelhouse.storage.live_sessions import save_live_session, sessions_left_behind
 from reelhouse.storage.play_history import record_playback
 
+from .cluster import ClusterNode, run_node
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
@@ -66,6 +67,7 @@ class ActorTree:
     scheduler: ActorRef | None = None
     playback: ActorRef | None = None  # PlaybackRegistry (actors/playback)
     watch_state: ActorRef | None = None  # WatchStateActor: marks and play positions per member
+    cluster: ClusterNode | None = None  # this node, on PostgreSQL (actors/cluster)
 
     def running(self) -> bool:
         """Every actor of the tree runs (none stopped for good or restarting), and the bus delivers."""
@@ -79,13 +81,21 @@ class ActorTree:
 
 
 @asynccontextmanager
-async def open_actor_tree(settings: Settings, store: Store, version: str) -> AsyncIterator[ActorTree]:
-    """Start the tree; on exit whatever still runs is cancelled."""
+async def open_actor_tree(
+    settings: Settings, store: Store, version: str, cluster: ClusterNode | None = None
+) -> AsyncIterator[ActorTree]:
+    """Start the tree; on exit whatever still runs is cancelled.
+
+    With ``cluster`` (PostgreSQL) the node registers and listens first, and
+    the libraries' actors run only where their lease is (actors/cluster).
+    """
     # Made in a worker thread: loading the CA bundle into its SSL context takes 30-90 ms of
     # CPU (measured), 100-500 ms on a busy machine, which the event loop would stall for.
     http = await trio.to_thread.run_sync(
         functools.partial(httpx.AsyncClient, timeout=PROVIDER_HTTP_TIMEOUT_S, follow_redirects=False))
     async with http, trio.open_nursery() as nursery:
+        if cluster is not None:
+            await nursery.start(run_node, cluster)  # cancelled last: the node leaves after its actors stopped
         bus = EventBus(StoreEventLog(store))
         await nursery.start(bus.run)
         # Probe workers outlive every scan and die with the tree (cancelled last).
@@ -131,6 +141,7 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
             covers_dir=settings.data_dir / COVERS_DIR,
             data_dir=settings.data_dir,
             plugins=plugins,
+            cluster=cluster,
             scrape=ScrapeServices(store=store, jobs=jobs, plugins=plugins, data_dir=settings.data_dir, http=http,
                                   downloads=DownloadSlots(),
                                   download_seconds=settings.scrape.image_download_seconds,
@@ -150,7 +161,8 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
             "playback", lambda: _playback_registry(settings, store, scheduler, watch_state),
             mailbox_size=PLAYBACK_MAILBOX_SIZE))
         try:
-            yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state)
+            yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state,
+                            cluster)
         finally:
             nursery.cancel_scope.cancel()
 
