@@ -21,6 +21,7 @@ from reelhouse.config import Settings
 from reelhouse.runtime import ActorRef, ChildSpec, EventBus, RootActor
 from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import Store
+from reelhouse.storage.cluster_events import EVENT_WAKE, ClusterEventLog
 from reelhouse.storage.events import StoreEventLog
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 from reelhouse.storage.live_sessions import save_live_session, sessions_left_behind
@@ -96,7 +97,7 @@ async def open_actor_tree(
     async with http, trio.open_nursery() as nursery:
         if cluster is not None:
             await nursery.start(run_node, cluster)  # cancelled last: the node leaves after its actors stopped
-        bus = EventBus(StoreEventLog(store))
+        bus = _event_bus(store, cluster)
         await nursery.start(bus.run)
         # Probe workers outlive every scan and die with the tree (cancelled last).
         probe_pool = await nursery.start(
@@ -165,6 +166,16 @@ async def open_actor_tree(
                             cluster)
         finally:
             nursery.cancel_scope.cancel()
+
+
+def _event_bus(store: Store, cluster: ClusterNode | None) -> EventBus:
+    if cluster is None:
+        return EventBus(StoreEventLog(store))
+    # Every node's events in one sequence (storage/cluster_events.py).
+    wakeups = cluster.wakeups
+    shared = ClusterEventLog(store, cluster.channel, lambda: wakeups.event(EVENT_WAKE),
+                             lambda: wakeups.wake(EVENT_WAKE))
+    return EventBus(shared, shared=shared)
 
 
 def _scheduler_services(
