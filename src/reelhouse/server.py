@@ -46,7 +46,7 @@ from reelhouse.server_lock import ServerLock, ServerRunning, hold_server_lock
 from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 from reelhouse.storage import Store, StoreOpenError, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
-from reelhouse.storage.cluster_nodes import live_nodes
+from reelhouse.storage.cluster_nodes import live_nodes, shared_setting
 from reelhouse.storage.jobs import fail_unfinished_jobs
 from reelhouse.storage.scans import fail_running_scans
 from reelhouse.watchdog import LoopWatchdog
@@ -171,13 +171,14 @@ async def _serve_until_shutdown(
             if cluster is None or not await live_nodes(store, int(settings.cluster.node_expiry_seconds * 1000)):
                 await fail_running_scans(store, INTERRUPTED_SCAN_MESSAGE)
                 await fail_unfinished_jobs(store)
+            server_id, cursor_secret = await _identity(settings.data_dir, store, cluster)
             async with open_actor_tree(settings, store, __version__, cluster) as actors:
                 context = AppContext(
                     settings=settings,
                     store=store,
                     version=__version__,
-                    server_id=_server_id(settings.data_dir),
-                    cursor_secret=_cursor_secret(settings.data_dir),
+                    server_id=server_id,
+                    cursor_secret=cursor_secret,
                     started_at=datetime.now(UTC),
                     actors=actors,
                     shutting_down=shutdown,
@@ -265,6 +266,16 @@ async def _watch_signals(shutdown: trio.Event) -> None:
 async def _record_server_event(store: Store, action: str) -> None:
     record = ActivityRecord(action=action, category="settings", actor_kind="system", target_kind="server")
     await record_activity(store, record)
+
+
+async def _identity(data_dir: Path, store: Store, cluster: ClusterNode | None) -> tuple[str, bytes]:
+    """The server id and the paging cursors' key: this data folder's, or the cluster's (the
+    first node's), so that every node behind one address is one server to its clients."""
+    server_id, secret = _server_id(data_dir), _cursor_secret(data_dir)
+    if cluster is None:
+        return server_id, secret
+    shared_secret = await shared_setting(store, "cursor_secret", secret.hex())
+    return await shared_setting(store, "server_id", server_id), bytes.fromhex(shared_secret)
 
 
 def _server_id(data_dir: Path) -> str:

@@ -70,7 +70,7 @@ from reelhouse.storage.libraries import (
 from reelhouse.storage.scans import fail_running_scans
 
 from .cluster import Leadership, LeaseLost, LeaseWon, RemoteRef, keep_leading, library_target, offer_to_lead
-from .cluster.inbox import serve_commands
+from .cluster.inbox import library_targets, serve_commands
 from .library import LibraryActor, LibraryServices, StartScan
 from .library_settings import check_roots_writable, entitled
 from .plugins.infos import installed_plugin_infos
@@ -162,7 +162,8 @@ class LibraryRegistry(Supervisor):
         for record, lease in won:
             await self._lead(record, lease)
         self.nursery.start_soon(keep_leading, leadership, self.ref)
-        self.nursery.start_soon(serve_commands, node, lambda: list(leadership.epochs), self._local_library)
+        targets = library_targets(lambda: list(leadership.epochs))
+        self.nursery.start_soon(serve_commands, node, targets, self._local_library)
 
     async def handle(self, msg: object) -> object:
         match msg:
@@ -187,8 +188,9 @@ class LibraryRegistry(Supervisor):
                 raise TypeError(f"unexpected message {msg!r}")
         return None
 
-    def _local_library(self, library_id: str) -> ActorRef | None:
-        return self.child(_child_name(library_id))
+    def _local_library(self, target: str) -> ActorRef | None:
+        """The actor here of ``library:<id>`` or ``scrape:<id>`` (its library's: it asks for the queue)."""
+        return self.child(_child_name(target.split(":", 1)[1]))
 
     async def _library_ref(self, library_id: str) -> ActorRef:
         ref = self.child(_child_name(library_id))

@@ -28,6 +28,7 @@ from reelhouse.storage.live_sessions import save_live_session, sessions_left_beh
 from reelhouse.storage.play_history import record_playback
 
 from .cluster import ClusterNode, run_node
+from .cluster.seat import SchedulerSeat
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
@@ -152,8 +153,14 @@ async def open_actor_tree(
         # registries they report to.
         libraries = await root.start_child(ChildSpec("libraries", lambda: LibraryRegistry(services)))
         # After the libraries, so it stops before them: its runs end first.
-        scheduler = await root.start_child(ChildSpec("scheduler", lambda: Scheduler(
-            _scheduler_services(settings, store, bus, jobs, libraries, plugins), core_tasks())))
+        scheduler_spec = ChildSpec("scheduler", lambda: Scheduler(
+            _scheduler_services(settings, store, bus, jobs, libraries, plugins), core_tasks()))
+        if cluster is None:
+            scheduler = await root.start_child(scheduler_spec)
+        else:  # one Scheduler in the cluster, on the node holding its lease (actors/cluster/seat.py)
+            seat = SchedulerSeat(cluster, root, scheduler_spec)
+            await nursery.start(seat.run)
+            scheduler = seat.ref
         # Before playback, so it stops after it: the last reports of ending sessions are still written.
         watch_state = await root.start_child(ChildSpec("watch_state", lambda: WatchStateActor(store),
                                                        mailbox_size=WATCH_STATE_MAILBOX_SIZE))

@@ -73,3 +73,13 @@ async def live_nodes(store: Store, expiry_ms: int) -> list[NodeRow]:
         )
         for row in rows
     ]  # fmt: skip
+
+
+async def shared_setting(store: Store, name: str, proposed: str) -> str:
+    """The cluster's value of ``name``: ``proposed`` if this node is the first to ask, else the first's."""
+    (_inserted, found) = await store.transaction([
+        Statement("INSERT INTO cluster_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                  (name, proposed)),
+        Statement("SELECT value FROM cluster_settings WHERE name = ?", (name,)),
+    ])  # fmt: skip
+    return str(found.rows[0]["value"])

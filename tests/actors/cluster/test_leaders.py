@@ -71,8 +71,10 @@ async def test_commands_sent_to_another_node_reach_the_leader_and_answer_as_on_o
                 again = await other.post(f"/libraries/{library_id}/scan", json={"mode": "full"})
                 assert again.status_code == 409, again.text
                 assert again.json()["code"] == (await leader.post(f"/libraries/{library_id}/scan")).json()["code"]
-                assert (await other.post(f"/libraries/{library_id}/cancel-scan")).status_code == 200
+                # The scan's job, cancelled from the node that does not run it.
+                assert (await other.post(f"/jobs/scan:{library_id}/cancel")).status_code == 204
                 await until(lambda: _state_is(other, library_id, "cancelled"))
+                assert (await other.post(f"/libraries/{library_id}/cancel-scan")).status_code == 409
                 unknown = await other.post("/libraries/nope/scan")
                 assert unknown.status_code == 404
 

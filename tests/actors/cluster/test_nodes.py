@@ -26,6 +26,7 @@ async def test_every_node_lists_every_node_and_a_stopped_node_leaves_the_list(
                     assert answer.status_code == 200, answer.text
                     statuses.append(answer.json())
             assert [n["id"] for n in statuses[0]["nodes"]] == [n["id"] for n in statuses[1]["nodes"]]
+            assert statuses[0]["serverId"] == statuses[1]["serverId"]  # one server to its clients
             assert sorted(n["address"] for n in statuses[0]["nodes"]) == sorted(cluster.urls)
             for node in statuses[0]["nodes"]:
                 assert set(node) == {"id", "address", "startedAt", "lastHeartbeatAt", "librariesLed"}

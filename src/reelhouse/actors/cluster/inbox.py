@@ -29,16 +29,20 @@ log = logging.getLogger(__name__)
 CLAIM_BATCH = 32
 ANSWER_TIMEOUT_SECONDS = 5.0
 
-LocalRef = Callable[[str], ActorRef | None]  # a library id -> its actor here, None when not led here
+LocalRef = Callable[[str], ActorRef | None]  # a target -> its actor here, None when not led here
+
+
+def library_targets(led: Callable[[], list[str]]) -> Callable[[], list[str]]:
+    """The targets of the libraries ``led()`` names: each library and its scrape queue."""
+    return lambda: [prefix + library_id for library_id in led() for prefix in (LIBRARY, SCRAPE)]
 
 
 async def serve_commands(node: ClusterNode, led: Callable[[], list[str]], local: LocalRef) -> None:
-    """Claim and run commands for the libraries ``led()`` names until cancelled."""
+    """Claim and run commands for the targets ``led()`` names until cancelled."""
     async with trio.open_nursery() as nursery:
         while True:
             woken = node.wakeups.event(COMMAND_WAKE)  # before looking: a notification is never missed
-            libraries = led()
-            targets = [prefix + library_id for library_id in libraries for prefix in (LIBRARY, SCRAPE)]
+            targets = led()
             try:
                 commands = await claim_commands(node.store, node.node_id, targets, CLAIM_BATCH)
             except StoreError as error:
@@ -61,10 +65,10 @@ async def _run_one(node: ClusterNode, command: Command, local: LocalRef) -> None
 
 
 async def _outcome(command: Command, local: LocalRef) -> str:
-    kind, _, library_id = command.target.partition(":")
+    kind = command.target.partition(":")[0]
     try:
         msg = loads(command.body)
-        ref = local(library_id)
+        ref = local(command.target)
         if ref is None:
             raise errors.Unavailable(
                 "This library's leader changed; try again shortly.", params={"retryAfterSeconds": 1}

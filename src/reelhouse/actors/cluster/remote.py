@@ -31,6 +31,7 @@ FORGET_TIMEOUT_SECONDS = 2.0
 RETRY_AFTER_SECONDS = 5
 LIBRARY = "library:"
 SCRAPE = "scrape:"
+SCHEDULER = "scheduler"  # the lease, and the target, of the cluster's one Scheduler
 
 
 def library_target(library_id: str) -> str:
@@ -39,6 +40,8 @@ def library_target(library_id: str) -> str:
 
 def lease_of(target: str) -> str:
     """The lease whose holder serves ``target`` (a library's scrape queue runs with the library)."""
+    if target == SCHEDULER:
+        return SCHEDULER
     return LIBRARY + target.split(":", 1)[1]
 
 

@@ -31,3 +31,9 @@ CREATE TABLE cluster_commands (
     reply TEXT
 );
 CREATE INDEX cluster_commands_unclaimed ON cluster_commands (target, id);
+-- cluster_settings: what every node must agree on, set by the first node
+-- to start (the server id clients see, the key that signs paging cursors).
+CREATE TABLE cluster_settings (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
