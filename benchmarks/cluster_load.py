@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _tree import write_library
 
 SERVING = re.compile(rb"serving on (http://[\d.]+:\d+)/api/v1")
-ENV = {"REELHOUSE_CLUSTER__LEASE_SECONDS": "10", "REELHOUSE_LOG_LEVEL": "warning"}
+ENV = {"REELHOUSE_CLUSTER__LEASE_SECONDS": "10"}
 
 
 class Node:

@@ -54,10 +54,10 @@ class Cluster:
         async with httpx.AsyncClient(base_url=f"{self.urls[index]}/api/v1", headers=headers, timeout=30) as client:
             yield client
 
-    async def cli(self, *args: str) -> str:
+    async def cli(self, *args: str, stdin: bytes = b"") -> str:
         """``reelhouse ARGS`` on the cluster's database; its standard output."""
         done = await run_cli(["--data-dir", str(self._root / "cli"), "--database", self.database_url, *args],
-                             env=self._env)
+                             stdin=stdin, env=self._env)
         assert done.returncode == 0, done.stderr
         return done.stdout.decode()
 
