@@ -105,6 +105,20 @@ class ScrapeSettings(_Section):
     item_images_seconds: float = Field(120.0, gt=0, le=3600)
 
 
+class ClusterSettings(_Section):
+    # PostgreSQL only (docs/cluster.md). A library's leader renews its lease three times per
+    # lease_seconds; after a leader's death another node leads within about lease_seconds
+    # plus a third of it.
+    lease_seconds: float = Field(10.0, ge=1, le=300)
+    heartbeat_seconds: float = Field(2.0, gt=0, le=60)
+    # A node not heard from for this long is removed from the node list.
+    node_expiry_seconds: float = Field(15.0, gt=0, le=3600)
+    # Commands between nodes wake by LISTEN/NOTIFY; each side also looks this often.
+    command_poll_seconds: float = Field(1.0, gt=0, le=60)
+    # The address other nodes and the node list show for this node; empty: the bound URL.
+    address: str = ""
+
+
 class UpdateSettings(_Section):
     check_enabled: bool = False
     release_url: str = ""
@@ -142,6 +156,7 @@ class Settings(BaseSettings):
     playback: PlaybackSettings = PlaybackSettings()
     scrape: ScrapeSettings = ScrapeSettings()
     metrics: MetricsSettings = MetricsSettings()
+    cluster: ClusterSettings = ClusterSettings()
 
     @field_validator("time_zone")
     @classmethod

@@ -32,6 +32,7 @@ import trio
 from hypercorn.config import Config as HypercornConfig
 
 from reelhouse import __version__
+from reelhouse.actors.cluster import ClusterConfig, ClusterNode, new_cluster_node
 from reelhouse.actors.tree import open_actor_tree
 from reelhouse.config import Settings
 from reelhouse.http import AppContext, create_app
@@ -45,6 +46,7 @@ from reelhouse.server_lock import ServerLock, ServerRunning, hold_server_lock
 from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 from reelhouse.storage import Store, StoreOpenError, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
+from reelhouse.storage.cluster_nodes import live_nodes, shared_setting
 from reelhouse.storage.jobs import fail_unfinished_jobs
 from reelhouse.storage.scans import fail_running_scans
 from reelhouse.watchdog import LoopWatchdog
@@ -163,15 +165,20 @@ async def _serve_until_shutdown(
             signals.start_soon(write_snapshots, settings.data_dir, settings.tracemalloc_seconds)
         async with open_store(settings.effective_database_url) as store:
             await migrate(store)
-            await fail_running_scans(store, INTERRUPTED_SCAN_MESSAGE)
-            await fail_unfinished_jobs(store)
-            async with open_actor_tree(settings, store, __version__) as actors:
+            cluster = _cluster_node(settings, store, sockets)
+            # Another live node's scans and jobs are its own: with company, what a
+            # dead leader left running is failed by whoever takes its libraries over.
+            if cluster is None or not await live_nodes(store, int(settings.cluster.node_expiry_seconds * 1000)):
+                await fail_running_scans(store, INTERRUPTED_SCAN_MESSAGE)
+                await fail_unfinished_jobs(store)
+            server_id, cursor_secret = await _identity(settings.data_dir, store, cluster)
+            async with open_actor_tree(settings, store, __version__, cluster) as actors:
                 context = AppContext(
                     settings=settings,
                     store=store,
                     version=__version__,
-                    server_id=_server_id(settings.data_dir),
-                    cursor_secret=_cursor_secret(settings.data_dir),
+                    server_id=server_id,
+                    cursor_secret=cursor_secret,
                     started_at=datetime.now(UTC),
                     actors=actors,
                     shutting_down=shutdown,
@@ -187,6 +194,19 @@ async def _serve_until_shutdown(
             if recording.cancelled_caught:
                 log.warning("recording server.stop took too long; given up")
         signals.cancel_scope.cancel()
+
+
+def _cluster_node(settings: Settings, store: Store, sockets: list[socket.socket]) -> ClusterNode | None:
+    """On PostgreSQL this server is a node of the cluster on that database; on SQLite, none."""
+    if store.backend != "postgresql":
+        return None
+    address = settings.cluster.address
+    if not address and sockets:
+        host, port = sockets[0].getsockname()[:2]
+        address = f"http://{host}:{port}"
+    c = settings.cluster
+    config = ClusterConfig(c.lease_seconds, c.heartbeat_seconds, c.node_expiry_seconds, c.command_poll_seconds)
+    return new_cluster_node(store, address, config)
 
 
 def _hypercorn_config(settings: Settings) -> HypercornConfig:
@@ -246,6 +266,16 @@ async def _watch_signals(shutdown: trio.Event) -> None:
 async def _record_server_event(store: Store, action: str) -> None:
     record = ActivityRecord(action=action, category="settings", actor_kind="system", target_kind="server")
     await record_activity(store, record)
+
+
+async def _identity(data_dir: Path, store: Store, cluster: ClusterNode | None) -> tuple[str, bytes]:
+    """The server id and the paging cursors' key: this data folder's, or the cluster's (the
+    first node's), so that every node behind one address is one server to its clients."""
+    server_id, secret = _server_id(data_dir), _cursor_secret(data_dir)
+    if cluster is None:
+        return server_id, secret
+    shared_secret = await shared_setting(store, "cursor_secret", secret.hex())
+    return await shared_setting(store, "server_id", server_id), bytes.fromhex(shared_secret)
 
 
 def _server_id(data_dir: Path) -> str:

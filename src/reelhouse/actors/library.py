@@ -33,6 +33,7 @@ from reelhouse.storage.confined_files import confinement_for, fenced_forms
 from reelhouse.storage.libraries import LibraryRecord, get_library, update_library_options
 from reelhouse.storage.scans import insert_scan_run, latest_scan_run, update_scan_run
 
+from .cluster.node import ClusterNode
 from .jobs import JobSnapshot, JobUpdate
 from .library_messages import (
     ConfirmMissing,
@@ -90,6 +91,7 @@ class LibraryServices:
     data_dir: Path | None = None  # the server's own files: never a root, never walked nor served
     plugins: ActorRef | None = None  # the PluginHost: settings naming plugins are checked against it
     scrape: ScrapeServices | None = None  # None: no scrape queue (tests of scans alone)
+    cluster: ClusterNode | None = None  # PostgreSQL: this node of the cluster (None: a server of one)
 
 
 @dataclass(frozen=True, slots=True)

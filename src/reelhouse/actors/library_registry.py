@@ -53,7 +53,10 @@ from reelhouse.runtime import (
 )
 from reelhouse.shutdown import bounded_shield
 from reelhouse.storage import Store, StoreError
+from reelhouse.storage.cluster_fence import fenced
+from reelhouse.storage.cluster_leases import Lease
 from reelhouse.storage.confined_files import root_refusal
+from reelhouse.storage.jobs import fail_unfinished_jobs
 from reelhouse.storage.libraries import (
     LibraryRecord,
     all_library_paths,
@@ -64,7 +67,10 @@ from reelhouse.storage.libraries import (
     list_libraries,
     new_library_id,
 )
+from reelhouse.storage.scans import fail_running_scans
 
+from .cluster import Leadership, LeaseLost, LeaseWon, RemoteRef, keep_leading, library_target, offer_to_lead
+from .cluster.inbox import library_targets, serve_commands
 from .library import LibraryActor, LibraryServices, StartScan
 from .library_settings import check_roots_writable, entitled
 from .plugins.infos import installed_plugin_infos
@@ -132,14 +138,32 @@ class ListLibraryRefs(Ask["dict[str, ActorRef]"]):
 
 
 class LibraryRegistry(Supervisor):
+    """With a cluster (PostgreSQL), it runs the actors of the libraries this node leads
+    (:mod:`reelhouse.actors.cluster`) and answers the others' refs with RemoteRefs."""
+
     def __init__(self, services: LibraryServices) -> None:
         super().__init__()
         self._services = services
+        self._leadership = None if services.cluster is None else Leadership(services.cluster)
 
     async def on_start(self) -> None:
         await super().on_start()
-        for record in await list_libraries(self._services.store):
-            await self._start_library(record)
+        records = await list_libraries(self._services.store)
+        if self._leadership is None:  # one server: it leads every library
+            for record in records:
+                await self._start_library(record)
+            return
+        leadership, node = self._leadership, self._leadership.node
+        try:
+            won = await offer_to_lead(leadership, records)
+        except StoreError as error:  # a stalled holder's row lock: the next round tries again
+            log.warning("could not offer to lead libraries yet: %s", error)
+            won = []
+        for record, lease in won:
+            await self._lead(record, lease)
+        self.nursery.start_soon(keep_leading, leadership, self.ref)
+        targets = library_targets(lambda: list(leadership.epochs))
+        self.nursery.start_soon(serve_commands, node, targets, self._local_library)
 
     async def handle(self, msg: object) -> object:
         match msg:
@@ -149,17 +173,58 @@ class LibraryRegistry(Supervisor):
             case _Checked(library=library, reply=reply):
                 await self._create_checked(library, reply)
             case GetLibraryRef(library_id=library_id):
-                ref = self.child(_child_name(library_id))
-                if ref is None:
-                    raise errors.NotFound(f"No library {library_id}.", params={"libraryId": library_id})
-                return ref
+                return await self._library_ref(library_id)
             case ListLibraryRefs():
-                return {name.removeprefix("library-"): self.child(name) for name in self.child_names}
+                return await self._library_refs()
+            case LeaseWon(record=record, lease=lease):
+                if self._leadership is not None and not self._leadership.leads(record.id):
+                    await self._lead(record, lease)
+            case LeaseLost(library_id=library_id, epoch=epoch):
+                if self._leadership is not None and self._leadership.dropped(library_id, epoch):
+                    await self.stop_child(_child_name(library_id))
             case DeleteLibrary(library_id=library_id):
                 return await self._delete(library_id)
             case _:
                 raise TypeError(f"unexpected message {msg!r}")
         return None
+
+    def _local_library(self, target: str) -> ActorRef | None:
+        """The actor here of ``library:<id>`` or ``scrape:<id>`` (its library's: it asks for the queue)."""
+        return self.child(_child_name(target.split(":", 1)[1]))
+
+    async def _library_ref(self, library_id: str) -> ActorRef:
+        ref = self.child(_child_name(library_id))
+        if ref is not None:
+            return ref
+        if self._leadership is not None and await get_library(self._services.store, library_id) is not None:
+            return RemoteRef(self._leadership.node, library_target(library_id))
+        raise errors.NotFound(f"No library {library_id}.", params={"libraryId": library_id})
+
+    async def _library_refs(self) -> dict[str, ActorRef]:
+        local = {name.removeprefix("library-"): self.child(name) for name in self.child_names}
+        refs: dict[str, ActorRef] = {k: v for k, v in local.items() if v is not None}
+        if self._leadership is not None:
+            for record in await list_libraries(self._services.store):
+                refs.setdefault(record.id, RemoteRef(self._leadership.node, library_target(record.id)))
+        return refs
+
+    async def _lead(self, record: LibraryRecord, lease: Lease) -> None:
+        """Start leading ``record``'s library under ``lease``: what a dead leader left
+        running is recorded failed, then its actor starts inside the lease's fence."""
+        assert self._leadership is not None
+        leadership, store = self._leadership, self._services.store
+        leadership.held(lease)
+        message = _taken_over_message(lease)
+        try:
+            with fenced(leadership.fence(record.id)):  # the actor's tasks inherit it
+                await fail_running_scans(store, message, library_id=record.id)
+                await fail_unfinished_jobs(store, message, job_id=f"scan:{record.id}")
+                await self._start_library(record)
+        except StoreError as error:
+            log.warning("could not start leading library %s: %s", record.id, error)
+            leadership.dropped(record.id)
+            return
+        log.info("leading library %s (epoch %d)", record.id, lease.epoch)
 
     async def _check(self, request: CreateLibrary, reply: PendingReply) -> None:
         """Validate a creation off the mailbox turn, then hand it back to the turn."""
@@ -210,6 +275,8 @@ class LibraryRegistry(Supervisor):
         )
         _check_no_overlap(list(library.paths), existing, real)
         library_id = new_library_id()
+        # In a cluster the lease comes first: no other node may lead the library once its row exists.
+        lease = None if self._leadership is None else await self._leadership.acquire(library_id)
         try:
             record = await create_library(
                 store,
@@ -220,7 +287,7 @@ class LibraryRegistry(Supervisor):
                 options=library.options,
                 access_user_ids=library.access_user_ids,
             )
-            ref = await self._start_library(record)
+            ref = await self._start_new_library(record, lease)
             if not record.options.scans_suspended:
                 await ref.ask(StartScan(mode="full", trigger="create"))  # inherits the asker's deadline
         except BaseException:
@@ -230,9 +297,16 @@ class LibraryRegistry(Supervisor):
             raise
         return record
 
+    async def _start_new_library(self, record: LibraryRecord, lease: Lease | None) -> ActorRef:
+        if lease is None:
+            return await self._start_library(record)
+        await self._lead(record, lease)
+        return await self._library_ref(record.id)
+
     async def _remove(self, library_id: str) -> None:
         with bounded_shield(REMOVE_TIMEOUT_SECONDS):
             await self.stop_child(_child_name(library_id))
+            await self._let_go(library_id)
             try:
                 await delete_library(self._services.store, library_id)
             except StoreError:
@@ -241,7 +315,8 @@ class LibraryRegistry(Supervisor):
     async def _delete(self, library_id: str) -> LibraryRecord:
         store = self._services.store
         record = await get_library(store, library_id)
-        if record is None or self.child(_child_name(library_id)) is None:
+        led_elsewhere = self._leadership is not None and record is not None
+        if record is None or (self.child(_child_name(library_id)) is None and not led_elsewhere):
             raise errors.NotFound(f"No library {library_id}.", params={"libraryId": library_id})
         # A commit point: once its actor stops, the rows go too, even if the asker gives up.
         with bounded_shield(REMOVE_TIMEOUT_SECONDS):
@@ -252,8 +327,15 @@ class LibraryRegistry(Supervisor):
                 log.warning("deleting library %s failed: %s", library_id, error)
                 await self._start_library(record)  # as it was: the library still exists
                 raise _database_unavailable(error) from error
+        await self._let_go(library_id)  # another node leading it notices the rows gone and stops
         self._services.bus.publish(LIBRARY_DELETED, {"libraryId": library_id})
         return record
+
+    async def _let_go(self, library_id: str) -> None:
+        if self._leadership is not None:
+            epoch = self._leadership.epochs.get(library_id)
+            if epoch is not None and self._leadership.dropped(library_id, epoch):
+                await self._leadership.release(library_id, epoch)
 
     async def _start_library(self, record: LibraryRecord) -> ActorRef:
         services = self._services
@@ -268,6 +350,15 @@ def _database_unavailable(error: StoreError) -> errors.Unavailable:
     )
     unavailable.__cause__ = error
     return unavailable
+
+
+def _taken_over_message(lease: Lease) -> str:
+    if lease.previous_node is None or lease.previous_node == lease.node_id:
+        return "The server stopped while this scan was running."
+    return (
+        f"The node running this scan ({lease.previous_node}) stopped answering; "
+        f"node {lease.node_id} leads this library now."
+    )
 
 
 def _child_name(library_id: str) -> str:

@@ -21,11 +21,14 @@ from reelhouse.config import Settings
 from reelhouse.runtime import ActorRef, ChildSpec, EventBus, RootActor
 from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import Store
+from reelhouse.storage.cluster_events import EVENT_WAKE, ClusterEventLog
 from reelhouse.storage.events import StoreEventLog
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 from reelhouse.storage.live_sessions import save_live_session, sessions_left_behind
 from reelhouse.storage.play_history import record_playback
 
+from .cluster import ClusterNode, run_node
+from .cluster.seat import SchedulerSeat
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
@@ -66,6 +69,7 @@ class ActorTree:
     scheduler: ActorRef | None = None
     playback: ActorRef | None = None  # PlaybackRegistry (actors/playback)
     watch_state: ActorRef | None = None  # WatchStateActor: marks and play positions per member
+    cluster: ClusterNode | None = None  # this node, on PostgreSQL (actors/cluster)
 
     def running(self) -> bool:
         """Every actor of the tree runs (none stopped for good or restarting), and the bus delivers."""
@@ -79,14 +83,22 @@ class ActorTree:
 
 
 @asynccontextmanager
-async def open_actor_tree(settings: Settings, store: Store, version: str) -> AsyncIterator[ActorTree]:
-    """Start the tree; on exit whatever still runs is cancelled."""
+async def open_actor_tree(
+    settings: Settings, store: Store, version: str, cluster: ClusterNode | None = None
+) -> AsyncIterator[ActorTree]:
+    """Start the tree; on exit whatever still runs is cancelled.
+
+    With ``cluster`` (PostgreSQL) the node registers and listens first, and
+    the libraries' actors run only where their lease is (actors/cluster).
+    """
     # Made in a worker thread: loading the CA bundle into its SSL context takes 30-90 ms of
     # CPU (measured), 100-500 ms on a busy machine, which the event loop would stall for.
     http = await trio.to_thread.run_sync(
         functools.partial(httpx.AsyncClient, timeout=PROVIDER_HTTP_TIMEOUT_S, follow_redirects=False))
     async with http, trio.open_nursery() as nursery:
-        bus = EventBus(StoreEventLog(store))
+        if cluster is not None:
+            await nursery.start(run_node, cluster)  # cancelled last: the node leaves after its actors stopped
+        bus = _event_bus(store, cluster)
         await nursery.start(bus.run)
         # Probe workers outlive every scan and die with the tree (cancelled last).
         probe_pool = await nursery.start(
@@ -131,6 +143,7 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
             covers_dir=settings.data_dir / COVERS_DIR,
             data_dir=settings.data_dir,
             plugins=plugins,
+            cluster=cluster,
             scrape=ScrapeServices(store=store, jobs=jobs, plugins=plugins, data_dir=settings.data_dir, http=http,
                                   downloads=DownloadSlots(),
                                   download_seconds=settings.scrape.image_download_seconds,
@@ -140,8 +153,14 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
         # registries they report to.
         libraries = await root.start_child(ChildSpec("libraries", lambda: LibraryRegistry(services)))
         # After the libraries, so it stops before them: its runs end first.
-        scheduler = await root.start_child(ChildSpec("scheduler", lambda: Scheduler(
-            _scheduler_services(settings, store, bus, jobs, libraries, plugins), core_tasks())))
+        scheduler_spec = ChildSpec("scheduler", lambda: Scheduler(
+            _scheduler_services(settings, store, bus, jobs, libraries, plugins), core_tasks()))
+        if cluster is None:
+            scheduler = await root.start_child(scheduler_spec)
+        else:  # one Scheduler in the cluster, on the node holding its lease (actors/cluster/seat.py)
+            seat = SchedulerSeat(cluster, root, scheduler_spec)
+            await nursery.start(seat.run)
+            scheduler = seat.ref
         # Before playback, so it stops after it: the last reports of ending sessions are still written.
         watch_state = await root.start_child(ChildSpec("watch_state", lambda: WatchStateActor(store),
                                                        mailbox_size=WATCH_STATE_MAILBOX_SIZE))
@@ -150,9 +169,20 @@ async def open_actor_tree(settings: Settings, store: Store, version: str) -> Asy
             "playback", lambda: _playback_registry(settings, store, scheduler, watch_state),
             mailbox_size=PLAYBACK_MAILBOX_SIZE))
         try:
-            yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state)
+            yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state,
+                            cluster)
         finally:
             nursery.cancel_scope.cancel()
+
+
+def _event_bus(store: Store, cluster: ClusterNode | None) -> EventBus:
+    if cluster is None:
+        return EventBus(StoreEventLog(store))
+    # Every node's events in one sequence (storage/cluster_events.py).
+    wakeups = cluster.wakeups
+    shared = ClusterEventLog(store, cluster.channel, lambda: wakeups.event(EVENT_WAKE),
+                             lambda: wakeups.wake(EVENT_WAKE))
+    return EventBus(shared, shared=shared)
 
 
 def _scheduler_services(

@@ -11,8 +11,11 @@ The order of a sign-in is chosen so that nothing is learned cheaply:
    names exist;
 3. hashes are compared in constant time (``users.verify_password``); a
    hash of an earlier format or parameters is replaced on success;
-4. attempts from one address are taken one at a time, so a burst of
-   parallel guesses is limited exactly like the same guesses in a row.
+4. an attempt is counted as a failure before it is verified, in one
+   database transaction that checks the limits (``claim_attempt``), and
+   settled after: so a burst of parallel guesses, or guesses spread over
+   the nodes of a cluster, is limited exactly like the same guesses in a
+   row, with no lock or counter in this process.
 
 Every attempt is recorded in the activity log (``user.login`` or
 ``user.login_failed``, category security) with the method and the reason,
@@ -36,15 +39,11 @@ from reelhouse.storage.devices import DeviceSignIn
 
 from .context import app_context
 from .device_auth import signed_in_member, verified_devices
-from .keyed_locks import KeyedLocks
 from .member_activity import record_sign_in
 from .openapi import may_answer, raw_response
 from .schema import ApiModel
 
 blueprint = Blueprint("auth_routes", __name__)
-
-_by_address = KeyedLocks()
-
 
 class LoginRequest(ApiModel):
     name: str = Field(max_length=256)
@@ -120,18 +119,17 @@ async def sign_in(attempt: SignInAttempt, address: str) -> SignedIn:
     Raises the failures as domain errors: Unauthorized, Forbidden
     (pin_locked), TooManyRequests (with retryAfterSeconds).
     """
-    # Sign-ins from one address take turns: the limit is checked and a
-    # failure recorded before the next attempt is checked, so parallel
-    # guesses get no more tries than sequential ones.
-    async with _by_address.hold(address):
-        return await _sign_in(attempt, address)
+    # No lock here: the limits are claimed in the database (claim_attempt), so parallel
+    # guesses, on this node or spread over several, get no more tries than in a row.
+    return await _sign_in(attempt, address)
 
 
 async def _sign_in(data: SignInAttempt, address: str) -> SignedIn:
     store = _store()
     now = now_ms()
-    wait = await signin_limits.retry_after_seconds(store, data.name, address, now)
-    if wait is not None:
+    attempt = await signin_limits.claim_attempt(store, data.name, address, now)
+    if attempt is None:
+        wait = await signin_limits.retry_after_seconds(store, data.name, address, now) or 1
         creds = await members.credentials_by_name(store, data.name)
         user = None if creds is None else creds.user
         await record_sign_in(user, ok=False, reason="tooManyRequests", repeated=True)
@@ -142,12 +140,14 @@ async def _sign_in(data: SignInAttempt, address: str) -> SignedIn:
     user = None if creds is None else creds.user
     if verdict.failure is not None:
         if verdict.counts:
-            failure = signin_limits.Failure(data.name, address, verdict.method, None if user is None else user.id)
-            await signin_limits.record_failure(store, failure, now)
+            await signin_limits.settle_failure(store, attempt, verdict.method, None if user is None else user.id)
+        else:
+            await signin_limits.release_attempt(store, attempt)
         reason, method = verdict.failure.code, verdict.method
         await record_sign_in(user, ok=False, reason=reason, method=method, repeated=not verdict.counts)
         raise verdict.failure
     assert user is not None and creds is not None
+    await signin_limits.release_attempt(store, attempt)
     if verdict.method == "password":
         await signin_limits.clear_pin_lock(store, user.id)
     await _rehash(store, creds, verdict.method, data)

@@ -13,7 +13,9 @@ from quart_schema import validate_response
 
 from reelhouse.actors.system_monitor import CacheStat, CheckResult, GetSystemReport, SystemReport
 from reelhouse.storage import StoreError
-from reelhouse.timefmt import rfc3339
+from reelhouse.storage.cluster_nodes import live_nodes
+from reelhouse.storage.libraries import list_libraries
+from reelhouse.timefmt import rfc3339, rfc3339_ms
 
 from .context import ASK_TIMEOUT_SECONDS, app_context
 from .schema import ApiModel
@@ -48,6 +50,16 @@ class CacheUsage(ApiModel):
         return data
 
 
+class NodeStatus(ApiModel):
+    """One server of the cluster (docs/cluster.md); a SQLite server is a cluster of one."""
+
+    id: str
+    address: str
+    started_at: str
+    last_heartbeat_at: str
+    libraries_led: list[str]
+
+
 class SystemStatus(ApiModel):
     status: str
     version: str
@@ -60,6 +72,7 @@ class SystemStatus(ApiModel):
     go_version: str
     caches: list[CacheUsage]
     checks: list[SystemCheck]
+    nodes: list[NodeStatus]
 
 
 class ReleaseInfo(ApiModel):
@@ -96,6 +109,7 @@ async def system_status() -> SystemStatus:
         go_version=f"python{platform.python_version()}",
         caches=[_cache_model(c) for c in report.caches],
         checks=[_check_model(c) for c in checks],
+        nodes=await _nodes(now),
     )
 
 
@@ -118,6 +132,26 @@ async def system_update() -> UpdateStatus:
         last_error_code=update.last_error_code,
         latest=latest,
     )
+
+
+async def _nodes(now: datetime) -> list[NodeStatus]:
+    """Every live node (PostgreSQL), or this server alone (SQLite: it leads every library)."""
+    ctx = app_context()
+    cluster = ctx.actors.cluster
+    try:
+        with trio.fail_after(DATABASE_CHECK_TIMEOUT_SECONDS):
+            if cluster is None:
+                led = sorted(library.id for library in await list_libraries(ctx.store))
+                return [NodeStatus(id=ctx.server_id, address=ctx.settings.bind, started_at=rfc3339(ctx.started_at),
+                                   last_heartbeat_at=rfc3339(now), libraries_led=led)]
+            rows = await live_nodes(ctx.store, int(cluster.config.node_expiry_seconds * 1000))
+    except (StoreError, trio.TooSlowError):
+        return []  # the database check says why
+    return [
+        NodeStatus(id=row.id, address=row.address, started_at=rfc3339_ms(row.started_at_ms),
+                   last_heartbeat_at=rfc3339_ms(row.heartbeat_at_ms), libraries_led=list(row.libraries_led))
+        for row in rows
+    ]
 
 
 async def _system_report() -> SystemReport:

@@ -4,7 +4,7 @@ No domain code; the private modules are re-exported here (like trio).
 """
 
 from ._eventbus import REPLAY_CAPACITY, EventBus, wall_clock_ms
-from ._eventlog import Event, EventLog, MemoryEventLog
+from ._eventlog import Event, EventLog, MemoryEventLog, SharedEventLog
 from ._runtime import (
     DEFAULT_ASK_TIMEOUT_SECONDS,
     DEFAULT_MAILBOX_SIZE,
@@ -60,6 +60,7 @@ __all__ = [
     "MemoryEventLog",
     "PendingReply",
     "RootActor",
+    "SharedEventLog",
     "SubscriberDropped",
     "Subscription",
     "Supervisor",

@@ -19,11 +19,19 @@ refusing instead):
   about 6 MB of ScanStatus events once full, whatever the uptime.
 - each subscriber: ``SUBSCRIBER_QUEUE_SIZE`` unread live events, then it
   is dropped.
+
+Shared (``shared=``, a cluster's nodes on one database): the log numbers
+events, not the bus. The pump only appends what was published; a tail task
+reads every node's events back in seq order (woken by the log's
+``changed()``: a notification, or a poll) and delivers them. So every node's
+subscribers see the same events with the same seqs, and a client resumes on
+any node with ``Last-Event-ID``.
 """
 
 from __future__ import annotations
 
 import collections
+import functools
 import itertools
 import logging
 import time
@@ -37,7 +45,7 @@ import trio
 
 from reelhouse.shutdown import bounded_shield
 
-from ._eventlog import Event, EventLog, PackedEvent
+from ._eventlog import Event, EventLog, PackedEvent, SharedEventLog
 from ._subscription import SUBSCRIBER_QUEUE_SIZE, Gap, Subscription
 
 REPLAY_CAPACITY = 10_000
@@ -49,6 +57,8 @@ RETRY_FIRST_DELAY = 0.1
 RETRY_MAX_DELAY = 5.0
 # On shutdown, how long the bus may still try to persist what is queued.
 FLUSH_ON_STOP_TIMEOUT = 2.0
+# Shared mode: the tail also looks this often when no change was announced.
+SHARED_POLL_SECONDS = 1.0
 # Refused publishes are logged on the first and then every Nth.
 _REFUSED_LOG_EVERY = 10_000
 
@@ -86,8 +96,10 @@ class EventBus:
         replay_capacity: int = REPLAY_CAPACITY,
         subscriber_queue_size: int = SUBSCRIBER_QUEUE_SIZE,
         max_pending: int = MAX_PENDING,
+        shared: SharedEventLog | None = None,
     ) -> None:
         self._log = log
+        self._shared = shared
         self._clock = clock
         self._buffer: collections.deque[PackedEvent] = collections.deque(maxlen=replay_capacity)
         self._subscriber_queue_size = subscriber_queue_size
@@ -210,6 +222,9 @@ class EventBus:
         self._last_numbered = self._last_seq
 
     async def _pump(self) -> None:
+        if self._shared is not None:
+            await self._pump_shared(self._shared)
+            return
         while True:
             while not self._pending and not self._unpersisted:
                 await self._wakeup.park()
@@ -218,6 +233,41 @@ class EventBus:
             await self._append_with_retry(self._unpersisted)
             self._deliver(self._unpersisted)
             self._unpersisted = []
+
+    async def _pump_shared(self, shared: SharedEventLog) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._tail, shared)
+            while True:
+                while not self._pending:
+                    await self._wakeup.park()
+                batch = [self._pending[i] for i in range(min(MAX_BATCH, len(self._pending)))]
+                await self._retry("event log append", functools.partial(shared.append_published, _triples(batch)))
+                for _ in batch:
+                    self._pending.popleft()
+
+    async def _tail(self, shared: SharedEventLog) -> None:
+        """Deliver every appender's events, in seq order, as they are stored."""
+        while True:
+            changed = shared.changed()  # before looking: a change in between is not missed
+            last = self._last_seq
+            stored = await self._retry("event log read", functools.partial(shared.after, last, MAX_BATCH))
+            if stored:
+                self._deliver([Event(e.seq, e.kind, e.data, e.at_ms) for e in stored])
+                continue
+            with trio.move_on_after(SHARED_POLL_SECONDS):
+                await changed.wait()
+
+    async def _retry(self, what: str, call: Callable[[], Any]) -> Any:
+        delay, attempt = RETRY_FIRST_DELAY, 1
+        while True:
+            try:
+                with trio.fail_after(LOG_CALL_TIMEOUT):
+                    return await call()
+            except Exception as error:
+                if attempt == 1:
+                    _log.error("%s failed; retrying until it succeeds", what, exc_info=error)
+            await trio.sleep(delay)
+            delay, attempt = min(delay * 2, RETRY_MAX_DELAY), attempt + 1
 
     def _number_batch(self) -> list[Event]:
         batch: list[Event] = []
@@ -262,6 +312,9 @@ class EventBus:
     async def _flush_on_stop(self) -> None:
         with bounded_shield(FLUSH_ON_STOP_TIMEOUT):  # and never past the shutdown deadline
             try:
+                while self._shared is not None and self._pending:
+                    batch = [self._pending.popleft() for _ in range(min(MAX_BATCH, len(self._pending)))]
+                    await self._shared.append_published(_triples(batch))
                 while self._unpersisted or self._pending:
                     if not self._unpersisted:
                         self._unpersisted = self._number_batch()
@@ -279,3 +332,7 @@ class EventBus:
         if self._refused == 1 or self._refused % _REFUSED_LOG_EVERY == 0:
             reason = "bus stopped" if self._state == "stopped" else "publish queue full"
             _log.error("event %r refused (%s); %d refused so far", kind, reason, self._refused)
+
+
+def _triples(batch: list[_Published]) -> list[tuple[str, Mapping[str, Any], int]]:
+    return [(published.kind, published.data, published.at_ms) for published in batch]

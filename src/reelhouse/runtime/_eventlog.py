@@ -84,6 +84,25 @@ class EventLog(Protocol):
     async def append(self, events: Sequence[Event]) -> None: ...
 
 
+class SharedEventLog(Protocol):
+    """A log several processes append to (a cluster's nodes on one database), numbered by the log.
+
+    - ``append_published(events)``: store (kind, data, at_ms) triples with the
+      next seqs of the one shared sequence, in one transaction.
+    - ``after(seq, limit)``: up to ``limit`` stored events above ``seq``, ascending:
+      every appender's, in commit order, which is seq order.
+    - ``changed()``: an event set when events may have been appended since it
+      was taken (by any process); taken *before* looking with ``after``, so an
+      append in between is never missed. It may also fire for nothing.
+    """
+
+    async def append_published(self, events: Sequence[tuple[str, Mapping[str, Any], int]]) -> None: ...
+
+    async def after(self, seq: int, limit: int) -> Sequence[LoggedEvent]: ...
+
+    def changed(self) -> trio.Event: ...
+
+
 class MemoryEventLog:
     """An EventLog kept in a list: for tests, and for running without a store."""
 

@@ -42,10 +42,12 @@ from ._store import (
     StoreShorthands,
     WriteResult,
 )
+from .cluster_fence import FENCE_CHECK_SQL, Fence, fenced_out, write_fence
 
 POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
 CONNECT_TIMEOUT_S = 15.0  # opening the pool (first connection, schema check)
+IDLE_IN_TRANSACTION_TIMEOUT_MS = 5000  # see _aio_open_pool
 CLOSE_TIMEOUT_S = 10.0  # graceful pool close before connections are cut (never past the shutdown deadline)
 
 T = TypeVar("T")
@@ -67,9 +69,13 @@ ColumnTypes = dict[str, dict[str, str]]  # table -> column -> type, as format_ty
 
 
 async def _aio_transaction(
-    pool: asyncpg.Pool, statements: Sequence[Statement], types: ColumnTypes
+    pool: asyncpg.Pool, statements: Sequence[Statement], types: ColumnTypes, fence: Fence | None = None
 ) -> list[WriteResult]:
     async with pool.acquire() as conn, conn.transaction():
+        if fence is not None:
+            check = translate_sql(FENCE_CHECK_SQL).numbered
+            if await conn.fetchval(check, fence.name, fence.node_id, fence.epoch) is None:
+                raise fenced_out(fence)  # rolls the transaction back
         return [await _aio_statement(conn, statement, types) for statement in statements]
 
 
@@ -109,7 +115,12 @@ async def _aio_open_pool(dsn: str, schema: str | None) -> asyncpg.Pool:
     # Catalogue filters vary wildly in selectivity; a generic prepared plan
     # (what asyncpg's statement cache gets after five runs) was measured at
     # twice the time of a custom one for filtered item pages.
-    settings = {"plan_cache_mode": "force_custom_plan"}
+    # A transaction runs its statements back to back (one coroutine), so one
+    # idle for seconds belongs to a client that stopped: a paused process, a
+    # cut network. Ending it frees its row locks, which would otherwise hold
+    # a cluster's lease takeover (storage/cluster_leases.py) for as long.
+    settings = {"plan_cache_mode": "force_custom_plan",
+                "idle_in_transaction_session_timeout": str(IDLE_IN_TRANSACTION_TIMEOUT_MS)}
     if schema:
         settings["search_path"] = f'"{schema}"'
     # No asyncpg timers: trio-asyncio keeps a cancelled timer in its heap
@@ -147,7 +158,12 @@ class PostgresStore(StoreShorthands):
 
     backend: Backend = "postgresql"
 
-    def __init__(self, loop: trio_asyncio.TrioEventLoop, pool: asyncpg.Pool, readers: PostgresReaders) -> None:
+    def __init__(
+        self, loop: trio_asyncio.TrioEventLoop, pool: asyncpg.Pool, readers: PostgresReaders,
+        dsn: str = "", schema: str | None = None,
+    ) -> None:
+        self.dsn = dsn  # for a connection of its own (cluster notifications)
+        self.schema = schema
         self._loop = loop
         self._pool = pool
         self._readers = readers
@@ -219,7 +235,10 @@ class PostgresStore(StoreShorthands):
         if not statements:
             return []
         try:
-            return await self._run(_aio_transaction, self._pool, list(statements), self._column_types)
+            # A library leader's task carries its lease (storage/cluster_fence.py).
+            return await self._run(
+                _aio_transaction, self._pool, list(statements), self._column_types, write_fence.get()
+            )
         finally:
             self._transactions_ended += 1
 
@@ -252,7 +271,7 @@ async def open_postgres_store(dsn: str, *, schema: str | None = None) -> AsyncIt
         except BaseException:
             pool.terminate()
             raise
-        store = PostgresStore(loop, pool, readers)
+        store = PostgresStore(loop, pool, readers, dsn, schema)
         stack.push_async_callback(store.close)
         yield store
 

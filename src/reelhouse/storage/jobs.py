@@ -62,12 +62,17 @@ async def get_stored_job(store: Store, job_id: str) -> dict[str, Any] | None:
     return None if row is None else json.loads(row["data"])
 
 
-async def fail_unfinished_jobs(store: Store, message: str = SERVER_STOPPED_MESSAGE) -> int:
-    """Record every job still marked unfinished as ``failed`` (start-up); returns how many."""
+async def fail_unfinished_jobs(
+    store: Store, message: str = SERVER_STOPPED_MESSAGE, *, job_id: str | None = None
+) -> int:
+    """Record every job still marked unfinished as ``failed`` (start-up; with ``job_id``
+    that one only: a node taking a library over from a dead leader); returns how many."""
     finished = now_ms()
-    rows = await store.fetch_all(
-        "SELECT id, started_at, data FROM jobs WHERE finished_at IS NULL"
-    )
+    sql = "SELECT id, started_at, data FROM jobs WHERE finished_at IS NULL"
+    params: tuple[str, ...] = ()
+    if job_id is not None:
+        sql, params = sql + " AND id = ?", (job_id,)
+    rows = await store.fetch_all(sql, params)
     statements = []
     for row in rows:
         body = failed_body(json.loads(row["data"]), message, finished)

@@ -87,15 +87,20 @@ async def latest_scan_run(store: Store, library_id: str) -> ScanRunRecord | None
     return None if row is None else _record(row)
 
 
-async def fail_running_scans(store: Store, message: str = SERVER_STOPPED_MESSAGE) -> int:
-    """At start-up: every run left unfinished becomes ``failed`` with ``message``.
+async def fail_running_scans(
+    store: Store, message: str = SERVER_STOPPED_MESSAGE, *, library_id: str | None = None
+) -> int:
+    """At start-up (or, with ``library_id``, when a node takes a library over from a dead
+    leader): every run left unfinished becomes ``failed`` with ``message``.
 
     Returns how many runs changed.  Raises StoreError.
     """
-    result = await store.execute(
-        "UPDATE scan_runs SET state = 'failed', message = ?, finished_at = ? WHERE state IN (?, ?)",
-        (message, now_ms(), *UNFINISHED_STATES),
-    )
+    sql = "UPDATE scan_runs SET state = 'failed', message = ?, finished_at = ? WHERE state IN (?, ?)"
+    params: tuple[object, ...] = (message, now_ms(), *UNFINISHED_STATES)
+    if library_id is not None:
+        sql += " AND library_id = ?"
+        params = (*params, library_id)
+    result = await store.execute(sql, params)
     return result.rowcount
 
 

@@ -7,7 +7,12 @@ keeps the limit reached leaves its window.  A PIN lock: 20 PIN failures
 within 24 hours, cleared by a password sign-in or a PIN reset.
 
 The failures are rows, not counters in memory, so a restart is no way
-around a limit.  Only the sign-in route calls this module: an API-key
+around a limit, and neither are parallel guesses nor guesses spread over
+the nodes of a cluster: an attempt is first *claimed* (:func:`claim_attempt`:
+counted as a failure, in one transaction that checks the limits, one
+address at a time: PostgreSQL's advisory lock, SQLite's one writer), then
+settled once verified (:func:`settle_failure` keeps it as the failure it
+was, :func:`release_attempt` drops it).  Only the sign-in route calls this module: an API-key
 request never touches it.  Every function takes ``now`` (epoch ms) so the
 windows are tested with a fake clock.
 """
@@ -78,6 +83,41 @@ def _wait(newest_first: list, limit: int, window_ms: int, now: int) -> int | Non
     # The limit-th newest failure is the one whose expiry brings the count below the limit.
     expires = int(newest_first[limit - 1]["at"]) + window_ms
     return max(1, -(-(expires - now) // 1000))
+
+
+PENDING = "pending"  # a claimed attempt not yet verified: it counts toward the rate limits
+
+_CLAIM = (
+    "INSERT INTO signin_failures (at, name_key, remote_addr, kind, user_id) SELECT ?, ?, ?, ?, NULL"
+    " WHERE (SELECT COUNT(*) FROM signin_failures WHERE name_key = ? AND remote_addr = ? AND at > ?) < ?"
+    " AND (SELECT COUNT(*) FROM signin_failures WHERE remote_addr = ? AND at > ?) < ?"
+    " RETURNING id"
+)
+
+
+async def claim_attempt(store: Store, name: str, remote_addr: str, now: int) -> int | None:
+    """Count an attempt as a failure before it is verified, if the limits allow one more; its row
+    id, None when past a limit.  Attempts from one address are claimed one after another, on
+    every node, so parallel or spread guesses get no more tries than the same guesses in a row."""
+    key = name_key(name)
+    claim = Statement(_CLAIM, (now, key, remote_addr, PENDING, key, remote_addr, now - NAME_WINDOW_MS, NAME_LIMIT,
+                               remote_addr, now - ADDRESS_WINDOW_MS, ADDRESS_LIMIT))  # fmt: skip
+    statements = [Statement("DELETE FROM signin_failures WHERE at <= ?", (now - KEEP_MS,)), claim]
+    if store.backend == "postgresql":  # SQLite's one writer already runs transactions one at a time
+        statements.insert(0, Statement("SELECT pg_advisory_xact_lock(hashtext(?))", (f"signin:{remote_addr}",)))
+    results = await store.transaction(statements)
+    rows = results[-1].rows
+    return int(rows[0]["id"]) if rows else None
+
+
+async def settle_failure(store: Store, attempt_id: int, kind: str, user_id: str | None) -> None:
+    """The claimed attempt failed: it stays, as a failure of ``kind`` (PIN failures count toward the lock)."""
+    await store.execute("UPDATE signin_failures SET kind = ?, user_id = ? WHERE id = ?", (kind, user_id, attempt_id))
+
+
+async def release_attempt(store: Store, attempt_id: int) -> None:
+    """The claimed attempt succeeded, or failed in a way that does not count: it goes."""
+    await store.execute("DELETE FROM signin_failures WHERE id = ?", (attempt_id,))
 
 
 async def record_failure(store: Store, failure: Failure, now: int) -> None:

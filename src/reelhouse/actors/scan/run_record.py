@@ -13,6 +13,7 @@ import logging
 import trio
 
 from reelhouse.storage import Store, StoreError
+from reelhouse.storage.cluster_fence import FencedOut
 from reelhouse.storage.scans import update_scan_run
 
 from .status import ScanStatusView
@@ -43,6 +44,9 @@ async def record_run_end_until_stored(store: Store, run_id: int, status: ScanSta
                 store, run_id, state=status.state, counts=scan_counts(status), message=status.message,
                 finished_at_ms=status.finished_at_ms,
             )  # fmt: skip
+        except FencedOut:
+            log.warning("scan %d: this node no longer leads its library; its new leader records it", run_id)
+            return
         except StoreError:
             await trio.sleep(delay)
             delay = min(delay * 2, RETRY_MAX_SECONDS)

@@ -1,0 +1,48 @@
+"""Security state on a cluster: sign-in guesses spread over nodes gain nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+import trio
+
+from reelhouse.storage.signin_limits import NAME_LIMIT
+
+from .nodes import open_cluster
+
+pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+
+GUESSES = 12
+
+
+async def test_guesses_spread_over_two_nodes_at_once_get_no_more_tries_than_in_a_row(
+    tmp_path: Path, database_url: str
+) -> None:
+    with trio.fail_after(120):
+        async with open_cluster(tmp_path, database_url, 2) as cluster:
+            await cluster.cli("user", "add", "alice", "--password-stdin", stdin=b"right horse battery\n")
+            clients = [httpx.AsyncClient(base_url=f"{url}/api/v1", timeout=60) for url in cluster.urls]
+            statuses: list[int] = []
+            go = trio.Event()
+
+            async def guess(index: int) -> None:
+                await go.wait()
+                answer = await clients[index % 2].post("/auth/login", json={
+                    "name": "alice", "password": f"wrong {index}", "deviceName": "d", "client": "c"})
+                statuses.append(answer.status_code)
+
+            try:
+                async with trio.open_nursery() as nursery:
+                    for index in range(GUESSES):
+                        nursery.start_soon(guess, index)
+                    await trio.sleep(0.2)
+                    go.set()
+                right = await clients[0].post("/auth/login", json={
+                    "name": "alice", "password": "right horse battery", "deviceName": "d", "client": "c"})
+            finally:
+                for client in clients:
+                    await client.aclose()
+            assert sorted(statuses) == [401] * NAME_LIMIT + [429] * (GUESSES - NAME_LIMIT)
+            assert right.status_code == 429  # past the limit even the right password waits
