@@ -131,10 +131,14 @@ async def test_a_worker_that_never_gets_ready_fails_the_batch_as_unknown(video: 
 async def test_a_cancelled_probe_kills_its_worker_and_the_pool_goes_on(video: Path, tmp_path: Path) -> None:
     hang = tmp_path / "hang.mkv"
     shutil.copyfile(video, hang)
+    hanging = tmp_path / "hanging"
     with trio.fail_after(IO_LIMIT_S):
-        async with open_probe_pool(1, timeout=60, command=worker_command(hang_on="hang")) as pool:
-            with trio.move_on_after(1):
-                await pool.probe([str(hang)])
+        async with open_probe_pool(1, timeout=60, command=worker_command(hang_on="hang", hanging=hanging)) as pool:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(pool.probe, [str(hang)])
+                while not hanging.exists():  # cancelled once the worker hangs, however long its start took
+                    await trio.sleep(0.02)
+                nursery.cancel_scope.cancel()
             assert probe_worker_pids() == []  # killed and reaped, not left hanging
             (answer,) = await pool.probe([str(video)])
             assert answer.result is not None and pool.started == 2
