@@ -262,3 +262,14 @@ def test_an_api_key_sees_every_library_and_the_live_sessions(served: Served) -> 
     assert mine[0]["UserName"] == "Ann"
     client.jellyfin.session_stop({"ItemId": episode["Id"], "PlaySessionId": "dashboard-1", "PositionTicks": 0})
     assert httpx.get(f"{served.url}/Sessions", headers={"X-Emby-Token": client.config.data["auth.token"]}).status_code == 403
+
+
+def test_latest_per_view_shows_new_episodes_as_their_series(served: Served) -> None:
+    client = signed_in_client(served)
+    views = views_by_name(client)
+    shows = client.jellyfin.get_recently_added(parent_id=views["Shows"]["Id"], limit=16, fields="")
+    films = client.jellyfin.get_recently_added(parent_id=views["Films"]["Id"], limit=16, fields="")
+    assert [(s["Name"], s["Type"]) for s in shows] == [("Severance", "Series")]
+    assert [(f["Name"], f["Type"]) for f in films] == [("Arrival", "Movie")]
+    everything = client.jellyfin.get_recently_added(limit=16, fields="")
+    assert {item["Name"] for item in everything} == {"Severance", "Arrival"}
