@@ -93,6 +93,10 @@ async def watch_states(store: Store, member_id: str, item_ids: Sequence[str]) ->
     return states
 
 
+# EPISODES with e.type kept from SQLite's index choice, so a container's episodes are found by its id.
+_EPISODES_BY_CONTAINER = EPISODES.replace("e.type = 'Episode'", "e.type || '' = 'Episode'")
+
+
 def _derived_query(member_id: str, ids: list[str]) -> tuple[str, list[Any]]:
     """Per series or season among ``ids``: its episodes, those played, lowest count, latest play."""
     marks = ", ".join("?" for _ in ids)
@@ -103,9 +107,13 @@ def _derived_query(member_id: str, ids: list[str]) -> tuple[str, list[Any]]:
             "SELECT c.id AS id, count(e.id) AS total,"
             " CAST(COALESCE(sum(CASE WHEN w.played = 1 THEN 1 ELSE 0 END), 0) AS BIGINT) AS played,"
             " min(COALESCE(w.play_count, 0)) AS play_count, max(w.last_played_at) AS last_played_at"
-            f" FROM items c JOIN items e ON e.{column} = c.id AND {EPISODES}"
+            # CROSS JOIN: SQLite then reads the containers first and each one's episodes by
+            # series_id or season_id; left free, it walked every episode by type (40 ms over
+            # 10,000 for no container at all). PostgreSQL plans it as the inner join it is.
+            " FROM items c CROSS JOIN items e"
             " LEFT JOIN watch_state w ON w.user_id = ? AND w.item_id = e.id"
-            f" WHERE c.type = '{kind}' AND c.id IN ({marks}) GROUP BY c.id"
+            f" WHERE e.{column} = c.id AND {_EPISODES_BY_CONTAINER} AND c.type = '{kind}' AND c.id IN ({marks})"
+            " GROUP BY c.id"
         )
         params.extend([member_id, *ids])
     return " UNION ALL ".join(parts), params

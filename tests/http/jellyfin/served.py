@@ -79,6 +79,7 @@ def make_media(root: Path, media: MediaFactory) -> Path:
     movie = root / "Movies" / "Arrival (2016)"
     media.video(movie / "Arrival (2016).mkv", VideoSpec(subtitle=True))
     MediaFactory.image(movie / "poster.jpg")
+    MediaFactory.text(movie / "Arrival (2016).en.srt", "1\n00:00:00,000 --> 00:00:00,900\nHello\n")
     season = root / "Shows" / "Severance" / "Season 1"
     for number in (1, 2, 3):
         media.video(season / f"Severance S01E0{number}.mkv")

@@ -262,3 +262,24 @@ def test_an_api_key_sees_every_library_and_the_live_sessions(served: Served) -> 
     assert mine[0]["UserName"] == "Ann"
     client.jellyfin.session_stop({"ItemId": episode["Id"], "PlaySessionId": "dashboard-1", "PositionTicks": 0})
     assert httpx.get(f"{served.url}/Sessions", headers={"X-Emby-Token": client.config.data["auth.token"]}).status_code == 403
+
+
+def test_latest_per_view_shows_new_episodes_as_their_series(served: Served) -> None:
+    client = signed_in_client(served)
+    views = views_by_name(client)
+    shows = client.jellyfin.get_recently_added(parent_id=views["Shows"]["Id"], limit=16, fields="")
+    films = client.jellyfin.get_recently_added(parent_id=views["Films"]["Id"], limit=16, fields="")
+    assert [(s["Name"], s["Type"]) for s in shows] == [("Severance", "Series")]
+    assert [(f["Name"], f["Type"]) for f in films] == [("Arrival", "Movie")]
+    everything = client.jellyfin.get_recently_added(limit=16, fields="")
+    assert {item["Name"] for item in everything} == {"Severance", "Arrival"}
+
+
+def test_an_external_subtitle_file_is_served_by_its_delivery_url(served: Served) -> None:
+    client = signed_in_client(served)
+    movie = client.jellyfin.get_user_items(include_item_types="Movie", recursive=True)["Items"][0]
+    source = client.jellyfin.get_play_info(movie["Id"])["MediaSources"][0]
+    external = [s for s in source["MediaStreams"] if s["Type"] == "Subtitle" and s["IsExternal"]]
+    assert len(external) == 1 and external[0]["DeliveryMethod"] == "External"
+    answer = httpx.get(served.url + external[0]["DeliveryUrl"], headers={"X-Emby-Token": client.config.data["auth.token"]})
+    assert answer.status_code == 200 and "Hello" in answer.text

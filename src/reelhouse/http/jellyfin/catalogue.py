@@ -15,7 +15,6 @@ from typing import Any
 
 import trio
 
-from reelhouse import errors
 from reelhouse.storage.item_detail import item_detail
 from reelhouse.storage.item_query import ItemQuery, list_items, parse_item_query
 from reelhouse.storage.libraries import LibraryRecord, list_libraries
@@ -154,7 +153,3 @@ def view_dto(library: LibraryRecord) -> dict[str, Any]:
 def result(items: list[dict[str, Any]], total: int, start: int = 0) -> dict[str, Any]:
     """Jellyfin's QueryResult."""
     return {"Items": items, "TotalRecordCount": total, "StartIndex": start}
-
-
-def not_found(what: str) -> errors.NotFound:
-    return errors.NotFound(f"No item {what}.")

@@ -99,20 +99,17 @@ def session_info(session_id: str, user: dict[str, Any], client: str, device: str
         "Id": session_id, "UserId": user["Id"], "UserName": user["Name"], "Client": client,
         "DeviceName": device, "DeviceId": device_id, "ApplicationVersion": version, "ServerId": server_id,
         "IsActive": True, "SupportsMediaControl": False, "SupportsRemoteControl": False,
-        "PlayableMediaTypes": ["Video"], "SupportedCommands": [], "PlayState": _play_state(),
+        "PlayableMediaTypes": ["Video"], "SupportedCommands": [], "PlayState": play_state(),
         "AdditionalUsers": [], "NowPlayingQueue": [], "NowPlayingQueueFullItems": [],
         "HasCustomDeviceName": False,
     }  # fmt: skip
 
 
-def _play_state(position_ticks: int | None = None, paused: bool = False) -> dict[str, Any]:
+def play_state(position_ticks: int | None = None, paused: bool = False) -> dict[str, Any]:
+    """A PlayerStateInfo: where a session is (no position: nothing playing)."""
     state: dict[str, Any] = {"CanSeek": True, "IsPaused": paused, "IsMuted": False, "RepeatMode": "RepeatNone",
                              "PlaybackOrder": "Default"}  # fmt: skip
     if position_ticks is not None:
         state["PositionTicks"] = position_ticks
         state["PlayMethod"] = "DirectPlay"
     return state
-
-
-def play_state(position_ticks: int | None = None, paused: bool = False) -> dict[str, Any]:
-    return _play_state(position_ticks, paused)

@@ -38,6 +38,8 @@ from .user_data import next_up_item_ids, resume_item_ids
 
 blueprint = new_blueprint("items")
 LATEST_DEFAULT = 16
+VIDEO_TYPES = ["Movie", "Episode"]
+LATEST_TYPES = {"movies": ["Movie"], "tvshows": ["Episode"]}
 HINT_FIELDS = ("Id", "Name", "Type", "ProductionYear", "RunTimeTicks", "MediaType", "SeriesId", "SeriesName",
                "IndexNumber", "ParentIndexNumber", "IsFolder")  # fmt: skip
 
@@ -83,11 +85,7 @@ async def latest(user_id: str | None = None) -> Response:
     """The newest movies and series with new episodes (an episode stands for its series), newest first."""
     args = _args()
     limit = min(_int(args.get("limit"), LATEST_DEFAULT), MAX_LIMIT)
-    params: dict[str, list[str]] = {"recursive": ["true"], "type": ["Movie", "Episode"], "sort": ["dateAdded"],
-                                    "order": ["desc"], "limit": [str(min(MAX_LIMIT, limit * 4))]}  # fmt: skip
-    if args.get("parentid"):
-        params["parentId"] = [parent_id(args["parentid"], frozenset(lib.id for lib in await visible_libraries()))]
-    summaries, _ = await native_summaries(parse_item_query(params))
+    summaries = await _newest_videos(args.get("parentid"), min(MAX_LIMIT, limit * 4))
     shown: dict[str, dict[str, Any] | None] = {}  # in order: a movie's summary, or a series to read
     for summary in summaries:
         key = summary.get("seriesId") or summary["id"]
@@ -96,6 +94,31 @@ async def latest(user_id: str | None = None) -> Response:
     series = {s["id"]: s for s in await summaries_by_id([k for k, v in shown.items() if v is None])}
     newest = [v if v is not None else series.get(k) for k, v in shown.items()]
     return json(await render([s for s in newest if s is not None], detail=False))
+
+
+async def _newest_videos(parent: str | None, count: int) -> list[dict[str, Any]]:
+    """The newest movies and episodes under ``parent`` (a view or an item; None: every view).
+
+    One query per library and type, each on the (library, type, date added)
+    index, merged: one query over several types or by parentId read every
+    video of the library (20-40 ms over 10,000 against 1 ms).
+    """
+    libraries = await visible_libraries()
+    base = {"recursive": ["true"], "sort": ["dateAdded"], "order": ["desc"], "limit": [str(count)]}
+    library_ids = frozenset(lib.id for lib in libraries)
+    if parent:
+        wanted = parent_id(parent, library_ids)
+        if wanted not in library_ids:  # a series, a season, a folder
+            summaries, _ = await native_summaries(parse_item_query({**base, "parentId": [wanted], "type": VIDEO_TYPES}))
+            return summaries
+        libraries = [lib for lib in libraries if lib.id == wanted]
+    found: list[dict[str, Any]] = []
+    for library in libraries:
+        for kind in LATEST_TYPES.get(library.collection_type, VIDEO_TYPES):
+            page, _ = await native_summaries(parse_item_query({**base, "libraryId": [library.id], "type": [kind]}))
+            found.extend(page)
+    found.sort(key=lambda s: (s["dateCreated"], s["id"]), reverse=True)
+    return found[:count]
 
 
 @route(blueprint, "/UserItems/Resume")
