@@ -39,7 +39,6 @@ from reelhouse.errors import DomainError
 from reelhouse.media.containment import roots_overlap
 from reelhouse.media.library_options import apply_update, parse_collection_type
 from reelhouse.runtime import (
-    RETRY_AFTER_SECONDS,
     ActorCrashed,
     ActorError,
     ActorRef,
@@ -49,7 +48,7 @@ from reelhouse.runtime import (
     ChildSpec,
     PendingReply,
     Supervisor,
-    nested_ask_unavailable,
+    nested_ask_failed,
 )
 from reelhouse.shutdown import bounded_shield
 from reelhouse.storage import Store, StoreError
@@ -79,6 +78,7 @@ STRM_LOOKUP_LIMIT = 200_000
 # past the shutdown deadline).
 REMOVE_TIMEOUT_SECONDS = 5.0
 LIBRARY_DELETED = "library.deleted"  # the bus event of a deleted library: {"libraryId": ...}
+DATABASE_RETRY_AFTER_SECONDS = 5  # a creation the database did not complete: try again shortly
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +192,7 @@ class LibraryRegistry(Supervisor):
             except DomainError as error:
                 reply.fail(error)
             except ActorError as error:  # the first scan's ask failed; the library was removed
-                reply.fail(nested_ask_unavailable(self.ref.name, error))
+                reply.fail(nested_ask_failed(self.ref.name, error))
             except StoreError as error:  # the database failed this creation, not the registry
                 log.warning("creating a library failed: %s", error)
                 reply.fail(_database_unavailable(error))
@@ -264,7 +264,7 @@ class LibraryRegistry(Supervisor):
 def _database_unavailable(error: StoreError) -> errors.Unavailable:
     unavailable = errors.Unavailable(
         "The database did not complete the change; try again shortly.",
-        params={"retryAfterSeconds": RETRY_AFTER_SECONDS},
+        params={"retryAfterSeconds": DATABASE_RETRY_AFTER_SECONDS},
     )
     unavailable.__cause__ = error
     return unavailable
