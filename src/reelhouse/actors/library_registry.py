@@ -46,6 +46,7 @@ from reelhouse.runtime import (
     Ask,
     AskTimeout,
     ChildSpec,
+    NestedAskFailed,
     PendingReply,
     Supervisor,
     nested_ask_failed,
@@ -166,7 +167,7 @@ class LibraryRegistry(Supervisor):
         with trio.CancelScope(deadline=reply.deadline):
             try:
                 library = await _checked_request(self._services.store, request, self._services)
-            except DomainError as error:
+            except (DomainError, NestedAskFailed) as error:  # refused, or a part it asked is busy
                 reply.fail(error)
                 return
             except Exception as error:  # this request's failure, not the registry's
