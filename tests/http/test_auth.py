@@ -1,4 +1,4 @@
-"""API-key authentication over real HTTP."""
+"""API-key authentication over real HTTP; the refusals share a server per backend, the key changes have their own."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from reelhouse.storage.apikeys import create_api_key, list_api_keys, revoke_api_
 
 from ..process import run_cli
 from .conftest import RunningServer
+from .shared_server import backend, shared_server  # noqa: F401  (fixtures)
 
 
 def assert_unauthorized(response: httpx.Response) -> None:
@@ -25,16 +26,16 @@ def assert_unauthorized(response: httpx.Response) -> None:
     [None, "", "Bearer", "Basic dXNlcjpwdw==", "Bearer rhk_not-a-real-key", "Bearer not-even-prefixed"],
 )
 async def test_request_without_a_valid_key_is_401_with_the_error_body(
-    server: RunningServer, header: str | None
+    shared_server: RunningServer, header: str | None
 ) -> None:
     headers = {"Authorization": header} if header is not None else {}
-    async with httpx.AsyncClient(base_url=server.api_url, headers=headers) as client:
+    async with httpx.AsyncClient(base_url=shared_server.api_url, headers=headers) as client:
         with trio.fail_after(20):
             assert_unauthorized(await client.get("/system/status"))
 
 
-async def test_unknown_route_without_a_key_is_401_not_404(server: RunningServer) -> None:
-    async with server.client(key="") as client:
+async def test_unknown_route_without_a_key_is_401_not_404(shared_server: RunningServer) -> None:
+    async with shared_server.client(key="") as client:
         with trio.fail_after(20):
             assert_unauthorized(await client.get("/no/such/route"))
 

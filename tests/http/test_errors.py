@@ -21,6 +21,7 @@ from reelhouse.actors.tree import open_actor_tree
 from reelhouse.config import load_settings
 from reelhouse.http import AppContext, create_app
 from reelhouse.http.schema import ApiModel
+from reelhouse.runtime import ActorStopped, NestedAskFailed
 from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
@@ -49,10 +50,17 @@ async def conflict() -> None:
     raise errors.Conflict("A scan is already running.", params={"libraryId": "abc"})
 
 
+@probe.get("/probe/part")
+async def part() -> None:
+    failed = NestedAskFailed("library:abc", "actor library:abc: a part it needed did not answer")
+    failed.__cause__ = ActorStopped("scan:abc", "actor scan:abc stopped")
+    raise failed
+
+
 @pytest.fixture
 async def client(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
     """The real app plus a probe blueprint, served over a real socket."""
-    settings = load_settings(flags={"data_dir": str(tmp_path)}, environ={})
+    settings = load_settings(flags={"data_dir": str(tmp_path), "scan": {"health_probe_at_start": False}}, environ={})
     async with open_store(f"sqlite:///{tmp_path / 'db.sqlite'}") as store:
         await migrate(store)
         _record, key = await create_api_key(store, "tests")
@@ -128,6 +136,14 @@ async def test_domain_error_keeps_its_code_and_params(client: httpx.AsyncClient)
         "message": "A scan is already running.",
         "params": {"libraryId": "abc"},
     }
+
+
+async def test_an_actor_whose_nested_ask_failed_is_503_with_a_retry(client: httpx.AsyncClient) -> None:
+    response = await request(client, "GET", "/probe/part")
+    assert response.status_code == 503 and response.headers["retry-after"] == "5"
+    body = response.json()
+    assert body["code"] == "service_unavailable" and body["params"] == {"retryAfterSeconds": 5}
+    assert "scan:abc" not in body["message"]  # the actors' names stay inside
 
 
 async def test_unhandled_exception_is_500_without_detail_and_logged_with_request_id(

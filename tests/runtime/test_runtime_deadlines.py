@@ -8,13 +8,14 @@ import pytest
 import trio
 import trio.testing
 
-from reelhouse.errors import Unavailable
 from reelhouse.runtime import (
     DEFAULT_ASK_TIMEOUT_SECONDS,
     Actor,
+    ActorError,
     ActorRef,
     ActorStopped,
     AskTimeout,
+    NestedAskFailed,
     PendingReply,
     is_cancellation,
     run_actor,
@@ -162,7 +163,7 @@ async def _run_inner(*, task_status: trio.TaskStatus[ActorRef] = trio.TASK_STATU
 
 
 @pytest.mark.parametrize("failure", ["stopped", "crashed"])
-async def test_a_failed_nested_ask_answers_unavailable_and_the_asker_lives_on(
+async def test_a_failed_nested_ask_answers_nested_ask_failed_and_the_asker_lives_on(
     autojump_clock: trio.abc.Clock, failure: str
 ) -> None:
     with trio.fail_after(CAP):
@@ -173,9 +174,9 @@ async def test_a_failed_nested_ask_answers_unavailable_and_the_asker_lives_on(
             if failure == "stopped":
                 await inner.ask(Stop(), timeout=1)
                 await trio.testing.wait_all_tasks_blocked()
-            with pytest.raises(Unavailable) as caught:
+            with pytest.raises(NestedAskFailed) as caught:
                 await relay.ask(Relay(inner, msg), timeout=30)
-            assert caught.value.params["retryAfterSeconds"] > 0
+            assert isinstance(caught.value.__cause__, ActorError)  # what the relay's own ask got
             assert relay.alive
             assert await relay.ask(Ping(), timeout=1) == "pong"
             nursery.cancel_scope.cancel()
@@ -188,13 +189,14 @@ class TimedRelay(Worker):
         return await super().handle(msg)
 
 
-async def test_a_nested_ask_timeout_shorter_than_the_askers_is_unavailable(autojump_clock: trio.abc.Clock) -> None:
+async def test_a_nested_ask_timeout_shorter_than_the_askers_is_nested_ask_failed(autojump_clock: trio.abc.Clock) -> None:
     with trio.fail_after(CAP):
         async with trio.open_nursery() as nursery:
             relay = await spawn(nursery, TimedRelay, "relay")
             inner = await spawn(nursery, Worker, "inner")
-            with pytest.raises(Unavailable):
+            with pytest.raises(NestedAskFailed) as caught:
                 await relay.ask(Relay(inner, Work(100)), timeout=30)
+            assert isinstance(caught.value.__cause__, AskTimeout)
             assert await relay.ask(Ping(), timeout=1) == "pong"
             nursery.cancel_scope.cancel()
 

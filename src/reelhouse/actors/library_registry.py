@@ -39,7 +39,6 @@ from reelhouse.errors import DomainError
 from reelhouse.media.containment import roots_overlap
 from reelhouse.media.library_options import apply_update, parse_collection_type
 from reelhouse.runtime import (
-    RETRY_AFTER_SECONDS,
     ActorCrashed,
     ActorError,
     ActorRef,
@@ -47,9 +46,10 @@ from reelhouse.runtime import (
     Ask,
     AskTimeout,
     ChildSpec,
+    NestedAskFailed,
     PendingReply,
     Supervisor,
-    nested_ask_unavailable,
+    nested_ask_failed,
 )
 from reelhouse.shutdown import bounded_shield
 from reelhouse.storage import Store, StoreError
@@ -85,6 +85,7 @@ STRM_LOOKUP_LIMIT = 200_000
 # past the shutdown deadline).
 REMOVE_TIMEOUT_SECONDS = 5.0
 LIBRARY_DELETED = "library.deleted"  # the bus event of a deleted library: {"libraryId": ...}
+DATABASE_RETRY_AFTER_SECONDS = 5  # a creation the database did not complete: try again shortly
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +232,7 @@ class LibraryRegistry(Supervisor):
         with trio.CancelScope(deadline=reply.deadline):
             try:
                 library = await _checked_request(self._services.store, request, self._services)
-            except DomainError as error:
+            except (DomainError, NestedAskFailed) as error:  # refused, or a part it asked is busy
                 reply.fail(error)
                 return
             except Exception as error:  # this request's failure, not the registry's
@@ -257,7 +258,7 @@ class LibraryRegistry(Supervisor):
             except DomainError as error:
                 reply.fail(error)
             except ActorError as error:  # the first scan's ask failed; the library was removed
-                reply.fail(nested_ask_unavailable(self.ref.name, error))
+                reply.fail(nested_ask_failed(self.ref.name, error))
             except StoreError as error:  # the database failed this creation, not the registry
                 log.warning("creating a library failed: %s", error)
                 reply.fail(_database_unavailable(error))
@@ -346,7 +347,7 @@ class LibraryRegistry(Supervisor):
 def _database_unavailable(error: StoreError) -> errors.Unavailable:
     unavailable = errors.Unavailable(
         "The database did not complete the change; try again shortly.",
-        params={"retryAfterSeconds": RETRY_AFTER_SECONDS},
+        params={"retryAfterSeconds": DATABASE_RETRY_AFTER_SECONDS},
     )
     unavailable.__cause__ = error
     return unavailable

@@ -22,7 +22,7 @@ import trio
 
 from reelhouse import errors
 from reelhouse.media.schedule_rules import Rule
-from reelhouse.runtime import ActorRef
+from reelhouse.runtime import ActorRef, NestedAskFailed
 from reelhouse.storage.schedules import RunEnd
 
 from .plugins.connection import PluginCallError, PluginNotRunning
@@ -63,7 +63,7 @@ async def follow_plugin_tasks(plugins: ActorRef, scheduler: ActorRef, period: fl
         if definitions is not None:
             try:
                 await scheduler.ask(SyncPluginTasks(tuple(definitions)), timeout=SYNC_TIMEOUT_SECONDS)
-            except (errors.DomainError, trio.TooSlowError) as exc:  # the store was busy: next poll
+            except (errors.DomainError, NestedAskFailed, trio.TooSlowError) as exc:  # the store was busy: next poll
                 log.warning("scheduler: could not register plugin tasks (%s)", type(exc).__name__)
         if period is None:
             return

@@ -7,9 +7,10 @@ from typing import Any, TypeVar, overload
 from reelhouse import errors
 from reelhouse.actors.library import GetScrapeQueue
 from reelhouse.actors.library_registry import GetLibraryRef
-from reelhouse.runtime import ActorRef, ActorStopped, Ask, AskTimeout
+from reelhouse.runtime import ActorRef, ActorStopped, Ask, AskTimeout, NestedAskFailed
 
 from .context import ASK_TIMEOUT_SECONDS, app_context
+from .errors import part_unavailable
 
 Answer = TypeVar("Answer")
 
@@ -33,6 +34,8 @@ async def ask(ref: ActorRef, msg: object, *, timeout: float = ASK_TIMEOUT_SECOND
             "The server is stopping or restarting this part; try again shortly.",
             params={"retryAfterSeconds": 5},
         ) from None
+    except NestedAskFailed as failed:
+        raise part_unavailable(failed) from failed
 
 
 async def library_ref(library_id: str) -> ActorRef:

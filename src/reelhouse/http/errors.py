@@ -19,6 +19,7 @@ from quart_schema import RequestSchemaValidationError
 from werkzeug.exceptions import HTTPException
 
 from reelhouse import errors
+from reelhouse.runtime import NestedAskFailed
 from reelhouse.storage import StoreFull, StoreUnavailable
 
 from .schema import ErrorBody
@@ -37,6 +38,7 @@ STATUS_BY_CLASS: tuple[tuple[type[errors.DomainError], int], ...] = (
 )
 
 STORE_RETRY_AFTER_SECONDS = 5  # a database restarting, or a disk being freed
+PART_RETRY_AFTER_SECONDS = 5  # an actor a request needed, busy or restarting (the runtime's NestedAskFailed)
 
 # Codes for framework errors, by HTTP status; all from the reference's
 # ErrorCode list (it has no code of its own for 405, so that is bad_request).
@@ -75,6 +77,16 @@ def error_body_bytes(code: str, message: str, params: dict[str, Any] | None = No
     return json.dumps(body, separators=(",", ":")).encode() + b"\n"
 
 
+def part_unavailable(error: NestedAskFailed) -> errors.Unavailable:
+    """What a client is told when an actor could not answer because a part it asked failed."""
+    unavailable = errors.Unavailable(
+        "A part of the server this request needs is busy or restarting; try again shortly.",
+        params={"retryAfterSeconds": PART_RETRY_AFTER_SECONDS},
+    )
+    unavailable.__cause__ = error
+    return unavailable
+
+
 def status_of(error: errors.DomainError) -> int:
     for cls, status in STATUS_BY_CLASS:
         if isinstance(error, cls):
@@ -84,6 +96,7 @@ def status_of(error: errors.DomainError) -> int:
 
 def register_error_handlers(app: Quart) -> None:
     app.register_error_handler(errors.DomainError, _domain_error)
+    app.register_error_handler(NestedAskFailed, _part_unavailable)
     app.register_error_handler(RequestSchemaValidationError, _validation_error)
     app.register_error_handler(HTTPException, _http_exception)
     app.register_error_handler(StoreUnavailable, _store_down)
@@ -96,6 +109,10 @@ async def _domain_error(error: errors.DomainError) -> Response:
     if "retryAfterSeconds" in error.params:
         headers["Retry-After"] = str(error.params["retryAfterSeconds"])
     return error_response(status_of(error), error.code, error.message, error.params, headers)
+
+
+async def _part_unavailable(error: NestedAskFailed) -> Response:
+    return await _domain_error(part_unavailable(error))
 
 
 async def _store_down(error: StoreUnavailable | StoreFull) -> Response:

@@ -24,9 +24,9 @@ instead of picking its own.
 
 A nested ask that fails (:class:`ActorStopped`, :class:`AskTimeout`,
 :class:`ActorCrashed` raised out of ``handle``) does not crash the asking
-actor: its asker gets :class:`~reelhouse.errors.Unavailable` (503, with
-``retryAfterSeconds``), because what failed is a part the actor needed,
-not the actor.
+actor: its asker gets :class:`NestedAskFailed`, because what failed is a
+part the actor needed, not the actor. What a client is told of it (the
+HTTP edge: 503 with a retry) is decided where the asks come in.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from typing import Generic, TypeVar, overload
 
 import trio
 
-from reelhouse.errors import DomainError, Unavailable
+from reelhouse.errors import DomainError
 from reelhouse.log_origin import log_origin
 
 from ._mailbox import _Envelope, _Mailbox, _MailboxClosed, _Reply
@@ -48,8 +48,6 @@ DEFAULT_MAILBOX_SIZE = 64
 # The bound of an ask made where no deadline is inherited (a tell's handler,
 # a background task) and none is given: nothing waits forever.
 DEFAULT_ASK_TIMEOUT_SECONDS = 10.0
-# What a nested-ask failure tells the client to wait before trying again.
-RETRY_AFTER_SECONDS = 5
 
 _log = logging.getLogger("reelhouse.actors")
 
@@ -60,6 +58,12 @@ class ActorError(Exception):
     def __init__(self, actor: str, message: str) -> None:
         super().__init__(message)
         self.actor = actor
+
+
+class NestedAskFailed(ActorError):
+    """An actor's handler asked another actor, and that ask failed (stopped,
+    timed out or crashed): a part the actor needed, busy or restarting. The
+    failed ask is the ``__cause__``; trying again shortly may succeed."""
 
 
 class ActorCrashed(ActorError):
@@ -362,15 +366,12 @@ def _ask_timeout(name: str) -> AskTimeout:
     return AskTimeout(name, f"no reply from actor {name} before the ask's deadline")
 
 
-def nested_ask_unavailable(name: str, error: ActorError) -> Unavailable:
+def nested_ask_failed(name: str, error: ActorError) -> NestedAskFailed:
     """What an actor answers when a nested ask of its handler failed."""
     _log.warning("actor %s: a nested ask failed: %r", name, error)
-    unavailable = Unavailable(
-        "A part of the server this request needs is busy or restarting; try again shortly.",
-        params={"retryAfterSeconds": RETRY_AFTER_SECONDS},
-    )
-    unavailable.__cause__ = error
-    return unavailable
+    failed = NestedAskFailed(name, f"actor {name}: a part it needed did not answer ({error})")
+    failed.__cause__ = error
+    return failed
 
 
 def is_cancellation(error: BaseException) -> bool:
@@ -447,9 +448,9 @@ async def _serve(actor: Actor, ref: ActorRef, in_flight: _InFlight) -> Exception
             with trio.CancelScope(deadline=envelope.deadline) as scope:
                 result = await actor.handle(envelope.msg)
         except DomainError as error:
-            _answer_domain_error(name, envelope, error)
+            _answer_error(name, envelope, error)
         except ActorError as error:  # a nested ask failed: a part this actor needs, not this actor
-            _answer_domain_error(name, envelope, nested_ask_unavailable(name, error))
+            _answer_error(name, envelope, nested_ask_failed(name, error))
         except Exception as crash:
             if reply is not None:
                 reply.fail(_crashed(name, crash))
@@ -465,7 +466,7 @@ async def _serve(actor: Actor, ref: ActorRef, in_flight: _InFlight) -> Exception
     return None
 
 
-def _answer_domain_error(name: str, envelope: _Envelope, error: DomainError) -> None:
+def _answer_error(name: str, envelope: _Envelope, error: DomainError | NestedAskFailed) -> None:
     if envelope.reply is not None:
         envelope.reply.fail(error)
     else:

@@ -43,7 +43,16 @@ import trio
 
 from reelhouse import errors
 from reelhouse.media.play_record import SHUTDOWN, STOPPED, EndedPlayback
-from reelhouse.runtime import ActorError, ActorRef, ActorStopped, ChildSpec, PendingReply, Supervisor, wall_clock_ms
+from reelhouse.runtime import (
+    ActorError,
+    ActorRef,
+    ActorStopped,
+    ChildSpec,
+    NestedAskFailed,
+    PendingReply,
+    Supervisor,
+    wall_clock_ms,
+)
 from reelhouse.shutdown import bounded_shield
 
 from .messages import (
@@ -234,7 +243,7 @@ class PlaybackRegistry(Supervisor):
         try:
             with trio.fail_at(reply.deadline):  # this task does not run under the asker's deadline
                 ended = await session.ref.ask(finish)
-        except errors.DomainError as error:
+        except (errors.DomainError, NestedAskFailed) as error:  # refused, or a part it needed is busy
             reply.fail(error)
             return
         except trio.TooSlowError:  # the session is too busy to answer in time (AskTimeout too)

@@ -15,9 +15,10 @@ from quart import Blueprint, Response
 from quart_schema import RequestSchemaValidationError
 
 from reelhouse import errors
+from reelhouse.runtime import NestedAskFailed
 from reelhouse.storage import StoreFull, StoreUnavailable
 
-from ..errors import STORE_RETRY_AFTER_SECONDS, status_of
+from ..errors import STORE_RETRY_AFTER_SECONDS, part_unavailable, status_of
 
 TITLES = {
     400: "Bad Request",
@@ -42,6 +43,7 @@ def problem(status: int, detail: str, retry_after: object = None) -> Response:
 
 def register(blueprint: Blueprint) -> None:
     blueprint.register_error_handler(errors.DomainError, _domain_error)
+    blueprint.register_error_handler(NestedAskFailed, _part_unavailable)
     blueprint.register_error_handler(RequestSchemaValidationError, _invalid_body)
     blueprint.register_error_handler(StoreUnavailable, _store_down)
     blueprint.register_error_handler(StoreFull, _store_down)
@@ -49,6 +51,10 @@ def register(blueprint: Blueprint) -> None:
 
 async def _domain_error(error: errors.DomainError) -> Response:
     return problem(status_of(error), error.message, error.params.get("retryAfterSeconds"))
+
+
+async def _part_unavailable(error: NestedAskFailed) -> Response:
+    return await _domain_error(part_unavailable(error))
 
 
 async def _invalid_body(_error: RequestSchemaValidationError) -> Response:
