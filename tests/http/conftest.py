@@ -11,14 +11,16 @@ import httpx
 import pytest
 import trio
 
-from reelhouse.config import load_settings
+from reelhouse.config import Settings, load_settings
 from reelhouse.server import serve
+from reelhouse.server_lock import ServerRunning
 from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
 from ..conftest import migrated_copy
 
 SERVER_START_TIMEOUT_S = 20.0
+RESTART_POLL_S = 0.05  # a restart waits this long between tries while the previous server stops
 # The status's sample probe starts a probe worker per server: off unless a test asks for it.
 QUIET_SCAN_SETTINGS = {"health_probe_at_start": False}
 
@@ -52,18 +54,26 @@ async def start_server(
         flags={"bind": "127.0.0.1:0", "data_dir": str(data_dir), "database_url": database_url, **settings},
         environ={},
     )
-    shutdown, stopped = trio.Event(), trio.Event()
-
-    async def run(task_status: trio.TaskStatus[list[str]]) -> None:
-        try:
-            await serve(config, shutdown=shutdown, task_status=task_status)
-        finally:
-            stopped.set()
-
     with trio.fail_after(SERVER_START_TIMEOUT_S):
-        binds = await nursery.start(run)
+        while True:
+            shutdown, stopped = trio.Event(), trio.Event()
+            try:
+                binds = await nursery.start(_serve_until, config, shutdown, stopped)
+                break
+            except* ServerRunning:
+                pass  # the folder's previous server is still stopping (one server per data folder)
+            await trio.sleep(RESTART_POLL_S)
     base = binds[0]
     return RunningServer(base, f"{base}/api/v1", key, database_url, data_dir, shutdown, stopped)
+
+
+async def _serve_until(
+    config: Settings, shutdown: trio.Event, stopped: trio.Event, task_status: trio.TaskStatus[list[str]]
+) -> None:
+    try:
+        await serve(config, shutdown=shutdown, task_status=task_status)
+    finally:
+        stopped.set()
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
@@ -118,16 +117,6 @@ async def test_a_child_that_dies_fails_the_call_with_a_clear_error(
             parser._process.kill()
             with pytest.raises(ParserProcessError, match="died"):
                 await call(parser, tree)
-
-
-async def test_the_child_parses_at_a_lower_cpu_priority_than_the_server(tree: Tree) -> None:
-    _fill(tree)
-    with trio.fail_after(LIMIT_S):
-        async with _in_child(_setup(tree)) as parser:
-            assert isinstance(parser, parser_process._ProcessParser)
-            await parser.parse(_visits(tree))  # the child has started and set itself up
-            child = os.getpriority(os.PRIO_PROCESS, parser._process.pid)
-    assert child == min(os.getpriority(os.PRIO_PROCESS, 0) + parser_process.CHILD_NICENESS, 19)
 
 
 async def test_cancelling_the_scan_kills_the_child(tree: Tree) -> None:

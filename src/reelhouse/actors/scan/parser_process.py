@@ -9,9 +9,6 @@ instead: the same calls, arguments and answers pickled over a pipe, while
 the server's process writes what the child parsed, and big scans running
 at once parse on different cores. Smaller scans (a child costs a Python
 start-up), and scans finding every slot taken, parse in a worker thread.
-The child runs at a lower CPU priority (:data:`CHILD_NICENESS`): when
-scans keep every core busy, the server's event loop gets a core first
-(requests stay quick), and an idle machine parses as fast as before.
 
 :func:`open_parser` is the scope of either. The child is a
 ``trio.run_process`` task in that scope's nursery. Leaving it stops the
@@ -49,7 +46,6 @@ from reelhouse.storage.catalog import ScanIndex, batch_statements
 from .parse import ParsedBatch, Parser
 from .walk import DirVisit
 
-CHILD_NICENESS = 10  # added to the server's: the event loop wins a contended core
 PROCESS_MIN_FILES = 2_000  # listed files from which a scan parses in a child process
 STOP_TIMEOUT_S = 5.0  # a finished child's time to exit before it is killed
 READ_CHUNK_BYTES = 1 << 20
@@ -357,7 +353,6 @@ def _child_env() -> dict[str, str]:
 def main() -> None:
     """Child process: answer requests until the parent closes our stdin."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
-    _lower_priority()
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print must not corrupt a frame
     requests = sys.stdin.buffer
@@ -378,13 +373,6 @@ def main() -> None:
             frame = _error_frame(exc)
         answers.write(frame)
         answers.flush()
-
-
-def _lower_priority() -> None:
-    try:
-        os.nice(CHILD_NICENESS)
-    except OSError:  # not allowed here: parse at the server's priority
-        pass
 
 
 def _error_frame(exc: Exception) -> bytes:
