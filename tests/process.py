@@ -47,13 +47,13 @@ class ServerProcess:
         self.process: trio.Process | None = None
         self.base_url = ""
 
-    async def start(self, nursery: trio.Nursery) -> str:
+    async def start(self, nursery: trio.Nursery, *, timeout: float = START_TIMEOUT_S) -> str:
         self.process = await trio.lowlevel.open_process(
             self.args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=self.env or clean_environ()
         )
         assert self.process.stderr is not None
         nursery.start_soon(self._collect)
-        with trio.fail_after(START_TIMEOUT_S):
+        with trio.fail_after(timeout):
             while not (match := SERVING_LINE.search(self.log.decode(errors="replace"))):
                 if self.process.poll() is not None:
                     raise RuntimeError(f"server exited early:\n{self.log.decode(errors='replace')}")

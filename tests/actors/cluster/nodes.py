@@ -23,6 +23,9 @@ TEST_CLUSTER_ENV = {
 }
 
 
+NODE_START_TIMEOUT_S = 120.0
+
+
 class Cluster:
     """Nodes started in a nursery, each with its own data folder, one database, one API key."""
 
@@ -40,7 +43,9 @@ class Cluster:
         index = len(self.nodes)
         node = ServerProcess(self._root / f"node{index}", self.database_url, *extra, env=self._env)
         self.nodes.append(node)
-        self.urls.append(await node.start(self._nursery))
+        # Several servers start on a loaded machine (migrations fsync on a busy disk): each
+        # test's own fail_after is the cap that matters.
+        self.urls.append(await node.start(self._nursery, timeout=NODE_START_TIMEOUT_S))
         if not self.key:
             done = await run_cli(["--data-dir", str(self._root / "node0"), "--database", self.database_url,
                                   "apikey", "create", "cluster"], env=self._env)
