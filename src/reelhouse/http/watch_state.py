@@ -11,6 +11,7 @@ member may not see is 404 as if absent, and the lists leave such items out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import Field
@@ -19,7 +20,7 @@ from quart_schema import document_querystring, document_response
 
 from reelhouse import errors
 from reelhouse.actors.watch_state import MarkFavorite, MarkPlayed
-from reelhouse.runtime import ActorRef
+from reelhouse.runtime import ActorRef, Ask
 from reelhouse.storage.cursor import FINGERPRINT_KEY, fingerprint
 from reelhouse.storage.devices import DeviceSignIn
 from reelhouse.storage.item_query import ItemSummary
@@ -162,11 +163,11 @@ async def next_up() -> dict[str, Any]:
 # -- helpers -------------------------------------------------------------------------
 
 
-async def _mark(item_id: str, message: Any) -> dict[str, Any]:
+async def _mark(item_id: str, message: Callable[[str], Ask[WatchState]]) -> dict[str, Any]:
+    """Ask the WatchStateActor the mark ``message(member id)`` once the item is visible; its UserData."""
     member = _member()
     await require_item_visible(item_id)
-    state: WatchState = await ask(_watch_state_ref(), message(member.user_id))
-    return user_data_json(state)
+    return user_data_json(await ask(_watch_state_ref(), message(member.user_id)))
 
 
 def user_data_json(state: WatchState) -> dict[str, Any]:

@@ -457,7 +457,7 @@ def _member_state(where: Where, query: ItemQuery, member_id: str) -> None:
     )  # fmt: skip
     for value, condition in wanted:
         if value is not None:
-            sql, params = condition(member_id)
+            sql, params = condition(member_id, where.backend)
             where.add(sql if value else f"NOT {sql}", *params)
 
 

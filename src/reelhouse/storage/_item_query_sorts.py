@@ -134,8 +134,10 @@ class SortPlan:
         return _after(list(self.columns), list(key), "<" if self.descending else ">")
 
 
-def sort_plan(query: ItemQuery, rating_levels: Mapping[str, int], seed: int | None) -> SortPlan:
-    """The plan for ``query.sort``.
+def sort_plan(
+    query: ItemQuery, rating_levels: Mapping[str, int], seed: int | None, backend: str = "sqlite"
+) -> SortPlan:
+    """The plan for ``query.sort`` on ``backend``.
 
     ``rating_levels``: stored officialRating label -> level (only read for
     the officialRating sort); ``seed``: the random sort's seed.
@@ -149,7 +151,7 @@ def sort_plan(query: ItemQuery, rating_levels: Mapping[str, int], seed: int | No
     if sort == "officialRating":
         return _official_rating(rating_levels, desc)
     if sort in _MEMBER_SORTS and query.member_id is not None:
-        member_sql, params = member_state.sort_value(sort, query.member_id, LOW if desc else HIGH)
+        member_sql, params = member_state.sort_value(sort, query.member_id, LOW if desc else HIGH, backend)
         return SortPlan(member_sql, tuple(params), desc, computed=True)
     value_sql = _value_sql(query)
     return SortPlan(value_sql, (), desc, computed="SELECT" in value_sql)

@@ -119,7 +119,10 @@ async def _aio_open_pool(dsn: str, schema: str | None) -> asyncpg.Pool:
     # idle for seconds belongs to a client that stopped: a paused process, a
     # cut network. Ending it frees its row locks, which would otherwise hold
     # a cluster's lease takeover (storage/cluster_leases.py) for as long.
-    settings = {"plan_cache_mode": "force_custom_plan",
+    # No JIT: it pays off only for long analytic queries; a page whose
+    # estimate passes jit_above_cost (a sort over 20,000 items with a
+    # subquery per row) spent about 1 s compiling to run in a few ms.
+    settings = {"plan_cache_mode": "force_custom_plan", "jit": "off",
                 "idle_in_transaction_session_timeout": str(IDLE_IN_TRANSACTION_TIMEOUT_MS)}
     if schema:
         settings["search_path"] = f'"{schema}"'

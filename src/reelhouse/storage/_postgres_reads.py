@@ -171,7 +171,8 @@ async def open_readers(dsn: str, schema: str | None) -> PostgresReaders:
     # statement prepared before a table changes shape fails afterwards
     # ("cached plan must not change result type"), and with custom plans
     # preparing saves only the parse.
-    options = "-c plan_cache_mode=force_custom_plan"
+    # No JIT: see _postgres._aio_open_pool.
+    options = "-c plan_cache_mode=force_custom_plan -c jit=off"
     if schema:
         options += f' -c search_path="{schema}"'
 

@@ -88,7 +88,7 @@ async def list_items(store: Store, query: ItemQuery, codec: CursorCodec) -> Item
     parent = await _resolve_scope(store, query) if query.parent_id is not None else None
     levels = await rating_levels(store) if _needs_levels(query) else {}
     where = build_where(query, parent, _labels_in_bounds(query, levels), store.backend)
-    plan = sort_plan(query, levels, seed)
+    plan = sort_plan(query, levels, seed, store.backend)
     rows = await _page_rows(store, query, where, plan, key)
     if not rows and query.library_id is not None and parent is None:
         await _resolve_scope(store, query)  # an empty page: is the library there at all?

@@ -27,8 +27,9 @@ Rules:
   is its own row's.
 - Resume: items with a position, newest report first.  Next up: for each
   series with a played episode, the first episode after the furthest
-  played one (season, then episode number; specials, season 0, left out)
-  that is not played; series ordered by their latest play.
+  played one (season, then episode number; specials, season 0, and
+  episodes without a number left out) that is not played; series ordered
+  by their latest play.
 
 A write for an item or member that is gone raises :class:`NotFound`
 (the foreign key refused it).  Store errors propagate.
@@ -47,6 +48,20 @@ from ._store import IntegrityError, Row, Statement, Store
 
 EPISODES = "e.type = 'Episode' AND e.missing = 0 AND e.owner_id IS NULL AND e.version_of IS NULL"
 """The episodes of a series or season that count for its played state (over ``items e``)."""
+# The same on SQLite, spelled so that no index matches it: the rows are found
+# by series_id or season_id (or by id), and SQLite, without statistics,
+# would otherwise walk every episode of the type index for each series.
+# PostgreSQL gets the plain form: its statistics estimate it well, and a
+# misestimate there turns a page into seconds of plan and JIT work.
+_SQLITE_EPISODES = (
+    "e.type || '' = 'Episode' AND e.missing + 0 = 0 AND COALESCE(e.owner_id, '') = ''"
+    " AND COALESCE(e.version_of, '') = ''"
+)
+
+
+def episodes(backend: str) -> str:
+    """:data:`EPISODES` as ``backend`` should be given it."""
+    return _SQLITE_EPISODES if backend == "sqlite" else EPISODES
 CONTAINER_TYPES = ("Series", "Season")
 SEASON_FACTOR = 1_000_000
 _COLUMNS = "w.item_id, w.played, w.play_count, w.last_played_at, w.position_ms, w.favorite"
@@ -84,7 +99,8 @@ async def watch_states(store: Store, member_id: str, item_ids: Sequence[str]) ->
         return {}
     marks = ", ".join("?" for _ in ids)
     own_sql = f"SELECT {_COLUMNS} FROM watch_state w WHERE w.user_id = ? AND w.item_id IN ({marks})"
-    own, derived = await store.fetch_each([(own_sql, [member_id, *ids]), _derived_query(member_id, ids)])
+    derived_query = _derived_query(member_id, ids, store.backend)
+    own, derived = await store.fetch_each([(own_sql, [member_id, *ids]), derived_query])
     states = {item_id: WatchState(item_id) for item_id in ids}
     for row in own:
         states[row["item_id"]] = state_of(row)
@@ -93,11 +109,7 @@ async def watch_states(store: Store, member_id: str, item_ids: Sequence[str]) ->
     return states
 
 
-# EPISODES with e.type kept from SQLite's index choice, so a container's episodes are found by its id.
-_EPISODES_BY_CONTAINER = EPISODES.replace("e.type = 'Episode'", "e.type || '' = 'Episode'")
-
-
-def _derived_query(member_id: str, ids: list[str]) -> tuple[str, list[Any]]:
+def _derived_query(member_id: str, ids: list[str], backend: str) -> tuple[str, list[Any]]:
     """Per series or season among ``ids``: its episodes, those played, lowest count, latest play."""
     marks = ", ".join("?" for _ in ids)
     parts = []
@@ -107,13 +119,9 @@ def _derived_query(member_id: str, ids: list[str]) -> tuple[str, list[Any]]:
             "SELECT c.id AS id, count(e.id) AS total,"
             " CAST(COALESCE(sum(CASE WHEN w.played = 1 THEN 1 ELSE 0 END), 0) AS BIGINT) AS played,"
             " min(COALESCE(w.play_count, 0)) AS play_count, max(w.last_played_at) AS last_played_at"
-            # CROSS JOIN: SQLite then reads the containers first and each one's episodes by
-            # series_id or season_id; left free, it walked every episode by type (40 ms over
-            # 10,000 for no container at all). PostgreSQL plans it as the inner join it is.
-            " FROM items c CROSS JOIN items e"
+            f" FROM items c JOIN items e ON e.{column} = c.id AND {episodes(backend)}"
             " LEFT JOIN watch_state w ON w.user_id = ? AND w.item_id = e.id"
-            f" WHERE e.{column} = c.id AND {_EPISODES_BY_CONTAINER} AND c.type = '{kind}' AND c.id IN ({marks})"
-            " GROUP BY c.id"
+            f" WHERE c.type = '{kind}' AND c.id IN ({marks}) GROUP BY c.id"
         )
         params.extend([member_id, *ids])
     return " UNION ALL ".join(parts), params
@@ -207,25 +215,29 @@ async def next_up_list(
         scope += " AND e.series_id = ?"
         scope_params.append(series_id)
     regular = "COALESCE(e.parent_index_number, 0) <> 0"
+    counted = episodes(store.backend)
     watched = (
         "SELECT e.series_id AS series_id, max(w.last_played_at) AS last_at,"
         f" max(CASE WHEN {regular} THEN {_episode_key('e')} END) AS furthest"
         " FROM watch_state w JOIN items e ON e.id = w.item_id"
-        f" WHERE w.user_id = ? AND w.played = 1 AND {EPISODES} AND e.series_id IS NOT NULL{scope}"
+        f" WHERE w.user_id = ? AND w.played = 1 AND {counted} AND e.series_id IS NOT NULL{scope}"
         " GROUP BY e.series_id"
     )
+    # In the order of items_by_series (season, episode): the walk stops at the
+    # first unplayed episode, without looking up the state of every episode.
     candidate = (
-        f"SELECT e.id FROM items e WHERE e.series_id = s.series_id AND {EPISODES} AND {regular}"
-        f" AND {_episode_key('e')} > COALESCE(s.furthest, -1)"
+        f"SELECT e.id FROM items e WHERE e.series_id = s.series_id AND {counted} AND {regular}"
+        f" AND e.index_number IS NOT NULL AND {_episode_key('e')} > COALESCE(s.furthest, -1)"
         " AND NOT EXISTS (SELECT 1 FROM watch_state x WHERE x.user_id = ? AND x.item_id = e.id AND x.played = 1)"
-        f" ORDER BY {_episode_key('e')}, e.name_key, e.id LIMIT 1"
+        " ORDER BY e.parent_index_number, e.index_number, e.id LIMIT 1"
     )
     keyset, keyset_params = "", []
     if after is not None:
         keyset = " AND (n.last_at < ? OR (n.last_at = ? AND n.series_id < ?))"
         keyset_params = [after[0], after[0], after[1]]
     sql = (
-        f"WITH s AS ({watched}), n AS (SELECT s.series_id, COALESCE(s.last_at, 0) AS last_at, ({candidate}) AS next_id"
+        f"WITH s AS ({watched}), n AS MATERIALIZED (SELECT s.series_id, COALESCE(s.last_at, 0) AS last_at,"
+        f" ({candidate}) AS next_id"
         " FROM s)"
         " SELECT n.series_id, n.last_at, n.next_id AS item_id, w.played, w.play_count, w.last_played_at,"
         " w.position_ms, w.favorite FROM n LEFT JOIN watch_state w ON w.user_id = ? AND w.item_id = n.next_id"
@@ -284,7 +296,9 @@ async def set_played(store: Store, member_id: str, item_id: str, played: bool, a
     targets = [item_id]
     if kind in CONTAINER_TYPES:
         column = "series_id" if kind == "Series" else "season_id"
-        rows = await store.fetch_all(f"SELECT e.id FROM items e WHERE e.{column} = ? AND {EPISODES}", (item_id,))
+        rows = await store.fetch_all(
+            f"SELECT e.id FROM items e WHERE e.{column} = ? AND {episodes(store.backend)}", (item_id,)
+        )
         targets = [row["id"] for row in rows]
     if not targets:
         return
