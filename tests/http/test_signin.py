@@ -217,21 +217,11 @@ async def test_a_restart_is_no_way_around_the_sign_in_limit(
         for n in range(5):
             assert (await login(first, "Quin", password=f"guess {n}")).status_code == 401
         first.shutdown.set()
-        await wait_until_closed(first)
+        await first.stopped.wait()  # serve() returned: the data folder's lock is free
         second = await start_server(nursery, database_url, tmp_path / "data")
         limited = await login(second, "Quin", password=PASSWORD)
         second.shutdown.set()
     assert limited.status_code == 429 and int(limited.headers["Retry-After"]) >= 1
-
-
-async def wait_until_closed(server: RunningServer) -> None:
-    while True:
-        try:
-            async with server.client() as client:
-                await client.get("/system/status")
-        except httpx.TransportError:
-            return
-        await trio.sleep(0.05)
 
 
 async def test_parallel_wrong_passwords_get_no_more_guesses_than_the_limit(server: RunningServer) -> None:
