@@ -53,11 +53,15 @@ class ServerProcess:
         )
         assert self.process.stderr is not None
         nursery.start_soon(self._collect)
-        with trio.fail_after(timeout):
+        match = None
+        with trio.move_on_after(timeout):
             while not (match := SERVING_LINE.search(self.log.decode(errors="replace"))):
                 if self.process.poll() is not None:
                     raise RuntimeError(f"server exited early:\n{self.log.decode(errors='replace')}")
                 await trio.sleep(0.05)
+        if match is None:  # said why, within the test's own cap
+            raise AssertionError(f"the server did not serve within {timeout} s; its log so far:\n"
+                                 f"{self.log.decode(errors='replace')[-2000:]}")
         self.base_url = match.group(1)
         return self.base_url
 
