@@ -238,11 +238,11 @@ async def _serve_http(
     gc.freeze()
     async with trio.open_nursery() as nursery:
         binds = await nursery.start(edge.serve, sockets, shutdown)
-        for url in binds:
-            log.info("serving on %s/api/v1", url)
         if context.watchdog is not None:
             context.watchdog.serving = True  # from now on a blocked loop keeps clients waiting
-        task_status.started(binds)
+        task_status.started(binds)  # writes the address into the server lock: before anyone reads the log
+        for url in binds:
+            log.info("serving on %s/api/v1", url)
     # The edge returns once shutdown was set and in-flight requests
     # finished or ran out of graceful_timeout.
 
