@@ -184,3 +184,23 @@ async def test_the_cookie_is_secure_over_https_said_only_by_a_trusted_proxy(
     _morsel, header = _set_cookie(answer)
     assert answer.status_code == 200
     assert ("; secure" in header) is secure
+
+
+async def test_revoking_the_web_device_or_disabling_the_member_ends_the_browser_sign_in(
+    server: RunningServer,
+) -> None:
+    with trio.fail_after(30):
+        await add_member(server, "Rex", password=PASSWORD, all_libraries=True)
+        async with _browser(server) as browser:
+            device_id = (await _sign_in(browser, "Rex", password=PASSWORD)).json()["deviceId"]
+            before = await browser.get("/api/v1/items")
+            async with server.client() as admin:
+                listed = (await admin.get("/devices")).json()
+                revoked = await admin.delete(f"/devices/{device_id}")
+            after = await browser.get("/api/v1/items")
+            page = await browser.get("/web/")
+    devices = listed["items"] if isinstance(listed, dict) else listed
+    assert [d["kind"] for d in devices if d["id"] == device_id] == ["web"]
+    assert before.status_code == 200 and revoked.status_code == 204
+    assert after.status_code == 401
+    assert page.status_code == 302 and page.headers["location"].endswith("/web/login")
