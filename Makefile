@@ -8,7 +8,7 @@ BIND ?= $(or $(REELHOUSE_BIND),127.0.0.1:8096)
 DATA_DIR ?= $(or $(REELHOUSE_DATA_DIR),./data)
 NODE_CLIENT := tests/http/jellyfin/node
 
-.PHONY: run test coverage bench lint ffmpeg clean
+.PHONY: run test coverage bench lint ffmpeg chromium clean
 
 # Installed once per change of pyproject.toml.
 $(VENV)/.installed-run: pyproject.toml
@@ -40,6 +40,22 @@ ffmpeg:
 	  fi; \
 	fi
 
+# Chromium from Debian's packages when missing (the web console's tests drive it with Playwright;
+# `playwright install` is never run). apt-get may be locked by another install for a while: retried.
+chromium:
+	@if ! test -x /usr/bin/chromium; then \
+	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium from Debian's packages"; \
+	    for try in 1 2 3 4 5 6 7 8 9 10; do \
+	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null && break; \
+	      echo "apt-get busy or failed; retrying in 15 s"; sleep 15; \
+	    done; \
+	    test -x /usr/bin/chromium || { echo "chromium could not be installed"; exit 1; }; \
+	  else \
+	    echo "chromium is missing: install it (e.g. sudo apt-get install chromium)"; exit 1; \
+	  fi; \
+	fi
+
 # Two workers (pytest-xdist): every test has its own files, ports and
 # PostgreSQL schema, so they run side by side; TEST_WORKERS=0 runs in one process.
 TEST_WORKERS ?= 2
@@ -47,12 +63,12 @@ TEST_WORKERS ?= 2
 # Bytecode is written even where the environment says not to: the suite
 # starts hundreds of Python processes (servers, CLI runs, workers), each of
 # which would otherwise compile reelhouse from source again.
-test: $(VENV)/.installed-test ffmpeg $(NODE_CLIENT)/node_modules/.installed
+test: $(VENV)/.installed-test ffmpeg chromium $(NODE_CLIENT)/node_modules/.installed
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # The same run with line coverage of src/reelhouse (this process and its
 # xdist workers; servers started as processes are not measured).
-coverage: $(VENV)/.installed-test ffmpeg $(NODE_CLIENT)/node_modules/.installed
+coverage: $(VENV)/.installed-test ffmpeg chromium $(NODE_CLIENT)/node_modules/.installed
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --cov --cov-report=term $(PYTEST_ARGS)
 
 # The published @jellyfin/sdk, for the Jellyfin-compatible surface's tests (a node script they run).

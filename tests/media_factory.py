@@ -18,10 +18,12 @@ class VideoSpec:
     audio_language: str | None = None
     subtitle: bool = False
     container: str = "mkv"
+    seconds: int = 1  # longer for a browser that plays, leaves and resumes
 
     @property
     def key(self) -> str:
-        return f"{self.width}x{self.height}-{self.codec}-{self.audio_language}-{self.subtitle}.{self.container}"
+        length = "" if self.seconds == 1 else f"-{self.seconds}s"
+        return f"{self.width}x{self.height}-{self.codec}-{self.audio_language}-{self.subtitle}{length}.{self.container}"
 
 
 class MediaFactory:
@@ -63,9 +65,11 @@ def _encode(target: Path, spec: VideoSpec) -> None:
         subtitle_input = target.with_suffix(".input.srt")
         subtitle_input.write_text("1\n00:00:00,000 --> 00:00:00,900\nHello\n")
         args += ["-i", str(subtitle_input)]
-    args += ["-t", "1", "-map", "0:v", "-map", "1:a", "-c:v", spec.codec, "-c:a", "aac"]
+    args += ["-t", str(spec.seconds), "-map", "0:v", "-map", "1:a", "-c:v", spec.codec, "-c:a", "aac"]
     if spec.codec == "libx264":
         args += ["-preset", "ultrafast"]
+    if spec.container == "mp4":
+        args += ["-movflags", "+faststart", "-pix_fmt", "yuv420p"]  # what a browser's <video> plays
     if spec.audio_language:
         args += ["-metadata:s:a:0", f"language={spec.audio_language}"]
     if spec.subtitle:

@@ -13,6 +13,7 @@ any invalid value; the command line turns that into exit code 2.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 import tomllib
@@ -129,6 +130,24 @@ class MetricsSettings(_Section):
     enabled: bool = False
 
 
+class WebSettings(_Section):
+    # Addresses or networks (CIDR) of reverse proxies whose X-Forwarded-Proto is believed:
+    # a request from one of them with "https" gets a Secure cookie (http/web/cookies.py).
+    trusted_proxies: tuple[str, ...] = ()
+    # How long a web sign-in's cookie lasts, unless the member has sessionOnlyLogin.
+    cookie_days: float = Field(30.0, gt=0, le=3650)
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies_are_networks(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for entry in value:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an IP address or network (e.g. 10.0.0.0/8)") from None
+        return value
+
+
 class Settings(BaseSettings):
     """Every setting of the server; see conf/default.toml for the meaning."""
 
@@ -157,6 +176,7 @@ class Settings(BaseSettings):
     scrape: ScrapeSettings = ScrapeSettings()
     metrics: MetricsSettings = MetricsSettings()
     cluster: ClusterSettings = ClusterSettings()
+    web: WebSettings = WebSettings()
 
     @field_validator("time_zone")
     @classmethod

@@ -46,6 +46,9 @@ from .streams import AbortableStreams, StalledWrites
 from .system import blueprint as system_blueprint
 from .users import blueprint as users_blueprint
 from .watch_state import blueprint as watch_state_blueprint
+from .web import pages as _web_pages  # noqa: F401  (registers the console's routes)
+from .web.blueprint import blueprint as web_blueprint
+from .web.blueprint import root as web_root_blueprint
 from .zero_copy import ZeroCopyBodies
 
 BLUEPRINTS = (
@@ -73,6 +76,7 @@ BLUEPRINTS = (
 )
 
 API_PREFIX = "/api/v1"
+WEB_PREFIX = "/web"  # the web console (http/web)
 REQUEST_ID_HEADER = "X-Request-Id"
 
 log = logging.getLogger(__name__)
@@ -107,11 +111,13 @@ def create_app(context: AppContext) -> Quart:
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint, url_prefix=API_PREFIX)
     app.register_blueprint(health_blueprint)  # outside the API: /health, /health/ready (no key)
+    app.register_blueprint(web_blueprint, url_prefix=WEB_PREFIX)  # the web console (http/web), a cookie sign-in
+    app.register_blueprint(web_root_blueprint)  # / redirects to /web/
     events = AbortableStreams(app, {f"{API_PREFIX}/scans/events"})
     bodies = ZeroCopyBodies(events)
     streams = StalledWrites(bodies, f"{API_PREFIX}/videos/", stream_stall_seconds)
     jellyfin_streams = StalledWrites(streams, "/videos/", stream_stall_seconds)  # after jellyfin's path rules
-    app.asgi_app = install_jellyfin(app, jellyfin_streams, API_PREFIX)  # type: ignore[method-assign]
+    app.asgi_app = install_jellyfin(app, jellyfin_streams, API_PREFIX, WEB_PREFIX)  # type: ignore[method-assign]
     if observers := _request_observers(app, context):
         app.asgi_app = RequestObserver(app.asgi_app, observers)  # type: ignore[method-assign,assignment]
     return app

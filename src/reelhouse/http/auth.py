@@ -22,6 +22,7 @@ from reelhouse.storage.verified_keys import VerifiedKeys
 from .context import app_context
 from .device_auth import authenticate_device, is_device_token
 from .edge import admit_anonymous, note_authenticated
+from .web.cookies import cookie_token, require_own_origin
 
 # Paths answered without a key: the machine-readable API description and sign-in.
 PUBLIC_PATHS = frozenset({"/api/v1/openapi.json", "/api/v1/auth/login"})
@@ -30,6 +31,8 @@ PUBLIC_PATHS = frozenset({"/api/v1/openapi.json", "/api/v1/auth/login"})
 PROBE_PATHS = frozenset({"/health", "/health/ready"})
 _EXTENSION_KEY = "reelhouse.verified_keys"
 OWN_AUTHENTICATION_PREFIX = "jellyfin"  # blueprints named so authenticate in their before_request
+WEB_BLUEPRINT_PREFIX = "web"  # the web console's blueprints (http/web) too
+OWN_AUTHENTICATION_PREFIXES = (OWN_AUTHENTICATION_PREFIX, WEB_BLUEPRINT_PREFIX)
 RETRY_AFTER_SECONDS = 1
 
 
@@ -54,8 +57,20 @@ async def _authenticate() -> None:
                 params={"retryAfterSeconds": RETRY_AFTER_SECONDS},
             )
         return
-    await _authenticate_token(request.headers.get("Authorization", ""), request.endpoint)
+    authorization = request.headers.get("Authorization", "")
+    if not authorization and (token := cookie_token()) is not None:
+        await _authenticate_cookie(token)
+    else:
+        await _authenticate_token(authorization, request.endpoint)
     note_authenticated(request.scope)
+
+
+async def _authenticate_cookie(token: str) -> None:
+    """The web console's cookie: its device token, on the player endpoints only, from our own pages only."""
+    require_own_origin(request.method, request.headers, request.host)
+    if not is_device_token(token):
+        raise errors.Unauthorized("The sign-in is invalid or has been revoked.")
+    await authenticate_device(token, request.endpoint)  # never an API key's route: 403 there
 
 
 async def _authenticate_websocket() -> None:
@@ -83,8 +98,9 @@ async def authenticate_api_key(token: str) -> None:
 
 
 def _has_own_authentication(blueprint: str | None) -> bool:
-    """The Jellyfin-compatible surface (``http/jellyfin``) reads its own credentials, with the same checks."""
-    return blueprint is not None and blueprint.startswith(OWN_AUTHENTICATION_PREFIX)
+    """The Jellyfin-compatible surface (``http/jellyfin``) and the web console (``http/web``) read their
+    own credentials, with the same checks."""
+    return blueprint is not None and blueprint.startswith(OWN_AUTHENTICATION_PREFIXES)
 
 
 def _bearer_token(header: str) -> str | None:

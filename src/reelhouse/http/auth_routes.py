@@ -45,6 +45,7 @@ from .schema import ApiModel
 
 blueprint = Blueprint("auth_routes", __name__)
 
+
 class LoginRequest(ApiModel):
     name: str = Field(max_length=256)
     password: str | None = Field(None, max_length=1024)
@@ -104,6 +105,7 @@ class SignInAttempt:
     client: str
     version: str | None
     password_or_pin: bool = False  # the password field may hold the PIN of a member who has only a PIN
+    kind: str = devices.PLAYER  # the Device row's kind: web for the web console's cookie sign-in
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +153,7 @@ async def _sign_in(data: SignInAttempt, address: str) -> SignedIn:
     if verdict.method == "password":
         await signin_limits.clear_pin_lock(store, user.id)
     await _rehash(store, creds, verdict.method, data)
-    request_row = devices.SignInRequest(user.id, data.device_id, data.device_name, data.client, data.version)
+    request_row = devices.SignInRequest(user.id, data.device_id, data.device_name, data.client, data.version, data.kind)
     token, device_id = await devices.sign_in(store, request_row, now)
     await members.note_login(store, user.id, now)
     await record_sign_in(user, ok=True, method=verdict.method, device_id=device_id)

@@ -23,6 +23,8 @@ from ._store import Statement, Store
 
 TOKEN_PREFIX = "rhd_"
 PLAYER = "player"
+WEB = "web"  # a browser's sign-in with a cookie (the web console)
+KINDS = frozenset({PLAYER, WEB})
 FIELD_MAX = 128  # client, device name, version and device id are cut to this
 
 
@@ -33,6 +35,7 @@ class SignInRequest:
     device_name: str
     client: str
     version: str | None
+    kind: str = PLAYER  # one of KINDS: the Device row's `kind`
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +85,8 @@ async def sign_in(store: Store, request: SignInRequest, now: int) -> tuple[str, 
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token_hash = hash_token(token)
     new_id = device_id_of(token)
-    values = (request.client[:FIELD_MAX], request.device_name[:FIELD_MAX], PLAYER, _cut(request.version))
+    kind = request.kind if request.kind in KINDS else PLAYER
+    values = (request.client[:FIELD_MAX], request.device_name[:FIELD_MAX], kind, _cut(request.version))
     key = _cut(request.device_key)
     # A second sign-in with a known device id joins that row (ON CONFLICT); NULL keys never conflict.
     upsert = Statement(

@@ -34,8 +34,9 @@ BLUEPRINTS = (
 __all__ = ["install_jellyfin"]
 
 
-def install_jellyfin(app: Quart, inner: Callable[..., Any], native_prefix: str) -> Callable[..., Any]:
-    """Register the surface's routes on ``app``; returns ``inner`` wrapped in its path rules."""
+def install_jellyfin(app: Quart, inner: Callable[..., Any], *native_prefixes: str) -> Callable[..., Any]:
+    """Register the surface's routes on ``app``; returns ``inner`` wrapped in its path rules
+    (paths under ``native_prefixes`` are left as they are)."""
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
-    return JellyfinPaths(inner, native_prefix)
+    return JellyfinPaths(inner, *native_prefixes)

@@ -28,16 +28,16 @@ def canonical_path(path: str) -> str:
 
 
 class JellyfinPaths:
-    """ASGI middleware: paths outside ``native_prefix`` are routed by :func:`canonical_path`."""
+    """ASGI middleware: paths outside the native prefixes are routed by :func:`canonical_path`."""
 
-    def __init__(self, inner: Callable[..., Any], native_prefix: str) -> None:
+    def __init__(self, inner: Callable[..., Any], *native_prefixes: str) -> None:
         self._inner = inner
-        self._native = native_prefix
+        self._native = native_prefixes  # the native API, the web console: their paths keep case and slashes
 
     async def __call__(self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
         if scope["type"] in ("http", "websocket"):
             path = scope["path"]
-            if path != self._native and not path.startswith(self._native + "/"):
+            if not any(path == prefix or path.startswith(prefix + "/") for prefix in self._native):
                 canonical = canonical_path(path)
                 if canonical != path:
                     scope = {**scope, "path": canonical, "raw_path": canonical.encode("utf-8", "surrogateescape")}

@@ -1,0 +1,160 @@
+// The web console's few scripts: fill the server's page shells from the player API (with the
+// sign-in cookie), play in a <video> element and report progress. No framework, no other host.
+"use strict";
+const API = "/api/v1";
+const VIDEO_TYPES = new Set(["Movie", "Episode", "Video", "MusicVideo"]);
+
+async function api(path, options = {}) {
+  const init = { credentials: "same-origin", headers: { Accept: "application/json" }, ...options };
+  if (options.json !== undefined) {
+    init.method = init.method || "POST";
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(options.json);
+  }
+  const response = await fetch(API + path, init);
+  if (response.status === 401) { location.href = "/web/login"; throw new Error("signed out"); }
+  if (!response.ok) {
+    let message = "The server answered " + response.status + ".";
+    try { message = (await response.json()).message || message; } catch (e) { /* not JSON */ }
+    showError(message);
+    throw new Error(message);
+  }
+  return response.status === 204 ? null : response.json();
+}
+
+function showError(message) {
+  const box = document.getElementById("error");
+  if (box) { box.textContent = message; box.hidden = false; }
+}
+
+function card(item) {
+  const link = document.createElement("a");
+  link.className = "card";
+  link.href = "/web/item/" + encodeURIComponent(item.id);
+  const img = document.createElement("img");
+  img.loading = "lazy";  // the renditions are fetched only as cards scroll into view
+  img.alt = "";
+  img.width = 160; img.height = 240;
+  img.src = API + "/images/items/" + encodeURIComponent(item.id) + "?fillWidth=240&fillHeight=360";
+  img.onerror = () => { img.replaceWith(Object.assign(document.createElement("div"), { className: "noposter" })); };
+  const name = document.createElement("span");
+  name.textContent = item.type === "Episode" && item.seriesName ? item.seriesName + " · " + item.name : item.name;
+  link.append(img, name);
+  const position = item.userData && item.userData.positionSec;
+  if (position && item.runTimeSec) {
+    const bar = document.createElement("progress");
+    bar.max = item.runTimeSec; bar.value = position;
+    link.append(bar);
+  }
+  return link;
+}
+
+function fill(container, items) {
+  for (const item of items) container.append(card(item));
+  if (!container.children.length && container.dataset.empty) {
+    container.append(Object.assign(document.createElement("p"), { className: "empty", textContent: container.dataset.empty }));
+  }
+}
+
+async function home() {
+  api("/me/resume?limit=12").then((page) => fill(document.getElementById("resume"), page.items));
+  api("/me/next-up?limit=12").then((page) => fill(document.getElementById("next-up"), page.items));
+  for (const row of document.querySelectorAll(".latest")) {
+    const query = "?libraryId=" + encodeURIComponent(row.dataset.library) + "&recursive=true&sort=dateAdded&order=desc&limit=12";
+    api("/items" + query).then((page) => fill(row, page.items.filter((i) => i.type !== "Season" && i.type !== "Episode")));
+  }
+}
+
+async function library() {
+  const grid = document.getElementById("grid");
+  const more = document.getElementById("more");
+  let cursor = null;
+  async function next() {
+    let query = "/items?libraryId=" + encodeURIComponent(grid.dataset.library) + "&sort=name&limit=60";
+    if (cursor) query += "&cursor=" + encodeURIComponent(cursor);
+    const page = await api(query);
+    fill(grid, page.items);
+    cursor = page.nextCursor || null;
+    more.hidden = !cursor;
+  }
+  more.addEventListener("click", next);
+  await next();
+}
+
+async function itemPage() {
+  const article = document.getElementById("item");
+  const id = article.dataset.item;
+  const item = await api("/items/" + encodeURIComponent(id));
+  document.title = item.name + " · Reelhouse";
+  document.getElementById("title").textContent = item.name;
+  const meta = [item.type, item.productionYear, item.officialRating].filter(Boolean);
+  document.getElementById("meta").textContent = meta.join(" · ");
+  document.getElementById("overview").textContent = item.overview || "";
+  const genres = (item.genres || []).map((g) => (typeof g === "string" ? g : g.name));
+  document.getElementById("genres").textContent = genres.length ? "Genres: " + genres.join(", ") : "";
+  const state = JSON.parse(article.dataset.userData || "{}");  // the member's own state, rendered by the server
+  setupMarks(id, state);
+  if (VIDEO_TYPES.has(item.type)) setupPlayer(id, state.positionSec || 0);
+  else api("/items?parentId=" + encodeURIComponent(id) + "&sort=index&limit=200").then((page) => fill(document.getElementById("children"), page.items));
+}
+
+function setupMarks(id, state) {
+  const played = document.getElementById("played");
+  const favorite = document.getElementById("favorite");
+  const show = (s) => {
+    played.setAttribute("aria-pressed", String(!!s.played));
+    played.textContent = s.played ? "Played ✓" : "Mark played";
+    favorite.setAttribute("aria-pressed", String(!!s.favorite));
+    favorite.textContent = s.favorite ? "Favourite ★" : "Favourite";
+  };
+  show(state);
+  played.addEventListener("click", async () => {
+    const on = played.getAttribute("aria-pressed") !== "true";
+    const now = await api("/me/played/" + encodeURIComponent(id), { method: on ? "POST" : "DELETE" });
+    show({ ...now });
+  });
+  favorite.addEventListener("click", async () => {
+    const on = favorite.getAttribute("aria-pressed") !== "true";
+    const now = await api("/me/favorites/" + encodeURIComponent(id), { method: on ? "POST" : "DELETE" });
+    show({ ...now });
+  });
+}
+
+function setupPlayer(id, resumeAt) {
+  const box = document.getElementById("player-box");
+  const video = document.getElementById("video");
+  const play = document.getElementById("play");
+  play.hidden = false;
+  play.textContent = resumeAt > 0 ? "Resume" : "Play";
+  let session = null;
+  let timer = null;
+  const position = () => video.currentTime;
+  const report = (path, extra = {}) =>
+    session && api("/sessions/playing/" + path, { json: { sessionId: session, positionSec: position(), paused: video.paused, ...extra } });
+  play.addEventListener("click", async () => {
+    box.hidden = false;
+    play.hidden = true;
+    video.src = API + "/videos/" + encodeURIComponent(id) + "/stream";
+    video.addEventListener("loadedmetadata", () => { if (resumeAt > 0) video.currentTime = resumeAt; }, { once: true });
+    video.addEventListener("error", () => { document.getElementById("cannot-play").hidden = false; });
+    try { await video.play(); } catch (e) { /* autoplay refused or unplayable: the controls remain */ }
+    const started = await api("/sessions/playing", { json: { itemId: id, positionSec: resumeAt, paused: video.paused } });
+    session = started.sessionId;
+    timer = setInterval(() => report("progress"), 5000);
+    video.addEventListener("pause", () => report("progress"));
+  });
+  // Leaving the page ends the playback where it stands, so the member resumes there next time.
+  window.addEventListener("pagehide", () => {
+    if (!session) return;
+    clearInterval(timer);
+    const body = JSON.stringify({ sessionId: session, positionSec: position(), paused: true });
+    fetch(API + "/sessions/playing/stopped", { method: "POST", keepalive: true, credentials: "same-origin",
+      headers: { "Content-Type": "application/json" }, body });
+  });
+}
+
+const PAGES = { home, library, item: itemPage };
+document.addEventListener("DOMContentLoaded", () => {
+  const run = PAGES[document.body.dataset.page];
+  if (run) run().catch(() => { /* shown by api() */ });
+});

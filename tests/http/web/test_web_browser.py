@@ -1,0 +1,60 @@
+"""The web console in a real browser (Debian's Chromium, Playwright), on both backends.
+
+A member signs in, browses to a film, plays it in the page (the <video>
+element reports playing and its currentTime advances), leaves and resumes
+where they stopped, marks it played; a form posted from another origin is
+refused. Screenshots at phone and desktop width go to tests/http/web/screenshots/.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import trio
+
+from ...media_factory import MediaFactory, VideoSpec
+from ..conftest import RunningServer
+from ..members import add_member
+from ..scanning import create_library, wait_for_state
+from .browser import SCREENSHOTS
+from .watch_in_browser import FILM_SECONDS, PASSWORD, SEEK_TO, Seen
+
+ROOT = Path(__file__).parents[3]
+
+
+async def _catalogue(server: RunningServer, media: MediaFactory, root: Path) -> tuple[str, str]:
+    film = root / "films" / "Arrival (2016)"
+    media.video(film / "Arrival (2016).mp4", VideoSpec(container="mp4", seconds=FILM_SECONDS))
+    media.image(film / "poster.jpg")
+    media.video(root / "private" / "Heat (1995)" / "Heat (1995).mp4", VideoSpec(container="mp4"))
+    async with server.client() as admin:
+        films = await create_library(admin, "Films", [root / "films"])
+        private = await create_library(admin, "Private", [root / "private"])
+        for library in (films, private):
+            assert (await wait_for_state(admin, library["id"]))["state"] == "completed"
+        items = (await admin.get("/items", params={"libraryId": films["id"]})).json()["items"]
+    await add_member(server, "Ann", password=PASSWORD, libraries=(films["id"],))
+    return films["id"], items[0]["id"]
+
+
+async def test_a_member_signs_in_plays_in_the_page_resumes_and_marks_played(
+    server: RunningServer, media: MediaFactory, tmp_path: Path, database_url: str
+) -> None:
+    with trio.fail_after(240):
+        _library_id, film_id = await _catalogue(server, media, tmp_path)
+        backend = "postgresql" if database_url.startswith("postgres") else "sqlite"
+        # A process of its own: Playwright's sync API runs an asyncio loop, which must not meet this
+        # process's (trio-asyncio's loop policy, installed for asyncpg, would be taken for it).
+        driver = [sys.executable, "-m", "tests.http.web.watch_in_browser", server.base_url, film_id, backend]
+        done = await trio.run_process(driver, capture_stdout=True, capture_stderr=True, check=False, cwd=ROOT)
+        assert done.returncode == 0, done.stderr.decode(errors="replace")[-4000:]
+        seen = Seen(**json.loads(done.stdout.decode().strip().splitlines()[-1]))
+    print(f"screenshots in {SCREENSHOTS}")
+    assert not seen.hidden_library_shown
+    assert seen.first_time > 1.0  # it played: currentTime advanced
+    assert SEEK_TO <= seen.resumed_at < FILM_SECONDS  # resumed where the member left
+    assert seen.played_pressed == "true"
+    assert "forbidden_origin" in seen.foreign_answer
+    assert seen.favorite_after_foreign == "false"

@@ -1,0 +1,118 @@
+"""Run by tests/http/web/test_web_browser.py in a process of its own: a member watches in Chromium.
+
+Prints one JSON line: what the browser saw (:class:`Seen`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .browser import DESKTOP, PHONE, SCREENSHOTS, chromium, foreign_page
+
+PASSWORD = "correct horse battery"
+FILM_SECONDS = 30
+SEEK_TO = 12.0
+WAIT_MS = 20_000
+
+
+@dataclass(frozen=True)
+class Seen:
+    hidden_library_shown: bool
+    first_time: float
+    resumed_at: float
+    played_pressed: str | None
+    foreign_answer: str
+    favorite_after_foreign: str | None
+
+
+def _watch(base: str, film_id: str, backend: str) -> Seen:
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with chromium() as browser:
+        desktop = browser.new_context(viewport=DESKTOP)
+        page = desktop.new_page()
+        _sign_in(page, base)
+        page.wait_for_selector(".latest .card")
+        hidden = "Private" in page.inner_text("main")
+        page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-home.png", full_page=True)
+        page.click("text=Films")
+        page.wait_for_selector("#grid .card img")
+        page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-library.png", full_page=True)
+        page.click("#grid .card")
+        first = _play_until(page, "v.currentTime > 1")
+        page.evaluate(f"document.getElementById('video').currentTime = {SEEK_TO}")
+        _play_until(page, f"v.currentTime > {SEEK_TO + 0.5}", click=False)
+        page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-playing.png")
+        _leave_and_find_in_resume(page, base)
+        page.click("#resume .card")
+        page.wait_for_selector("#play:has-text('Resume')")
+        resumed = _play_until(page, f"v.currentTime >= {SEEK_TO}")
+        page.click("#played")
+        page.wait_for_selector("#played[aria-pressed=true]")
+        played = page.get_attribute("#played", "aria-pressed")
+        foreign, favorite = _post_from_another_origin(page, base, film_id)
+        _phone(browser, base, film_id, backend)
+    return Seen(hidden, first, resumed, played, foreign, favorite)
+
+
+def _sign_in(page: Any, base: str) -> None:
+    page.goto(base + "/")
+    page.wait_for_url("**/web/login")
+    page.fill("input[name=name]", "Ann")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/web/")
+
+
+def _play_until(page: Any, condition: str, *, click: bool = True) -> float:
+    """Press Play (or Resume) and wait until the video plays and ``condition`` (on ``v``) holds."""
+    if click:
+        page.click("#play")
+    page.wait_for_function(
+        f"() => {{ const v = document.getElementById('video'); return !v.paused && v.readyState >= 2 && {condition}; }}",
+        timeout=WAIT_MS,
+    )
+    return float(page.evaluate("document.getElementById('video').currentTime"))
+
+
+def _leave_and_find_in_resume(page: Any, base: str) -> None:
+    """Leaving the page reports the stop; the home page then lists the film under Continue watching."""
+    for _attempt in range(20):  # the stop report (a keepalive request) may land after the home page's read
+        page.goto(base + "/web/")
+        try:
+            page.wait_for_selector("#resume .card", timeout=1000)
+            return
+        except Exception:
+            continue
+    raise AssertionError("the film never appeared under Continue watching")
+
+
+def _post_from_another_origin(page: Any, base: str, film_id: str) -> tuple[str, str | None]:
+    """A page on another port (another origin, the same site: the cookie goes along) posts a form."""
+    target = f"{base}/api/v1/me/favorites/{film_id}"
+    html = f'<form id="f" method="post" action="{target}"></form><script>document.getElementById("f").submit()</script>'
+    with foreign_page(html) as url:
+        page.goto(url)
+        page.wait_for_url(target)
+        answer = page.inner_text("body")
+    page.goto(f"{base}/web/item/{film_id}")
+    page.wait_for_selector("#title:not(:empty)")
+    return answer, page.get_attribute("#favorite", "aria-pressed")
+
+
+def _phone(browser: Any, base: str, film_id: str, backend: str) -> None:
+    phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = phone.new_page()
+    _sign_in(page, base)
+    page.wait_for_selector(".latest .card")
+    page.screenshot(path=SCREENSHOTS / f"{backend}-phone-home.png", full_page=True)
+    page.goto(f"{base}/web/item/{film_id}")
+    page.wait_for_selector("#title:not(:empty)")
+    page.screenshot(path=SCREENSHOTS / f"{backend}-phone-item.png", full_page=True)
+    phone.close()
+
+
+if __name__ == "__main__":
+    print(json.dumps(asdict(_watch(sys.argv[1], sys.argv[2], sys.argv[3]))))
