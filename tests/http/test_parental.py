@@ -9,8 +9,10 @@ surface, and every admitted one is.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +24,15 @@ from hypothesis import strategies as st
 from jellyfin_apiclient_python import JellyfinClient
 
 from reelhouse.http.jellyfin import ids
+from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import open_store
 from reelhouse.storage.members import MemberChanges, update_member
-from reelhouse.storage.users import add_user
+from reelhouse.storage.play_history import record_playback
+from reelhouse.storage.users import add_user, find_user_by_name
 
 from ..conftest import BACKENDS
 from ..media_factory import MediaFactory
+from ..storage.play_samples import ended
 from .jellyfin.served import create_library
 from .live_server import LiveServer, live_server, module_database
 
@@ -236,3 +241,40 @@ def test_no_blocked_movie_is_reachable_and_every_admitted_one_is(library: Librar
     set_rule(library, raw)
     assert_exactly(library, raw)
 
+
+def start_playing(library: Library) -> httpx.Response:
+    return httpx.post(f"{library.server.api_url}/sessions/playing", json={"itemId": library.movie_ids["Toy"]},
+                      headers={"Authorization": f"Bearer {library.token}"}, timeout=TIMEOUT_S)  # fmt: skip
+
+
+def test_playback_outside_every_window_is_refused_with_parental_time(library: Library) -> None:
+    # A window of one minute every day, twelve hours away from now.
+    now = datetime.now(server_time_zone())
+    minute = (now.hour * 60 + now.minute + 720) % 1440
+    set_rule(library, {"maxAge": 18, "windows": [{"days": [0, 1, 2, 3, 4, 5, 6], "startMinute": minute,
+                                                  "endMinute": (minute + 1) % 1440}]})  # fmt: skip
+    refused = start_playing(library)
+    set_rule(library, {"maxAge": 18, "windows": []})
+    allowed = start_playing(library)
+    assert refused.status_code == 403 and refused.json()["code"] == "parental_time"
+    assert refused.json()["params"]["reason"] == "window"
+    assert allowed.status_code == 200, allowed.text
+
+
+def test_playback_past_the_daily_limit_is_refused_with_parental_time(library: Library) -> None:
+    async def played_two_minutes() -> None:
+        async with open_store(library.database_url) as store:
+            kid = await find_user_by_name(store, "Kid")
+            assert kid is not None
+            at = int(time.time() * 1000) - 1000
+            await record_playback(store, ended(member_id=kid.id, item_id=library.movie_ids["Plain"],
+                                               started_at_ms=at, ended_at_ms=at, watched_sec=120.0))  # fmt: skip
+
+    set_rule(library, {"maxAge": 18, "dailyLimitMinutes": 3})
+    within = start_playing(library)
+    trio.run(played_two_minutes)
+    set_rule(library, {"maxAge": 18, "dailyLimitMinutes": 2})
+    past = start_playing(library)
+    assert within.status_code == 200, within.text
+    assert past.status_code == 403 and past.json()["code"] == "parental_time"
+    assert past.json()["params"] == {"reason": "dailyLimit", "limitMinutes": 2}

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
 from reelhouse.errors import Invalid
 from reelhouse.media.member_policy import MemberFacts, allow_download, effective_policy
-from reelhouse.media.parental import ParentalWindow, parental_of, parse_parental, parse_window
+from reelhouse.media.parental import ParentalWindow, inside_windows, parental_of, parse_parental, parse_window
 
 
 def test_tags_and_genres_are_lowercased_deduplicated_and_sorted() -> None:
@@ -86,3 +87,19 @@ def test_the_effective_policy_shows_the_normalised_rule() -> None:
     assert policy["parental"]["blockedTags"] == ["a", "b"] and policy["parental"]["maxAge"] == 7
     assert "parental" not in effective_policy(facts({}), [])
     assert parental_of({}) is None
+
+
+def at(day: int, hh: int, mm: int) -> datetime:
+    """A moment on weekday ``day`` (0 = Sunday): 2026-11-29 is a Sunday."""
+    return datetime(2026, 11, 29, hh, mm) + timedelta(days=day)
+
+
+def test_windows_admit_their_minutes_and_one_crossing_midnight_runs_into_the_next_morning() -> None:
+    evening = (ParentalWindow((5,), 20 * 60, 7 * 60),)  # Friday 20:00 to Saturday 07:00
+    assert inside_windows(evening, at(5, 22, 0)) and inside_windows(evening, at(6, 6, 59))
+    assert not inside_windows(evening, at(6, 7, 0)) and not inside_windows(evening, at(5, 19, 59))
+    assert not inside_windows(evening, at(4, 23, 0)) and not inside_windows(evening, at(0, 6, 0))
+    day = (ParentalWindow((0, 6), 8 * 60, 20 * 60),)
+    assert inside_windows(day, at(0, 8, 0)) and not inside_windows(day, at(0, 20, 0))
+    assert not inside_windows(day, at(1, 12, 0))
+    assert inside_windows((), at(3, 3, 3))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Final
 
 from reelhouse.errors import Invalid
@@ -187,3 +188,20 @@ def _window(field: str, raw: object) -> ParentalWindow:
         if not 0 <= value < MINUTES_PER_DAY:
             raise Invalid(f"{field}.{name} must be 0 to 1439.", field=f"{field}.{name}")
     return ParentalWindow(tuple(sorted(parsed_days)), start, end)
+
+
+def inside_windows(windows: tuple[ParentalWindow, ...], local: datetime) -> bool:
+    """Whether ``local`` (server time) lies in one of ``windows``; no windows = any time."""
+    if not windows:
+        return True
+    day = (local.weekday() + 1) % 7  # 0 = Sunday, as the reference counts
+    minute = local.hour * 60 + local.minute
+    for window in windows:
+        if window.start_minute < window.end_minute:
+            if day in window.days and window.start_minute <= minute < window.end_minute:
+                return True
+        elif (day in window.days and minute >= window.start_minute) or (
+            (day - 1) % 7 in window.days and minute < window.end_minute
+        ):
+            return True  # crossing midnight: the evening of a listed day, or the next morning
+    return False
