@@ -278,3 +278,25 @@ def test_playback_past_the_daily_limit_is_refused_with_parental_time(library: Li
     assert within.status_code == 200, within.text
     assert past.status_code == 403 and past.json()["code"] == "parental_time"
     assert past.json()["params"] == {"reason": "dailyLimit", "limitMinutes": 2}
+
+
+
+def test_resume_leaves_out_what_a_later_rule_blocks(library: Library) -> None:
+    async def half_watched() -> None:  # as the watch state records a stopped session
+        async with open_store(library.database_url) as store:
+            kid = await find_user_by_name(store, "Kid")
+            assert kid is not None
+            await store.execute(
+                "INSERT INTO watch_state (user_id, item_id, position_ms, last_played_at) VALUES (?, ?, 1500, ?)",
+                (kid.id, library.movie_ids["Blood"], int(time.time() * 1000)),
+            )
+
+    set_rule(library, None)
+    trio.run(half_watched)
+    headers = {"Authorization": f"Bearer {library.token}"}
+    with httpx.Client(base_url=library.server.api_url, headers=headers, timeout=TIMEOUT_S) as native:
+        before = native.get("/me/resume").json()
+        set_rule(library, {"maxAge": 12})
+        after = native.get("/me/resume").json()
+    assert [item["id"] for item in before["items"]] == [library.movie_ids["Blood"]]
+    assert after["items"] == []
