@@ -84,3 +84,50 @@ async def test_command_line_changes_are_in_the_activity_log_without_secrets(tmp_
     assert entries[2].target_kind == "apiKey" and entries[3].target_id == key_id
     text = repr(entries)
     assert "hunter2" not in text and "97531" not in text
+
+
+async def test_user_set_parental_flags_store_a_normalised_rule_and_clear_it(
+    tmp_path: Path, database_url: str
+) -> None:
+    db = db_args(tmp_path, database_url)
+    with trio.fail_after(120):
+        assert (await run_cli([*db, "user", "add", "kid"])).returncode == 0
+        done = await run_cli([
+            *db, "user", "set", "kid", "--max-age", "12", "--block-tag", "Gore", "--block-tag", "gore",
+            "--block-genre", "Horror", "--block-item", "i2", "--allow-item", "i1", "--daily-limit", "90",
+            "--window", "1-5", "21:00-07:00", "--window", "0,6", "08:00-20:00",
+        ])  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        more = await run_cli([*db, "user", "set", "kid", "--block-genre", "war"])  # merged over the rule
+        assert more.returncode == 0, more.stderr
+        async with open_store(database_url) as store:
+            user = await find_user_by_name(store, "kid")
+            assert user is not None
+            rule = dict(user.policy)["parental"]
+        cleared = await run_cli([*db, "user", "set", "kid", "--clear-parental"])
+        async with open_store(database_url) as store:
+            after = await find_user_by_name(store, "kid")
+    assert rule == {
+        "maxAge": 12, "blockedTags": ["gore"], "blockedGenres": ["war"], "blockedItems": ["i2"],
+        "allowedItems": ["i1"], "dailyLimitMinutes": 90,
+        "windows": [{"days": [0, 6], "startMinute": 480, "endMinute": 1200},
+                    {"days": [1, 2, 3, 4, 5], "startMinute": 1260, "endMinute": 420}],
+    }  # fmt: skip
+    assert cleared.returncode == 0 and after is not None and "parental" not in after.policy
+
+
+async def test_user_set_refuses_bad_parental_values_and_clear_with_parental_with_exit_2(
+    tmp_path: Path, database_url: str
+) -> None:
+    db = db_args(tmp_path, database_url)
+    with trio.fail_after(120):
+        assert (await run_cli([*db, "user", "add", "kid"])).returncode == 0
+        both = await run_cli([*db, "user", "set", "kid", "--max-age", "12", "--clear-parental"])
+        age = await run_cli([*db, "user", "set", "kid", "--max-age", "13"])
+        window = await run_cli([*db, "user", "set", "kid", "--window", "1-8", "08:00-09:00"])
+        async with open_store(database_url) as store:
+            user = await find_user_by_name(store, "kid")
+    for answer in (both, age, window):
+        assert answer.returncode == 2 and b"Traceback" not in answer.stderr
+    assert b"field_invalid" in age.stderr
+    assert user is not None and "parental" not in user.policy

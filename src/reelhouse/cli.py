@@ -8,6 +8,8 @@
     reelhouse plugin list | install DIR | enable ID | disable ID | set ID KEY=VALUE ... | remove ID
     reelhouse user set NAME [--admin | --no-admin] [--disabled | --enabled] [--hidden | --visible]
                             [--all-libraries | --library ID ...] [--password-stdin] [--pin-stdin | --clear-pin]
+                            [--max-age N] [--block-tag T] [--block-genre G] [--block-item ID] [--allow-item ID]
+                            [--daily-limit MINUTES] [--window DAYS HH:MM-HH:MM] [--clear-parental]  (cli_parental.py)
     reelhouse schedule list | set TASK RULE | pause|resume|reset TASK   (cli_schedule.py)
     reelhouse backup create | list | restore FILE                       (cli_schedule.py)
 
@@ -36,6 +38,7 @@ from reelhouse.runtime import sole_exception
 from reelhouse.storage import Store, StoreError, StoreOpenError, apikeys, members, migrate, open_store, users
 from reelhouse.storage.activity import ActivityRecord, record_activity
 
+from .cli_parental import add_parental_flags, parental_fields
 from .cli_plugins import add_plugin_commands, plugin_commands
 from .cli_schedule import ADMIN_COMMANDS, BEFORE_STORE_COMMANDS, add_schedule_commands
 
@@ -144,6 +147,7 @@ def _user_set_parser(user_commands: Any, common: argparse.ArgumentParser) -> Non
     pin = change.add_mutually_exclusive_group()
     pin.add_argument("--pin-stdin", action="store_true", help="new PIN (4 to 8 digits): the next line of stdin")
     pin.add_argument("--clear-pin", action="store_true", help="remove the PIN")
+    add_parental_flags(change)
 
 
 def _flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -228,6 +232,11 @@ async def _user_set(store: Store, args: argparse.Namespace) -> int:
     pin = _stdin_line("--pin-stdin") if args.pin_stdin else None
     if "" in (password, pin):
         return EXIT_USAGE
+    try:
+        parental = parental_fields(args)
+    except errors.Invalid as invalid:
+        print(f"reelhouse: {invalid.code}: {invalid.message}", file=sys.stderr)
+        return EXIT_USAGE
     changes = members.MemberChanges(
         is_admin=args.admin,
         disabled=args.disabled,
@@ -237,8 +246,17 @@ async def _user_set(store: Store, args: argparse.Namespace) -> int:
         password=password,
         pin=pin,
         clear_pin=args.clear_pin,
+        parental=parental,
+        clear_parental=args.clear_parental,
     )
-    user, changed = await members.update_member(store, args.name, changes)
+    try:
+        user, changed = await members.update_member(store, args.name, changes)
+    except errors.Invalid as invalid:
+        if not str(invalid.params.get("field", "")).startswith(("parental", "clearParental")):
+            raise
+        # A parental value out of range is a usage error, like a malformed flag.
+        print(f"reelhouse: {invalid.code}: {invalid.message}", file=sys.stderr)
+        return EXIT_USAGE
     if changed:
         # Field names only: never the password or PIN.
         await _record(store, "user.update", "user", user.id, user.name, {"fields": changed})

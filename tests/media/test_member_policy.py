@@ -37,4 +37,7 @@ def test_allow_download_is_false_under_parental_controls_unless_set() -> None:
     assert effective_policy(facts(policy={"parental": {"maxAge": 12}}), LIBRARIES)["allowDownload"] is False
     allowed = facts(policy={"parental": {"maxAge": 12}, "allowDownload": True})
     assert effective_policy(allowed, LIBRARIES)["allowDownload"] is True
-    assert effective_policy(allowed, LIBRARIES)["parental"] == {"maxAge": 12}
+    assert effective_policy(allowed, LIBRARIES)["parental"] == {  # the rule as normalised
+        "maxAge": 12, "blockedTags": [], "blockedGenres": [], "blockedItems": [], "allowedItems": [],
+        "dailyLimitMinutes": 0, "windows": [],
+    }  # fmt: skip

@@ -32,6 +32,7 @@ from .context import ASK_TIMEOUT_SECONDS, app_context
 from .device_auth import signed_in_member
 from .library_access import require_item_visible
 from .openapi import may_answer, raw_response
+from .parental_time import require_playing_time
 from .schema import ApiModel
 
 blueprint = Blueprint("playback_reports", __name__)
@@ -92,6 +93,7 @@ async def start_playback(member: DeviceSignIn, report: PlayReport) -> str:
     playable, an unknown delivery or a position out of range.
     """
     await require_item_visible(report.item_id)
+    await require_playing_time(member)
     store = app_context().store
     item = await playback_item(store, report.item_id)
     if item is None:

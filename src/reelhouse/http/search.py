@@ -21,7 +21,7 @@ from reelhouse.storage.search import PersonHit, search
 
 from .context import app_context
 from .items import ItemSummary
-from .library_access import visible
+from .library_access import parental_visible_ids, visible
 from .list_query import MAX_LIMIT, page_limit
 from .schema import ApiModel
 
@@ -70,8 +70,13 @@ async def search_catalogue() -> dict[str, Any]:
         raise Invalid("q is required.", field="q", code="field_required")
     limit = page_limit(request.args.get("limit"), DEFAULT_LIMIT)
     hits = await search(app_context().store, q, limit)
+    allowed = await parental_visible_ids([item.id for item in hits.items])
     return {
-        "items": [item.to_json() for item in hits.items if visible(item.library_id)],
+        "items": [
+            item.to_json()
+            for item in hits.items
+            if visible(item.library_id) and (allowed is None or item.id in allowed)
+        ],
         "people": [_search_person(hit) for hit in hits.people],
     }
 

@@ -74,7 +74,7 @@ from .file_body import (
     short_answer,
     stat_confined,
 )
-from .library_access import visible
+from .library_access import require_item_visible, visible
 from .openapi import BINARY, may_answer, raw_response
 from .schema import ApiModel
 from .stream_meter import Meter, StreamMeter
@@ -173,6 +173,7 @@ async def stream_video(item_id: str) -> Response:
     found = await find_stream_source(app_context().store, item_id)
     if not visible(found.library_id):
         raise NotFound(f"No item {item_id}.")
+    await require_item_visible(item_id)  # parental controls
     if isinstance(found, ItemWithoutSource):
         raise NotFound("The item has no file to stream.")
     meter = _meter(item_id)

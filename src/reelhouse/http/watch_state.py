@@ -32,7 +32,7 @@ from .context import app_context
 from .device_auth import library_scope_of_request, signed_in_member
 from .items import ItemSummary as ItemSummaryModel
 from .items import cursor_codec
-from .library_access import require_item_visible
+from .library_access import parental_visible_ids, require_item_visible
 from .list_query import page_limit
 from .openapi import may_answer
 from .schema import ApiModel
@@ -241,7 +241,11 @@ def _paging(member: DeviceSignIn) -> tuple[int, tuple[int, str] | None, _PageCod
 
 
 async def _page_json(page: WatchPage, codec: _PageCodec) -> dict[str, Any]:
-    entries = await with_items(app_context().store, page.states)
+    # Parental controls hide what the member played before a rule blocked it
+    # (the page may then hold fewer than limit entries; its cursor still holds).
+    allowed = await parental_visible_ids([state.item_id for state in page.states])
+    states = page.states if allowed is None else [state for state in page.states if state.item_id in allowed]
+    entries = await with_items(app_context().store, states)
     body: dict[str, Any] = {"items": [_watched_json(summary, state) for summary, state in entries]}
     if page.next_key is not None:
         body["nextCursor"] = codec.encode(page.next_key)

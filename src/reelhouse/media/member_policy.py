@@ -14,6 +14,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .parental import parental_of
+
 # Keys of users.policy that this server writes (the command line's `user set`).
 ALL_LIBRARIES = "allLibraries"
 ALLOW_DOWNLOAD = "allowDownload"
@@ -73,8 +75,9 @@ def effective_policy(facts: MemberFacts, all_library_ids: Collection[str]) -> di
         "enableContentDeletion": facts.is_admin or bool(stored.get("enableContentDeletion", False)),
         "sessionOnlyLogin": bool(stored.get("sessionOnlyLogin", False)),
     }
-    if stored.get(PARENTAL):
-        policy["parental"] = stored[PARENTAL]
+    controls = parental_of(stored)
+    if controls is not None:
+        policy["parental"] = controls.to_json()
     return policy
 
 

@@ -40,6 +40,7 @@ from typing import Any
 from . import _item_query_member as member_state
 from ._item_query_model import ItemQuery
 from ._name_key import name_key, sql_name_key
+from ._parental_sql import parental_sql
 
 # Widths (primary video stream) where the resolution classes start.
 HD_MIN_WIDTH = 1200
@@ -204,6 +205,9 @@ def _scope(where: Where, query: ItemQuery, parent: Parent | None) -> None:
     if query.visible_library_ids is not None:
         visible = query.visible_library_ids or ("",)  # no library: matches nothing
         where.add(f"i.library_id IN ({marks(visible)})", *visible)
+    if query.parental is not None:
+        rule_sql, rule_params = parental_sql(query.parental)
+        where.add(rule_sql, *rule_params)
     if query.ids is not None:
         where.add(f"i.id IN ({marks(query.ids)})", *query.ids)
         return

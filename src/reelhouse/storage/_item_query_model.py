@@ -13,6 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from ._parental_sql import ParentalFilter
 from .cursor import fingerprint
 
 ITEM_TYPES = ("Movie", "Series", "Season", "Episode", "Folder", "BoxSet", "Video")
@@ -61,6 +62,8 @@ class ItemQuery:
     visible_library_ids: tuple[str, ...] | None = None
     # The signed-in member whose watch state the user-state filters and sorts read; None = a key (no user).
     member_id: str | None = None
+    # The signed-in member's parental controls (the SQL beside the library scope); None = none.
+    parental: ParentalFilter | None = None
     recursive: bool = False
     types: tuple[str, ...] = ()
     exclude_types: tuple[str, ...] = ()

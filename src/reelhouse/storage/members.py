@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from reelhouse.errors import Invalid, NotFound
-from reelhouse.media.member_policy import ALL_LIBRARIES, MemberFacts
+from reelhouse.media.member_policy import ALL_LIBRARIES, PARENTAL, MemberFacts
+from reelhouse.media.parental import OLDEST, parse_parental
 
 from . import signin_limits
 from ._store import Statement, Store, now_ms
@@ -59,6 +61,9 @@ class MemberChanges:
     password: str | None = None
     pin: str | None = None
     clear_pin: bool = False
+    # ParentalControls fields to set, over the member's current rule (maxAge 18 when there is none).
+    parental: Mapping[str, Any] | None = None
+    clear_parental: bool = False
 
 
 async def list_members(store: Store, *, now: int | None = None) -> list[MemberView]:
@@ -113,6 +118,8 @@ async def update_member(store: Store, name: str, changes: MemberChanges) -> tupl
     creds = await credentials_by_name(store, name)
     if creds is None:
         raise NotFound(f"No member named {name!r}.")
+    if changes.clear_parental and changes.parental is not None:
+        raise Invalid("clearParental and parental cannot be given together.", field="clearParental")
     if changes.pin is not None and not PIN_PATTERN.fullmatch(changes.pin):
         raise Invalid("A PIN is 4 to 8 digits.", field="pin")
     user = creds.user
@@ -163,12 +170,19 @@ async def _secret_changes(user_id: str, changes: MemberChanges, changed: list[st
 
 
 def _policy_change(user: UserRecord, changes: MemberChanges, changed: list[str]) -> Statement | None:
-    if changes.all_libraries is None and changes.libraries is None:
-        return None
     policy = dict(user.policy)
-    # --library ID ... means "exactly these": it turns allLibraries off.
-    policy[ALL_LIBRARIES] = bool(changes.all_libraries) if changes.libraries is None else False
-    changed.append("allLibraries")
+    if changes.all_libraries is not None or changes.libraries is not None:
+        # --library ID ... means "exactly these": it turns allLibraries off.
+        policy[ALL_LIBRARIES] = bool(changes.all_libraries) if changes.libraries is None else False
+        changed.append("allLibraries")
+    if changes.parental is not None:
+        current = policy.get(PARENTAL) or {"maxAge": OLDEST}
+        policy[PARENTAL] = parse_parental({**current, **changes.parental}).to_json()
+        changed.append("parental")
+    elif changes.clear_parental and policy.pop(PARENTAL, None) is not None:
+        changed.append("parental")
+    if policy == user.policy:
+        return None
     return Statement("UPDATE users SET policy = ? WHERE id = ?", (json.dumps(policy), user.id))
 
 
