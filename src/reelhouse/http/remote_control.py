@@ -29,6 +29,8 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import trio
 from quart import Blueprint, websocket
@@ -60,15 +62,23 @@ async def socket() -> None:
     member = signed_in_member()
     if member is None:
         raise errors.Forbidden("A player's device token is required (POST /auth/login); an API key has no device.")
-    registry = registry_ref()
-    grant: SocketGrant = await ask(registry, AttachSocket(member.device_id))
-    try:
+    async with attached_socket(member.device_id) as (registry, grant):
         await websocket.accept()
         await _Channel(registry, member.device_id, grant).run()
+
+
+@asynccontextmanager
+async def attached_socket(device_id: str) -> AsyncIterator[tuple[ActorRef, SocketGrant]]:
+    """The registry's grant of the device's control socket, detached however the socket ends
+    (the native channel and the Jellyfin surface's /socket share it)."""
+    registry = registry_ref()
+    grant: SocketGrant = await ask(registry, AttachSocket(device_id))
+    try:
+        yield registry, grant
     finally:
         grant.control.close()
         try:
-            registry.try_tell(DetachSocket(member.device_id, grant.socket_id))
+            registry.try_tell(DetachSocket(device_id, grant.socket_id))
         except ActorError:
             pass  # the registry stopped: nothing is stoppable any more
 

@@ -26,12 +26,10 @@ from quart import websocket
 from quart_schema import hide
 
 from reelhouse import errors
-from reelhouse.actors.playback.messages import AttachSocket, DetachSocket, SocketGrant, StopCommand
-from reelhouse.runtime import ActorError, ActorRef
+from reelhouse.actors.playback.messages import SocketGrant, StopCommand
 
-from ..asks import ask
 from ..device_auth import signed_in_member
-from ..playback_reports import registry_ref
+from ..remote_control import attached_socket
 from .surface import new_blueprint
 
 blueprint = new_blueprint("socket")
@@ -50,21 +48,9 @@ async def socket() -> None:
     member = signed_in_member()
     if member is None:
         raise errors.Forbidden("A member's sign-in is required: an API key has no device to control.")
-    registry = registry_ref()
-    grant: SocketGrant = await ask(registry, AttachSocket(member.device_id))
-    try:
+    async with attached_socket(member.device_id) as (_registry, grant):
         await websocket.accept()
         await _Channel(grant).run()
-    finally:
-        grant.control.close()
-        _detach(registry, member.device_id, grant.socket_id)
-
-
-def _detach(registry: ActorRef, device_id: str, socket_id: int) -> None:
-    try:
-        registry.try_tell(DetachSocket(device_id, socket_id))
-    except ActorError:
-        pass  # the registry stopped: nothing is stoppable any more
 
 
 class _Channel:
