@@ -1,8 +1,10 @@
 """DIDL-Lite, the metadata a ContentDirectory's Browse returns: containers and video items.
 
 Built as text with every value escaped: a page of 50 items is a few string
-joins (python-didl-lite, which async-upnp-client uses, builds the same
-document through ElementTree objects; our tests read our output with it).
+joins.  python-didl-lite (maintained, async-upnp-client's) builds the same
+document through ElementTree objects; measured on a page of 50 films it
+took about 7 times as long (11.3 ms against 1.6 ms on a loaded 2-core
+machine), so it is used only by the tests, to read our output strictly.
 ``protocolInfo`` carries the DLNA fourth field televisions look for:
 ``DLNA.ORG_OP=01`` (byte seeking: the stream path answers Range),
 ``DLNA.ORG_CI=0`` (the file as it is, not transcoded) and ``DLNA.ORG_FLAGS``
