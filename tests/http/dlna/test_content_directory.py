@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from xml.etree import ElementTree
 
 import httpx
+import trio
 
+from ...media_factory import MediaFactory
+from ..scanning import wait_for_state
 from .served import CONNECTION_MANAGER, CONTENT_DIRECTORY, Served, soap
 
 DIDL = "{urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/}"
@@ -128,3 +132,22 @@ async def test_write_actions_and_unknown_services_are_refused(served: Served) ->
     assert elsewhere.status_code == 500 and "<errorCode>401</errorCode>" in elsewhere.text
     _root, total = await browse(served, "0")
     assert total == 2
+
+
+async def test_a_new_film_after_a_scan_appears_and_moves_the_system_update_id(
+    served: Served, tmp_path: Path, media: MediaFactory
+) -> None:
+    cd = "contentdirectory"
+    before = out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSystemUpdateID"), "Id")
+    assert out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSystemUpdateID"), "Id") == before  # stable
+    media.video(tmp_path / "media" / "Films" / "Dune (2021)" / "Dune (2021).mkv")
+    films_id = served.libraries["Films"]
+    async with served.server.client() as client:
+        first = await wait_for_state(client, films_id)
+        assert (await client.post(f"/libraries/{films_id}/scan", json={"mode": "full"})).status_code == 200
+        while (await wait_for_state(client, films_id))["startedAt"] == first["startedAt"]:
+            await trio.sleep(0.05)
+    after = out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSystemUpdateID"), "Id")
+    assert after != before and 0 < int(after) <= 0xFFFFFFFF
+    films, total = await browse(served, f"lib.{films_id}")
+    assert total == 4 and "Dune" in titles(films)

@@ -13,10 +13,11 @@ from reelhouse.media.dlna import didl
 from reelhouse.media.dlna.descriptions import CONNECTION_MANAGER, CONTENT_DIRECTORY
 from reelhouse.media.dlna.soap import INVALID_ACTION, INVALID_ARGS, SoapAction, SoapError
 from reelhouse.media.video_types import VIDEO_TYPES
+from reelhouse.storage.catalogue_stamp import catalogue_stamp
 
+from ..context import app_context
 from . import tree
 
-SYSTEM_UPDATE_ID = "1"  # constant until catalogue changes are counted (eventing is not served yet)
 Out = Sequence[tuple[str, str]]
 
 
@@ -46,7 +47,7 @@ async def _content_directory(action: SoapAction, base_url: str) -> Out:
     if action.name == "GetSortCapabilities":
         return (("SortCaps", ""),)
     if action.name == "GetSystemUpdateID":
-        return (("Id", SYSTEM_UPDATE_ID),)
+        return (("Id", await _update_id()),)
     raise SoapError(INVALID_ACTION, f"No action {action.name}.")
 
 
@@ -69,8 +70,13 @@ async def _browse(arguments: Mapping[str, str], base_url: str) -> Out:
         ("Result", didl.document(objects)),
         ("NumberReturned", str(len(objects))),
         ("TotalMatches", str(total)),
-        ("UpdateID", SYSTEM_UPDATE_ID),
+        ("UpdateID", await _update_id()),
     )
+
+
+async def _update_id() -> str:
+    """SystemUpdateID: moves when the catalogue changes (storage/catalogue_stamp.py); not evented yet."""
+    return str(await catalogue_stamp(app_context().store))
 
 
 def _unsigned(arguments: Mapping[str, str], name: str) -> int:
