@@ -146,6 +146,13 @@ class WebSettings(_Section):
             except ValueError:
                 raise ValueError(f"{entry!r} is not an IP address or network (e.g. 10.0.0.0/8)") from None
         return value
+class DlnaSettings(_Section):
+    # A UPnP AV MediaServer for televisions and VLC (docs/dlna.md): off unless asked for.
+    enabled: bool = False
+    # Network interfaces SSDP announces and answers on (names such as "eth0"); empty: none.
+    interfaces: list[str] = []
+    # The member whose library access applies to every DLNA client; empty: no library is shown.
+    member: str = ""
 
 
 class Settings(BaseSettings):
@@ -177,6 +184,7 @@ class Settings(BaseSettings):
     metrics: MetricsSettings = MetricsSettings()
     cluster: ClusterSettings = ClusterSettings()
     web: WebSettings = WebSettings()
+    dlna: DlnaSettings = DlnaSettings()
 
     @field_validator("time_zone")
     @classmethod

@@ -172,7 +172,7 @@ async def _serve_until_shutdown(
                 await fail_running_scans(store, INTERRUPTED_SCAN_MESSAGE)
                 await fail_unfinished_jobs(store)
             server_id, cursor_secret = await _identity(settings.data_dir, store, cluster)
-            async with open_actor_tree(settings, store, __version__, cluster) as actors:
+            async with open_actor_tree(settings, store, __version__, cluster, server_id) as actors:
                 context = AppContext(
                     settings=settings,
                     store=store,

@@ -9,6 +9,7 @@ then the bus, which persists what was published before it ends.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,6 +19,7 @@ import httpx
 import trio
 
 from reelhouse.config import Settings
+from reelhouse.media.dlna.descriptions import device_udn
 from reelhouse.runtime import ActorRef, ChildSpec, EventBus, RootActor
 from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import Store
@@ -29,6 +31,7 @@ from reelhouse.storage.play_history import record_playback
 
 from .cluster import ClusterNode, run_node
 from .cluster.seat import SchedulerSeat
+from .dlna_ssdp import SsdpConfig, run_ssdp
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
@@ -53,6 +56,8 @@ from .watch_state import WATCH_STATE_MAILBOX_SIZE, WatchStateActor
 SCAN_PARSE_THREADS = 2
 SCAN_PARSE_PROCESSES = max(1, os.cpu_count() or 1)  # big scans parse in child processes, one per core
 # Every progress report and every stream's byte batch passes the playback registry.
+log = logging.getLogger(__name__)
+
 PLAYBACK_MAILBOX_SIZE = 256
 PROVIDER_HTTP_TIMEOUT_S = 30.0
 
@@ -84,7 +89,7 @@ class ActorTree:
 
 @asynccontextmanager
 async def open_actor_tree(
-    settings: Settings, store: Store, version: str, cluster: ClusterNode | None = None
+    settings: Settings, store: Store, version: str, cluster: ClusterNode | None = None, server_id: str = ""
 ) -> AsyncIterator[ActorTree]:
     """Start the tree; on exit whatever still runs is cancelled.
 
@@ -168,11 +173,25 @@ async def open_actor_tree(
         playback = await root.start_child(ChildSpec(
             "playback", lambda: _playback_registry(settings, store, scheduler, watch_state),
             mailbox_size=PLAYBACK_MAILBOX_SIZE))
+        await _start_ssdp(nursery, settings, version, server_id)
         try:
             yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state,
                             cluster)
         finally:
             nursery.cancel_scope.cancel()
+
+
+async def _start_ssdp(nursery: trio.Nursery, settings: Settings, version: str, server_id: str) -> None:
+    """DLNA's SSDP (actors/dlna_ssdp.py), when DLNA is on with interfaces and the HTTP port is known."""
+    dlna = settings.dlna
+    if not (dlna.enabled and dlna.interfaces and server_id):
+        return
+    if settings.port == 0:
+        log.warning("DLNA: SSDP needs a fixed port in bind (it is 0); not announced")
+        return
+    config = SsdpConfig(tuple(dlna.interfaces), settings.port, device_udn(server_id),
+                        f"Linux/1.0 UPnP/1.0 Reelhouse/{version}")  # fmt: skip
+    await nursery.start(run_ssdp, config)
 
 
 def _event_bus(store: Store, cluster: ClusterNode | None) -> EventBus:

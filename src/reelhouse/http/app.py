@@ -17,6 +17,8 @@ from .auth_routes import blueprint as auth_routes_blueprint
 from .context import AppContext
 from .device_auth import install_device_auth
 from .devices import blueprint as devices_blueprint
+from .dlna import PREFIX as DLNA_PREFIX
+from .dlna import blueprint as dlna_blueprint
 from .errors import register_error_handlers
 from .events import blueprint as events_blueprint
 from .health import blueprint as health_blueprint
@@ -113,11 +115,13 @@ def create_app(context: AppContext) -> Quart:
     app.register_blueprint(health_blueprint)  # outside the API: /health, /health/ready (no key)
     app.register_blueprint(web_blueprint, url_prefix=WEB_PREFIX)  # the web console (http/web), a cookie sign-in
     app.register_blueprint(web_root_blueprint)  # / redirects to /web/
+    app.register_blueprint(dlna_blueprint)  # outside the API: /dlna/... (no key; 404 unless [dlna] enabled)
     events = AbortableStreams(app, {f"{API_PREFIX}/scans/events"})
     bodies = ZeroCopyBodies(events)
     streams = StalledWrites(bodies, f"{API_PREFIX}/videos/", stream_stall_seconds)
     jellyfin_streams = StalledWrites(streams, "/videos/", stream_stall_seconds)  # after jellyfin's path rules
-    app.asgi_app = install_jellyfin(app, jellyfin_streams, API_PREFIX, WEB_PREFIX)  # type: ignore[method-assign]
+    dlna_streams = StalledWrites(jellyfin_streams, "/dlna/media/", stream_stall_seconds)
+    app.asgi_app = install_jellyfin(app, dlna_streams, API_PREFIX, WEB_PREFIX, DLNA_PREFIX)  # type: ignore[method-assign]
     if observers := _request_observers(app, context):
         app.asgi_app = RequestObserver(app.asgi_app, observers)  # type: ignore[method-assign,assignment]
     return app

@@ -33,6 +33,7 @@ _EXTENSION_KEY = "reelhouse.verified_keys"
 OWN_AUTHENTICATION_PREFIX = "jellyfin"  # blueprints named so authenticate in their before_request
 WEB_BLUEPRINT_PREFIX = "web"  # the web console's blueprints (http/web) too
 OWN_AUTHENTICATION_PREFIXES = (OWN_AUTHENTICATION_PREFIX, WEB_BLUEPRINT_PREFIX)
+DLNA_BLUEPRINT = "dlna"  # DLNA clients have no credentials: http/dlna/access.py admits them as its member
 RETRY_AFTER_SECONDS = 1
 
 
@@ -99,8 +100,8 @@ async def authenticate_api_key(token: str) -> None:
 
 def _has_own_authentication(blueprint: str | None) -> bool:
     """The Jellyfin-compatible surface (``http/jellyfin``) and the web console (``http/web``) read their
-    own credentials, with the same checks."""
-    return blueprint is not None and blueprint.startswith(OWN_AUTHENTICATION_PREFIXES)
+    own credentials, with the same checks; DLNA (``http/dlna``) has none: it acts as its configured member."""
+    return blueprint is not None and (blueprint.startswith(OWN_AUTHENTICATION_PREFIXES) or blueprint == DLNA_BLUEPRINT)
 
 
 def _bearer_token(header: str) -> str | None:

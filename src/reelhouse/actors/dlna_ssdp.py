@@ -1,0 +1,140 @@
+"""SSDP for the DLNA MediaServer: a task in the actor tree's nursery, only on ``[dlna] interfaces``.
+
+One UDP socket per configured interface, on port 1900, in the SSDP group
+on that interface alone (``IP_MULTICAST_ALL`` off: a datagram that came
+in on another interface is not ours to answer).  At start every target is
+announced alive, again every :data:`REANNOUNCE_SECONDS` (a third of the
+max-age, so a television's cache never runs out), and byebye is sent as
+the task stops (the tree's graceful stop cancels it; the farewell is
+shielded for at most :data:`BYEBYE_SECONDS`).  An M-SEARCH is answered
+by unicast after a random wait within its MX (at most 5 s); at most
+:data:`MAX_PENDING_ANSWERS` answers wait at once, further searches are
+dropped, so a flood costs bounded memory and no task per datagram.
+An interface that does not exist or has no IPv4 address is logged and skipped.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import random
+import socket
+import struct
+from dataclasses import dataclass
+from email.utils import formatdate
+
+import trio
+
+from reelhouse.media.dlna import ssdp
+
+log = logging.getLogger(__name__)
+
+REANNOUNCE_SECONDS = ssdp.MAX_AGE_SECONDS / 3
+BYEBYE_SECONDS = 1.0
+MAX_PENDING_ANSWERS = 32
+SIOCGIFADDR = 0x8915
+IP_MULTICAST_ALL = getattr(socket, "IP_MULTICAST_ALL", 49)  # Linux's value; not in every Python build
+
+
+@dataclass(frozen=True, slots=True)
+class SsdpConfig:
+    interfaces: tuple[str, ...]
+    port: int  # the HTTP server's port: LOCATION is http://<interface address>:<port>/dlna/description.xml
+    udn: str
+    server: str  # the SERVER header: "Linux/1.0 UPnP/1.0 Reelhouse/<version>"
+
+
+@dataclass(frozen=True, slots=True)
+class _Interface:
+    name: str
+    address: str
+    sock: trio.socket.SocketType
+
+    def location(self, port: int) -> str:
+        return f"http://{self.address}:{port}/dlna/description.xml"
+
+
+def interface_address(name: str) -> str:
+    """The interface's IPv4 address (Linux ``SIOCGIFADDR``); OSError when it has none or does not exist."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        packed = fcntl.ioctl(probe.fileno(), SIOCGIFADDR, struct.pack("256s", name.encode()[:15]))
+    return socket.inet_ntoa(packed[20:24])
+
+
+async def run_ssdp(config: SsdpConfig, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    interfaces = await _open(config.interfaces)
+    try:
+        async with trio.open_nursery() as nursery:
+            answers = trio.Semaphore(MAX_PENDING_ANSWERS)
+            for interface in interfaces:
+                nursery.start_soon(_listen, interface, config, answers, nursery)
+            await _announce(interfaces, config, "ssdp:alive")
+            task_status.started()
+            while True:
+                await trio.sleep(REANNOUNCE_SECONDS)
+                await _announce(interfaces, config, "ssdp:alive")
+    finally:
+        with trio.CancelScope(shield=True), trio.move_on_after(BYEBYE_SECONDS):
+            await _announce(interfaces, config, "ssdp:byebye")
+        for interface in interfaces:
+            interface.sock.close()
+
+
+async def _open(names: tuple[str, ...]) -> list[_Interface]:
+    opened: list[_Interface] = []
+    for name in names:
+        try:
+            address = interface_address(name)
+            sock = trio.socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.setsockopt(socket.IPPROTO_IP, IP_MULTICAST_ALL, 0)
+            await sock.bind(("", ssdp.PORT))
+            group = socket.inet_aton(ssdp.MULTICAST_ADDRESS) + socket.inet_aton(address)
+            sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, group)
+            sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(address))
+            sock.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 2)
+        except OSError as exc:
+            log.warning("DLNA: SSDP cannot use interface %s (%s); skipped", name, exc)
+            continue
+        opened.append(_Interface(name, address, sock))
+        log.info("DLNA: SSDP on %s (%s)", name, address)
+    return opened
+
+
+async def _announce(interfaces: list[_Interface], config: SsdpConfig, nts: str) -> None:
+    for interface in interfaces:
+        for nt, usn in ssdp.targets(config.udn):
+            datagram = ssdp.notify(nts, nt, usn, interface.location(config.port), config.server)
+            try:
+                await interface.sock.sendto(datagram, (ssdp.MULTICAST_ADDRESS, ssdp.PORT))
+            except OSError as exc:  # the interface went down: announce again next time
+                log.warning("DLNA: SSDP %s on %s failed (%s)", nts, interface.name, exc)
+                break
+
+
+async def _listen(interface: _Interface, config: SsdpConfig, answers: trio.Semaphore, nursery: trio.Nursery) -> None:
+    while True:
+        datagram, sender = await interface.sock.recvfrom(ssdp.MAX_DATAGRAM_BYTES + 1)
+        search = ssdp.parse_search(datagram)
+        if search is None or not ssdp.matching(search, config.udn):
+            continue
+        try:
+            answers.acquire_nowait()
+        except trio.WouldBlock:
+            continue  # too many answers waiting: this search is dropped (the client searches again)
+        nursery.start_soon(_answer, interface, config, search, sender, answers)
+
+
+async def _answer(
+    interface: _Interface, config: SsdpConfig, search: ssdp.Search, sender: tuple[str, int], answers: trio.Semaphore
+) -> None:
+    try:
+        await trio.sleep(random.uniform(0, search.max_wait))
+        date = formatdate(usegmt=True)
+        for st, usn in ssdp.matching(search, config.udn):
+            datagram = ssdp.search_response(st, usn, interface.location(config.port), config.server, date)
+            await interface.sock.sendto(datagram, sender)
+    except OSError as exc:
+        log.debug("DLNA: SSDP answer to %s failed (%s)", sender[0], exc)
+    finally:
+        answers.release()

@@ -1,0 +1,86 @@
+"""ContentDirectory:1 and ConnectionManager:1 actions: SOAP arguments in, out arguments back.
+
+Read-only: no action here changes anything (no CreateObject, DestroyObject,
+UpdateObject, ImportResource...); any action the SCPDs do not list is
+401 Invalid Action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from reelhouse.media.dlna import didl
+from reelhouse.media.dlna.descriptions import CONNECTION_MANAGER, CONTENT_DIRECTORY
+from reelhouse.media.dlna.soap import INVALID_ACTION, INVALID_ARGS, SoapAction, SoapError
+from reelhouse.media.video_types import VIDEO_TYPES
+from reelhouse.storage.catalogue_stamp import catalogue_stamp
+
+from ..context import app_context
+from . import tree
+
+Out = Sequence[tuple[str, str]]
+
+
+async def perform(service_type: str, action: SoapAction, base_url: str) -> Out:
+    """The out arguments of ``action`` on the service ``service_type``; :class:`SoapError` when refused."""
+    if action.service_type != service_type:
+        raise SoapError(INVALID_ACTION, f"{action.service_type or 'The action'} is not this service.")
+    if service_type == CONTENT_DIRECTORY:
+        return await _content_directory(action, base_url)
+    if service_type == CONNECTION_MANAGER and action.name == "GetProtocolInfo":
+        return (("Source", source_protocol_info()), ("Sink", ""))
+    if service_type == CONNECTION_MANAGER and action.name == "GetCurrentConnectionIDs":
+        return (("ConnectionIDs", "0"),)
+    raise SoapError(INVALID_ACTION, f"No action {action.name}.")
+
+
+def source_protocol_info() -> str:
+    """Every video type the stream path serves, as protocolInfo entries."""
+    return ",".join(didl.protocol_info(mime) for mime in sorted(set(VIDEO_TYPES.values())))
+
+
+async def _content_directory(action: SoapAction, base_url: str) -> Out:
+    if action.name == "Browse":
+        return await _browse(action.arguments, base_url)
+    if action.name == "GetSearchCapabilities":
+        return (("SearchCaps", ""),)
+    if action.name == "GetSortCapabilities":
+        return (("SortCaps", ""),)
+    if action.name == "GetSystemUpdateID":
+        return (("Id", await _update_id()),)
+    raise SoapError(INVALID_ACTION, f"No action {action.name}.")
+
+
+async def _browse(arguments: Mapping[str, str], base_url: str) -> Out:
+    object_id = arguments.get("ObjectID", "")
+    flag = arguments.get("BrowseFlag", "")
+    start = _unsigned(arguments, "StartingIndex")
+    count = _unsigned(arguments, "RequestedCount")
+    if not object_id:
+        raise SoapError(INVALID_ARGS, "ObjectID is required.")
+    if flag == "BrowseMetadata":
+        objects: list[tree.DidlObject] = [await tree.metadata(object_id, base_url)]
+        total = 1
+    elif flag == "BrowseDirectChildren":
+        page = await tree.children(object_id, start, count, base_url)
+        objects, total = page.objects, page.total
+    else:
+        raise SoapError(INVALID_ARGS, "BrowseFlag must be BrowseMetadata or BrowseDirectChildren.")
+    return (
+        ("Result", didl.document(objects)),
+        ("NumberReturned", str(len(objects))),
+        ("TotalMatches", str(total)),
+        ("UpdateID", await _update_id()),
+    )
+
+
+async def _update_id() -> str:
+    """SystemUpdateID: moves when the catalogue changes (storage/catalogue_stamp.py); not evented yet."""
+    return str(await catalogue_stamp(app_context().store))
+
+
+def _unsigned(arguments: Mapping[str, str], name: str) -> int:
+    raw = arguments.get(name, "0") or "0"
+    if not raw.isdigit() or int(raw) > 0xFFFFFFFF:
+        raise SoapError(INVALID_ARGS, f"{name} must be an unsigned integer.")
+    return int(raw)

@@ -1,0 +1,120 @@
+"""DIDL-Lite, the metadata a ContentDirectory's Browse returns: containers and video items.
+
+Built as text with every value escaped: a page of 50 items is a few string
+joins.  python-didl-lite (maintained, async-upnp-client's) builds the same
+document through ElementTree objects; measured on a page of 50 films it
+took about 7 times as long (11.3 ms against 1.6 ms on a loaded 2-core
+machine), so it is used only by the tests, to read our output strictly.
+``protocolInfo`` carries the DLNA fourth field televisions look for:
+``DLNA.ORG_OP=01`` (byte seeking: the stream path answers Range),
+``DLNA.ORG_CI=0`` (the file as it is, not transcoded) and ``DLNA.ORG_FLAGS``
+(streaming transfer mode, background and connection-stall allowed, DLNA 1.5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from xml.sax.saxutils import escape, quoteattr
+
+DIDL_OPEN = (
+    '<DIDL-Lite xmlns="urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/"'
+    ' xmlns:dc="http://purl.org/dc/elements/1.1/"'
+    ' xmlns:upnp="urn:schemas-upnp-org:metadata-1-0/upnp/"'
+    ' xmlns:dlna="urn:schemas-dlna-org:metadata-1-0/">'
+)
+DIDL_CLOSE = "</DIDL-Lite>"
+DLNA_FLAGS = "01700000000000000000000000000000"
+DLNA_FEATURES = f"DLNA.ORG_OP=01;DLNA.ORG_CI=0;DLNA.ORG_FLAGS={DLNA_FLAGS}"
+FOLDER_CLASS = "object.container.storageFolder"
+MOVIE_CLASS = "object.item.videoItem.movie"
+VIDEO_CLASS = "object.item.videoItem"
+TICKS_PER_SECOND = 10_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Container:
+    id: str
+    parent_id: str
+    title: str
+    child_count: int | None = None
+    album_art_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VideoItem:
+    id: str
+    parent_id: str
+    title: str
+    upnp_class: str
+    url: str | None  # the resource: absent for an item without a playable file
+    mime_type: str
+    date: str | None = None  # YYYY-MM-DD
+    runtime_ticks: int | None = None
+    width: int | None = None
+    height: int | None = None
+    size: int | None = None
+    album_art_url: str | None = None
+
+
+def protocol_info(mime_type: str) -> str:
+    """``http-get:*:{mime}:DLNA.ORG_OP=01;...``: one entry of ``res@protocolInfo`` and GetProtocolInfo."""
+    return f"http-get:*:{mime_type}:{DLNA_FEATURES}"
+
+
+def duration(ticks: int) -> str:
+    """``H:MM:SS.mmm`` (UPnP's ``res@duration``) of a runtime in 100 ns ticks."""
+    milliseconds = ticks // (TICKS_PER_SECOND // 1000)
+    seconds, ms = divmod(milliseconds, 1000)
+    minutes, s = divmod(seconds, 60)
+    hours, m = divmod(minutes, 60)
+    return f"{hours}:{m:02d}:{s:02d}.{ms:03d}"
+
+
+def document(objects: Sequence[Container | VideoItem]) -> str:
+    """The DIDL-Lite document of ``objects``, in order."""
+    return DIDL_OPEN + "".join(_object(o) for o in objects) + DIDL_CLOSE
+
+
+def _object(obj: Container | VideoItem) -> str:
+    return _container(obj) if isinstance(obj, Container) else _item(obj)
+
+
+def _container(c: Container) -> str:
+    # storageFolder requires upnp:storageUsed; -1 is "unknown" (ContentDirectory:1, B.6.1).
+    count = "" if c.child_count is None else f" childCount={quoteattr(str(c.child_count))}"
+    art = _album_art(c.album_art_url)
+    return (
+        f"<container id={quoteattr(c.id)} parentID={quoteattr(c.parent_id)} restricted=\"1\" searchable=\"0\"{count}>"
+        f"<dc:title>{escape(c.title)}</dc:title><upnp:class>{FOLDER_CLASS}</upnp:class>"
+        f"<upnp:storageUsed>-1</upnp:storageUsed>{art}</container>"
+    )
+
+
+def _item(i: VideoItem) -> str:
+    parts = [f"<dc:title>{escape(i.title)}</dc:title><upnp:class>{i.upnp_class}</upnp:class>"]
+    if i.date:
+        parts.append(f"<dc:date>{escape(i.date)}</dc:date>")
+    parts.append(_album_art(i.album_art_url))
+    if i.url is not None:
+        parts.append(_resource(i))
+    return (
+        f"<item id={quoteattr(i.id)} parentID={quoteattr(i.parent_id)} restricted=\"1\">" + "".join(parts) + "</item>"
+    )
+
+
+def _resource(i: VideoItem) -> str:
+    attributes = [f"protocolInfo={quoteattr(protocol_info(i.mime_type))}"]
+    if i.size is not None:
+        attributes.append(f'size="{int(i.size)}"')
+    if i.runtime_ticks:
+        attributes.append(f'duration="{duration(i.runtime_ticks)}"')
+    if i.width and i.height:
+        attributes.append(f'resolution="{int(i.width)}x{int(i.height)}"')
+    return f"<res {' '.join(attributes)}>{escape(i.url or '')}</res>"
+
+
+def _album_art(url: str | None) -> str:
+    if url is None:
+        return ""
+    return f'<upnp:albumArtURI dlna:profileID="JPEG_TN">{escape(url)}</upnp:albumArtURI>'

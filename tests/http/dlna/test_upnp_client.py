@@ -1,0 +1,69 @@
+"""A published UPnP control point (async-upnp-client's ``upnp-client`` command, PyPI) browses
+the MediaServer over HTTP to an episode, and python-didl-lite (its DIDL-Lite reader) reads the items."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import didl_lite.didl_lite as didl_lite
+import httpx
+import trio
+
+from .served import Served
+
+CLIENT_TIMEOUT_S = 60.0
+UPNP_CLIENT = Path(sys.executable).with_name("upnp-client")
+
+
+async def upnp_client(served: Served, *call: str) -> dict[str, Any]:
+    """Run ``upnp-client --strict call-action <description> *call``: its JSON answer."""
+    command = [str(UPNP_CLIENT), "--strict", "call-action", f"{served.url}/dlna/description.xml", *call]
+    with trio.fail_after(CLIENT_TIMEOUT_S):
+        done = await trio.run_process(command, capture_stdout=True, capture_stderr=True, check=False)
+    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+    answer: dict[str, Any] = json.loads(done.stdout)
+    return answer
+
+
+async def children(served: Served, object_id: str) -> list[Any]:
+    answer = await upnp_client(
+        served, "CD/Browse", f"ObjectID={object_id}", "BrowseFlag=BrowseDirectChildren", "Filter=*",
+        "StartingIndex=0", "RequestedCount=0", "SortCriteria=",
+    )  # fmt: skip
+    out = answer["out_parameters"]
+    objects = didl_lite.from_xml_string(out["Result"], strict=True)
+    assert out["NumberReturned"] == len(objects) <= out["TotalMatches"]
+    return list(objects)
+
+
+def named(objects: list[Any], title: str) -> Any:
+    return next(o for o in objects if o.title == title)
+
+
+async def test_upnp_client_browses_from_the_root_to_an_episode_and_reads_its_didl(served: Served) -> None:
+    root = await children(served, "0")
+    assert sorted(o.title for o in root) == ["Films", "Shows"]
+    series = named(await children(served, named(root, "Shows").id), "Severance")
+    assert isinstance(series, didl_lite.Container)
+    season = (await children(served, series.id))[0]
+    episodes = await children(served, season.id)
+    assert len(episodes) == 3 and all(isinstance(e, didl_lite.VideoItem) for e in episodes)
+    resource = episodes[0].res[0]
+    assert resource.protocol_info.startswith("http-get:*:video/x-matroska:DLNA.ORG_OP=01")
+    assert resource.resolution == "320x240" and resource.duration
+    async with httpx.AsyncClient(timeout=15.0) as client:
+        head = await client.get(resource.uri, headers={"Range": "bytes=0-3"})
+    assert head.status_code == 206 and head.content == b"\x1a\x45\xdf\xa3"  # the Matroska file's first bytes
+    films = await children(served, named(root, "Films").id)
+    assert [f.title for f in films] == ["Arrival", "Blade Runner", "Contact"]
+    assert isinstance(films[0], didl_lite.Movie)
+
+
+async def test_upnp_client_reads_the_protocol_info_and_the_system_update_id(served: Served) -> None:
+    info = await upnp_client(served, "CM/GetProtocolInfo")
+    assert "video/x-matroska:DLNA.ORG_OP=01" in info["out_parameters"]["Source"]
+    update = await upnp_client(served, "CD/GetSystemUpdateID")
+    assert isinstance(update["out_parameters"]["Id"], int)
