@@ -56,5 +56,6 @@ async def test_a_member_signs_in_plays_in_the_page_resumes_and_marks_played(
     assert seen.first_time > 1.0  # it played: currentTime advanced
     assert SEEK_TO <= seen.resumed_at < FILM_SECONDS  # resumed where the member left
     assert seen.played_pressed == "true"
+    assert seen.label_after_played == "Play"  # marking played mid-playback left no resume point
     assert "forbidden_origin" in seen.foreign_answer
     assert seen.favorite_after_foreign == "false"

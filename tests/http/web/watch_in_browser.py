@@ -24,6 +24,7 @@ class Seen:
     first_time: float
     resumed_at: float
     played_pressed: str | None
+    label_after_played: str | None
     foreign_answer: str
     favorite_after_foreign: str | None
 
@@ -52,9 +53,13 @@ def _watch(base: str, film_id: str, backend: str) -> Seen:
         page.click("#played")
         page.wait_for_selector("#played[aria-pressed=true]")
         played = page.get_attribute("#played", "aria-pressed")
+        page.goto(f"{base}/web/")  # leaving after the mark: no resume point may come back with it
+        page.goto(f"{base}/web/item/{film_id}")
+        page.wait_for_selector("#title:not(:empty)")
+        label_after_played = page.text_content("#play")
         foreign, favorite = _post_from_another_origin(page, base, film_id)
         _phone(browser, base, film_id, backend)
-    return Seen(hidden, first, resumed, played, foreign, favorite)
+    return Seen(hidden, first, resumed, played, label_after_played, foreign, favorite)
 
 
 def _sign_in(page: Any, base: str) -> None:

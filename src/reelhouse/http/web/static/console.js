@@ -93,12 +93,12 @@ async function itemPage() {
   const genres = (item.genres || []).map((g) => (typeof g === "string" ? g : g.name));
   document.getElementById("genres").textContent = genres.length ? "Genres: " + genres.join(", ") : "";
   const state = JSON.parse(article.dataset.userData || "{}");  // the member's own state, rendered by the server
-  setupMarks(id, state);
-  if (VIDEO_TYPES.has(item.type)) setupPlayer(id, state.positionSec || 0);
-  else api("/items?parentId=" + encodeURIComponent(id) + "&sort=index&limit=200").then((page) => fill(document.getElementById("children"), page.items));
+  const player = VIDEO_TYPES.has(item.type) ? setupPlayer(id, state.positionSec || 0) : null;
+  setupMarks(id, state, player);
+  if (!player) api("/items?parentId=" + encodeURIComponent(id) + "&sort=index&limit=200").then((page) => fill(document.getElementById("children"), page.items));
 }
 
-function setupMarks(id, state) {
+function setupMarks(id, state, player) {
   const played = document.getElementById("played");
   const favorite = document.getElementById("favorite");
   const show = (s) => {
@@ -110,6 +110,8 @@ function setupMarks(id, state) {
   show(state);
   played.addEventListener("click", async () => {
     const on = played.getAttribute("aria-pressed") !== "true";
+    // Watched: the playback ends first, so its stopped report cannot leave a resume point behind the mark.
+    if (on && player) await player.end();
     const now = await api("/me/played/" + encodeURIComponent(id), { method: on ? "POST" : "DELETE" });
     show({ ...now });
   });
@@ -144,6 +146,14 @@ function setupPlayer(id, resumeAt) {
     video.addEventListener("pause", () => report("progress"));
   });
   // Leaving the page ends the playback where it stands, so the member resumes there next time.
+  const end = async () => {
+    if (!session) return;
+    const ending = session;
+    session = null;  // first: the pause below reports nothing more for this session
+    clearInterval(timer);
+    video.pause();
+    await api("/sessions/playing/stopped", { json: { sessionId: ending, positionSec: position(), paused: true } });
+  };
   window.addEventListener("pagehide", () => {
     if (!session) return;
     clearInterval(timer);
@@ -151,6 +161,7 @@ function setupPlayer(id, resumeAt) {
     fetch(API + "/sessions/playing/stopped", { method: "POST", keepalive: true, credentials: "same-origin",
       headers: { "Content-Type": "application/json" }, body });
   });
+  return { end };
 }
 
 const PAGES = { home, library, item: itemPage };
