@@ -44,6 +44,7 @@ class ServerProcess:
         )]
         self.env = env
         self.log = b""
+        self.log_ended = trio.Event()
         self.process: trio.Process | None = None
         self.base_url = ""
 
@@ -67,8 +68,11 @@ class ServerProcess:
 
     async def _collect(self) -> None:
         assert self.process is not None and self.process.stderr is not None
-        async for chunk in self.process.stderr:
-            self.log += chunk
+        try:
+            async for chunk in self.process.stderr:
+                self.log += chunk
+        finally:
+            self.log_ended.set()  # the process closed its stderr: the log is whole
 
     def kill(self) -> None:
         """Make sure the process is gone (a failed test must not leave it running)."""

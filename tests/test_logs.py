@@ -79,7 +79,7 @@ async def _serve_once(server: ServerProcess, nursery: trio.Nursery) -> str:
     server.send_signal(15)
     with trio.fail_after(30):
         assert await server.wait() == 0
-    await trio.sleep(0.1)
+        await server.log_ended.wait()  # every line the server wrote has been read
     return server.log.decode()
 
 
