@@ -46,6 +46,7 @@ from .stream import blueprint as stream_blueprint
 from .stream import stall_seconds as stream_stall_seconds
 from .streams import AbortableStreams, StalledWrites
 from .system import blueprint as system_blueprint
+from .upkeep import blueprint as upkeep_blueprint
 from .users import blueprint as users_blueprint
 from .watch_state import blueprint as watch_state_blueprint
 from .web import pages as _web_pages  # noqa: F401  (registers the console's routes)
@@ -75,6 +76,7 @@ BLUEPRINTS = (
     remote_control_blueprint,
     playback_history_blueprint,
     watch_state_blueprint,
+    upkeep_blueprint,
 )
 
 API_PREFIX = "/api/v1"
