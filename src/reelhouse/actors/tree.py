@@ -76,7 +76,7 @@ class ActorTree:
     playback: ActorRef | None = None  # PlaybackRegistry (actors/playback)
     watch_state: ActorRef | None = None  # WatchStateActor: marks and play positions per member
     cluster: ClusterNode | None = None  # this node, on PostgreSQL (actors/cluster)
-    upkeep: ActorRef | None = None  # UpkeepActor: attention actions, reprobes, covers, imports (actors/upkeep)
+    upkeep: ActorRef | None = None  # UpkeepActor: attention actions, reprobes, covers (actors/upkeep)
 
     def running(self) -> bool:
         """Every actor of the tree runs (none stopped for good or restarting), and the bus delivers."""
@@ -171,11 +171,10 @@ async def open_actor_tree(
         # Before playback, so it stops after it: the last reports of ending sessions are still written.
         watch_state = await root.start_child(ChildSpec("watch_state", lambda: WatchStateActor(store),
                                                        mailbox_size=WATCH_STATE_MAILBOX_SIZE))
-        # After the libraries and the watch state it asks, so it stops before them.
+        # After the libraries it asks, so it stops before them.
         upkeep = await root.start_child(ChildSpec("upkeep", lambda: UpkeepActor(UpkeepServices(
             store=store, jobs=jobs, libraries=libraries, deps=services.deps, data_dir=settings.data_dir,
-            covers_dir=settings.data_dir / COVERS_DIR, global_probe_limit=settings.scan.probe_concurrency,
-            http=http, watch_state=watch_state))))
+            covers_dir=settings.data_dir / COVERS_DIR, global_probe_limit=settings.scan.probe_concurrency))))
         # Last, so it stops first: live sessions end into history while the store is open.
         playback = await root.start_child(ChildSpec(
             "playback", lambda: _playback_registry(settings, store, scheduler, watch_state),

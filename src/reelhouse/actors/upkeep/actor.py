@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import trio
 
 from reelhouse import errors
@@ -47,8 +46,6 @@ class UpkeepServices:
     data_dir: Path
     covers_dir: Path
     global_probe_limit: int
-    http: httpx.AsyncClient | None = None
-    watch_state: ActorRef | None = None
 
 
 @dataclass(frozen=True, slots=True)
