@@ -32,6 +32,7 @@ from .scanning import create_library, wait_for_state
 from .scrape_support import items_by_name
 
 CAP_S = 120
+PEER_START_S = 120.0
 NO_PROVIDERS = {"remoteAllowedHosts": [], "metadataProviders": []}
 HEAT_PLAYED_AT = "2026-11-01T20:00:00.0000000Z"
 HEAT_PLAYED_MS = 1_793_563_200_000
@@ -152,7 +153,7 @@ async def _peer_with_ann_s_plays(nursery: trio.Nursery, peer: ServerProcess, pee
     async with open_store(peer_url) as store:
         await migrate(store)
         _record, key = await create_api_key(store, "import")
-    base = await peer.start(nursery)
+    base = await peer.start(nursery, timeout=PEER_START_S)  # a loaded machine starts a server slowly
     running = RunningServer(base, f"{base}/api/v1", key, peer_url, data_dir, trio.Event(), trio.Event())
     async with running.client() as client:
         library = await create_library(client, "Films", [films], options=NO_PROVIDERS)
@@ -172,7 +173,7 @@ async def test_a_member_s_watch_state_is_imported_from_our_own_jellyfin_surface_
     async with _peer_database(database_url, tmp_path) as peer_url:
         peer = ServerProcess(tmp_path / "peer-data", peer_url)
         try:
-            with trio.fail_after(CAP_S):
+            with trio.fail_after(CAP_S + PEER_START_S):
                 other = await _peer_with_ann_s_plays(nursery, peer, peer_url, tmp_path / "peer-data", films)
                 server, ours = await _target(nursery, database_url, tmp_path, films)
                 ann = await add_member(server, "Ann", all_libraries=True)

@@ -18,7 +18,7 @@ from reelhouse.actors.system_monitor import CacheMeasured, cache_usage
 from reelhouse.actors.upkeep import ActionStarted, RegenerateCovers, StartAttentionAction
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 
-from .activity import log_activity
+from .activity_recording import log_activity
 from .asks import ask
 from .context import app_context
 from .image_service import image_service

@@ -1,7 +1,7 @@
 """Items by attention state, for the bulk attention actions (``actors/upkeep``).
 
 The states are the ones ``GET /items?attention=`` filters by (the
-conditions live once, in ``_item_query_filters.ATTENTION``). What this
+conditions live once, in ``item_query.ATTENTION``). What this
 module adds: counting a library's items in some states (optionally only
 ``item_ids``), and dropping the missing ones from the catalogue now,
 whatever their ``missingGraceHours``.
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._item_query_filters import ATTENTION
 from ._store import Store
 from .catalog import relist_directories
+from .item_query import ATTENTION
 
 DROP_CHUNK = 200  # items deleted per statement while dropping the missing
 

@@ -1,4 +1,4 @@
-"""What importing from another server reads and writes (``reelhouse import``, ``cli_peer_import.py``).
+"""What importing from another server reads and writes (``reelhouse import``, ``cli/_peer_import.py``).
 
 Reads: our items an import can match (present, not extras: movies,
 series, episodes, with their primary file's path) and our members'
