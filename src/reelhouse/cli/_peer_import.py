@@ -7,7 +7,7 @@ The other server's administrator token is the first line of standard
 input (never an argument: a command line is visible to every user of the
 machine). Without ``--apply`` it is a dry run: it prints what the import
 would change, one line each, and changes nothing. With ``--apply`` it
-writes the same plan, never over newer data of ours (``peer_importer``).
+writes the same plan, never over newer data of ours (``_peer_run``).
 The reference has importing from another server need a signed-in
 administrator (an API key gets 403), and this command is Reelhouse's
 admin console. A failure prints the reference's code (``source_unreachable``,
@@ -24,10 +24,11 @@ from typing import Any
 import httpx
 
 from reelhouse.media.peer_import import KINDS
-from reelhouse.peer_importer import ImportJob, describe, run_import
-from reelhouse.peer_source import PeerSource, SourceError, public_address
 from reelhouse.storage import Store
 from reelhouse.storage.activity import ActivityRecord, record_activity
+
+from ._peer_run import ImportJob, describe, run_import
+from ._peer_source import PeerSource, SourceError, public_address
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 

@@ -1,4 +1,4 @@
-"""One import from another server: read (``peer_source``), match and plan (``media/peer_import``), write.
+"""One import from another server: read (``_peer_source``), match and plan (``media/peer_import``), write.
 
 :func:`run_import` reads every member of the peer whose name is one of
 our members' (case-insensitive; ``only`` narrows it to those names), each
@@ -19,7 +19,6 @@ from typing import Any
 import trio
 
 from reelhouse.media.peer_import import ItemMatcher, OurItem, OurWatch, PeerItem, WatchChange, plan_ids, plan_watch
-from reelhouse.peer_source import PeerSource, public_address
 from reelhouse.storage import Store, now_ms
 from reelhouse.storage.jobs import save_job
 from reelhouse.storage.peer_import import (
@@ -30,6 +29,8 @@ from reelhouse.storage.peer_import import (
     our_watch,
 )
 from reelhouse.timefmt import rfc3339_ms
+
+from ._peer_source import PeerSource, public_address
 
 PROGRESS_EVERY_SECONDS = 5.0
 _UNTOUCHED = OurWatch()
