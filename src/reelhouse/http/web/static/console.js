@@ -130,6 +130,7 @@ function setupPlayer(id, resumeAt) {
   play.textContent = resumeAt > 0 ? "Resume" : "Play";
   let session = null;
   let timer = null;
+  let control = null;
   // Every report goes through this one chain, in order: a stop is sent only after the start was
   // answered and every earlier progress report landed, so none of them arrives after it.
   let reports = Promise.resolve();
@@ -148,11 +149,30 @@ function setupPlayer(id, resumeAt) {
     video.addEventListener("loadedmetadata", () => { if (resumeAt > 0) video.currentTime = resumeAt; }, { once: true });
     video.addEventListener("error", () => { document.getElementById("cannot-play").hidden = false; });
     video.play().catch(() => { /* autoplay refused or unplayable: the controls remain */ });
+    control = control || remoteControl();
     send("", { itemId: id, positionSec: resumeAt, paused: false }, (answer) => {
       session = answer.sessionId;  // in the chain: a stop waiting on it finds the session
       timer = setInterval(report, 5000);
     }).catch(() => null);  // shown by api()
   });
+  // The remote-control socket (the cookie signs it in): an administrator's Stop ends the playback here.
+  const remoteControl = () => {
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    const socket = new WebSocket(scheme + location.host + API + "/sessions/socket");
+    socket.addEventListener("message", (event) => {
+      let message = {};
+      try { message = JSON.parse(event.data); } catch (e) { return; }
+      if (message.type === "ping") socket.send(JSON.stringify({ type: "pong" }));
+      if (message.type === "stop" && message.sessionId === session) {
+        end().then(() => {
+          const note = document.getElementById("stopped-note");
+          if (note) note.hidden = false;
+        }).catch(() => null);
+      }
+    });
+    socket.addEventListener("close", () => { control = null; });
+    return socket;
+  };
   video.addEventListener("pause", report);
   // Ending: the playback stops where it stands (the member resumes there next time), after every
   // report already on its way; nothing is reported for this session afterwards.
@@ -166,6 +186,7 @@ function setupPlayer(id, resumeAt) {
     await send("/stopped", { sessionId: ending, positionSec: video.currentTime, paused: true });
   };
   window.addEventListener("pagehide", () => {
+    if (control) control.close();
     if (!session) return;
     clearInterval(timer);
     const body = JSON.stringify({ sessionId: session, positionSec: video.currentTime, paused: true });
