@@ -92,10 +92,37 @@ async function itemPage() {
   document.getElementById("overview").textContent = item.overview || "";
   const genres = (item.genres || []).map((g) => (typeof g === "string" ? g : g.name));
   document.getElementById("genres").textContent = genres.length ? "Genres: " + genres.join(", ") : "";
+  showCast(item.people || []);
+  const source = chooseVersion(item);
+  fill(document.getElementById("extras"), item.extras || []);
+  document.getElementById("extras").closest("section").hidden = !(item.extras || []).length;
   const state = JSON.parse(article.dataset.userData || "{}");  // the member's own state, rendered by the server
-  const player = VIDEO_TYPES.has(item.type) ? setupPlayer(id, state.positionSec || 0) : null;
+  const player = VIDEO_TYPES.has(item.type) ? setupPlayer(id, state.positionSec || 0, source) : null;
   setupMarks(id, state, player);
   if (!player) api("/items?parentId=" + encodeURIComponent(id) + "&sort=index&limit=200").then((page) => fill(document.getElementById("children"), page.items));
+}
+
+function showCast(people) {
+  const list = document.getElementById("cast");
+  for (const person of people.slice(0, 30)) {
+    const role = person.role ? " as " + person.role : person.kind && person.kind !== "Actor" ? " (" + person.kind + ")" : "";
+    list.append(Object.assign(document.createElement("li"), { textContent: person.name + role }));
+  }
+  document.getElementById("cast-box").hidden = !list.children.length;
+}
+
+// Versions: one per media source; the choice says which file the player streams (its own item id).
+function chooseVersion(item) {
+  const sources = (item.mediaSources || []).filter((s) => !s.missing);
+  const choice = { itemId: item.id };
+  if (sources.length < 2) return choice;
+  const select = document.getElementById("version");
+  for (const source of sources) select.append(new Option(source.name + " · " + source.container, source.itemId));
+  select.value = sources.some((s) => s.itemId === item.id) ? item.id : sources[0].itemId;
+  choice.itemId = select.value;
+  select.addEventListener("change", () => { choice.itemId = select.value; });
+  document.getElementById("version-box").hidden = false;
+  return choice;
 }
 
 function setupMarks(id, state, player) {
@@ -122,7 +149,7 @@ function setupMarks(id, state, player) {
   });
 }
 
-function setupPlayer(id, resumeAt) {
+function setupPlayer(id, resumeAt, source = { itemId: id }) {
   const box = document.getElementById("player-box");
   const video = document.getElementById("video");
   const play = document.getElementById("play");
@@ -145,7 +172,7 @@ function setupPlayer(id, resumeAt) {
   play.addEventListener("click", async () => {
     box.hidden = false;
     play.hidden = true;
-    video.src = API + "/videos/" + encodeURIComponent(id) + "/stream";
+    video.src = API + "/videos/" + encodeURIComponent(source.itemId) + "/stream";
     video.addEventListener("loadedmetadata", () => { if (resumeAt > 0) video.currentTime = resumeAt; }, { once: true });
     video.addEventListener("error", () => { document.getElementById("cannot-play").hidden = false; });
     video.play().catch(() => { /* autoplay refused or unplayable: the controls remain */ });
@@ -197,8 +224,33 @@ function setupPlayer(id, resumeAt) {
   return { end };
 }
 
+// Search as you type: results under the bar on every page, the newest query's only.
+function searchAsYouType() {
+  const input = document.getElementById("search");
+  const panel = document.getElementById("search-results");
+  if (!input || !panel) return;
+  let pending = null;
+  let timer = null;
+  const run = async () => {
+    const q = input.value.trim();
+    if (pending) pending.abort();
+    if (!q) { panel.hidden = true; panel.replaceChildren(); return; }
+    pending = new AbortController();
+    let found;
+    try { found = await api("/search?limit=12&q=" + encodeURIComponent(q), { signal: pending.signal }); } catch (e) { return; }
+    panel.replaceChildren();
+    fill(panel, found.items);
+    if (!found.items.length) panel.append(Object.assign(document.createElement("p"), { className: "empty", textContent: "Nothing matches “" + q + "”." }));
+    panel.hidden = false;
+  };
+  input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(run, 150); });
+  input.addEventListener("keydown", (event) => { if (event.key === "Escape") { input.value = ""; run(); } });
+  if (input.value) run();
+}
+
 const PAGES = { home, library, item: itemPage };
 document.addEventListener("DOMContentLoaded", () => {
+  searchAsYouType();
   const run = PAGES[document.body.dataset.page];
   if (run) run().catch(() => { /* shown by api() */ });
 });
