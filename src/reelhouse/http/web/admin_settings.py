@@ -72,7 +72,7 @@ async def change_schedule(task: str) -> Response:
         await stored.set_paused(store, task, False)
     elif data.paused is not None:
         await stored.set_paused(store, task, data.paused)
-    await log_activity("schedule.update", "settings", "task", task, task, {"fields": _fields(data)})
+    await log_activity("schedule.update", "settings", "schedule", task, task, {"fields": _fields(data)})
     return Response(b"", status=204)
 
 

@@ -105,7 +105,7 @@ async function activityPage() {
   const load = async (fresh) => {
     const query = new URLSearchParams({ limit: "50" });
     for (const [key, value] of Object.entries(formJson(form))) {
-      if (value) query.set(key, key === "since" ? new Date(value).toISOString() : value);
+      if (value) query.set(key, key === "from" || key === "to" ? new Date(value).toISOString() : value);
     }
     if (!fresh && cursor) query.set("cursor", cursor);
     const page = await admin("/api/activity?" + query);
