@@ -41,12 +41,13 @@ def _set_cookie(answer: httpx.Response) -> Any:
 async def test_json_sign_in_sets_an_httponly_samesite_cookie_that_opens_the_player_api(server: RunningServer) -> None:
     with trio.fail_after(30):
         user_id = await add_member(server, "Ann", password=PASSWORD, all_libraries=True)
-        async with _browser(server) as browser:
+        firefox = "Mozilla/5.0 (Android 14; Mobile; rv:133.0) Gecko/133.0 Firefox/133.0"
+        async with _browser(server, **{"User-Agent": firefox}) as browser:
             answer = await _sign_in(browser, "Ann", password=PASSWORD)
             items = await browser.get("/api/v1/items")
             home = await browser.get("/web/")
         async with open_store(server.database_url) as store:
-            rows = await store.fetch_all("SELECT kind, client FROM devices")
+            rows = await store.fetch_all("SELECT kind, client, name FROM devices")
         async with server.client() as admin:
             entries = (await admin.get("/activity", params={"limit": 50})).json()["entries"]
     morsel, header = _set_cookie(answer)
@@ -55,7 +56,7 @@ async def test_json_sign_in_sets_an_httponly_samesite_cookie_that_opens_the_play
     assert morsel.value.startswith("rhd_")
     assert "httponly" in header and "samesite=lax" in header and "secure" not in header
     assert int(morsel["max-age"]) == 30 * 86400
-    assert [(row["kind"], row["client"]) for row in rows] == [("web", "Reelhouse Web")]
+    assert [(row["kind"], row["client"], row["name"]) for row in rows] == [("web", "Reelhouse Web", "Firefox on Android")]
     assert items.status_code == 200 and home.status_code == 200 and "Continue watching" in home.text, home.text
     assert any(e["action"] == "user.login" and e.get("userId") in (user_id, None) for e in entries)
 

@@ -125,7 +125,7 @@ async function activityPage() {
 
 async function playbackPage() {
   const sessions = async () => rows("#sessions", await admin("/api/admin/playback/sessions"), (s) => [
-    s.member, s.episode || s.itemId, s.device + " · " + s.player,
+    s.member, [s.title, s.episode].filter(Boolean).join(" · ") || s.itemId, s.device + " · " + s.player,
     el("span", {}, bar(s.positionSec, s.durationSec), " " + clock(s.positionSec) + (s.paused ? " (paused)" : "")),
     s.stoppable ? button("Stop", () => admin("/api/admin/playback/sessions/" + encodeURIComponent(s.id) + "/stop", { method: "POST" })
       .then(() => { notice("Stop sent to " + s.device + "."); return sessions(); })) : el("span", { className: "note" }, "cannot be stopped"),
