@@ -34,7 +34,7 @@ import trio
 from _api_processes import reelhouse_server
 from _catalog_rows import CatalogSample, fill_catalog, write_posters
 from reelhouse.storage import migrate, open_store
-from reelhouse.storage.users import add_user
+from reelhouse.storage.members import add_user
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]

@@ -17,7 +17,7 @@ from reelhouse import errors
 from reelhouse.storage import apikeys
 from reelhouse.timefmt import rfc3339_ms
 
-from ..activity import log_activity
+from ..activity_recording import log_activity
 from ..context import app_context
 from .admin_gate import require_admin
 from .blueprint import blueprint

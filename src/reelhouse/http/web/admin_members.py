@@ -1,9 +1,8 @@
 """Members from the console: add, change, password and PIN, library access, sessionOnlyLogin.
 
-What ``reelhouse user add`` and ``user set`` do (``storage/users.py``,
-``storage/members.py``), with the same checks and activity entries (field
-names only: never a password or PIN).  The list is the API's
-(``GET /web/admin/api/users``).
+What ``reelhouse user add`` and ``user set`` do (``storage/members``), with
+the same checks and activity entries (field names only: never a password or
+PIN).  The list is the API's (``GET /web/admin/api/users``).
 """
 
 from __future__ import annotations
@@ -13,9 +12,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from quart_schema import hide
 
-from reelhouse.storage import members, users
+from reelhouse.storage import members
 
-from ..activity import log_activity
+from ..activity_recording import log_activity
 from ..context import app_context
 from .admin_gate import require_admin
 from .blueprint import blueprint
@@ -54,7 +53,7 @@ async def add_member() -> dict[str, Any]:
     """Add a member (an administrator with ``admin``); without a password they sign in with none."""
     require_admin()
     data = await parse_body(NewMember)
-    user = await users.add_user(app_context().store, data.name, is_admin=data.admin, password=data.password or None)
+    user = await members.add_user(app_context().store, data.name, is_admin=data.admin, password=data.password or None)
     await log_activity("user.create", "security", "user", user.id, user.name, {"isAdmin": user.is_admin})
     return {"id": user.id, "name": user.name, "isAdmin": user.is_admin}
 

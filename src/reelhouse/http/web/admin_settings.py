@@ -1,7 +1,7 @@
 """Schedules' rules, plugins and backups from the console: what ``reelhouse schedule``, ``plugin`` and
 ``backup`` do (the reference leaves these to the admin console), through the same store and catalog.
 
-A rule is checked by ``media/schedule_rules.parse_rule`` (its error codes:
+A rule is checked by ``media/schedule.parse_rule`` (its error codes:
 ``schedule_cron_invalid`` and the others) and written with a bump of the
 schedule revision, which the scheduler polls.  A plugin's settings are
 never answered back: the plugin list (``GET /web/admin/api/plugins/installed``)
@@ -19,14 +19,13 @@ from quart import Response
 from quart_schema import hide
 
 from reelhouse import errors
-from reelhouse.media.schedule_defaults import CORE_TASKS
-from reelhouse.media.schedule_rules import RuleError, parse_rule
+from reelhouse.media.schedule import CORE_TASKS, RuleError, parse_rule
 from reelhouse.storage import now_ms
 from reelhouse.storage import plugin_catalog as catalog
 from reelhouse.storage import schedules as stored
 from reelhouse.storage.backups import BackupError, BackupInfo, list_backups
 
-from ..activity import log_activity
+from ..activity_recording import log_activity
 from ..context import app_context
 from .admin_gate import require_admin
 from .blueprint import blueprint
