@@ -96,6 +96,7 @@ def _stop_a_playing_session(admin: Any, member: Any, base: str, film_name: str, 
     admin.click("#sessions button:has-text('Stop')")
     member.wait_for_selector("#stopped-note:not([hidden])", timeout=WAIT_MS)
     paused = bool(member.evaluate("document.getElementById('video').paused"))
+    member.wait_for_selector("#play:has-text('Resume')")  # the member may go on from there
     admin.wait_for_selector("#sessions td.empty", timeout=WAIT_MS)  # the page refreshes its list
     member.screenshot(path=SCREENSHOTS / f"{backend}-phone-stopped-by-admin.png", full_page=True)
     return rows, paused, True, admin.inner_text("#sessions tbody")

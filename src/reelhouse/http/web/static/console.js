@@ -172,12 +172,15 @@ function setupPlayer(id, resumeAt, source = { itemId: id }) {
   play.addEventListener("click", async () => {
     box.hidden = false;
     play.hidden = true;
-    video.src = API + "/videos/" + encodeURIComponent(source.itemId) + "/stream";
-    video.addEventListener("loadedmetadata", () => { if (resumeAt > 0) video.currentTime = resumeAt; }, { once: true });
-    video.addEventListener("error", () => { document.getElementById("cannot-play").hidden = false; });
+    const from = video.src ? video.currentTime : resumeAt;  // again after a stop: where it stands
+    if (!video.src) {
+      video.src = API + "/videos/" + encodeURIComponent(source.itemId) + "/stream";
+      video.addEventListener("loadedmetadata", () => { if (resumeAt > 0) video.currentTime = resumeAt; }, { once: true });
+      video.addEventListener("error", () => { document.getElementById("cannot-play").hidden = false; });
+    }
     video.play().catch(() => { /* autoplay refused or unplayable: the controls remain */ });
     control = control || remoteControl();
-    send("", { itemId: id, positionSec: resumeAt, paused: false }, (answer) => {
+    send("", { itemId: id, positionSec: from, paused: false }, (answer) => {
       session = answer.sessionId;  // in the chain: a stop waiting on it finds the session
       timer = setInterval(report, 5000);
     }).catch(() => null);  // shown by api()
@@ -192,8 +195,9 @@ function setupPlayer(id, resumeAt, source = { itemId: id }) {
       if (message.type === "ping") socket.send(JSON.stringify({ type: "pong" }));
       if (message.type === "stop" && message.sessionId === session) {
         end().then(() => {
-          const note = document.getElementById("stopped-note");
-          if (note) note.hidden = false;
+          document.getElementById("stopped-note").hidden = false;
+          play.textContent = "Resume";
+          play.hidden = false;  // the member may go on: a new playback from where it stopped
         }).catch(() => null);
       }
     });
