@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -56,12 +57,25 @@ async def test_only_an_administrator_signed_in_from_the_consoles_pages_reaches_t
     assert libraries.status_code == 200 and libraries.json() == []
     assert page.status_code == 200 and "admin_libraries.js" in page.text
     assert [answer.status_code for answer in member] == [403, 403, 403]
-    assert {answer.json()["code"] for answer in member if "json" in answer.headers["content-type"]} == {"forbidden"}
+    assert [member[0].json()["code"], member[2].json()["code"]] == ["forbidden", "forbidden"]
+    assert "Only an administrator may do this." in member[1].text  # a page: the sentence
     assert foreign.status_code == 403 and foreign.json()["code"] == "forbidden_origin"
     assert not_admin_route.status_code == 404  # a player route is reached at /api/v1, not here
     assert api_with_cookie.status_code == 403  # the key-only API still refuses the cookie
     assert anonymous.status_code == 401
     assert bad_body.status_code == 400 and bad_body.json()["code"] == "field_required"  # the API's own validation
+
+
+async def test_a_change_through_the_consoles_door_is_the_administrators_in_the_activity_log(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    with trio.fail_after(60):
+        (tmp_path / "films").mkdir()
+        async with _signed_in(server, "Root", admin=True) as root:
+            made = await root.post("/web/admin/api/libraries", json={"name": "Films", "paths": [str(tmp_path / "films")], "collectionType": "movies"})
+        created = await _activity(server, "library.create")
+    assert made.status_code in (200, 201), made.text
+    assert [(entry["actor"]["kind"], entry["actor"].get("name")) for entry in created] == [("member", "Root")]
 
 
 async def test_a_key_made_in_the_console_is_shown_once_works_and_stops_working_when_revoked(

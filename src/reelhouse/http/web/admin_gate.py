@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart import redirect, render_template
+from quart import Response, redirect, render_template
 
 from reelhouse import errors
 from reelhouse.storage.devices import DeviceSignIn
 
 from ..device_auth import signed_in_member
 from .login import SIGN_IN_PAGE
+
+NOT_AN_ADMIN = "Only an administrator may do this."
 
 
 def require_admin() -> DeviceSignIn:
@@ -26,7 +28,7 @@ def require_admin() -> DeviceSignIn:
     if member is None:
         raise errors.Unauthorized("Sign in to the web console first.")
     if not member.is_admin:
-        raise errors.Forbidden("Only an administrator may do this.")
+        raise errors.Forbidden(NOT_AN_ADMIN)
     return member
 
 
@@ -35,5 +37,7 @@ async def admin_page(template: str, **values: Any) -> Any:
     member = signed_in_member()
     if member is None:
         return redirect(SIGN_IN_PAGE)
-    require_admin()
+    if not member.is_admin:  # a page, so a sentence rather than an error body
+        page = await render_template("forbidden.html", member_name=member.user_name, message=NOT_AN_ADMIN)
+        return Response(page, status=403, mimetype="text/html")
     return await render_template(template, member_name=member.user_name, is_admin=True, **values)
