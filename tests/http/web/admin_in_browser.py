@@ -31,10 +31,19 @@ RECORD_STATES = """() => {
 }"""
 
 
+TOGGLE_EXTERNAL_AUDIO = """() => {
+  const box = document.querySelector('#libraries details textarea');
+  const options = JSON.parse(box.value);
+  options.externalAudio = !options.externalAudio;
+  box.value = JSON.stringify(options);
+}"""
+
+
 @dataclass(frozen=True)
 class AdminSeen:
     scan_states: list[str]
     scan_summary: str
+    option_hints: str
     session_rows_before_stop: int
     member_paused_after_stop: bool
     stopped_note_shown: bool
@@ -54,13 +63,13 @@ def _admin(base: str, media_root: str, film_name: str, backend: str) -> AdminSee
         page.click("text=Administration")
         page.wait_for_selector("#status dd")
         page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-admin-system.png", full_page=True)
-        states, summary = _create_library_and_watch_scan(page, base, media_root, backend)
+        states, summary, hints = _create_library_and_watch_scan(page, base, media_root, backend)
         member = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
         rows_before, paused, note, after = _stop_a_playing_session(page, member, base, film_name, backend)
         shown, before, after_revoke, row = _create_and_revoke_a_key(page, base, backend)
         forbidden = member.goto(f"{base}/web/admin/").status
         _phone_pages(browser, base, backend)
-    return AdminSeen(states, summary, rows_before, paused, note, after, shown, before, after_revoke, row, forbidden)
+    return AdminSeen(states, summary, hints, rows_before, paused, note, after, shown, before, after_revoke, row, forbidden)
 
 
 def _sign_in(page: Any, base: str, name: str) -> None:
@@ -71,7 +80,7 @@ def _sign_in(page: Any, base: str, name: str) -> None:
     page.wait_for_url("**/web/")
 
 
-def _create_library_and_watch_scan(page: Any, base: str, media_root: str, backend: str) -> tuple[list[str], str]:
+def _create_library_and_watch_scan(page: Any, base: str, media_root: str, backend: str) -> tuple[list[str], str, str]:
     page.goto(base + "/web/admin/libraries")
     page.wait_for_selector("#libraries .empty")
     page.evaluate(RECORD_STATES)
@@ -79,8 +88,15 @@ def _create_library_and_watch_scan(page: Any, base: str, media_root: str, backen
     page.fill("#create textarea[name=paths]", media_root)
     page.click("#create button[type=submit]")
     page.wait_for_selector("#libraries .state[data-state=completed]", timeout=WAIT_MS * 3)
+    summary = page.inner_text("#libraries .scan")
+    states = page.evaluate("window.seenStates")
+    # Editing the options: turning external audio files off answers the hint that a full scan is due.
+    page.click("#libraries summary:has-text('Options')")
+    page.evaluate(TOGGLE_EXTERNAL_AUDIO)
+    page.click("#libraries button:has-text('Save options')")
+    page.wait_for_selector("#libraries .hints li")
     page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-admin-libraries.png", full_page=True)
-    return page.evaluate("window.seenStates"), page.inner_text("#libraries .scan")
+    return states, summary, page.inner_text("#libraries .hints")
 
 
 def _stop_a_playing_session(admin: Any, member: Any, base: str, film_name: str, backend: str) -> tuple[int, bool, bool, str]:

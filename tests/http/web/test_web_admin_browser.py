@@ -44,6 +44,7 @@ async def test_an_administrator_adds_a_library_watches_its_scan_stops_a_playback
     print(f"screenshots in {SCREENSHOTS}")
     assert seen.scan_states[-1] == "completed" and len(seen.scan_states) >= 2, seen.scan_states
     assert f"{len(FILMS)} added" in seen.scan_summary, seen.scan_summary
+    assert "A full scan is suggested" in seen.option_hints
     assert seen.session_rows_before_stop == 1
     assert seen.member_paused_after_stop and seen.stopped_note_shown
     assert "Nobody is playing." in seen.sessions_after_stop

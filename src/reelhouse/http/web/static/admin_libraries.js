@@ -22,7 +22,7 @@ function scanLine(status) {
   return box;
 }
 
-function libraryCard(library, onChange) {
+function libraryCard(library) {
   const id = encodeURIComponent(library.id);
   const card = el("article", { className: "library", id: "library-" + library.id, dataset: { library: library.id } });
   const status = el("div", { className: "status" }, "Waiting for the scan stream…");
@@ -44,8 +44,8 @@ function libraryCard(library, onChange) {
         try { changed = JSON.parse(options.value); } catch (e) { showError("The options are not JSON."); throw e; }
         const updated = await admin("/api/libraries/" + id + "/options", { method: "PATCH", json: changed });
         hints.replaceChildren(...Object.entries(HINTS).filter(([k]) => updated[k]).map(([, text]) => el("li", {}, text)));
+        options.value = JSON.stringify(updated.options || changed, null, 1);  // as the server keeps them
         notice(library.name + ": options saved." + (hints.children.length ? "" : " Nothing more to do."));
-        onChange();
       })));
   return { card, name: library.name, show: (s) => status.replaceChildren(scanLine(s)) };
 }
@@ -65,7 +65,7 @@ async function librariesPage() {
     shown.clear();
     if (!list.length) box.append(el("p", { className: "empty" }, "No library yet: add one below."));
     for (const library of list) {
-      const view = libraryCard(library, libraries);
+      const view = libraryCard(library);
       shown.set(library.id, view);
       box.append(view.card);
       if (latest.has(library.id)) view.show(latest.get(library.id));
