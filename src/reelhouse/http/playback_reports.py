@@ -93,7 +93,7 @@ async def start_playback(member: DeviceSignIn, report: PlayReport) -> str:
     playable, an unknown delivery or a position out of range.
     """
     await require_item_visible(report.item_id)
-    await require_playing_time(member)
+    limit = await require_playing_time(member)
     store = app_context().store
     item = await playback_item(store, report.item_id)
     if item is None:
@@ -107,6 +107,7 @@ async def start_playback(member: DeviceSignIn, report: PlayReport) -> str:
         item=item, member_id=member.user_id, member_name=member.user_name, device_id=member.device_id,
         device_name=player.device_name, player=player.client, delivery=delivery, ip=request.remote_addr,
         position=report.position_sec or 0.0, paused=report.paused, play_session_id=report.play_session_id,
+        limit=limit,
     )  # fmt: skip
     return await ask(registry_ref(), StartSession(start))
 

@@ -62,6 +62,7 @@ from .messages import (
     FindSession,
     ListSessions,
     MarkedPlayed,
+    ParentalStop,
     SessionStart,
     SessionView,
     SocketGrant,
@@ -190,6 +191,10 @@ class PlaybackRegistry(Supervisor):
                 return self._attach(device_id)
             case DetachSocket(device_id=device_id, socket_id=socket_id):
                 self._detach(device_id, socket_id)
+            case ParentalStop(session_id=session_id, device_id=device_id):
+                socket = self._sockets.get(device_id)
+                if socket is not None and socket.open:
+                    self.nursery.start_soon(self._send_parental_stop, session_id, socket)
             case StreamedBytes(device_id=device_id, item_id=item_id, nbytes=nbytes):
                 self._credit(device_id, item_id, nbytes)
             case _:
@@ -205,7 +210,7 @@ class PlaybackRegistry(Supervisor):
                     return session.id  # the player said it again (a retry)
         session_id = secrets.token_urlsafe(12)
         factory = lambda: PlaybackActor(  # noqa: E731
-            session_id, start, self._times, self._record, self._wall_ms(), self._live, self._watch
+            session_id, start, self._times, self._record, self._wall_ms(), self._live, self._watch, self.ref
         )
         spec = ChildSpec(session_id, factory, restart="temporary", mailbox_size=SESSION_MAILBOX_SIZE)
         ref = await self.start_child(spec)
@@ -369,6 +374,16 @@ class PlaybackRegistry(Supervisor):
         except ActorError:
             pass  # it ended meanwhile: nothing left to stop
         reply.set(None)
+
+    async def _send_parental_stop(self, session_id: str, socket: _Socket) -> None:
+        """``stop`` for a session that already ended at its parental limit: the player is told, once."""
+        answer_to, answer = trio.open_memory_channel[bool](1)
+        with trio.move_on_after(STOP_SEND_TIMEOUT_SECONDS):
+            try:
+                await socket.control.send(StopCommand(session_id, answer_to))
+                await answer.receive()
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
 
     # -- the scheduler's idle trigger -------------------------------------------------
 
