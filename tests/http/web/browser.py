@@ -113,7 +113,7 @@ class Witness:
                     self._note(name, f"screenshot {shot}; html: {page.inner_html('main', timeout=5000)[:1500]}")
                 except Exception as missed:  # the page may be gone with the failure
                     self._note(name, f"no screenshot: {missed}")
-            print("what the pages said:\n" + "\n".join(self.lines), file=sys.stderr)
+            print("what the pages said (the last 80 lines):\n" + "\n".join(self.lines[-80:]), file=sys.stderr)
             raise
 
 
