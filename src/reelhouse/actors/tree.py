@@ -36,6 +36,7 @@ from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
 from .maintenance import core_tasks
+from .metadata_jobs import MetadataJobs
 from .playback.recording import LiveState
 from .playback.registry import PlaybackRegistry
 from .playback.session import SessionTimes
@@ -75,6 +76,7 @@ class ActorTree:
     playback: ActorRef | None = None  # PlaybackRegistry (actors/playback)
     watch_state: ActorRef | None = None  # WatchStateActor: marks and play positions per member
     cluster: ClusterNode | None = None  # this node, on PostgreSQL (actors/cluster)
+    metadata: ActorRef | None = None  # MetadataJobs: people, collections, NFO sync (actors/metadata_jobs)
 
     def running(self) -> bool:
         """Every actor of the tree runs (none stopped for good or restarting), and the bus delivers."""
@@ -157,6 +159,9 @@ async def open_actor_tree(
         # Started last, so it stops first: running scans end before the
         # registries they report to.
         libraries = await root.start_child(ChildSpec("libraries", lambda: LibraryRegistry(services)))
+        scrape = services.scrape
+        assert scrape is not None  # built above
+        metadata = await root.start_child(ChildSpec("metadata", lambda: MetadataJobs(scrape)))
         # After the libraries, so it stops before them: its runs end first.
         scheduler_spec = ChildSpec("scheduler", lambda: Scheduler(
             _scheduler_services(settings, store, bus, jobs, libraries, plugins), core_tasks()))
@@ -176,7 +181,7 @@ async def open_actor_tree(
         await _start_ssdp(nursery, settings, version, server_id)
         try:
             yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state,
-                            cluster)
+                            cluster, metadata=metadata)
         finally:
             nursery.cancel_scope.cancel()
 
