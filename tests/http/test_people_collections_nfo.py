@@ -89,7 +89,15 @@ async def _activity(client: httpx.AsyncClient, action: str) -> list[dict[str, An
     return [entry for entry in response.json()["entries"] if entry["action"] == action]
 
 
-async def test_a_person_gets_details_a_picture_and_credits_from_the_provider(
+async def _person_filled(client: httpx.AsyncClient, person_id: str) -> dict[str, Any]:
+    async def probe() -> dict[str, Any] | None:
+        person = (await client.get(f"/people/{person_id}")).json()
+        return person if person["detailsState"] == "filled" else None
+
+    return await wait_until(probe, f"person {person_id} filled")
+
+
+async def test_after_a_scrape_a_person_has_details_a_picture_and_credits(
     tmdb: Setup, tmp_path: Path, media: MediaFactory
 ) -> None:
     root = _films(media, tmp_path / "films", "The Matrix (1999)")
@@ -99,23 +107,22 @@ async def test_a_person_gets_details_a_picture_and_credits_from_the_provider(
             items = await wait_for_states(client, library["id"], {"The Matrix": "scraped"})
             matrix = await detail(client, items["The Matrix"]["id"])
             keanu = next(p for p in matrix["people"] if p["name"] == KEANU)
-            before = (await client.get(f"/people/{keanu['id']}")).json()
-            started = await client.post("/people/details-fill")
-            assert started.status_code == 202, started.text
-            job = await _job(client, started.json()["jobId"], state="succeeded")
-            person = (await client.get(f"/people/{keanu['id']}")).json()
+            person = await _person_filled(client, keanu["id"])  # filled after the batch, by itself
+            automatic = await _job(client, "personDetailsFill", state="succeeded")
             picture = await client.get(f"/images/people/{keanu['id']}", params={"tag": person["imageTag"]})
             small = await client.get(f"/images/people/{keanu['id']}", params={"maxWidth": 60})
             credits = await client.get("/items", params={"personId": keanu["id"]})
             unknown = await client.get("/people/nobody")
             no_picture = await client.get(f"/images/people/{_id_of(matrix, 'Joel Silver')}")
+            started = await client.post("/people/details-fill")
+            assert started.status_code == 202, started.text
+            job = await _job(client, started.json()["jobId"], state="succeeded", trigger="manual")
             logged = await _activity(client, "person.details_fill")
-    assert before["detailsState"] == "pending" and "imageTag" not in before
-    assert started.json()["kind"] == "personDetailsFill" and job["kind"] == "personDetailsFill"
-    assert job["messageCode"] == "peopleDetailsFilled" and job["messageParams"]["filled"] >= 1
+    assert automatic["trigger"] == "scan" and automatic["messageCode"] == "peopleDetailsFilled"
+    assert automatic["messageParams"]["filled"] >= 1
     assert person["overview"] == "Keanu Charles Reeves is a Canadian actor."
     assert person["birthDate"] == "1964-09-02" and person["birthPlace"] == "Beirut, Lebanon"
-    assert person["detailsState"] == "filled" and person["providerIds"]["tmdb"] == "6384"
+    assert person["providerIds"]["tmdb"] == "6384"
     assert [c["itemId"] for c in person["credits"]] == [matrix["id"]]
     assert picture.status_code == 200 and picture.headers["content-type"] == "image/jpeg"
     assert "immutable" in picture.headers["cache-control"] and picture.headers["etag"]
@@ -123,6 +130,7 @@ async def test_a_person_gets_details_a_picture_and_credits_from_the_provider(
     assert [item["id"] for item in credits.json()["items"]] == [matrix["id"]]
     assert unknown.status_code == 404 and unknown.json()["code"] == "not_found"
     assert no_picture.status_code == 404
+    assert started.json()["kind"] == "personDetailsFill" and job["messageCode"] == "peopleDetailsFilled"
     assert logged and logged[0]["details"]["jobId"] == job["id"]
 
 
@@ -139,8 +147,8 @@ async def test_recheck_and_source_refetch_bring_a_lost_picture_back(
             library = await create_library(client, "Films", [root])
             items = await wait_for_states(client, library["id"], {"The Matrix": "scraped"})
             keanu = _id_of(await detail(client, items["The Matrix"]["id"]), KEANU)
-            first = await client.post("/people/details-fill")
-            await _job(client, first.json()["jobId"], state="succeeded")
+            await _person_filled(client, keanu)
+            await _job(client, "personDetailsFill", state="succeeded")
             for picture in (tmdb.server.data_dir / "people").iterdir():
                 picture.unlink()  # the picture store lost its files
             lost = await client.get(f"/images/people/{keanu}")
@@ -169,22 +177,23 @@ async def test_films_of_one_provider_collection_become_one_boxset(
             boxsets = (await client.get("/items", params={"libraryId": library["id"], "type": "BoxSet"})).json()
             box = boxsets["items"][0]
             members = (await client.get("/items", params={"parentId": box["id"]})).json()["items"]
-            started = await client.post("/collections/fill", params={"libraryId": library["id"]})
-            job = await _job(client, started.json()["jobId"], state="succeeded")
+            automatic = await _job(client, f"collectionNameFill:{library['id']}", state="succeeded")
             filled = await detail(client, box["id"])
             poster = await client.get(f"/images/items/{box['id']}")
-            again = await client.post("/collections/fill")
-            second = await _job(client, again.json()["jobId"], state="succeeded")
+            again = await client.post("/collections/fill", params={"libraryId": library["id"]})
+            manual = await _job(client, again.json()["jobId"], state="succeeded", trigger="manual")
             unknown = await client.post("/collections/fill", params={"libraryId": "nope"})
+            logged = await _activity(client, "library.collections_fill")
     assert "BoxSet" not in {item["type"] for item in listed}
     assert [b["type"] for b in boxsets["items"]] == ["BoxSet"] and box["name"] == "The Matrix Collection"
     assert sorted(m["id"] for m in members) == sorted((items["The Matrix"]["id"], items["The Matrix Reloaded"]["id"]))
-    assert job["kind"] == "collectionNameFill" and job["messageCode"] == "collectionsFilled"
-    assert job["messageParams"] == {"filled": 1, "skipped": 0}
+    assert automatic["kind"] == "collectionNameFill" and automatic["trigger"] == "scan"
+    assert automatic["messageCode"] == "collectionsFilled" and automatic["messageParams"]["skipped"] == 0
     assert filled["overview"] == "The Matrix films." and filled["providerIds"] == {"tmdb": "2344"}
-    assert poster.status_code == 200
-    assert second["messageParams"] == {"filled": 0, "skipped": 0}
+    assert filled["images"].get("primary") and poster.status_code == 200
+    assert manual["messageParams"] == {"filled": 0, "skipped": 0}  # nothing left to read
     assert unknown.status_code == 404
+    assert logged and logged[0]["target"]["id"] == library["id"]
 
 
 async def test_an_nfo_collection_becomes_a_boxset_when_collections_are_filled(

@@ -36,7 +36,7 @@ from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
 from .maintenance import core_tasks
-from .metadata_jobs import MetadataJobs
+from .metadata_jobs import BatchListener, MetadataJobs
 from .playback.recording import LiveState
 from .playback.registry import PlaybackRegistry
 from .playback.session import SessionTimes
@@ -132,6 +132,7 @@ async def open_actor_tree(
         root = RootActor(children)
         await nursery.start(root.run)
         system, jobs, plugins = _child(root, "system"), _child(root, "jobs"), _child(root, "plugins")
+        batch_listener = BatchListener()  # people and collections filled after each scrape batch
         services = LibraryServices(
             store=store,
             bus=bus,
@@ -154,7 +155,8 @@ async def open_actor_tree(
             scrape=ScrapeServices(store=store, jobs=jobs, plugins=plugins, data_dir=settings.data_dir, http=http,
                                   downloads=DownloadSlots(),
                                   download_seconds=settings.scrape.image_download_seconds,
-                                  item_images_seconds=settings.scrape.item_images_seconds),
+                                  item_images_seconds=settings.scrape.item_images_seconds,
+                                  batch_done=batch_listener),
         )
         # Started last, so it stops first: running scans end before the
         # registries they report to.
@@ -162,6 +164,7 @@ async def open_actor_tree(
         scrape = services.scrape
         assert scrape is not None  # built above
         metadata = await root.start_child(ChildSpec("metadata", lambda: MetadataJobs(scrape)))
+        batch_listener.ref = metadata
         # After the libraries, so it stops before them: its runs end first.
         scheduler_spec = ChildSpec("scheduler", lambda: Scheduler(
             _scheduler_services(settings, store, bus, jobs, libraries, plugins), core_tasks()))

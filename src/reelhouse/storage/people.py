@@ -126,6 +126,14 @@ async def people_in_states(store: Store, states: Sequence[str], *, after: str = 
                       r["image_url"], r["image_path"], r["image_tag"]) for r in rows]
 
 
+async def has_people_to_fill(store: Store) -> bool:
+    """Whether a credited person still ``pending`` carries a provider id (personDetailsFill has work)."""
+    row = await store.fetch_one(
+        "SELECT 1 FROM people p WHERE p.details_state = 'pending' AND p.provider_ids <> '{}'"
+        " AND EXISTS (SELECT 1 FROM credits c WHERE c.person_id = p.id) LIMIT 1")
+    return row is not None
+
+
 async def count_people_in_states(store: Store, states: Sequence[str], *, missing_image: bool = False) -> int:
     marks = ", ".join("?" for _ in states)
     image = " AND p.image_url IS NOT NULL" if missing_image else ""

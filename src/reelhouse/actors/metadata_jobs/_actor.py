@@ -7,6 +7,12 @@ is a task of this actor's nursery, reported to the JobRegistry as it goes
 (:class:`~._context.JobRun`) and cancellable through it
 (:class:`CancelMetadataJob`).  A run that raises ends ``failed``
 (``failedSeeLog``, the error logged) without crashing the actor.
+
+When a library's scrape batch ends (:class:`BatchListener`, called by the
+scrape queue), people still ``pending`` with a provider id are filled
+(personDetailsFill) and the library's provider collections not yet read
+are filled (collectionNameFill), each with trigger ``scan``, when there is
+such work and a provider for it.
 """
 
 from __future__ import annotations
@@ -18,16 +24,18 @@ from dataclasses import dataclass
 import trio
 
 from reelhouse import errors
-from reelhouse.runtime import Actor, Ask
+from reelhouse.runtime import Actor, ActorRef, ActorStopped, Ask
 from reelhouse.storage import now_ms
-from reelhouse.storage.libraries import LibraryRecord
+from reelhouse.storage.collections import boxsets_to_fill
+from reelhouse.storage.libraries import LibraryRecord, get_library
+from reelhouse.storage.people import has_people_to_fill
 
 from ..jobs import JobSnapshot
 from ..scrape.queue import ScrapeServices
 from ._collections import fill_collections
 from ._context import JobRun
 from ._nfo_sync import sync_nfo
-from ._people import ProviderGone, fill_details, refetch_sources
+from ._people import ProviderGone, fill_details, person_providers_usable, refetch_sources
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +62,27 @@ class StartMetadataJob(Ask["JobSnapshot"]):
 
 
 @dataclass(frozen=True, slots=True)
+class ScrapeBatchDone:
+    """Tell: the scrape queue of ``library_id`` ended a batch."""
+
+    library_id: str
+
+
+class BatchListener:
+    """The scrape queue's ``batch_done`` callback: tells MetadataJobs once its ref is set (tree.py)."""
+
+    def __init__(self) -> None:
+        self.ref: ActorRef | None = None
+
+    def __call__(self, library_id: str) -> None:
+        if self.ref is not None:
+            try:
+                self.ref.try_tell(ScrapeBatchDone(library_id))  # full or stopped: the next batch tries again
+            except ActorStopped:
+                pass
+
+
+@dataclass(frozen=True, slots=True)
 class CancelMetadataJob:
     """Ask (routed by the JobRegistry): cancel the run ``job_id``."""
 
@@ -69,6 +98,9 @@ class MetadataJobs(Actor):
         match msg:
             case StartMetadataJob(kind=kind, library=library, trigger=trigger):
                 return await self._start(kind, library, trigger)
+            case ScrapeBatchDone(library_id=library_id):
+                self.nursery.start_soon(self._after_batch, library_id)
+                return None
             case CancelMetadataJob(job_id=job_id):
                 running = self._running.get(job_id)
                 if running is None:
@@ -95,6 +127,19 @@ class MetadataJobs(Actor):
         await run.report()
         self.nursery.start_soon(self._run, run, scope, self._work(kind, library))
         return run.job
+
+    async def _after_batch(self, library_id: str) -> None:
+        """Start the fills a finished scrape batch calls for (errors logged: never crashes the actor)."""
+        store = self._services.store
+        try:
+            library = await get_library(store, library_id)
+            if await has_people_to_fill(store) and await person_providers_usable(self._services):
+                await self._start("personDetailsFill", None, "scan")
+            collecting = library is not None and library.options.import_collections
+            if collecting and await boxsets_to_fill(store, [library_id]):
+                await self._start("collectionNameFill", library, "scan")
+        except Exception:
+            log.exception("metadata jobs after the scrape batch of library %s not started", library_id)
 
     def _work(self, kind: str, library: LibraryRecord | None) -> Callable[[JobRun], Awaitable[None]]:
         if kind == "personDetailsFill":

@@ -51,6 +51,7 @@ from ..plugins.connection import PluginCallError, PluginNotRunning
 from ..plugins.host import call_plugin
 from ..scrape.provider_images import ImageRefused, UrlRule, fetch_image, remove_images, store_image
 from ..scrape.providers import Provider, plugin_views, setting_origins
+from ..scrape.queue import ScrapeServices
 from ._context import JobRun
 
 log = logging.getLogger(__name__)
@@ -73,9 +74,17 @@ class _Counts:
     failed: int = 0
 
 
+async def person_providers_usable(services: ScrapeServices) -> bool:
+    return bool(await _person_providers(services))
+
+
 async def person_providers(run: JobRun) -> list[Provider]:
+    return await _person_providers(run.services)
+
+
+async def _person_providers(services: ScrapeServices) -> list[Provider]:
     """Installed, usable plugins declaring ``metadata.person``, in id order."""
-    views = await plugin_views(run.services.plugins)
+    views = await plugin_views(services.plugins)
     found = []
     for plugin_id, view in sorted(views.items()):
         manifest = view.entry.manifest
