@@ -265,3 +265,28 @@ async def test_filling_people_without_a_person_provider_is_409(
         server.shutdown.set()
     assert refused.status_code == 409 and refused.json()["code"] == "no_person_provider"
     assert job["messageParams"] == {"refetched": 0, "failed": 0}
+
+
+async def test_a_running_people_job_is_cancelled_through_the_jobs_route(
+    tmdb: Setup, tmp_path: Path, media: MediaFactory
+) -> None:
+    root = _films(media, tmp_path / "films", "The Matrix (1999)")
+    with trio.fail_after(CAP_S):
+        async with tmdb.server.client() as client:
+            library = await create_library(client, "Films", [root])
+            items = await wait_for_states(client, library["id"], {"The Matrix": "scraped"})
+            await _person_filled(client, _id_of(await detail(client, items["The Matrix"]["id"]), KEANU))
+            await _job(client, "personDetailsFill", state="succeeded")
+            tmdb.fake.hold()  # the recheck's first question waits
+            try:
+                started = await client.post("/people/recheck")
+                running = await _job(client, "personRecheck", state="running", cancellable=True)
+                cancelled = await client.post("/jobs/personRecheck/cancel")
+                ended = await _job(client, "personRecheck", state="cancelled")
+            finally:
+                tmdb.fake.release()
+            again = await client.post("/jobs/personRecheck/cancel")
+    assert started.status_code == 202 and running["kind"] == "personRecheck"
+    assert cancelled.status_code == 204
+    assert ended["cancellable"] is False and "finishedAt" in ended
+    assert again.status_code == 409

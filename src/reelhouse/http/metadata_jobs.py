@@ -64,6 +64,7 @@ async def _start(kind: str, library: LibraryRecord | None) -> dict[str, Any]:
 @blueprint.post("/collections/fill")
 @document_querystring(CollectionsFillQuery)
 @document_response(JobStarted, 202)
+@may_answer((404, "No library with that libraryId."))
 async def collections_fill() -> tuple[dict[str, Any], int]:
     """Start collectionNameFill: NFO collections as BoxSets, provider collections' names and posters."""
     library_id = request.args.get("libraryId")
