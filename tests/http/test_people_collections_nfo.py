@@ -21,6 +21,7 @@ import httpx
 import pytest
 import trio
 
+from reelhouse.http.jellyfin.ids import item_guid
 from reelhouse.storage import plugin_catalog
 from tests.fakes.tmdb_api import FakeTmdb, fake_tmdb
 from tests.fakes.tmdb_catalogue import Collection, Image, fixture_catalogue, with_collection, with_movies
@@ -112,6 +113,7 @@ async def test_after_a_scrape_a_person_has_details_a_picture_and_credits(
             picture = await client.get(f"/images/people/{keanu['id']}", params={"tag": person["imageTag"]})
             small = await client.get(f"/images/people/{keanu['id']}", params={"maxWidth": 60})
             credits = await client.get("/items", params={"personId": keanu["id"]})
+            jellyfin = await _jellyfin_picture(tmdb.server, client, matrix["id"], KEANU)
             unknown = await client.get("/people/nobody")
             no_picture = await client.get(f"/images/people/{_id_of(matrix, 'Joel Silver')}")
             started = await client.post("/people/details-fill")
@@ -128,10 +130,21 @@ async def test_after_a_scrape_a_person_has_details_a_picture_and_credits(
     assert "immutable" in picture.headers["cache-control"] and picture.headers["etag"]
     assert small.status_code == 200 and small.headers["content-type"].startswith("image/")
     assert [item["id"] for item in credits.json()["items"]] == [matrix["id"]]
+    assert jellyfin.status_code == 200 and jellyfin.content == picture.content
     assert unknown.status_code == 404 and unknown.json()["code"] == "not_found"
     assert no_picture.status_code == 404
     assert started.json()["kind"] == "personDetailsFill" and job["messageCode"] == "peopleDetailsFilled"
     assert logged and logged[0]["details"]["jobId"] == job["id"]
+
+
+async def _jellyfin_picture(server: RunningServer, client: httpx.AsyncClient, item_id: str, name: str
+                            ) -> httpx.Response:
+    """A cast member's picture as a Jellyfin player asks for it: the PrimaryImageTag of the item's People."""
+    async with httpx.AsyncClient(base_url=server.base_url, headers={"X-Emby-Token": server.key},
+                                 timeout=10.0) as jellyfin:
+        people = (await jellyfin.get(f"/Items/{item_guid(item_id)}")).json()["People"]
+        person = next(p for p in people if p["Name"] == name)
+        return await jellyfin.get(f"/Items/{person['Id']}/Images/Primary", params={"tag": person["PrimaryImageTag"]})
 
 
 def _id_of(detail_json: dict[str, Any], name: str) -> str:

@@ -48,7 +48,7 @@ from .device_auth import library_scope_of_request
 from .file_body import stat_within
 from .image_service import image_service
 from .image_sources import SourceImage, source_file_call
-from .images import IMAGE_TYPES, ImageQuery, parse_image_request, serve_source_image
+from .images import IMAGE_TYPES, ImageQuery, ImageRequest, parse_image_request, serve_source_image
 from .library_access import parental_rule_of_request
 from .openapi import BINARY, may_answer, raw_response
 from .rendered_models import JobStarted, Person
@@ -73,8 +73,12 @@ async def get_person(person_id: str) -> dict[str, Any]:
 @may_answer((412, "A precondition failed."), (416, "The range cannot be satisfied."))
 async def person_image(person_id: str) -> Response:
     """A person's picture, with the item image route's sizes, tags and caching; 404 when none."""
+    return await serve_person_image(person_id, parse_image_request(request.args))
+
+
+async def serve_person_image(person_id: str, wanted: ImageRequest) -> Response:
+    """The picture of a person the request may see (the native and the Jellyfin surface's answer)."""
     await _visible_libraries(person_id)
-    wanted = parse_image_request(request.args)
     stored = await find_person_image(app_context().store, person_id)
     within = person_confinement(app_context().settings.data_dir)
     path = Path(stored.path)

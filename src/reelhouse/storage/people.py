@@ -92,6 +92,10 @@ async def read_person(store: Store, person_id: str, *, libraries: frozenset[str]
     return data
 
 
+async def person_exists(store: Store, person_id: str) -> bool:
+    return await store.fetch_one("SELECT 1 FROM people WHERE id = ?", (person_id,)) is not None
+
+
 async def person_item_ids(store: Store, person_id: str, limit: int = CREDITS_SHOWN) -> list[str]:
     """Items crediting the person (for the visibility check of a member's request)."""
     rows = await store.fetch_all(
