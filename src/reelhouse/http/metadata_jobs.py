@@ -1,7 +1,6 @@
 """Collections and NFO sync requests (issue 33, items 3 and 4).
 
-Shapes the reference leaves open (api-decisions.md, "People, collections
-and NFO sync"):
+Shapes the reference leaves open, decided here (docs/metadata-jobs.md):
 
 - ``POST /collections/fill`` (query ``libraryId`` optional: one library,
   404 when unknown; default every library) -> 202 JobStarted: the job

@@ -1,7 +1,6 @@
 """People: a person's page, their picture, and the jobs that fill them (issue 33, item 2).
 
-Shapes the reference leaves open (api-decisions.md, "People, collections
-and NFO sync"):
+Shapes the reference leaves open, decided here (docs/metadata-jobs.md):
 
 - ``GET /people/{id}`` -> Person: ``id``, ``name``, ``sortName``,
   ``imageTag`` (when a picture is kept), ``overview``, ``birthDate``,
