@@ -26,9 +26,8 @@ from jellyfin_apiclient_python import JellyfinClient
 from reelhouse.http.jellyfin import ids
 from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import open_store
-from reelhouse.storage.members import MemberChanges, update_member
+from reelhouse.storage.members import MemberChanges, add_user, find_user_by_name, update_member
 from reelhouse.storage.play_history import record_playback
-from reelhouse.storage.users import add_user, find_user_by_name
 
 from ..conftest import BACKENDS
 from ..media_factory import MediaFactory

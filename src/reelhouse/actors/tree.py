@@ -46,7 +46,7 @@ from .scan.covers import COVERS_DIR
 from .scan.probe_pool import DEFAULT_COMMAND as DEFAULT_PROBE_COMMAND
 from .scan.probe_pool import run_probe_pool
 from .scan_actor import ScanSlots
-from .scheduler import PlaybackActivity, Scheduler, SchedulerServices
+from .schedule import PlaybackActivity, Scheduler, SchedulerServices
 from .scrape.download_slots import DownloadSlots
 from .scrape.queue import ScrapeServices
 from .system_monitor import MonitorConfig, SystemMonitor

@@ -31,7 +31,7 @@ from reelhouse import errors
 from reelhouse.actors.metadata_jobs import StartMetadataJob
 from reelhouse.storage.libraries import LibraryRecord, get_library
 
-from .activity import log_activity
+from .activity_recording import log_activity
 from .asks import ask
 from .context import app_context
 from .openapi import may_answer

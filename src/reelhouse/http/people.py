@@ -40,7 +40,7 @@ from reelhouse.storage.libraries import library_of_item
 from reelhouse.storage.parental_filter import allowed_item_ids
 from reelhouse.storage.people import find_person_image, person_confinement, person_item_ids, read_person
 
-from .activity import log_activity
+from .activity_recording import log_activity
 from .asks import ask
 from .context import app_context
 from .device_auth import library_scope_of_request

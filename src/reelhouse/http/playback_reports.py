@@ -20,7 +20,7 @@ from quart import Blueprint, Response, request
 from quart_schema import document_request, document_response, validate_request
 
 from reelhouse import errors
-from reelhouse.actors.playback.messages import EndSession, FindSession, SessionStart, StartSession
+from reelhouse.actors.playback.messages import EndSession, FindSession, MarkedPlayed, SessionStart, StartSession
 from reelhouse.actors.playback.session import Progress
 from reelhouse.media.playback_session import check_delivery, check_position
 from reelhouse.runtime import ActorRef, ActorStopped, AskTimeout
@@ -121,6 +121,17 @@ async def report_progress(member: DeviceSignIn, session_id: str, position_sec: f
 async def end_playback(member: DeviceSignIn, session_id: str, position_sec: float | None, paused: bool | None) -> None:
     """``member``'s device stopped: its session ends and becomes a PlayRecord of the history."""
     await ask(registry_ref(), EndSession(session_id, member.device_id, position_sec, paused))
+
+
+async def settle_playback(member_id: str, item_id: str) -> None:
+    """Before a mark as played: the member's live sessions on the item keep no resume point from now on.
+
+    A player may still report (a progress tick in flight, a late ``stopped``):
+    its history is kept, but the mark stays the last word on the position.
+    """
+    registry = app_context().actors.playback
+    if registry is not None:  # no playback running: no session to settle
+        await ask(registry, MarkedPlayed(member_id, item_id))
 
 
 @blueprint.post("/sessions/playing/progress")

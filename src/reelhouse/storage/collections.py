@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reelhouse.media.assemble import item_id
+from reelhouse.media.assembly import item_id
 
 from ._name_key import name_key
 from ._store import Statement, Store

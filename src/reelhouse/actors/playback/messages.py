@@ -66,6 +66,16 @@ class EndSession:
 
 
 @dataclass(frozen=True, slots=True)
+class MarkedPlayed(Ask[None]):
+    """Ask: the member marked ``item_id`` played (a film, an episode, or a series or season: its
+    episodes). Their live sessions on it keep no resume point from now on; replies once every
+    report those sessions took before is written, so the mark that follows is the last word."""
+
+    member_id: str
+    item_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class ListSessions(Ask["list[SessionView]"]):
     """Ask: a :class:`SessionView` of every live session, oldest first."""
 

@@ -61,6 +61,7 @@ from .messages import (
     EndSession,
     FindSession,
     ListSessions,
+    MarkedPlayed,
     SessionStart,
     SessionView,
     SocketGrant,
@@ -76,6 +77,7 @@ from .session import (
     Finish,
     PlaybackActor,
     SessionTimes,
+    Settle,
     Snapshot,
     StartWritten,
     StopRequested,
@@ -98,6 +100,12 @@ class _Session:
     device_id: str
     item_id: str
     play_session_id: str | None
+    member_id: str = ""
+    within: tuple[str, ...] = ()  # the item's series and season, if an episode
+
+    def plays(self, member_id: str, item_id: str) -> bool:
+        """Whether this is ``member_id`` playing ``item_id`` (or an episode of that series or season)."""
+        return self.member_id == member_id and (item_id == self.item_id or item_id in self.within)
 
 
 @dataclass(slots=True)
@@ -171,6 +179,9 @@ class PlaybackRegistry(Supervisor):
                 return self._session_of(session_id, device_id).ref
             case EndSession():
                 self._end_session(msg)
+            case MarkedPlayed(member_id=member_id, item_id=item_id):
+                settling = [s for s in self._sessions.values() if s.plays(member_id, item_id)]
+                self.nursery.start_soon(self._settle, settling, self.defer_reply())
             case ListSessions():
                 self.nursery.start_soon(self._list, self.defer_reply())
             case StopSession(session_id=session_id):
@@ -198,7 +209,9 @@ class PlaybackRegistry(Supervisor):
         )
         spec = ChildSpec(session_id, factory, restart="temporary", mailbox_size=SESSION_MAILBOX_SIZE)
         ref = await self.start_child(spec)
-        session = _Session(session_id, ref, start.device_id, start.item.id, start.play_session_id)
+        within = tuple(i for i in (start.item.series_id, start.item.season_id) if i is not None)
+        session = _Session(session_id, ref, start.device_id, start.item.id, start.play_session_id, start.member_id,
+                           within)  # fmt: skip
         self._sessions[session_id] = self._by_player[(session.device_id, session.item_id)] = session
         self._activity_changed.set()
         # Answered once the start's position is written (a player may read its resume list next),
@@ -254,6 +267,21 @@ class PlaybackRegistry(Supervisor):
             return
         assert isinstance(ended, EndedPlayback)
         await record_ended(self._record, ended)
+        reply.set(None)
+
+    async def _settle(self, sessions: list[_Session], reply: PendingReply) -> None:
+        """Ask each session to keep no resume point; replies when all have (or ended, or the deadline came)."""
+
+        async def settle(session: _Session) -> None:
+            try:
+                await session.ref.ask(Settle())
+            except (errors.DomainError, ActorError):
+                pass  # it ended meanwhile: it writes nothing more either
+
+        with trio.move_on_at(reply.deadline):
+            async with trio.open_nursery() as nursery:
+                for session in sessions:
+                    nursery.start_soon(settle, session)
         reply.set(None)
 
     async def _finish_for_shutdown(self, session: _Session, ended: list[EndedPlayback]) -> None:

@@ -18,7 +18,10 @@ state: the session asks the WatchStateActor (:class:`RecordProgress`,
 its own, which :class:`StartWritten` waits for: the registry answers the
 ``playing`` report after it), so a player that reads its resume list next
 sees it; a report at 90 % or more of the duration marks
-the item played, counted once per session.
+the item played, counted once per session.  Once the member marks the item
+played (:class:`Settle`), the session writes no more positions: a report
+that arrives after the mark (a player still running, a late ``stopped``)
+never brings a resume point back (Jellyfin clears it on the mark too).
 
 Ending by itself, it writes its own PlayRecord (``recording.py``) and
 stops: nothing has to reach the registry, which may be stopping at that
@@ -80,6 +83,12 @@ class StartWritten(Ask[None]):
 
 
 @dataclass(frozen=True, slots=True)
+class Settle(Ask[None]):
+    """Ask: the member marked this item played; keep no resume point from now on (the history is
+    still written). Replies after the start's and every earlier report's watch state is written."""
+
+
+@dataclass(frozen=True, slots=True)
 class StopRequested:
     """Tell: ``stop`` went down the player's socket; end after the wait unless it reports."""
 
@@ -123,6 +132,7 @@ class PlaybackActor(Actor):
         self._watch = watch  # the WatchStateActor; None: positions are not kept per member
         self._play_counted = False  # a finished report counted this session's play
         self._start_written = trio.Event()  # reports write after the start's position
+        self._settled = False  # marked played meanwhile: the mark is the last word on the position
 
     async def on_start(self) -> None:
         now = trio.current_time()
@@ -155,6 +165,9 @@ class PlaybackActor(Actor):
                 return ended
             case StartWritten():
                 await self._start_written.wait()
+            case Settle():
+                await self._start_written.wait()
+                self._settled = True
             case StopRequested():
                 if self._stop_requested_at is None:
                     self._stop_requested_at = trio.current_time()
@@ -198,7 +211,7 @@ class PlaybackActor(Actor):
         await self._write_watch_state(position)
 
     async def _write_watch_state(self, position: float) -> None:
-        if self._watch is None:
+        if self._watch is None or self._settled:
             return
         item = self._start.item
         finished = is_finished(percent_watched(position, item.duration_sec))

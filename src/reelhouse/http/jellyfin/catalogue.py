@@ -1,6 +1,6 @@
 """Reading the catalogue for the Jellyfin surface: pages, items and views as BaseItemDtos.
 
-Queries go through the native item query (``storage/item_query.py``) scoped
+Queries go through the native item query (``storage/item_query/``) scoped
 to the request's libraries (``http/library_access.py``), so a member sees
 here exactly what the native API shows them.  A page is rendered from its
 summaries; the fields only an ItemDetail carries (overview, genres,

@@ -130,34 +130,46 @@ function setupPlayer(id, resumeAt) {
   play.textContent = resumeAt > 0 ? "Resume" : "Play";
   let session = null;
   let timer = null;
-  const position = () => video.currentTime;
-  const report = (path, extra = {}) =>
-    session && api("/sessions/playing/" + path, { json: { sessionId: session, positionSec: position(), paused: video.paused, ...extra } });
+  // Every report goes through this one chain, in order: a stop is sent only after the start was
+  // answered and every earlier progress report landed, so none of them arrives after it.
+  let reports = Promise.resolve();
+  const send = (path, body, taken = (answer) => answer) => {
+    const next = reports.then(() => api("/sessions/playing" + path, { json: body })).then(taken);
+    reports = next.catch(() => null);
+    return next;
+  };
+  const report = () => {
+    if (session) send("/progress", { sessionId: session, positionSec: video.currentTime, paused: video.paused }).catch(() => null);
+  };
   play.addEventListener("click", async () => {
     box.hidden = false;
     play.hidden = true;
     video.src = API + "/videos/" + encodeURIComponent(id) + "/stream";
     video.addEventListener("loadedmetadata", () => { if (resumeAt > 0) video.currentTime = resumeAt; }, { once: true });
     video.addEventListener("error", () => { document.getElementById("cannot-play").hidden = false; });
-    try { await video.play(); } catch (e) { /* autoplay refused or unplayable: the controls remain */ }
-    const started = await api("/sessions/playing", { json: { itemId: id, positionSec: resumeAt, paused: video.paused } });
-    session = started.sessionId;
-    timer = setInterval(() => report("progress"), 5000);
-    video.addEventListener("pause", () => report("progress"));
+    video.play().catch(() => { /* autoplay refused or unplayable: the controls remain */ });
+    send("", { itemId: id, positionSec: resumeAt, paused: false }, (answer) => {
+      session = answer.sessionId;  // in the chain: a stop waiting on it finds the session
+      timer = setInterval(report, 5000);
+    }).catch(() => null);  // shown by api()
   });
-  // Leaving the page ends the playback where it stands, so the member resumes there next time.
+  video.addEventListener("pause", report);
+  // Ending: the playback stops where it stands (the member resumes there next time), after every
+  // report already on its way; nothing is reported for this session afterwards.
   const end = async () => {
+    await reports;  // the start, if it is on its way, is answered first
     if (!session) return;
     const ending = session;
     session = null;  // first: the pause below reports nothing more for this session
     clearInterval(timer);
     video.pause();
-    await api("/sessions/playing/stopped", { json: { sessionId: ending, positionSec: position(), paused: true } });
+    await send("/stopped", { sessionId: ending, positionSec: video.currentTime, paused: true });
   };
   window.addEventListener("pagehide", () => {
     if (!session) return;
     clearInterval(timer);
-    const body = JSON.stringify({ sessionId: session, positionSec: position(), paused: true });
+    const body = JSON.stringify({ sessionId: session, positionSec: video.currentTime, paused: true });
+    session = null;
     fetch(API + "/sessions/playing/stopped", { method: "POST", keepalive: true, credentials: "same-origin",
       headers: { "Content-Type": "application/json" }, body });
   });
