@@ -237,7 +237,8 @@ async def test_nfo_sync_writes_nfo_files_and_posters_only_where_none_exist(
     root = _films(media, tmp_path / "films", "The Matrix (1999)", "Heat (1995)")
     with trio.fail_after(CAP_S):
         async with tmdb.server.client() as client:
-            library = await create_library(client, "Films", [root])
+            library = await create_library(client, "Films", [root], options={  # no rescan reads "mine" meanwhile
+                "remoteAllowedHosts": [], "metadataProviders": ["tmdb"], "realtimeMonitor": False})
             await wait_for_states(client, library["id"], {"The Matrix": "scraped", "Heat": "scraped"})
             refused = await client.post(f"/libraries/{library['id']}/nfo-sync")
             mine = root / "Heat (1995)" / "Heat (1995).nfo"
@@ -303,3 +304,25 @@ async def test_a_running_people_job_is_cancelled_through_the_jobs_route(
     assert cancelled.status_code == 204
     assert ended["cancellable"] is False and "finishedAt" in ended
     assert again.status_code == 409
+
+
+async def test_a_folder_that_refuses_the_files_ends_nfo_sync_with_nfo_write_failed(
+    tmdb: Setup, tmp_path: Path, media: MediaFactory
+) -> None:
+    root = _films(media, tmp_path / "films", "The Matrix (1999)", "Heat (1995)")
+    with trio.fail_after(CAP_S):
+        async with tmdb.server.client() as client:
+            library = await create_library(client, "Films", [root], options={
+                "remoteAllowedHosts": [], "metadataProviders": ["tmdb"], "realtimeMonitor": False})
+            await wait_for_states(client, library["id"], {"The Matrix": "scraped", "Heat": "scraped"})
+            options = _settable({**library["options"], "writeBack": True})
+            assert (await client.patch(f"/libraries/{library['id']}/options", json=options)).status_code == 200
+            outside = tmp_path / "elsewhere"
+            (root / "Heat (1995)").rename(outside)  # the folder now leads out of the library's roots
+            (root / "Heat (1995)").symlink_to(outside, target_is_directory=True)
+            started = await client.post(f"/libraries/{library['id']}/nfo-sync")
+            job = await _job(client, started.json()["jobId"], state="succeeded")
+    assert job["messageCode"] == "nfoWriteFailed" and job["messageParams"] == {"failures": 1}
+    assert job["changed"] == 1 and job["errors"] == 1
+    assert sorted(p.name for p in outside.iterdir()) == ["Heat (1995).mkv"]  # nothing written out there
+    assert (root / "The Matrix (1999)" / "The Matrix (1999).nfo").is_file()
