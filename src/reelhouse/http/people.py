@@ -36,9 +36,8 @@ from reelhouse import errors
 from reelhouse.actors.metadata_jobs import PERSON_CAPABILITY, StartMetadataJob
 from reelhouse.actors.scrape.providers import plugin_views
 from reelhouse.storage.confined_files import OutsideRoots
-from reelhouse.storage.libraries import library_of_item
 from reelhouse.storage.parental_filter import allowed_item_ids
-from reelhouse.storage.people import find_person_image, person_confinement, person_item_ids, read_person
+from reelhouse.storage.people import find_person_image, person_confinement, person_item_libraries, read_person
 
 from .activity_recording import log_activity
 from .asks import ask
@@ -97,10 +96,11 @@ async def _visible_libraries(person_id: str) -> frozenset[str] | None:
     if (scope is None or scope.library_ids is None) and rule is None:
         return None
     store = app_context().store
-    item_ids = await person_item_ids(store, person_id)
+    credited = await person_item_libraries(store, person_id)
     if rule is not None:
-        item_ids = sorted(await allowed_item_ids(store, item_ids, rule))
-    libraries = {library for item in item_ids if (library := await library_of_item(store, item)) is not None}
+        allowed = await allowed_item_ids(store, list(credited), rule)
+        credited = {item: library for item, library in credited.items() if item in allowed}
+    libraries = set(credited.values())
     if scope is not None and scope.library_ids is not None:
         libraries = {library for library in libraries if scope.allows(library)}
     if not libraries:

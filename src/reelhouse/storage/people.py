@@ -96,11 +96,12 @@ async def person_exists(store: Store, person_id: str) -> bool:
     return await store.fetch_one("SELECT 1 FROM people WHERE id = ?", (person_id,)) is not None
 
 
-async def person_item_ids(store: Store, person_id: str, limit: int = CREDITS_SHOWN) -> list[str]:
-    """Items crediting the person (for the visibility check of a member's request)."""
+async def person_item_libraries(store: Store, person_id: str, limit: int = CREDITS_SHOWN) -> dict[str, str]:
+    """Items crediting the person, with their library (for the visibility check of a member's request)."""
     rows = await store.fetch_all(
-        "SELECT DISTINCT item_id FROM credits WHERE person_id = ? ORDER BY item_id LIMIT ?", (person_id, limit))
-    return [row[0] for row in rows]
+        "SELECT DISTINCT c.item_id, i.library_id FROM credits c JOIN items i ON i.id = c.item_id"
+        " WHERE c.person_id = ? ORDER BY c.item_id LIMIT ?", (person_id, limit))
+    return {row[0]: row[1] for row in rows}
 
 
 async def find_person_image(store: Store, person_id: str) -> PersonImage:
