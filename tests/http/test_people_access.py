@@ -14,6 +14,9 @@ from typing import Any
 import httpx
 import trio
 
+from reelhouse.storage import open_store
+from reelhouse.storage.members import MemberChanges, update_member
+
 from ..media_factory import MediaFactory
 from .conftest import RunningServer
 from .members import add_member, token_for
@@ -21,6 +24,8 @@ from .scanning import create_library, wait_for_state
 
 PASSWORD = "correct horse battery"
 NO_PROVIDERS = {"remoteAllowedHosts": [], "metadataProviders": []}
+EMPTY_RULE = {"maxAge": 18, "blockedTags": [], "blockedGenres": [], "blockedItems": [], "allowedItems": [],
+              "dailyLimitMinutes": 0, "windows": []}
 
 
 def _film(media: MediaFactory, root: Path, title: str, *actors: str) -> Path:
@@ -66,3 +71,26 @@ async def test_a_member_sees_a_person_only_through_their_libraries(
     assert hidden.status_code == 404 and hidden_picture.status_code == 404
     assert no_picture.status_code == 404  # visible, but no picture yet
     assert refused.status_code == 403
+
+
+async def test_a_person_only_in_items_a_members_parental_rule_blocks_is_404(
+    server: RunningServer, client: httpx.AsyncClient, tmp_path: Path, media: MediaFactory
+) -> None:
+    with trio.fail_after(120):
+        await add_member(server, "Kid", password=PASSWORD, all_libraries=True)
+        films = tmp_path / "films"
+        _film(media, films, "Arrival", "Shared", "Only Arrival")
+        _film(media, films, "Heat", "Shared", "Only Heat")
+        library = await _scanned(client, "Films", films)
+        page = (await client.get("/items", params={"libraryId": library["id"]})).json()["items"]
+        heat = next(item["id"] for item in page if item["name"] == "Heat")
+        people = (await client.get(f"/items/{heat}")).json()["people"]
+        ids = {person["name"]: person["id"] for person in people}
+        async with open_store(server.database_url) as store:
+            await update_member(store, "Kid", MemberChanges(parental={**EMPTY_RULE, "blockedItems": [heat]}))
+        token = await token_for(server, "Kid", password=PASSWORD)
+        async with server.client(key=token) as player:
+            blocked = await player.get(f"/people/{ids['Only Heat']}")
+            shared = await player.get(f"/people/{ids['Shared']}")
+    assert blocked.status_code == 404
+    assert shared.status_code == 200 and [c["name"] for c in shared.json()["credits"]] == ["Arrival"]

@@ -53,14 +53,15 @@ from .rendered_models import JobStarted, Person
 
 blueprint = Blueprint("people", __name__)
 _USABLE = frozenset({"idle", "starting", "running", "restarting"})
+VISIBILITY_LIMIT = 2000  # credited items looked at for a member's request
 
 
 @blueprint.get("/people/<person_id>")
 @document_response(Person)
 async def get_person(person_id: str) -> dict[str, Any]:
     """A person: details from the provider, picture tag, and credits (newest first, at most 200)."""
-    visible = await _visible_libraries(person_id)
-    return await read_person(app_context().store, person_id, libraries=visible)
+    visible = await _visible_credits(person_id)
+    return await read_person(app_context().store, person_id, items=visible)
 
 
 @blueprint.get("/images/people/<person_id>")
@@ -76,7 +77,7 @@ async def person_image(person_id: str) -> Response:
 
 async def serve_person_image(person_id: str, wanted: ImageRequest) -> Response:
     """The picture of a person the request may see (the native and the Jellyfin surface's answer)."""
-    await _visible_libraries(person_id)
+    await _visible_credits(person_id)
     stored = await find_person_image(app_context().store, person_id)
     within = person_confinement(app_context().settings.data_dir)
     path = Path(stored.path)
@@ -89,23 +90,22 @@ async def serve_person_image(person_id: str, wanted: ImageRequest) -> Response:
     return await serve_source_image(source, wanted, f"person {person_id}")
 
 
-async def _visible_libraries(person_id: str) -> frozenset[str] | None:
-    """The libraries whose credits the request may see (None: all); 404 when the person is in none."""
+async def _visible_credits(person_id: str) -> frozenset[str] | None:
+    """The credited items the request may see (None: all); 404 when it may see none of them."""
     scope = library_scope_of_request()
     rule = await parental_rule_of_request()
     if (scope is None or scope.library_ids is None) and rule is None:
         return None
     store = app_context().store
-    credited = await person_item_libraries(store, person_id)
-    if rule is not None:
-        allowed = await allowed_item_ids(store, list(credited), rule)
-        credited = {item: library for item, library in credited.items() if item in allowed}
-    libraries = set(credited.values())
+    credited = await person_item_libraries(store, person_id, limit=VISIBILITY_LIMIT)
     if scope is not None and scope.library_ids is not None:
-        libraries = {library for library in libraries if scope.allows(library)}
-    if not libraries:
+        credited = {item: library for item, library in credited.items() if scope.allows(library)}
+    visible = set(credited)
+    if rule is not None and visible:
+        visible = set(await allowed_item_ids(store, sorted(visible), rule))
+    if not visible:
         raise errors.NotFound(f"No person {person_id}.", params={"personId": person_id})
-    return frozenset(libraries)
+    return frozenset(visible)
 
 
 async def _start(kind: str, action: str, *, needs_provider: bool) -> tuple[dict[str, Any], int]:

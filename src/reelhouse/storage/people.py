@@ -73,8 +73,8 @@ _CREDITS = (
 )
 
 
-async def read_person(store: Store, person_id: str, *, libraries: frozenset[str] | None = None) -> dict[str, Any]:
-    """The Person JSON (with its credits in ``libraries``, None = all); NotFound for an unknown id."""
+async def read_person(store: Store, person_id: str, *, items: frozenset[str] | None = None) -> dict[str, Any]:
+    """The Person JSON (with its credits on ``items``, None = all); NotFound for an unknown id."""
     rows, credits = await store.fetch_each([(_PERSON, (person_id,)), (_CREDITS, (person_id, CREDITS_SHOWN))])
     if not rows:
         raise NotFound(f"No person {person_id}.", params={"personId": person_id})
@@ -87,7 +87,7 @@ async def read_person(store: Store, person_id: str, *, libraries: frozenset[str]
     data["credits"] = [
         put_present({"itemId": c["item_id"], "name": c["name"], "type": c["type"], "kind": c["kind"]},
                     (("role", c["role"] or None), ("productionYear", c["production_year"])))
-        for c in credits if libraries is None or c["library_id"] in libraries
+        for c in credits if items is None or c["item_id"] in items
     ]
     return data
 
