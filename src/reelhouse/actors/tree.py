@@ -36,6 +36,7 @@ from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
 from .maintenance import core_tasks
+from .metadata_jobs import BatchListener, MetadataJobs
 from .playback.recording import LiveState
 from .playback.registry import PlaybackRegistry
 from .playback.session import SessionTimes
@@ -77,6 +78,7 @@ class ActorTree:
     watch_state: ActorRef | None = None  # WatchStateActor: marks and play positions per member
     cluster: ClusterNode | None = None  # this node, on PostgreSQL (actors/cluster)
     upkeep: ActorRef | None = None  # UpkeepActor: attention actions, reprobes, covers (actors/upkeep)
+    metadata: ActorRef | None = None  # MetadataJobs: people, collections, NFO sync (actors/metadata_jobs)
 
     def running(self) -> bool:
         """Every actor of the tree runs (none stopped for good or restarting), and the bus delivers."""
@@ -132,6 +134,7 @@ async def open_actor_tree(
         root = RootActor(children)
         await nursery.start(root.run)
         system, jobs, plugins = _child(root, "system"), _child(root, "jobs"), _child(root, "plugins")
+        batch_listener = BatchListener()  # people and collections filled after each scrape batch
         services = LibraryServices(
             store=store,
             bus=bus,
@@ -154,11 +157,16 @@ async def open_actor_tree(
             scrape=ScrapeServices(store=store, jobs=jobs, plugins=plugins, data_dir=settings.data_dir, http=http,
                                   downloads=DownloadSlots(),
                                   download_seconds=settings.scrape.image_download_seconds,
-                                  item_images_seconds=settings.scrape.item_images_seconds),
+                                  item_images_seconds=settings.scrape.item_images_seconds,
+                                  batch_done=batch_listener),
         )
         # Started last, so it stops first: running scans end before the
         # registries they report to.
         libraries = await root.start_child(ChildSpec("libraries", lambda: LibraryRegistry(services)))
+        scrape = services.scrape
+        assert scrape is not None  # built above
+        metadata = await root.start_child(ChildSpec("metadata", lambda: MetadataJobs(scrape)))
+        batch_listener.ref = metadata
         # After the libraries, so it stops before them: its runs end first.
         scheduler_spec = ChildSpec("scheduler", lambda: Scheduler(
             _scheduler_services(settings, store, bus, jobs, libraries, plugins), core_tasks()))
@@ -182,7 +190,7 @@ async def open_actor_tree(
         await _start_ssdp(nursery, settings, version, server_id)
         try:
             yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state,
-                            cluster, upkeep)
+                            cluster, upkeep, metadata=metadata)
         finally:
             nursery.cancel_scope.cancel()
 
