@@ -204,3 +204,19 @@ async def test_a_finished_transaction_keeps_nothing_of_its_caller_alive(database
                     nursery.start_soon(caller, number)
             gc.collect()
             assert [ref for ref in callers if ref() is not None] == []
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+async def test_a_transaction_cut_mid_statement_closes_its_connection_and_the_pool_serves_on(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postgres_backend, "POOL_MAX_SIZE", 1)  # one connection: the cut one, or its successor
+    with trio.fail_after(30):
+        async with open_store(database_url) as store:
+            (before,) = await store.transaction([Statement("SELECT pg_backend_pid() AS pid")])
+            with trio.move_on_after(0.2) as cut:
+                await store.execute("SELECT pg_sleep(60)")
+            assert cut.cancelled_caught
+            (after,) = await store.transaction([Statement("SELECT pg_backend_pid() AS pid")])
+            await store.execute(f"SELECT pg_terminate_backend({before.rows[0]['pid']})")  # the sleeper, if alive
+    assert after.rows[0]["pid"] != before.rows[0]["pid"]  # never back into the pool as it was

@@ -30,6 +30,7 @@ from reelhouse.storage.live_sessions import save_live_session, sessions_left_beh
 from reelhouse.storage.play_history import record_playback
 
 from .cluster import ClusterNode, run_node
+from .cluster.playback import ClusterPlaybackRef, serve_playback
 from .cluster.seat import SchedulerSeat
 from .dlna_ssdp import SsdpConfig, run_ssdp
 from .jobs import JobRegistry
@@ -185,8 +186,11 @@ async def open_actor_tree(
             covers_dir=settings.data_dir / COVERS_DIR, global_probe_limit=settings.scan.probe_concurrency))))
         # Last, so it stops first: live sessions end into history while the store is open.
         playback = await root.start_child(ChildSpec(
-            "playback", lambda: _playback_registry(settings, store, scheduler, watch_state),
+            "playback", lambda: _playback_registry(settings, store, scheduler, watch_state, cluster),
             mailbox_size=PLAYBACK_MAILBOX_SIZE))
+        if cluster is not None:  # every node's sessions listed and stoppable from any node
+            nursery.start_soon(serve_playback, cluster, playback)
+            playback = ClusterPlaybackRef(cluster, playback)
         await _start_ssdp(nursery, settings, version, server_id)
         try:
             yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state,
@@ -235,7 +239,7 @@ def _scheduler_services(
 
 
 def _playback_registry(
-    settings: Settings, store: Store, scheduler: ActorRef, watch_state: ActorRef
+    settings: Settings, store: Store, scheduler: ActorRef, watch_state: ActorRef, cluster: ClusterNode | None
 ) -> PlaybackRegistry:
     async def tell_scheduler(active: bool) -> None:
         # A tell to a sibling (asks never flow up): whether anyone plays, for the idle trigger.
@@ -244,6 +248,11 @@ def _playback_registry(
     times = SessionTimes(settings.playback.idle_end_seconds, settings.playback.stop_wait_seconds)
     live = LiveState(functools.partial(save_live_session, store), functools.partial(sessions_left_behind, store),
                      settings.playback.save_interval_seconds)
+    if cluster is not None:  # rows are the node's own; a dead node's are recorded by whoever looks first
+        expiry = cluster.config.node_expiry_seconds
+        live = LiveState(functools.partial(save_live_session, store, node_id=cluster.node_id),
+                         functools.partial(sessions_left_behind, store, int(expiry * 1000)),
+                         settings.playback.save_interval_seconds, sweep_seconds=expiry)
     return PlaybackRegistry(functools.partial(record_playback, store), times=times, activity=tell_scheduler,
                             live=live, watch=watch_state)
 

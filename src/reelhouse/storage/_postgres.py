@@ -57,6 +57,11 @@ T = TypeVar("T")
 _DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
 
 
+# A failure of the connection itself, not a refusal of the statement.
+_LINK_ERRORS = (asyncpg.PostgresConnectionError, asyncpg.exceptions.OperatorInterventionError,
+                asyncpg.exceptions.InsufficientResourcesError, asyncpg.exceptions.InvalidTransactionStateError)
+
+
 def _status_count(status: str) -> int:
     last = status.rsplit(" ", 1)[-1]
     return int(last) if last.isdigit() else 0
@@ -71,12 +76,39 @@ ColumnTypes = dict[str, dict[str, str]]  # table -> column -> type, as format_ty
 async def _aio_transaction(
     pool: asyncpg.Pool, statements: Sequence[Statement], types: ColumnTypes, fence: Fence | None = None
 ) -> list[WriteResult]:
-    async with pool.acquire() as conn, conn.transaction():
-        if fence is not None:
-            check = translate_sql(FENCE_CHECK_SQL).numbered
-            if await conn.fetchval(check, fence.name, fence.node_id, fence.epoch) is None:
-                raise fenced_out(fence)  # rolls the transaction back
-        return [await _aio_statement(conn, statement, types) for statement in statements]
+    conn = await pool.acquire()
+    try:
+        transaction = conn.transaction()
+        await transaction.start()
+        try:
+            if fence is not None:
+                check = translate_sql(FENCE_CHECK_SQL).numbered
+                if await conn.fetchval(check, fence.name, fence.node_id, fence.epoch) is None:
+                    raise fenced_out(fence)
+            results = [await _aio_statement(conn, statement, types) for statement in statements]
+        except Exception as error:
+            if _refused(error):
+                await transaction.rollback()
+            raise
+        await transaction.commit()
+        return results
+    except BaseException as error:
+        if not _refused(error):
+            # Cut mid-statement (cancelled, the link dead, the session ended by the server): no
+            # ROLLBACK on it, and it never goes back into the pool as it is (asyncpg would send a
+            # cancel request on a new connection first and wait for it, holding the connection
+            # and its slot as long).  Closed, the server rolls back; the pool opens a new one.
+            conn.terminate()
+        raise
+    finally:
+        await pool.release(conn)
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether ``error`` is the server refusing a statement (rolled back; the connection sound)."""
+    if isinstance(error, StoreError):  # fenced out: rolled back before any write
+        return True
+    return isinstance(error, asyncpg.PostgresError) and not isinstance(error, _LINK_ERRORS)
 
 
 async def _aio_statement(conn: asyncpg.Connection, statement: Statement, types: ColumnTypes) -> WriteResult:
