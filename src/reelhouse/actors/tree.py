@@ -49,6 +49,7 @@ from .schedule import PlaybackActivity, Scheduler, SchedulerServices
 from .scrape.download_slots import DownloadSlots
 from .scrape.queue import ScrapeServices
 from .system_monitor import MonitorConfig, SystemMonitor
+from .upkeep import UpkeepActor, UpkeepServices
 from .watch_state import WATCH_STATE_MAILBOX_SIZE, WatchStateActor
 
 # Walk/parse worker threads shared by all scans: more than the cores only
@@ -75,6 +76,7 @@ class ActorTree:
     playback: ActorRef | None = None  # PlaybackRegistry (actors/playback)
     watch_state: ActorRef | None = None  # WatchStateActor: marks and play positions per member
     cluster: ClusterNode | None = None  # this node, on PostgreSQL (actors/cluster)
+    upkeep: ActorRef | None = None  # UpkeepActor: attention actions, reprobes, covers (actors/upkeep)
 
     def running(self) -> bool:
         """Every actor of the tree runs (none stopped for good or restarting), and the bus delivers."""
@@ -169,6 +171,10 @@ async def open_actor_tree(
         # Before playback, so it stops after it: the last reports of ending sessions are still written.
         watch_state = await root.start_child(ChildSpec("watch_state", lambda: WatchStateActor(store),
                                                        mailbox_size=WATCH_STATE_MAILBOX_SIZE))
+        # After the libraries it asks, so it stops before them.
+        upkeep = await root.start_child(ChildSpec("upkeep", lambda: UpkeepActor(UpkeepServices(
+            store=store, jobs=jobs, libraries=libraries, deps=services.deps, data_dir=settings.data_dir,
+            covers_dir=settings.data_dir / COVERS_DIR, global_probe_limit=settings.scan.probe_concurrency))))
         # Last, so it stops first: live sessions end into history while the store is open.
         playback = await root.start_child(ChildSpec(
             "playback", lambda: _playback_registry(settings, store, scheduler, watch_state),
@@ -176,7 +182,7 @@ async def open_actor_tree(
         await _start_ssdp(nursery, settings, version, server_id)
         try:
             yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state,
-                            cluster)
+                            cluster, upkeep)
         finally:
             nursery.cancel_scope.cancel()
 

@@ -12,6 +12,7 @@
                             [--daily-limit MINUTES] [--window DAYS HH:MM-HH:MM] [--clear-parental]  (_parental.py)
     reelhouse schedule list | set TASK RULE | pause|resume|reset TASK   (_schedule.py)
     reelhouse backup create | list | restore FILE                       (_schedule.py)
+    reelhouse import jellyfin|emby URL [--member NAME ...] [--apply]  < token   (_peer_import.py)
 
 Every command accepts the same configuration options. The admin commands
 open the store directly, so they work while the server runs (SQLite in WAL
@@ -39,6 +40,7 @@ from reelhouse.storage import Store, StoreError, StoreOpenError, apikeys, member
 from reelhouse.storage.activity import ActivityRecord, record_activity
 
 from ._parental import add_parental_flags, parental_fields
+from ._peer_import import add_import_commands, import_commands
 from ._plugins import add_plugin_commands, plugin_commands
 from ._schedule import ADMIN_COMMANDS, BEFORE_STORE_COMMANDS, add_schedule_commands
 
@@ -124,6 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     add_plugin_commands(commands, common)
     _user_set_parser(user_commands, common)
     add_schedule_commands(commands, common)
+    add_import_commands(commands, common)
     return parser
 
 
@@ -164,6 +167,7 @@ async def _run_admin(args: argparse.Namespace, settings: Settings) -> int:
         ("user", "add"): _user_add,
         ("user", "list"): _user_list,
         **plugin_commands(),
+        **import_commands(),
         ("user", "set"): _user_set,
         **{name: functools.partial(run, settings=settings) for name, run in ADMIN_COMMANDS.items()},
     }

@@ -44,6 +44,7 @@ from .schedules import blueprint as schedules_blueprint
 from .schema import DUMP_OPTIONS
 from .search import blueprint as search_blueprint
 from .system import blueprint as system_blueprint
+from .upkeep import blueprint as upkeep_blueprint
 from .users import blueprint as users_blueprint
 from .video_stream import blueprint as stream_blueprint
 from .video_stream import stall_seconds as stream_stall_seconds
@@ -75,6 +76,7 @@ BLUEPRINTS = (
     remote_control_blueprint,
     playback_history_blueprint,
     watch_state_blueprint,
+    upkeep_blueprint,
 )
 
 API_PREFIX = "/api/v1"

@@ -7,6 +7,7 @@ member-state conditions, ``_render`` the summary columns and rows.
 """
 
 from ._filters import (
+    ATTENTION,
     LIKE_ESCAPE,
     like_escape,
 )
@@ -31,6 +32,7 @@ from ._render import (
 )
 
 __all__ = [
+    "ATTENTION",
     "IMAGE_KINDS",
     "ITEM_SORTS",
     "LIKE_ESCAPE",

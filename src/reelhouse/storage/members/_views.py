@@ -24,6 +24,7 @@ from .._store import Statement, Store, now_ms
 from ._accounts import _COLUMNS, UserRecord, _record, hash_password
 
 PIN_PATTERN = re.compile(r"[0-9]{4,8}")
+SESSION_ONLY_LOGIN = "sessionOnlyLogin"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,8 @@ class MemberChanges:
     # ParentalControls fields to set, over the member's current rule (maxAge 18 when there is none).
     parental: Mapping[str, Any] | None = None
     clear_parental: bool = False
+    # sessionOnlyLogin: web sign-ins last until the browser closes; turning it on ends those made before.
+    session_only_login: bool | None = None
 
 
 async def list_members(store: Store, *, now: int | None = None) -> list[MemberView]:
@@ -131,6 +134,8 @@ async def update_member(store: Store, name: str, changes: MemberChanges) -> tupl
     if changes.libraries is not None:
         statements += _library_changes(user.id, changes.libraries)
         changed.append("accessibleLibraries")
+    if changes.session_only_login and not user.policy.get(SESSION_ONLY_LOGIN):
+        statements += _end_web_sign_ins(user.id)  # their lasting cookies would outlive the new rule
     if statements:
         await store.transaction(statements)  # moves the data version: remembered sign-ins are read anew
     updated = await get_member(store, user.id)
@@ -181,9 +186,26 @@ def _policy_change(user: UserRecord, changes: MemberChanges, changed: list[str])
         changed.append("parental")
     elif changes.clear_parental and policy.pop(PARENTAL, None) is not None:
         changed.append("parental")
+    if changes.session_only_login is not None:
+        policy[SESSION_ONLY_LOGIN] = changes.session_only_login
+        changed.append(SESSION_ONLY_LOGIN)
     if policy == user.policy:
         return None
     return Statement("UPDATE users SET policy = ? WHERE id = ?", (json.dumps(policy), user.id))
+
+
+def _end_web_sign_ins(user_id: str) -> list[Statement]:
+    """Every web console sign-in of the member (Device kind ``web``) ends; the devices go with them."""
+    return [
+        Statement(
+            "DELETE FROM device_tokens WHERE user_id = ? AND device_id IN (SELECT id FROM devices WHERE kind = 'web')",
+            (user_id,),
+        ),
+        Statement(
+            "DELETE FROM devices WHERE kind = 'web'"
+            " AND NOT EXISTS (SELECT 1 FROM device_tokens t WHERE t.device_id = devices.id)"
+        ),
+    ]
 
 
 def _library_changes(user_id: str, libraries: Sequence[str]) -> list[Statement]:
