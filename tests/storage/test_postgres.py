@@ -214,11 +214,10 @@ async def test_a_finished_transaction_keeps_nothing_of_its_caller_alive(database
 
 @pytest.mark.parametrize("backend", ["postgresql"])
 async def test_a_transaction_cut_mid_statement_closes_its_connection_and_the_pool_serves_on(
-    database_url: str, monkeypatch: pytest.MonkeyPatch
+    database_url: str,
 ) -> None:
-    monkeypatch.setattr(postgres_backend, "POOL_MAX_SIZE", 1)  # one connection: the cut one, or its successor
-    with trio.fail_after(30):
-        async with open_store(database_url) as store:
+    with trio.fail_after(30):  # one writer connection: the cut one, or its successor
+        async with open_store(_sized(database_url, writers=1)) as store:
             (before,) = await store.transaction([Statement("SELECT pg_backend_pid() AS pid")])
             with trio.move_on_after(0.2) as cut:
                 await store.execute("SELECT pg_sleep(60)")
