@@ -31,6 +31,7 @@ from reelhouse.storage.play_history import record_playback
 
 from .cluster import ClusterNode, run_node
 from .cluster.seat import SchedulerSeat
+from .dlna_events import DlnaEvents
 from .dlna_ssdp import SsdpConfig, run_ssdp
 from .jobs import JobRegistry
 from .library import LibraryServices
@@ -75,6 +76,7 @@ class ActorTree:
     playback: ActorRef | None = None  # PlaybackRegistry (actors/playback)
     watch_state: ActorRef | None = None  # WatchStateActor: marks and play positions per member
     cluster: ClusterNode | None = None  # this node, on PostgreSQL (actors/cluster)
+    dlna_events: ActorRef | None = None  # DLNA's GENA subscriptions (actors/dlna_events.py), when DLNA is on
 
     def running(self) -> bool:
         """Every actor of the tree runs (none stopped for good or restarting), and the bus delivers."""
@@ -174,9 +176,13 @@ async def open_actor_tree(
             "playback", lambda: _playback_registry(settings, store, scheduler, watch_state),
             mailbox_size=PLAYBACK_MAILBOX_SIZE))
         await _start_ssdp(nursery, settings, version, server_id)
+        dlna_events = None
+        if settings.dlna.enabled:
+            dlna_events = await root.start_child(
+                ChildSpec("dlna_events", lambda: DlnaEvents(store, bus, http, settings.dlna.member)))
         try:
             yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state,
-                            cluster)
+                            cluster, dlna_events)
         finally:
             nursery.cancel_scope.cancel()
 

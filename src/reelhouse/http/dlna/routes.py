@@ -1,7 +1,8 @@
 """The DLNA MediaServer's HTTP routes, outside /api/v1 and without a key (docs/dlna.md).
 
 ``/dlna/description.xml`` (the device), ``/dlna/<service>.xml`` (SCPDs),
-``POST /dlna/control/<service>`` (SOAP actions), ``/dlna/media/<id>`` (the
+``POST /dlna/control/<service>`` (SOAP actions), ``SUBSCRIBE`` /
+``UNSUBSCRIBE /dlna/events/<service>`` (GENA eventing), ``/dlna/media/<id>`` (the
 item's file, through the native stream route: confined to its library's
 folders, ranges, conditional requests) and ``/dlna/art/<id>`` (the poster
 as a JPEG thumbnail, through the native image route).  Every route runs as
@@ -21,6 +22,7 @@ from ..auth import DLNA_BLUEPRINT
 from ..context import app_context
 from ..images import ImageRequest, serve_item_image
 from ..stream import stream_video
+from . import events
 from .access import admit_dlna_request
 from .content_directory import perform
 from .objects import SUBTITLE_KINDS as SUBTITLE_TYPES
@@ -74,6 +76,17 @@ async def control(service: str) -> Response:
     except SoapError as exc:
         return Response(fault(exc), status=500, content_type=XML)
     return Response(action_response(service_type, action.name, out), content_type=XML)
+
+
+@blueprint.route("/dlna/events/<service>", methods=["SUBSCRIBE", "UNSUBSCRIBE"])
+@hide
+async def service_events(service: str) -> Response:
+    """GENA eventing of the service (:mod:`.events`)."""
+    if service not in SERVICES:
+        raise errors.NotFound("No such service.")
+    if request.method == "UNSUBSCRIBE":
+        return await events.unsubscribe()
+    return await events.subscribe(SERVICES[service][0])
 
 
 @blueprint.route("/dlna/media/<item_id>", methods=["GET", "HEAD"])
