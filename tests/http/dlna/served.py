@@ -47,7 +47,8 @@ def make_media(root: Path, media: MediaFactory) -> dict[str, Path]:
     MediaFactory.text(films / "Arrival (2016)" / "Arrival (2016).nfo",
                       "<movie><title>Arrival</title><year>2016</year><genre>Science Fiction</genre></movie>")
     media.video(films / "Blade Runner (1982)" / "Blade Runner (1982).mp4", VideoSpec(container="mp4"))
-    media.video(films / "Contact (1997)" / "Contact (1997).mkv", VideoSpec(seconds=CONTACT_SECONDS))
+    # MPEG-2 has a key frame every 12 frames (x264 one in 250): a seek lands near where it asked
+    media.video(films / "Contact (1997)" / "Contact (1997).mkv", VideoSpec(codec="mpeg2video", seconds=CONTACT_SECONDS))
     season = root / "Shows" / "Severance" / "Season 1"
     for number in (2, 1, 3):
         media.video(season / f"Severance S01E0{number}.mkv")
