@@ -20,8 +20,8 @@ from reelhouse.media.dlna.didl import MOVIE_CLASS, VIDEO_CLASS, Container, Subti
 from reelhouse.media.dlna.profiles import Format, profile
 from reelhouse.media.dlna.soap import NO_SUCH_OBJECT, SoapError
 from reelhouse.media.video_types import video_content_type
-from reelhouse.storage.item_detail import item_detail
 from reelhouse.storage.item_query import ItemQuery, list_items
+from reelhouse.storage.primary_sources import PrimaryFacts, primary_facts
 
 from ..context import app_context
 from ..items import cursor_codec
@@ -59,25 +59,29 @@ async def page(query: ItemQuery) -> tuple[list[dict[str, Any]], int]:
 
 
 async def to_objects(summaries: list[dict[str, Any]], base_url: str, parent: str | None) -> list[DidlObject]:
-    """DIDL objects of ``summaries``: their parent is ``parent`` or, when None, their series, season or library."""
+    """DIDL objects of ``summaries``: their parent is ``parent`` or, when None, their series, season or library.
+
+    The files of the page's films and episodes are read at once (:func:`primary_facts`).
+    """
+    playable = [found["id"] for found in summaries if found["type"] in PLAYABLE]
+    facts = await primary_facts(app_context().store, playable) if playable else {}
     objects: list[DidlObject] = []
     for found in summaries:
         art = f"{base_url}/dlna/art/{found['id']}" if found.get("hasPoster") else None
         parent_id = parent or found.get("seasonId") or found.get("seriesId") or f"lib.{found['libraryId']}"
         if found["type"] in PLAYABLE:
-            objects.append(await video_item(found, parent_id, art, base_url))
+            objects.append(video_item(found, facts.get(found["id"], PrimaryFacts()), parent_id, art, base_url))
         else:
             objects.append(Container(found["id"], parent_id, found["name"], album_art_url=art))
     return objects
 
 
-async def video_item(found: dict[str, Any], parent: str, art: str | None, base_url: str) -> VideoItem:
-    """A film or episode with what its detail knows of the primary file (size, resolution, date, subtitles)."""
-    detail = await item_detail(app_context().store, found["id"])
-    source = primary_source(detail)
+def video_item(found: dict[str, Any], facts: PrimaryFacts, parent: str, art: str | None, base_url: str) -> VideoItem:
+    """A film or episode with what is known of its primary file (size, resolution, date, subtitles)."""
+    source = facts.source
     streams: list[dict[str, Any]] = (source or {}).get("streams", [])
     video = next((s for s in streams if s.get("type") == "Video"), {})
-    premiere, year = detail.get("premiereDate"), found.get("productionYear")
+    year = found.get("productionYear")
     path = str((source or {}).get("path") or "")
     return VideoItem(
         id=found["id"],
@@ -86,7 +90,7 @@ async def video_item(found: dict[str, Any], parent: str, art: str | None, base_u
         upnp_class=MOVIE_CLASS if found["type"] == "Movie" else VIDEO_CLASS,
         url=f"{base_url}/dlna/media/{found['id']}" if source is not None else None,
         mime_type=video_content_type(path) if source is not None else "video/mpeg",
-        date=premiere[:10] if premiere else (f"{year}-01-01" if year else None),
+        date=facts.premiere_date or (f"{year}-01-01" if year else None),
         runtime_ticks=found.get("runtimeTicks"),
         width=video.get("width"),
         height=video.get("height"),
