@@ -8,7 +8,8 @@ The request is admitted as that member's sign-in on that device
 player: only the libraries the member may see are shown or streamed, the
 member's parental rules filter every page and stream
 (:mod:`..library_access`), and a stream's bytes count toward the
-renderer's playback session (:mod:`.plays`).  An empty, unknown or
+renderer's playback session (:mod:`.plays`).  The member is read again at
+most every second.  An empty, unknown or
 disabled member sees no library.  With ``[dlna] enabled = false`` every
 DLNA path is 404, as if absent.
 """
@@ -16,6 +17,7 @@ DLNA path is 404, as if absent.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 from quart import g, request
 
@@ -29,6 +31,7 @@ from ..auth import RETRY_AFTER_SECONDS
 from ..context import app_context
 from ..device_auth import admit_sign_in
 from ..edge import admit_anonymous
+from .remembered import remembered
 
 MAX_USER_AGENT_CHARS = 200
 NOTHING = LibraryScope(frozenset())
@@ -62,7 +65,14 @@ def renderer_device_id(address: str | None, agent: str) -> str:
 
 
 async def member_sign_in(name: str, device_id: str) -> DeviceSignIn | None:
-    """Member ``name`` signed in on ``device_id``; None for an empty, unknown or disabled member."""
+    """Member ``name`` signed in on ``device_id``; None for an empty, unknown or disabled member.
+
+    The member is read again at most every second (:mod:`.remembered`)."""
+    member = await remembered(f"member:{name}", lambda: _member(name))
+    return None if member is None else replace(member, device_id=device_id)
+
+
+async def _member(name: str) -> DeviceSignIn | None:
     if not name.strip():
         return None
     store = app_context().store
@@ -71,7 +81,7 @@ async def member_sign_in(name: str, device_id: str) -> DeviceSignIn | None:
     if member is None or member.user.disabled:
         return None
     facts = member.facts
-    return DeviceSignIn(token_hash="", device_id=device_id, user_id=member.user.id, user_name=member.user.name,
+    return DeviceSignIn(token_hash="", device_id="", user_id=member.user.id, user_name=member.user.name,
                         is_admin=facts.is_admin, disabled=facts.disabled, policy=facts.policy,
                         granted_libraries=facts.granted_libraries)  # fmt: skip
 

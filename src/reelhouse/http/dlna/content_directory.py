@@ -18,6 +18,7 @@ from reelhouse.storage.catalogue_stamp import catalogue_stamp
 
 from ..context import app_context
 from . import tree
+from .remembered import remembered
 from .search import search
 
 Out = Sequence[tuple[str, str]]
@@ -94,7 +95,7 @@ async def _result(objects: Sequence[tree.DidlObject], total: int) -> Out:
 
 async def _update_id() -> str:
     """SystemUpdateID: moves when the catalogue changes (storage/catalogue_stamp.py; evented: .events)."""
-    return str(await catalogue_stamp(app_context().store))
+    return str(await remembered("update_id", lambda: catalogue_stamp(app_context().store)))
 
 
 def _unsigned(arguments: Mapping[str, str], name: str) -> int:

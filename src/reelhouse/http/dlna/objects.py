@@ -12,14 +12,14 @@ and seasons become containers.
 
 from __future__ import annotations
 
-from pathlib import PurePath
+import os
 from typing import Any
 
 from reelhouse import errors
 from reelhouse.media.dlna.didl import MOVIE_CLASS, VIDEO_CLASS, Container, Subtitle, VideoItem
 from reelhouse.media.dlna.profiles import Format, profile
 from reelhouse.media.dlna.soap import NO_SUCH_OBJECT, SoapError
-from reelhouse.media.video_types import video_content_type
+from reelhouse.media.video_types import VIDEO_TYPES, video_content_type
 from reelhouse.storage.item_query import ItemQuery, list_items
 from reelhouse.storage.primary_sources import PrimaryFacts, primary_facts
 
@@ -83,20 +83,21 @@ def video_item(found: dict[str, Any], facts: PrimaryFacts, parent: str, art: str
     video = next((s for s in streams if s.get("type") == "Video"), {})
     year = found.get("productionYear")
     path = str((source or {}).get("path") or "")
+    extension = os.path.splitext(path)[1].lower()  # PurePath's suffix costs 10x as much, 50 times a page
     return VideoItem(
         id=found["id"],
         parent_id=parent,
         title=found["name"],
         upnp_class=MOVIE_CLASS if found["type"] == "Movie" else VIDEO_CLASS,
         url=f"{base_url}/dlna/media/{found['id']}" if source is not None else None,
-        mime_type=video_content_type(path) if source is not None else "video/mpeg",
+        mime_type=(VIDEO_TYPES.get(extension) or video_content_type(path)) if source is not None else "video/mpeg",
         date=facts.premiere_date or (f"{year}-01-01" if year else None),
         runtime_ticks=found.get("runtimeTicks"),
         width=video.get("width"),
         height=video.get("height"),
         size=source.get("size") if source is not None else None,
         album_art_url=art,
-        profile=None if source is None else profile_of(source),
+        profile=None if source is None else profile_of(source, extension),
         subtitles=tuple(subtitles_of(found["id"], streams, base_url)),
     )
 
@@ -105,12 +106,13 @@ def primary_source(detail: dict[str, Any]) -> dict[str, Any] | None:
     return next((s for s in detail.get("mediaSources", []) if not s.get("missing")), None)
 
 
-def profile_of(source: dict[str, Any]) -> str | None:
+def profile_of(source: dict[str, Any], extension: str) -> str | None:
+    """The DLNA profile of the source whose file ends in ``extension`` (".mp4")."""
     streams: list[dict[str, Any]] = source.get("streams", [])
     video = next((s for s in streams if s.get("type") == "Video"), {})
     audio = next((s for s in streams if s.get("type") == "Audio"), {})
-    extension = PurePath(str(source.get("path") or "")).suffix.lower().lstrip(".")
-    return profile(Format(extension, video.get("codec"), audio.get("codec"), video.get("width"), video.get("height")))
+    return profile(Format(extension.lstrip("."), video.get("codec"), audio.get("codec"), video.get("width"),
+                          video.get("height")))  # fmt: skip
 
 
 def subtitles_of(item_id: str, streams: list[dict[str, Any]], base_url: str) -> list[Subtitle]:

@@ -9,6 +9,7 @@ from inside its library's folders (at most :data:`SUBTITLE_MAX_BYTES`).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +41,7 @@ async def resource_facts(item_id: str, base_url: str) -> ResourceFacts:
     """The primary file's size, contentFeatures and first subtitle URL (the item is known to be visible)."""
     source = primary_source(await item_detail(app_context().store, item_id)) or {}
     subtitles = subtitles_of(item_id, source.get("streams", []), base_url)
-    profile = profile_of(source) if source else None
+    profile = profile_of(source, os.path.splitext(str(source.get("path") or ""))[1].lower()) if source else None
     return ResourceFacts(source.get("size"), didl.content_features(profile), subtitles[0].url if subtitles else None)
 
 

@@ -29,6 +29,7 @@ from reelhouse.storage.libraries import LibraryRecord, list_libraries
 from ..context import app_context
 from ..library_access import visible
 from .objects import DidlObject, no_such_object, page, summary, to_objects
+from .remembered import remembered
 
 ROOT = "0"
 LIBRARY_PREFIX = "lib."
@@ -93,7 +94,9 @@ async def children(object_id: str, start: int, count: int, base_url: str) -> Pag
 
 
 async def libraries() -> list[LibraryRecord]:
-    return [lib for lib in await list_libraries(app_context().store) if visible(lib.id)]
+    """The libraries the DLNA member may see (the list read again at most every second)."""
+    every = await remembered("libraries", lambda: list_libraries(app_context().store))
+    return [lib for lib in every if visible(lib.id)]
 
 
 async def find_node(object_id: str) -> Node | None:

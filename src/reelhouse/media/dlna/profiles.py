@@ -12,6 +12,7 @@ here, so the MPEG-2 transport profiles are the 60 Hz (NA) ones.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 SD_WIDTH, SD_HEIGHT = 720, 576
@@ -30,6 +31,7 @@ class Format:
     height: int | None
 
 
+@functools.lru_cache(maxsize=256)  # a page of 50 films has a handful of distinct formats
 def profile(media: Format) -> str | None:
     """The ``DLNA.ORG_PN`` value of ``media``; None when DLNA defines none for it."""
     size = _size_class(media.width, media.height)
