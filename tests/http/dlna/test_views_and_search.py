@@ -22,7 +22,7 @@ async def search(served: Served, container: str, criteria: str, count: int = 0) 
 async def test_a_movies_library_shows_by_title_year_genre_and_recently_added(served: Served) -> None:
     films = f"lib.{served.libraries['Films']}"
     views, _ = await browse(served, films)
-    assert titles(views) == ["By title", "By year", "By genre", "Recently added"]
+    assert titles(views) == ["By title", "By year", "By genre", "Recently added", "Folders"]
     years, _ = await browse(served, f"{films}.year")
     assert titles(years) == ["2016", "1997", "1982"]
     in_1997, total = await browse(served, years[1].get("id", ""))
@@ -35,6 +35,26 @@ async def test_a_movies_library_shows_by_title_year_genre_and_recently_added(ser
     assert total == 3 and sorted(titles(recent)) == ["Arrival", "Blade Runner", "Contact"]
     metadata, _ = await browse(served, genres[0].get("id", ""), "BrowseMetadata")
     assert metadata[0].get("parentID") == f"{films}.genre"
+
+
+async def test_folders_show_the_library_as_on_disk_and_name_nothing_outside_it(served: Served) -> None:
+    roots, total = await browse(served, f"lib.{served.libraries['Shows']}.dir")
+    assert (titles(roots), total) == (["Shows"], 1)
+    series, _ = await browse(served, roots[0].get("id", ""))
+    assert titles(series) == ["Severance"] and series[0].get("parentID") == roots[0].get("id")
+    seasons, _ = await browse(served, series[0].get("id", ""))
+    episodes, total = await browse(served, seasons[0].get("id", ""))
+    assert total == 3 and all(e.tag == f"{DIDL}item" and e.get("parentID") == seasons[0].get("id") for e in episodes)
+    metadata, _ = await browse(served, seasons[0].get("id", ""), "BrowseMetadata")
+    assert titles(metadata) == ["Season 1"] and metadata[0].get("parentID") == series[0].get("id")
+    films_root, _ = await browse(served, f"lib.{served.libraries['Films']}.dir")
+    folders, _ = await browse(served, films_root[0].get("id", ""))
+    assert titles(folders) == ["Arrival (2016)", "Blade Runner (1982)", "Contact (1997)"]
+    for outside in (f"lib.{served.libraries['Films']}.dir.0%2F..%2F..", f"lib.{served.libraries['Films']}.dir.7"):
+        refused = await soap(served.url, "contentdirectory", CONTENT_DIRECTORY, "Browse", ObjectID=outside,
+                             BrowseFlag="BrowseDirectChildren", Filter="*", StartingIndex=0, RequestedCount=0,
+                             SortCriteria="")  # fmt: skip
+        assert "<errorCode>701</errorCode>" in refused.text
 
 
 async def test_search_finds_videos_by_class_and_title_within_the_members_libraries(served: Served) -> None:

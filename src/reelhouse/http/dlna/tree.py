@@ -9,7 +9,8 @@
 - a shows library: Series (by title; a series lists its seasons and
   season-less episodes in order, a season its episodes in order) and
   Recently added (episodes);
-- a mixed library: By title (films and series) and Recently added.
+- a mixed library: By title (films and series) and Recently added;
+- every library: Folders, as on disk (:mod:`.folders`).
 
 Films and episodes are items (:mod:`.objects`); an object outside the
 member's libraries is "no such object".
@@ -28,6 +29,7 @@ from reelhouse.storage.libraries import LibraryRecord, list_libraries
 
 from ..context import app_context
 from ..library_access import visible
+from .folders import FOLDERS_VIEW, folder_children, folder_parent, folder_title
 from .objects import DidlObject, no_such_object, page, summary, to_objects
 from .remembered import remembered
 
@@ -36,9 +38,10 @@ LIBRARY_PREFIX = "lib."
 MAX_PAGE = 100  # RequestedCount 0 ("all") or more is answered with this many; TotalMatches tells the rest
 RECENT_COUNT = 50
 VIEW_TITLES = {"title": "By title", "year": "By year", "genre": "By genre", "recent": "Recently added",
-               "series": "Series"}  # fmt: skip
-VIEWS = {"movies": ("title", "year", "genre", "recent"), "tvshows": ("series", "recent")}
-MIXED_VIEWS = ("title", "recent")
+               "series": "Series", FOLDERS_VIEW: "Folders"}  # fmt: skip
+VIEWS = {"movies": ("title", "year", "genre", "recent", FOLDERS_VIEW), "tvshows": ("series", "recent", FOLDERS_VIEW)}
+MIXED_VIEWS = ("title", "recent", FOLDERS_VIEW)
+VALUED_VIEWS = ("year", "genre", FOLDERS_VIEW)
 TITLE_TYPES = {"movies": ("Movie",), "tvshows": ("Series",)}
 RECENT_TYPES = {"movies": ("Movie",), "tvshows": ("Episode",)}
 
@@ -83,6 +86,9 @@ async def children(object_id: str, start: int, count: int, base_url: str) -> Pag
         return await _item_children(object_id, start, count, base_url)
     if node.view is None:
         return _slice([_container(Node(node.library, v)) for v in _views(node.library)], start, count)
+    if node.view == FOLDERS_VIEW:
+        objects, total = await folder_children(node.library, node.value, start, count, base_url)
+        return Page(objects, total)
     if node.view in ("year", "genre") and node.value is None:
         values = await _values(node)
         return _slice([_container(Node(node.library, node.view, v)) for v in values], start, count)
@@ -106,7 +112,7 @@ async def find_node(object_id: str) -> Node | None:
     library_id, _, rest = object_id.removeprefix(LIBRARY_PREFIX).partition(".")
     library = next((lib for lib in await libraries() if lib.id == library_id), None)
     view, _, value = rest.partition(".")
-    if library is None or (view and view not in _views(library)) or (value and view not in ("year", "genre")):
+    if library is None or (view and view not in _views(library)) or (value and view not in VALUED_VIEWS):
         raise no_such_object()
     if view == "year" and value and not value.isdigit():
         raise no_such_object()
@@ -125,6 +131,8 @@ def _views(library: LibraryRecord) -> tuple[str, ...]:
 def _container(node: Node) -> Container:
     if node.view is None:
         return Container(node.id, ROOT, node.library.name)
+    if node.view == FOLDERS_VIEW and node.value is not None:
+        return Container(node.id, folder_parent(node.library, node.value), folder_title(node.library, node.value))
     parent = Node(node.library, node.view if node.value is not None else None)
     title = node.value if node.value is not None else VIEW_TITLES[node.view]
     return Container(node.id, parent.id, title)
