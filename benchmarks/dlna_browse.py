@@ -1,8 +1,8 @@
 """DLNA against minidlna: Browse of a 5,000-film container by pages of 50, and one stream (issue 34).
 
 Both servers serve the same tree (5,000 films, each ``Title NNNN (Year)/Title
-NNNN (Year).mkv``, hard links to one real 1-second video, and one larger
-film to stream) in the same private network namespace, made here (root
+NNNN (Year).mkv``, hard links to one real 1-second video, and one film of
+518 MB of raw frames to stream) in the same private network namespace, made here (root
 and ``ip netns``; the run re-executes itself inside it), on its loopback
 interface (with a second address), so nothing is announced outside.  Reelhouse runs ``reelhouse
 serve`` with DLNA on (its member sees every library), minidlna
@@ -47,6 +47,7 @@ PAGE = 50
 CLIENTS = 4
 SECONDS = 10.0
 STREAM_ROUNDS = 3
+STREAM_SECONDS = 60  # of raw 640x360 frames: 518 MB, so the stream's rate and not its first bytes is timed
 ADDRESS = "10.77.0.1"
 REELHOUSE_PORT = 8096
 MINIDLNA_PORT = 8200
@@ -120,7 +121,7 @@ def _measure(work: Path) -> dict[str, Any]:
 
 
 def _make_tree(root: Path) -> tuple[Path, Path]:
-    """5,000 films as hard links to one 1-second video, and one larger film (69 MB of raw frames) to stream."""
+    """5,000 films as hard links to one 1-second video, and one larger film (518 MB of raw frames) to stream."""
     films = root / "Films"
     films.mkdir(parents=True)
     one = root / "one.mkv"
@@ -132,7 +133,7 @@ def _make_tree(root: Path) -> tuple[Path, Path]:
         os.link(one, films / title / f"{title}.mkv")
     stream = root / "Stream" / "Long Film (2020)" / "Long Film (2020).mkv"
     stream.parent.mkdir(parents=True)
-    _ffmpeg(["-f", "lavfi", "-i", "testsrc=size=640x360:rate=25", "-t", "8", "-c:v", "rawvideo", "-pix_fmt",
+    _ffmpeg(["-f", "lavfi", "-i", "testsrc=size=640x360:rate=25", "-t", str(STREAM_SECONDS), "-c:v", "rawvideo", "-pix_fmt",
              "yuv420p", str(stream)])  # fmt: skip (raw frames: 69 MB that take no time to make)
     one.unlink()
     return films, stream

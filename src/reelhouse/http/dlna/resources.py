@@ -20,6 +20,7 @@ from reelhouse.media.dlna import didl
 from reelhouse.media.file_names import to_fs
 from reelhouse.storage.confined_files import OutsideRoots, confinement_for, read_confined
 from reelhouse.storage.item_detail import item_detail
+from reelhouse.storage.primary_sources import primary_facts
 from reelhouse.storage.stream_sources import ItemWithoutSource, find_stream_source
 
 from ..context import app_context
@@ -39,7 +40,9 @@ class ResourceFacts:
 
 async def resource_facts(item_id: str, base_url: str) -> ResourceFacts:
     """The primary file's size, contentFeatures and first subtitle URL (the item is known to be visible)."""
-    source = primary_source(await item_detail(app_context().store, item_id)) or {}
+    facts = await primary_facts(app_context().store, [item_id])
+    found = facts.get(item_id)
+    source = (found.source if found is not None else None) or {}
     subtitles = subtitles_of(item_id, source.get("streams", []), base_url)
     profile = profile_of(source, os.path.splitext(str(source.get("path") or ""))[1].lower()) if source else None
     return ResourceFacts(source.get("size"), didl.content_features(profile), subtitles[0].url if subtitles else None)
