@@ -250,13 +250,13 @@ def _total(port: int, path: str, object_id: str) -> int:
 def _first_url(port: int, path: str, object_id: str, title: str, walk: bool = False) -> str:
     connection = http.client.HTTPConnection(ADDRESS, port, timeout=30)
     start = 0
-    while True:
-        didl, total = _result(_browse(connection, path, object_id, start, PAGE))
+    while True:  # to a short page: minidlna's TotalMatches may read 0 while its scanner finishes
+        didl, _ = _result(_browse(connection, path, object_id, start, PAGE))
         for item in didl:
             if (item.findtext(f"{DC}title") or "").startswith(title):
                 return item.findtext(f"{DIDL}res") or ""
         start += PAGE
-        if not walk or start >= total:
+        if not walk or len(didl) < PAGE:
             raise RuntimeError(f"{title} not found in {object_id}")
 
 
