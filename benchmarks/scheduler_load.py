@@ -35,9 +35,19 @@ import trio
 from trio.testing import MockClock
 
 from reelhouse.actors.jobs import JobRegistry
-from reelhouse.actors.scheduler import GetDrift, PlaybackActivity, ScanActivity, Scheduler, SchedulerServices
-from reelhouse.actors.scheduler_tasks import RegisterTask, RunEnd, RunPluginTask, TaskDefinition, trio_wall_clock
-from reelhouse.media.schedule_rules import Rule, Window
+from reelhouse.actors.schedule import (
+    GetDrift,
+    PlaybackActivity,
+    RegisterTask,
+    RunEnd,
+    RunPluginTask,
+    ScanActivity,
+    Scheduler,
+    SchedulerServices,
+    TaskDefinition,
+    trio_wall_clock,
+)
+from reelhouse.media.schedule import Rule, Window
 from reelhouse.runtime import Actor, spawn
 from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import migrate, open_store

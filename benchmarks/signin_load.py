@@ -3,7 +3,7 @@
 Three figures, in one run, on each backend (SQLite; PostgreSQL when it answers):
 
 1. **hash cost**: one password check (argon2id with the parameters of
-   ``storage/users.py``) measured in this process, median of
+   ``storage/members/_accounts.py``) measured in this process, median of
    ``HASH_ROUNDS``; a sign-in pays it once.
 2. **sign-in throughput**: ``--signin-clients`` HTTP clients POST
    ``/auth/login`` with the right password for ``--duration`` seconds
@@ -43,7 +43,7 @@ import trio
 from _api_processes import LoadShape, reelhouse_server, run_load
 from _http_probe import BenchmarkError, sigterm_as_interrupt, summarize_ms
 from reelhouse.storage import open_store
-from reelhouse.storage.users import (
+from reelhouse.storage.members import (
     ARGON2_MEMORY_KIB,
     ARGON2_PARALLELISM,
     ARGON2_TIME_COST,

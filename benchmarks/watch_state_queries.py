@@ -37,7 +37,7 @@ from _catalog_rows import fill_catalog, write_posters
 from reelhouse.storage import Statement, Store, migrate, open_store
 from reelhouse.storage.cursor import CursorCodec
 from reelhouse.storage.item_query import list_items, parse_item_query
-from reelhouse.storage.users import add_user
+from reelhouse.storage.members import add_user
 from reelhouse.storage.watch_state import next_up_list, resume_list, watch_states
 
 PG_URL = "postgresql://root@127.0.0.1:5432/test"

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reelhouse.storage import open_store
-from reelhouse.storage.members import credentials_by_name
-from reelhouse.storage.users import verify_password
+from reelhouse.storage.members import credentials_by_name, verify_password
 
 from .process import clean_environ, run_cli
 

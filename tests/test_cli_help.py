@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reelhouse.cli import _parser
-from reelhouse.media.schedule_defaults import CORE_TASKS
+from reelhouse.cli._main import _parser
+from reelhouse.media.schedule import CORE_TASKS
 
 from .conftest import postgres_problem
 from .process import run_cli

@@ -8,8 +8,7 @@ import trio
 
 from reelhouse.storage import open_store
 from reelhouse.storage.activity import list_activity
-from reelhouse.storage.members import credentials_by_name, get_member
-from reelhouse.storage.users import find_user_by_name, verify_password
+from reelhouse.storage.members import credentials_by_name, find_user_by_name, get_member, verify_password
 
 from .process import run_cli
 

@@ -38,6 +38,7 @@ from reelhouse.config import Settings
 from reelhouse.http import AppContext, create_app
 from reelhouse.http.edge import BindError, EdgeLimits, EdgeServer, bind_sockets, connection_budget
 from reelhouse.logs import configure_logging
+from reelhouse.loop_stall_watchdog import LoopWatchdog
 from reelhouse.memory_trace import start_tracing, write_snapshots
 from reelhouse.native_memory import limit_malloc_arenas
 from reelhouse.pid1 import fork_under_init
@@ -49,7 +50,6 @@ from reelhouse.storage.activity import ActivityRecord, record_activity
 from reelhouse.storage.cluster_nodes import live_nodes, shared_setting
 from reelhouse.storage.jobs import fail_unfinished_jobs
 from reelhouse.storage.scans import fail_running_scans
-from reelhouse.watchdog import LoopWatchdog
 
 log = logging.getLogger("reelhouse")
 

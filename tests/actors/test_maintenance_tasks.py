@@ -16,11 +16,19 @@ from reelhouse.actors.jobs import JobSnapshot
 from reelhouse.actors.maintenance import posters
 from reelhouse.actors.maintenance.provider_image_sweep import _remove_unused
 from reelhouse.actors.maintenance.upkeep import run_cleanup, run_scrape
-from reelhouse.actors.scheduler import ListSchedules, RunNow, Scheduler, SchedulerServices
-from reelhouse.actors.scheduler_plugins import SyncPluginTasks
-from reelhouse.actors.scheduler_tasks import RunEnd, RunPluginTask, TaskContext, TaskDefinition
+from reelhouse.actors.schedule import (
+    ListSchedules,
+    RunEnd,
+    RunNow,
+    RunPluginTask,
+    Scheduler,
+    SchedulerServices,
+    SyncPluginTasks,
+    TaskContext,
+    TaskDefinition,
+)
 from reelhouse.config import load_settings
-from reelhouse.media.schedule_rules import Rule
+from reelhouse.media.schedule import Rule
 from reelhouse.runtime import Actor, spawn
 from reelhouse.storage import Store
 from reelhouse.storage._store import now_ms

@@ -13,19 +13,22 @@ from trio.testing import MockClock
 from reelhouse import errors
 from reelhouse.actors.jobs import JobRegistry, ListJobs
 from reelhouse.actors.library_registry import LIBRARY_DELETED
-from reelhouse.actors.scheduler import (
+from reelhouse.actors.schedule import (
     STALE_CHECKS_FACTOR,
     STALE_CHECKS_SLACK,
     CancelRun,
     ListSchedules,
     PlaybackActivity,
+    RunEnd,
     RunNow,
     ScanActivity,
     Scheduler,
     SchedulerServices,
+    TaskContext,
+    TaskDefinition,
+    trio_wall_clock,
 )
-from reelhouse.actors.scheduler_tasks import RunEnd, TaskContext, TaskDefinition, trio_wall_clock
-from reelhouse.media.schedule_rules import Rule, Window
+from reelhouse.media.schedule import Rule, Window
 from reelhouse.runtime import EventBus, MemoryEventLog, spawn
 from reelhouse.storage import Store
 from reelhouse.storage import schedules as stored

@@ -10,7 +10,7 @@ from trio.testing import MockClock
 
 from reelhouse import errors
 from reelhouse.actors.plugins.host import ListTasks, PluginTaskInfo
-from reelhouse.actors.scheduler import ListSchedules, RunNow, Scheduler, SchedulerServices
+from reelhouse.actors.schedule import ListSchedules, RunNow, Scheduler, SchedulerServices
 from reelhouse.media.plugin_manifest import TaskSpec
 from reelhouse.runtime import Actor, spawn
 from reelhouse.storage import Store

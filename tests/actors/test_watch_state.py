@@ -14,7 +14,7 @@ from reelhouse.actors.playback.session import Progress, SessionTimes
 from reelhouse.actors.watch_state import MarkFavorite, MarkPlayed, RecordProgress, WatchStateActor
 from reelhouse.runtime import Actor, ChildSpec, RootActor, spawn
 from reelhouse.storage import Store
-from reelhouse.storage.users import add_user
+from reelhouse.storage.members import add_user
 from reelhouse.storage.watch_state import WatchState, watch_states
 from tests.catalog_factory import catalog
 

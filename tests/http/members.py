@@ -7,8 +7,7 @@ from typing import Any
 import httpx
 
 from reelhouse.storage import open_store
-from reelhouse.storage.members import MemberChanges, update_member
-from reelhouse.storage.users import add_user
+from reelhouse.storage.members import MemberChanges, add_user, update_member
 
 from .conftest import RunningServer
 

@@ -26,9 +26,10 @@ from jellyfin_apiclient_python import JellyfinClient
 from reelhouse.http.jellyfin import ids
 from reelhouse.server_time_zone import server_time_zone
 from reelhouse.storage import open_store
-from reelhouse.storage.members import MemberChanges, update_member
+from reelhouse.storage.live_sessions import save_live_session
+from reelhouse.storage.members import MemberChanges, add_user, find_user_by_name, update_member
+from reelhouse.storage.parental_time import live_watched_seconds_since, watched_seconds_since
 from reelhouse.storage.play_history import record_playback
-from reelhouse.storage.users import add_user, find_user_by_name
 
 from ..conftest import BACKENDS
 from ..media_factory import MediaFactory
@@ -280,6 +281,70 @@ def test_playback_past_the_daily_limit_is_refused_with_parental_time(library: Li
     assert past.json()["params"] == {"reason": "dailyLimit", "limitMinutes": 2}
 
 
+
+
+def _watched_today_and_playing_elsewhere(library: Library, leave_seconds: float) -> int:
+    """A session of Kid's playing on another device (its last saved state) that leaves about
+    ``leave_seconds`` of a daily limit; the limit's minutes."""
+
+    async def setup() -> int:
+        async with open_store(library.database_url) as store:
+            kid = await find_user_by_name(store, "Kid")
+            assert kid is not None
+            local = datetime.now(server_time_zone())
+            midnight = int(local.replace(hour=0, minute=0, second=0, microsecond=0).timestamp() * 1000)
+            await store.execute("DELETE FROM playback_live WHERE session_id = 'elsewhere'")
+            baseline = await watched_seconds_since(store, kid.id, midnight)
+            baseline += await live_watched_seconds_since(store, kid.id, midnight)
+            minutes = int(baseline // 60) + 2
+            at = int(time.time() * 1000) - 1000
+            await save_live_session(store, ended(session_id="elsewhere", member_id=kid.id, started_at_ms=at,
+                                                 ended_at_ms=at, watched_sec=minutes * 60 - baseline - leave_seconds))
+            return minutes
+
+    return trio.run(setup)
+
+
+def _forget_elsewhere(library: Library) -> None:
+    async def forget() -> None:
+        async with open_store(library.database_url) as store:
+            await store.execute("DELETE FROM playback_live WHERE session_id = 'elsewhere'")
+
+    trio.run(forget)
+
+
+def test_a_session_still_playing_counts_toward_the_daily_limit(library: Library) -> None:
+    minutes = _watched_today_and_playing_elsewhere(library, leave_seconds=-1.0)  # one second past it
+    set_rule(library, {"maxAge": 18, "dailyLimitMinutes": minutes})
+    try:
+        refused = start_playing(library)
+    finally:
+        _forget_elsewhere(library)
+        set_rule(library, {"maxAge": 18, "dailyLimitMinutes": 0})
+    assert refused.status_code == 403 and refused.json()["code"] == "parental_time"
+    assert refused.json()["params"]["reason"] == "dailyLimit"
+
+
+def test_a_playing_session_is_stopped_when_the_daily_limit_is_reached(library: Library) -> None:
+    minutes = _watched_today_and_playing_elsewhere(library, leave_seconds=1.0)
+    set_rule(library, {"maxAge": 18, "dailyLimitMinutes": minutes})
+    try:
+        started = start_playing(library)
+        assert started.status_code == 200, started.text
+        session_id = started.json()["sessionId"]
+        with httpx.Client(base_url=library.server.api_url, headers=library.server.auth, timeout=TIMEOUT_S) as admin:
+            deadline = time.monotonic() + TIMEOUT_S  # the session has one second of play left
+            record = None
+            while record is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+                page = admin.get("/admin/playback/history", params={"limit": 200}).json()
+                record = next((r for r in page["records"] if r.get("endReason") == "parentalTime"), None)
+            live = admin.get("/admin/playback/sessions").json()
+    finally:
+        _forget_elsewhere(library)
+        set_rule(library, {"maxAge": 18, "dailyLimitMinutes": 0})
+    assert record is not None and record["itemId"] == library.movie_ids["Toy"]
+    assert session_id not in {session["id"] for session in live}
 
 def test_resume_leaves_out_what_a_later_rule_blocks(library: Library) -> None:
     async def half_watched() -> None:  # as the watch state records a stopped session

@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 import trio
 
-from reelhouse.media.schedule_defaults import CORE_TASKS
+from reelhouse.media.schedule import CORE_TASKS
 from reelhouse.storage import open_store
 from reelhouse.storage.activity import list_activity
 from reelhouse.storage.schedules import set_paused

@@ -9,9 +9,10 @@ import httpx
 import pytest
 import trio
 
-from reelhouse.storage import open_store, users
+from reelhouse.storage import open_store
 from reelhouse.storage._store import now_ms
 from reelhouse.storage.devices import device_id_of, hash_token
+from reelhouse.storage.members import _accounts as users
 from reelhouse.storage.signin_limits import PIN_LOCK_FAILURES, Failure, record_failure
 
 from .conftest import RunningServer, start_server

@@ -5,7 +5,7 @@ from __future__ import annotations
 import trio
 
 from reelhouse.storage import open_store
-from reelhouse.storage.users import needs_rehash, verify_password
+from reelhouse.storage.members import needs_rehash, verify_password
 
 from ..storage.password_samples import scrypt_hash
 from .conftest import RunningServer

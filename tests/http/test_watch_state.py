@@ -170,6 +170,33 @@ async def test_a_series_and_a_season_are_played_when_all_their_episodes_are(serv
     assert sorted(ids(episodes)) == sorted(s.episodes)
 
 
+async def test_a_report_after_a_mark_as_played_never_brings_the_resume_point_back(server: RunningServer) -> None:
+    """Regression (the web console's CI failure): the page marked the film played while a progress
+    report and the stop were still on their way; they landed after the mark and left a resume point."""
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(server)
+        token = await member_token(server, "Ann", (s.library,))
+        async with server.client(key=token) as player:
+            film = await start_playing(player, s.movie, positionSec=600)
+            episode = await start_playing(player, s.episodes[1], positionSec=300)
+            marked = (await player.post(f"/me/played/{s.movie}")).json()
+            series = (await player.post(f"/me/played/{s.series}")).json()  # marks the episode being played
+            late = [
+                await player.post("/sessions/playing/progress", json={"sessionId": film, "positionSec": 1200}),
+                await player.post("/sessions/playing/stopped", json={"sessionId": film, "positionSec": 1300}),
+                await player.post("/sessions/playing/stopped", json={"sessionId": episode, "positionSec": 400}),
+            ]
+            resume_after_late_reports = await listing(player, "/me/resume")
+            played = ids(await listing(player, "/items", isPlayed="true", recursive="true", type=["Movie", "Episode"]))
+            await play(player, s.movie, 100, 700)  # watching it again afterwards is a new resume point
+            again = await listing(player, "/me/resume")
+    assert marked["played"] and marked["positionSec"] == 0 and series["played"]
+    assert [answer.status_code for answer in late] == [204, 204, 204]  # the reports are taken (history)
+    assert resume_after_late_reports == []
+    assert sorted(played) == sorted([s.movie, *s.episodes])
+    assert [(i["id"], i["userData"]["positionSec"]) for i in again] == [(s.movie, 700)]
+
+
 async def test_sorts_and_filters_read_the_signed_in_members_state_and_a_key_is_unchanged(
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:

@@ -1,4 +1,4 @@
-"""media.assemble: directory listings -> item drafts, on synthetic listings (no I/O)."""
+"""media.assembly: directory listings -> item drafts, on synthetic listings (no I/O)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from reelhouse.media.assemble import (
+from reelhouse.media.assembly import (
     FileStat,
     ItemDraft,
     Listing,

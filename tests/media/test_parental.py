@@ -9,7 +9,14 @@ import pytest
 
 from reelhouse.errors import Invalid
 from reelhouse.media.member_policy import MemberFacts, allow_download, effective_policy
-from reelhouse.media.parental import ParentalWindow, inside_windows, parental_of, parse_parental, parse_window
+from reelhouse.media.parental import (
+    ParentalWindow,
+    inside_windows,
+    parental_of,
+    parse_parental,
+    parse_window,
+    window_seconds_left,
+)
 
 
 def test_tags_and_genres_are_lowercased_deduplicated_and_sorted() -> None:
@@ -103,3 +110,13 @@ def test_windows_admit_their_minutes_and_one_crossing_midnight_runs_into_the_nex
     assert inside_windows(day, at(0, 8, 0)) and not inside_windows(day, at(0, 20, 0))
     assert not inside_windows(day, at(1, 12, 0))
     assert inside_windows((), at(3, 3, 3))
+
+
+def test_the_time_left_in_a_window_runs_to_its_end_and_across_midnight_to_the_next_morning() -> None:
+    evening = (ParentalWindow((5,), 20 * 60, 7 * 60),)  # Friday 20:00 to Saturday 07:00
+    assert window_seconds_left(evening, at(5, 22, 0)) == 9 * 3600
+    assert window_seconds_left(evening, at(6, 6, 30)) == 30 * 60
+    assert window_seconds_left(evening, at(6, 7, 0)) == 0
+    day = (ParentalWindow((0,), 8 * 60, 20 * 60), ParentalWindow((0,), 19 * 60, 21 * 60))
+    assert window_seconds_left(day, at(0, 19, 30)) == 90 * 60  # the window closing last counts
+    assert window_seconds_left((), at(3, 3, 3)) is None

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from reelhouse.media.schedule_rules import (
+from reelhouse.media.schedule import (
     Rule,
     RuleError,
     Window,

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import trio
 
-from reelhouse.media.assemble import (
+from reelhouse.media.assembly import (
     FileStat,
     ImageRecord,
     ItemRecord,

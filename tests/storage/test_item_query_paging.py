@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 
 from reelhouse.errors import Invalid
 from reelhouse.storage import Store
-from reelhouse.storage._item_query_model import ITEM_SORTS
 from reelhouse.storage.cursor import CursorCodec
-from reelhouse.storage.item_query import ItemQuery, list_items, parse_item_query
+from reelhouse.storage.item_query import ITEM_SORTS, ItemQuery, list_items, parse_item_query
 from tests.catalog_factory import CatalogFactory
 
 CODEC = CursorCodec(b"paging-tests-secret-0123")

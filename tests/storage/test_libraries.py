@@ -15,7 +15,7 @@ from reelhouse.storage.libraries import (
     list_scan_errors,
     record_scan_error,
 )
-from reelhouse.storage.users import add_user
+from reelhouse.storage.members import add_user
 from tests.catalog_factory import CatalogFactory
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import trio
 
+from reelhouse.storage.members import add_user
 from reelhouse.storage.signin_limits import (
     ADDRESS_LIMIT,
     ADDRESS_WINDOW_MS,
@@ -18,7 +19,6 @@ from reelhouse.storage.signin_limits import (
     record_failure,
     retry_after_seconds,
 )
-from reelhouse.storage.users import add_user
 
 LIMIT_S = 30
 T0 = 1_800_000_000_000

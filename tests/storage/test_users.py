@@ -6,10 +6,10 @@ import pytest
 import trio
 
 from reelhouse.errors import Conflict, Invalid
-from reelhouse.storage import users
-from reelhouse.storage.members import credentials_by_name
-from reelhouse.storage.users import (
+from reelhouse.storage.members import _accounts as users
+from reelhouse.storage.members import (
     add_user,
+    credentials_by_name,
     find_user_by_name,
     get_user,
     hash_password,

@@ -11,7 +11,7 @@ from reelhouse.errors import NotFound
 from reelhouse.storage import Store
 from reelhouse.storage.cursor import CursorCodec
 from reelhouse.storage.item_query import list_items, parse_item_query
-from reelhouse.storage.users import add_user
+from reelhouse.storage.members import add_user
 from reelhouse.storage.watch_state import (
     WatchState,
     next_up_list,

@@ -37,8 +37,7 @@ from reelhouse.media.member_policy import library_scope
 from reelhouse.runtime import Actor, Ask, EventBus, SubscriberDropped
 from reelhouse.storage import Store
 from reelhouse.storage.catalogue_stamp import catalogue_stamp, library_stamps
-from reelhouse.storage.members import get_member
-from reelhouse.storage.users import find_user_by_name
+from reelhouse.storage.members import find_user_by_name, get_member
 
 log = logging.getLogger(__name__)
 

@@ -95,6 +95,13 @@ class GetSystemReport(Ask["SystemReport"]):
 
 
 @dataclass(frozen=True, slots=True)
+class CacheMeasured:
+    """Tell: a cache measured anew (after it was cleared); replaces that cache's entry."""
+
+    cache: CacheStat
+
+
+@dataclass(frozen=True, slots=True)
 class _Measured:
     checks: tuple[CheckResult, ...]
     caches: tuple[CacheStat, ...]
@@ -154,6 +161,8 @@ class SystemMonitor(Actor):
                 self._checks, self._caches = checks, caches
             case _UpdateChecked(update=update):
                 self._update = update
+            case CacheMeasured(cache=cache):
+                self._caches = tuple(cache if c.name == cache.name else c for c in self._caches)
             case _:
                 raise TypeError(f"unexpected message {msg!r}")
         return None

@@ -46,10 +46,11 @@ from .scan.covers import COVERS_DIR
 from .scan.probe_pool import DEFAULT_COMMAND as DEFAULT_PROBE_COMMAND
 from .scan.probe_pool import run_probe_pool
 from .scan_actor import ScanSlots
-from .scheduler import PlaybackActivity, Scheduler, SchedulerServices
+from .schedule import PlaybackActivity, Scheduler, SchedulerServices
 from .scrape.download_slots import DownloadSlots
 from .scrape.queue import ScrapeServices
 from .system_monitor import MonitorConfig, SystemMonitor
+from .upkeep import UpkeepActor, UpkeepServices
 from .watch_state import WATCH_STATE_MAILBOX_SIZE, WatchStateActor
 
 # Walk/parse worker threads shared by all scans: more than the cores only
@@ -76,6 +77,7 @@ class ActorTree:
     playback: ActorRef | None = None  # PlaybackRegistry (actors/playback)
     watch_state: ActorRef | None = None  # WatchStateActor: marks and play positions per member
     cluster: ClusterNode | None = None  # this node, on PostgreSQL (actors/cluster)
+    upkeep: ActorRef | None = None  # UpkeepActor: attention actions, reprobes, covers (actors/upkeep)
     dlna_events: ActorRef | None = None  # DLNA's GENA subscriptions (actors/dlna_events.py), when DLNA is on
 
     def running(self) -> bool:
@@ -171,6 +173,10 @@ async def open_actor_tree(
         # Before playback, so it stops after it: the last reports of ending sessions are still written.
         watch_state = await root.start_child(ChildSpec("watch_state", lambda: WatchStateActor(store),
                                                        mailbox_size=WATCH_STATE_MAILBOX_SIZE))
+        # After the libraries it asks, so it stops before them.
+        upkeep = await root.start_child(ChildSpec("upkeep", lambda: UpkeepActor(UpkeepServices(
+            store=store, jobs=jobs, libraries=libraries, deps=services.deps, data_dir=settings.data_dir,
+            covers_dir=settings.data_dir / COVERS_DIR, global_probe_limit=settings.scan.probe_concurrency))))
         # Last, so it stops first: live sessions end into history while the store is open.
         playback = await root.start_child(ChildSpec(
             "playback", lambda: _playback_registry(settings, store, scheduler, watch_state),
@@ -182,7 +188,7 @@ async def open_actor_tree(
                 ChildSpec("dlna_events", lambda: DlnaEvents(store, bus, http, settings.dlna.member)))
         try:
             yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state,
-                            cluster, dlna_events)
+                            cluster, upkeep, dlna_events)
         finally:
             nursery.cancel_scope.cancel()
 

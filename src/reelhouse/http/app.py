@@ -10,6 +10,7 @@ from quart import Quart, Response, g
 from quart_schema import Info, QuartSchema
 from quart_trio import QuartTrio
 
+from .abortable_streams import AbortableStreams, StalledWrites
 from .access_log import log_request
 from .activity_log import blueprint as activity_log_blueprint
 from .auth import install_auth
@@ -42,11 +43,11 @@ from .scans import blueprint as scans_blueprint
 from .schedules import blueprint as schedules_blueprint
 from .schema import DUMP_OPTIONS
 from .search import blueprint as search_blueprint
-from .stream import blueprint as stream_blueprint
-from .stream import stall_seconds as stream_stall_seconds
-from .streams import AbortableStreams, StalledWrites
 from .system import blueprint as system_blueprint
+from .upkeep import blueprint as upkeep_blueprint
 from .users import blueprint as users_blueprint
+from .video_stream import blueprint as stream_blueprint
+from .video_stream import stall_seconds as stream_stall_seconds
 from .watch_state import blueprint as watch_state_blueprint
 from .web import pages as _web_pages  # noqa: F401  (registers the console's routes)
 from .web.blueprint import blueprint as web_blueprint
@@ -75,6 +76,7 @@ BLUEPRINTS = (
     remote_control_blueprint,
     playback_history_blueprint,
     watch_state_blueprint,
+    upkeep_blueprint,
 )
 
 API_PREFIX = "/api/v1"

@@ -22,7 +22,7 @@ from reelhouse.storage.verified_keys import VerifiedKeys
 from .context import app_context
 from .device_auth import authenticate_device, is_device_token
 from .edge import admit_anonymous, note_authenticated
-from .web.cookies import cookie_token, require_own_origin
+from .web.cookies import COOKIE_NAME, cookie_token, require_own_origin
 
 # Paths answered without a key: the machine-readable API description and sign-in.
 PUBLIC_PATHS = frozenset({"/api/v1/openapi.json", "/api/v1/auth/login"})
@@ -77,7 +77,16 @@ async def _authenticate_cookie(token: str) -> None:
 async def _authenticate_websocket() -> None:
     if _has_own_authentication(websocket.blueprint):
         return
-    await _authenticate_token(websocket.headers.get("Authorization", ""), websocket.endpoint)
+    authorization = websocket.headers.get("Authorization", "")
+    if not authorization and (token := websocket.cookies.get(COOKIE_NAME)):
+        # The console's player (browsers cannot set headers on a WebSocket): from our own pages only,
+        # which a browser always says in Origin on an upgrade (cross-site WebSocket hijacking).
+        require_own_origin("POST", websocket.headers, websocket.host)
+        if not is_device_token(token):
+            raise errors.Unauthorized("The sign-in is invalid or has been revoked.")
+        await authenticate_device(token, websocket.endpoint)
+    else:
+        await _authenticate_token(authorization, websocket.endpoint)
     note_authenticated(websocket.scope)
 
 

@@ -9,7 +9,7 @@ The order of a sign-in is chosen so that nothing is learned cheaply:
    hash: an unknown name, a disabled member and a sign-in by the name
    alone check against a dummy hash, so the time taken does not tell which
    names exist;
-3. hashes are compared in constant time (``users.verify_password``); a
+3. hashes are compared in constant time (``members.verify_password``); a
    hash of an earlier format or parameters is replaced on success;
 4. an attempt is counted as a failure before it is verified, in one
    database transaction that checks the limits (``claim_attempt``), and
@@ -34,7 +34,7 @@ from quart import Blueprint, Response, request
 from quart_schema import document_request, document_response, validate_request
 
 from reelhouse import errors
-from reelhouse.storage import devices, members, now_ms, signin_limits, users
+from reelhouse.storage import devices, members, now_ms, signin_limits
 from reelhouse.storage.devices import DeviceSignIn
 
 from .context import app_context
@@ -232,17 +232,17 @@ async def _verify_pin(creds: members.Credentials, pin: str, now: int) -> _Verdic
 async def _check(stored: str | None, secret: str) -> bool:
     """Compare ``secret`` with ``stored`` in a worker thread; without a hash, spend the same time and fail."""
     if stored is None:
-        await users.verify_dummy(secret)
+        await members.verify_dummy(secret)
         return False
-    return await users.verify_password(stored, secret)
+    return await members.verify_password(stored, secret)
 
 
 async def _rehash(store: Any, creds: members.Credentials, method: str, data: SignInAttempt) -> None:
     """A secret that verified against an outdated hash is stored hashed anew."""
     if method == "password" and creds.password_hash is not None:
-        await users.rehash_if_needed(store, creds.user.id, "password", creds.password_hash, data.password or "")
+        await members.rehash_if_needed(store, creds.user.id, "password", creds.password_hash, data.password or "")
     elif method == "pin" and creds.pin_hash is not None:
-        await users.rehash_if_needed(store, creds.user.id, "pin", creds.pin_hash, data.pin or "")
+        await members.rehash_if_needed(store, creds.user.id, "pin", creds.pin_hash, data.pin or "")
 
 
 def _store() -> Any:

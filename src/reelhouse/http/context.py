@@ -10,8 +10,8 @@ from quart import current_app
 
 from reelhouse.actors.tree import ActorTree
 from reelhouse.config import Settings
+from reelhouse.loop_stall_watchdog import LoopWatchdog
 from reelhouse.storage import Store
-from reelhouse.watchdog import LoopWatchdog
 
 # Time allowed for an ask from a request handler to an actor.
 ASK_TIMEOUT_SECONDS = 10.0

@@ -18,7 +18,7 @@ from reelhouse import errors
 from reelhouse.storage.devices import DeviceRecord, delete_device, list_devices
 from reelhouse.timefmt import rfc3339_ms
 
-from .activity import log_activity
+from .activity_recording import log_activity
 from .context import app_context
 from .device_auth import verified_devices
 from .openapi import may_answer, raw_response

@@ -7,7 +7,7 @@ with it, every kept event after N is replayed, or, when N is older than
 what is kept, the snapshots are sent instead. A ``: keep-alive`` comment
 goes out at least every 15 seconds. A client that falls too far behind is
 dropped: its connection is closed at once, even while a write waits for
-it to read (``streams.py``), so it sees end of file, reconnects and
+it to read (``abortable_streams.py``), so it sees end of file, reconnects and
 resumes; shutdown ends every stream.
 """
 
@@ -25,11 +25,11 @@ from quart_schema import document_headers, document_querystring
 from reelhouse import errors
 from reelhouse.runtime import ActorRef, Event, Gap, SubscriberDropped
 
+from .abortable_streams import ABORT_KEY
 from .context import AppContext, app_context
 from .openapi import raw_response
 from .rendered_models import ScanEventsHeaders, ScanEventsQuery
 from .scans import all_scan_statuses
-from .streams import ABORT_KEY
 
 blueprint = Blueprint("events", __name__)
 

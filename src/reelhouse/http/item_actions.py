@@ -17,7 +17,7 @@ from reelhouse.storage.item_detail import item_detail
 from reelhouse.storage.libraries import ItemLocation, get_library, item_location
 from reelhouse.storage.scrape_queue import REFRESH_STATES, work_ids_under
 
-from .activity import log_activity
+from .activity_recording import log_activity
 from .asks import ask, library_ref, scrape_queue_ref
 from .context import app_context
 from .items import ItemDetail

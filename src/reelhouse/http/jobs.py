@@ -10,9 +10,9 @@ from quart_schema import document_response
 from reelhouse import errors
 from reelhouse.actors.jobs import CancelRoute, ListJobs, RouteCancel
 from reelhouse.actors.library_messages import StopScan
-from reelhouse.actors.scheduler_messages import CancelRun
+from reelhouse.actors.schedule import CancelRun
 
-from .activity import log_activity
+from .activity_recording import log_activity
 from .asks import ask, library_ref
 from .context import app_context
 from .openapi import may_answer, raw_response

@@ -34,7 +34,7 @@ from reelhouse.storage.libraries import (
 from reelhouse.storage.scrape_queue import REFRESH_STATES
 from reelhouse.timefmt import rfc3339_ms
 
-from .activity import log_activity
+from .activity_recording import log_activity
 from .asks import ask, library_ref, scrape_queue_ref
 from .context import app_context
 from .device_auth import verified_devices

@@ -1,7 +1,7 @@
 """OpenAPI models of PATCH /libraries/{id}/options and its answer.
 
 They document; they do not validate: the body is read as sent and checked
-by the reference's rules in ``media/_options_update.py`` (pydantic's lax
+by the reference's rules in ``media/library_options/_update.py`` (pydantic's lax
 coercion would accept ``"true"`` for a boolean, which those rules refuse).
 Built from :class:`LibraryOptions`, so a new setting is documented at once.
 """

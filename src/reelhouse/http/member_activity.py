@@ -7,7 +7,7 @@ from typing import Any
 from quart import request
 
 from reelhouse.storage.activity import ActivityRecord, record_activity, record_repeated_activity
-from reelhouse.storage.users import UserRecord
+from reelhouse.storage.members import UserRecord
 
 from .context import app_context
 

@@ -85,4 +85,7 @@ OPERATIONS: dict[str, Operation] = {
     "watch_state.unmark_favorite": Operation("Watch state", "unmarkFavorite"),
     "watch_state.resume": Operation("Watch state", "listResumeItems"),
     "watch_state.next_up": Operation("Watch state", "listNextUp"),
+    "upkeep.attention_action": Operation("Libraries", "startAttentionAction"),
+    "upkeep.regenerate_covers": Operation("Libraries", "regenerateLibraryCovers"),
+    "upkeep.clear_cache": Operation("System", "clearCache"),
 }

@@ -77,7 +77,8 @@ class PlayRecordBody(ApiModel):
     ip: str | None = None
     end_reason: str | None = Field(
         None, description="Outside the reference: how the newest session merged in ended: stopped, idle,"
-        " remoteStop, shutdown, or crash (live when the server died; recorded at its next start)."
+        " remoteStop, shutdown, parentalTime (stopped at a member's daily limit or window end), or crash"
+        " (live when the server died; recorded at its next start)."
     )
 
 

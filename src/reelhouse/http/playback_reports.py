@@ -20,7 +20,7 @@ from quart import Blueprint, Response, request
 from quart_schema import document_request, document_response, validate_request
 
 from reelhouse import errors
-from reelhouse.actors.playback.messages import EndSession, FindSession, SessionStart, StartSession
+from reelhouse.actors.playback.messages import EndSession, FindSession, MarkedPlayed, SessionStart, StartSession
 from reelhouse.actors.playback.session import Progress
 from reelhouse.media.playback_session import check_delivery, check_position
 from reelhouse.runtime import ActorRef, ActorStopped, AskTimeout
@@ -93,7 +93,7 @@ async def start_playback(member: DeviceSignIn, report: PlayReport) -> str:
     playable, an unknown delivery or a position out of range.
     """
     await require_item_visible(report.item_id)
-    await require_playing_time(member)
+    limit = await require_playing_time(member)
     store = app_context().store
     item = await playback_item(store, report.item_id)
     if item is None:
@@ -107,6 +107,7 @@ async def start_playback(member: DeviceSignIn, report: PlayReport) -> str:
         item=item, member_id=member.user_id, member_name=member.user_name, device_id=member.device_id,
         device_name=player.device_name, player=player.client, delivery=delivery, ip=request.remote_addr,
         position=report.position_sec or 0.0, paused=report.paused, play_session_id=report.play_session_id,
+        limit=limit,
     )  # fmt: skip
     return await ask(registry_ref(), StartSession(start))
 
@@ -121,6 +122,17 @@ async def report_progress(member: DeviceSignIn, session_id: str, position_sec: f
 async def end_playback(member: DeviceSignIn, session_id: str, position_sec: float | None, paused: bool | None) -> None:
     """``member``'s device stopped: its session ends and becomes a PlayRecord of the history."""
     await ask(registry_ref(), EndSession(session_id, member.device_id, position_sec, paused))
+
+
+async def settle_playback(member_id: str, item_id: str) -> None:
+    """Before a mark as played: the member's live sessions on the item keep no resume point from now on.
+
+    A player may still report (a progress tick in flight, a late ``stopped``):
+    its history is kept, but the mark stays the last word on the position.
+    """
+    registry = app_context().actors.playback
+    if registry is not None:  # no playback running: no session to settle
+        await ask(registry, MarkedPlayed(member_id, item_id))
 
 
 @blueprint.post("/sessions/playing/progress")

@@ -20,7 +20,7 @@ from reelhouse.actors.playback.messages import ListSessions, SessionView, StopSe
 from reelhouse.storage.playback_items import unreadable_items
 from reelhouse.timefmt import rfc3339_ms
 
-from .activity import log_activity
+from .activity_recording import log_activity
 from .asks import ask
 from .context import app_context
 from .openapi import may_answer, raw_response

@@ -16,7 +16,7 @@ from reelhouse.runtime import ActorRef
 from reelhouse.storage.libraries import get_library, list_scan_errors
 from reelhouse.timefmt import rfc3339_ms
 
-from .activity import log_activity
+from .activity_recording import log_activity
 from .asks import ask, library_ref
 from .context import app_context
 from .openapi import may_answer

@@ -8,9 +8,9 @@ from quart import Blueprint
 from quart_schema import document_response
 
 from reelhouse import errors
-from reelhouse.actors.scheduler import ListSchedules, RunNow
+from reelhouse.actors.schedule import ListSchedules, RunNow
 
-from .activity import log_activity
+from .activity_recording import log_activity
 from .asks import ask
 from .context import app_context
 from .openapi import may_answer

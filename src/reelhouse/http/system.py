@@ -24,6 +24,9 @@ blueprint = Blueprint("system", __name__)
 
 # A health probe must answer even when the database hangs.
 DATABASE_CHECK_TIMEOUT_SECONDS = 2.0
+# Caches POST /system/caches/{name}/clear empties: the image renditions, which are
+# rendered again on request (Reelhouse keeps no remote-images cache; api-decisions.md).
+CLEARABLE_CACHES = frozenset({"images"})
 
 
 class SystemCheck(ApiModel):
@@ -107,7 +110,7 @@ async def system_status() -> SystemStatus:
         os=platform.system().lower(),
         arch=platform.machine(),
         go_version=f"python{platform.python_version()}",
-        caches=[_cache_model(c) for c in report.caches],
+        caches=[cache_model(c) for c in report.caches],
         checks=[_check_model(c) for c in checks],
         nodes=await _nodes(now),
     )
@@ -178,7 +181,7 @@ def _check_model(check: CheckResult) -> SystemCheck:
     return SystemCheck(name=check.name, status=check.status, latency_ms=check.latency_ms, detail=check.detail)
 
 
-def _cache_model(cache: CacheStat) -> CacheUsage:
+def cache_model(cache: CacheStat) -> CacheUsage:
     measured = rfc3339(cache.measured_at) if cache.measured_at else None
     ok = cache.status == "ok"
     return CacheUsage(
@@ -188,6 +191,6 @@ def _cache_model(cache: CacheStat) -> CacheUsage:
         file_count=cache.file_count if ok else 0,
         status=cache.status,
         measured_at=measured,
-        clearable=False,
+        clearable=cache.name in CLEARABLE_CACHES,
     )
 

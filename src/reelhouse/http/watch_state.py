@@ -35,6 +35,7 @@ from .items import cursor_codec
 from .library_access import parental_visible_ids, require_item_visible
 from .list_query import page_limit
 from .openapi import may_answer
+from .playback_reports import settle_playback
 from .schema import ApiModel
 
 blueprint = Blueprint("watch_state", __name__)
@@ -87,8 +88,9 @@ _MARK_ERRORS = (
 @may_answer(*_MARK_ERRORS)
 async def mark_played(item_id: str) -> dict[str, Any]:
     """Mark the item played: play count at least 1, resume position cleared, last played now.
-    A series or season marks each of its episodes."""
-    return await _mark(item_id, lambda member: MarkPlayed(member, item_id, played=True))
+    A series or season marks each of its episodes. The member's sessions still playing it keep
+    no resume point after the mark (their later reports are still history)."""
+    return await _mark(item_id, lambda member: MarkPlayed(member, item_id, played=True), settle=True)
 
 
 @blueprint.delete("/me/played/<item_id>")
@@ -163,10 +165,16 @@ async def next_up() -> dict[str, Any]:
 # -- helpers -------------------------------------------------------------------------
 
 
-async def _mark(item_id: str, message: Callable[[str], Ask[WatchState]]) -> dict[str, Any]:
-    """Ask the WatchStateActor the mark ``message(member id)`` once the item is visible; its UserData."""
+async def _mark(item_id: str, message: Callable[[str], Ask[WatchState]], *, settle: bool = False) -> dict[str, Any]:
+    """Ask the WatchStateActor the mark ``message(member id)`` once the item is visible; its UserData.
+
+    ``settle``: a mark as played; the member's live sessions on the item are told first, so no report of
+    theirs (one in flight, a late ``stopped``) puts a resume point back after it.
+    """
     member = _member()
     await require_item_visible(item_id)
+    if settle:
+        await settle_playback(member.user_id, item_id)
     return user_data_json(await ask(_watch_state_ref(), message(member.user_id)))
 
 

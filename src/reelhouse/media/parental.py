@@ -205,3 +205,30 @@ def inside_windows(windows: tuple[ParentalWindow, ...], local: datetime) -> bool
         ):
             return True  # crossing midnight: the evening of a listed day, or the next morning
     return False
+
+
+def window_seconds_left(windows: tuple[ParentalWindow, ...], local: datetime) -> float | None:
+    """Seconds from ``local`` (server time) until the window it lies in closes.
+
+    None without windows (any time); 0 outside every window. Of windows
+    that hold ``local``, the one closing last counts (a window that
+    starts where another ends is not joined to it).
+    """
+    if not windows:
+        return None
+    day = (local.weekday() + 1) % 7  # 0 = Sunday, as the reference counts
+    minute = local.hour * 60 + local.minute
+    now = minute + (local.second + local.microsecond / 1_000_000) / 60
+    left = 0.0
+    for window in windows:
+        end: float | None = None
+        if window.start_minute < window.end_minute:
+            if day in window.days and window.start_minute <= minute < window.end_minute:
+                end = window.end_minute
+        elif day in window.days and minute >= window.start_minute:
+            end = MINUTES_PER_DAY + window.end_minute  # the next morning
+        elif (day - 1) % 7 in window.days and minute < window.end_minute:
+            end = window.end_minute
+        if end is not None:
+            left = max(left, (end - now) * 60)
+    return left

@@ -21,7 +21,8 @@ DEFAULT_IP_RETENTION_DAYS = 90  # the reference's Limits: history address retent
 # a remote stop left unanswered, the server stopping, or the process dying
 # (the value the reference uses for a plugin disabled by crashes).
 STOPPED, IDLE, REMOTE_STOP, SHUTDOWN, CRASH = "stopped", "idle", "remoteStop", "shutdown", "crash"
-END_REASONS = frozenset({STOPPED, IDLE, REMOTE_STOP, SHUTDOWN, CRASH})
+PARENTAL_TIME = "parentalTime"  # parental controls: the daily limit reached, or the window closed
+END_REASONS = frozenset({STOPPED, IDLE, REMOTE_STOP, SHUTDOWN, CRASH, PARENTAL_TIME})
 
 
 @dataclass(frozen=True, slots=True)

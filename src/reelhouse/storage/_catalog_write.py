@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reelhouse.media.assemble import ItemRecord, item_id
+from reelhouse.media.assembly import ItemRecord, item_id
 
 from ._name_key import name_key
 from ._store import Params, Statement

@@ -1,6 +1,6 @@
 """Parental controls as one SQL condition over ``items i``: see :mod:`.parental_filter`.
 
-Private to storage: the item query (``_item_query_filters``) adds it beside
+Private to storage: the item query (``item_query/_filters``) adds it beside
 the library scope; :mod:`.parental_filter` builds the rule and checks ids.
 """
 

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import trio
 
-from reelhouse.media.assemble import ItemRecord
+from reelhouse.media.assembly import ItemRecord
 from reelhouse.media.probe import ProbeFailure, ProbeResult
 
 from ._catalog_write import ITEM_COLUMNS, ScanErrorRow, batch_statements, item_row, source_id

@@ -166,6 +166,22 @@ class ImageCache:
             elsewhere.append((name, len(data)))
         await self._evict(keep=name)
 
+    async def clear(self) -> int:
+        """Delete every rendition (on disk and in memory); how many files went.
+
+        Renditions are rendered again on their next request. Other instances
+        on this root forget what was announced to them (a miss then reads
+        the disk and finds nothing).
+        """
+        await self._load()
+        removed = await self._files.call(_delete_renditions, self.root)
+        self._index.clear()
+        self._total = 0
+        self._memory.clear()
+        _STORED_ELSEWHERE.pop(self.root, None)
+        self._adopted = 0
+        return removed
+
     def _keep_in_memory(self, name: str, data: bytes) -> None:
         if len(data) <= min(MEMORY_ITEM_MAX_BYTES, self._memory.maxsize) and name not in self._memory:
             self._memory[name] = data
@@ -249,6 +265,23 @@ def _unlink_all(paths: list[Path]) -> None:
             path.unlink(missing_ok=True)
         except OSError as exc:
             log.warning("image cache: cannot delete %s: %s", path, exc)
+
+
+def _delete_renditions(root: Path) -> int:
+    """Every rendition file under ``root`` deleted (temporary ones too); how many."""
+    removed = 0
+    if not root.is_dir():
+        return 0
+    for folder in root.iterdir():
+        if not folder.is_dir():
+            continue
+        for path in folder.iterdir():
+            try:
+                path.unlink()
+                removed += 1
+            except OSError as exc:
+                log.warning("image cache: cannot delete %s: %s", path, exc)
+    return removed
 
 
 def _scan(root: Path) -> list[tuple[str, int]]:

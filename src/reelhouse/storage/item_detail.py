@@ -36,9 +36,8 @@ from reelhouse.errors import NotFound
 from reelhouse.media.probe import resolution_name
 from reelhouse.timefmt import rfc3339_ms
 
-from ._item_query_model import IMAGE_KINDS
-from ._item_query_render import PAGE_EXTRAS, SUMMARY_COLUMNS, summary_of
 from ._store import Row, Store
+from .item_query import IMAGE_KINDS, PAGE_EXTRAS, SUMMARY_COLUMNS, summary_of
 
 IMAGE_TAG_KINDS = ("primary", "backdrop", "logo", "thumb")
 SUBTITLE_ITEM_TYPES = ("Movie", "Episode")

@@ -7,14 +7,14 @@ with ``prefix``, by path.
 
 from __future__ import annotations
 
-from ._item_query_filters import LIKE_ESCAPE, PRIMARY_SOURCE, like_escape
 from ._store import Store
+from .item_query import LIKE_ESCAPE, like_escape
 
 
 async def item_paths_under(store: Store, library_id: str, prefix: str) -> list[tuple[str, str]]:
     """(item id, path) of the library's films and episodes whose primary file's path starts with ``prefix``."""
     rows = await store.fetch_all(
-        f"SELECT i.id, ms.path FROM items i JOIN media_sources ms ON {PRIMARY_SOURCE}"
+        "SELECT i.id, ms.path FROM items i JOIN media_sources ms ON ms.item_id = i.id AND ms.position = 0"
         " WHERE i.library_id = ? AND i.type IN ('Movie', 'Episode') AND i.missing = 0"
         f" AND ms.path LIKE ? ESCAPE '{LIKE_ESCAPE}' ORDER BY ms.path",
         (library_id, like_escape(prefix) + "%"),

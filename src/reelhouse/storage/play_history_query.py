@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._item_query_filters import LIKE_ESCAPE, like_escape
 from ._store import Row, Store
+from .item_query import LIKE_ESCAPE, like_escape
 from .newest_first import newest_first_page
 
 _COLUMNS = (

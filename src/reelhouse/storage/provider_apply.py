@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reelhouse.media.assemble import ImageRecord, person_id
+from reelhouse.media.assembly import ImageRecord, person_id
 from reelhouse.media.provider_fields import COLUMNS, FieldPlan, StoredItem
 
 from ._name_key import name_key

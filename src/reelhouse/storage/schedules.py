@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from reelhouse.media.schedule_rules import Rule, parse_rules
+from reelhouse.media.schedule import Rule, parse_rules
 
 from ._store import Statement, Store, now_ms
 

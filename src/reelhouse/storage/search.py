@@ -39,9 +39,9 @@ from typing import Literal
 
 import trio
 
-from ._item_query_render import PAGE_EXTRAS, SUMMARY_COLUMNS, ItemSummary, summary_of
 from ._search_fold import search_key
 from ._store import Backend, Row, Store
+from .item_query import PAGE_EXTRAS, SUMMARY_COLUMNS, ItemSummary, summary_of
 
 MIN_SUBSTRING_LENGTH = 3
 """Folded queries shorter than this match prefixes only (see the module doc)."""

@@ -43,8 +43,8 @@ from typing import Any
 
 from reelhouse.errors import NotFound
 
-from ._item_query_render import PAGE_EXTRAS, SUMMARY_COLUMNS, ItemSummary, summary_of
 from ._store import IntegrityError, Row, Statement, Store
+from .item_query import PAGE_EXTRAS, SUMMARY_COLUMNS, ItemSummary, summary_of
 
 EPISODES = "e.type = 'Episode' AND e.missing = 0 AND e.owner_id IS NULL AND e.version_of IS NULL"
 """The episodes of a series or season that count for its played state (over ``items e``)."""

@@ -10,7 +10,7 @@ from PIL import Image
 
 from reelhouse.actors.scan.parse import Parser
 from reelhouse.actors.scan.walk import Walker, WalkStart
-from reelhouse.media.assemble import ScanRules
+from reelhouse.media.assembly import ScanRules
 from reelhouse.media.library_options import LibraryOptions
 from reelhouse.storage.catalog import ScanIndex
 from reelhouse.storage.confined_files import confinement_for

@@ -12,7 +12,7 @@ import trio
 import reelhouse.actors.scan.parser_process as parser_process
 from reelhouse.actors.scan.parser_process import ParserProcessError, ParserSetup, open_parser
 from reelhouse.actors.scan.walk import Walker, WalkStart
-from reelhouse.media.assemble import ScanRules
+from reelhouse.media.assembly import ScanRules
 from reelhouse.media.library_options import LibraryOptions
 from reelhouse.storage.catalog import ScanIndex
 from reelhouse.storage.confined_files import confinement_for

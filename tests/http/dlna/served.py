@@ -15,8 +15,7 @@ import httpx
 import trio
 
 from reelhouse.storage import open_store
-from reelhouse.storage.members import MemberChanges, update_member
-from reelhouse.storage.users import add_user
+from reelhouse.storage.members import MemberChanges, add_user, update_member
 
 from ...media_factory import MediaFactory, VideoSpec
 from ..conftest import RunningServer, start_server

@@ -20,8 +20,7 @@ import pytest
 import trio
 
 from reelhouse.storage import open_store
-from reelhouse.storage.members import MemberChanges, update_member
-from reelhouse.storage.users import add_user
+from reelhouse.storage.members import MemberChanges, add_user, update_member
 
 from ...conftest import BACKENDS
 from ...media_factory import MediaFactory, VideoSpec

@@ -53,6 +53,7 @@ async def test_a_member_signs_in_plays_in_the_page_resumes_and_marks_played(
         seen = Seen(**json.loads(done.stdout.decode().strip().splitlines()[-1]))
     print(f"screenshots in {SCREENSHOTS}")
     assert not seen.hidden_library_shown
+    assert seen.typed_search_found == ["Arrival"]
     assert seen.first_time > 1.0  # it played: currentTime advanced
     assert SEEK_TO <= seen.resumed_at < FILM_SECONDS  # resumed where the member left
     assert seen.played_pressed == "true"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 import trio
+from trio_websocket import ConnectionRejected, open_websocket_url
 
 from reelhouse.storage import open_store
 
@@ -39,12 +41,13 @@ def _set_cookie(answer: httpx.Response) -> Any:
 async def test_json_sign_in_sets_an_httponly_samesite_cookie_that_opens_the_player_api(server: RunningServer) -> None:
     with trio.fail_after(30):
         user_id = await add_member(server, "Ann", password=PASSWORD, all_libraries=True)
-        async with _browser(server) as browser:
+        firefox = "Mozilla/5.0 (Android 14; Mobile; rv:133.0) Gecko/133.0 Firefox/133.0"
+        async with _browser(server, **{"User-Agent": firefox}) as browser:
             answer = await _sign_in(browser, "Ann", password=PASSWORD)
             items = await browser.get("/api/v1/items")
             home = await browser.get("/web/")
         async with open_store(server.database_url) as store:
-            rows = await store.fetch_all("SELECT kind, client FROM devices")
+            rows = await store.fetch_all("SELECT kind, client, name FROM devices")
         async with server.client() as admin:
             entries = (await admin.get("/activity", params={"limit": 50})).json()["entries"]
     morsel, header = _set_cookie(answer)
@@ -53,7 +56,7 @@ async def test_json_sign_in_sets_an_httponly_samesite_cookie_that_opens_the_play
     assert morsel.value.startswith("rhd_")
     assert "httponly" in header and "samesite=lax" in header and "secure" not in header
     assert int(morsel["max-age"]) == 30 * 86400
-    assert [(row["kind"], row["client"]) for row in rows] == [("web", "Reelhouse Web")]
+    assert [(row["kind"], row["client"], row["name"]) for row in rows] == [("web", "Reelhouse Web", "Firefox on Android")]
     assert items.status_code == 200 and home.status_code == 200 and "Continue watching" in home.text, home.text
     assert any(e["action"] == "user.login" and e.get("userId") in (user_id, None) for e in entries)
 
@@ -204,3 +207,27 @@ async def test_revoking_the_web_device_or_disabling_the_member_ends_the_browser_
     assert before.status_code == 200 and revoked.status_code == 204
     assert after.status_code == 401
     assert page.status_code == 302 and page.headers["location"].endswith("/web/login")
+
+
+async def test_the_cookie_opens_the_remote_control_socket_only_from_the_consoles_own_origin(
+    server: RunningServer,
+) -> None:
+    with trio.fail_after(30):
+        await add_member(server, "Wes", password=PASSWORD, all_libraries=True)
+        async with _browser(server) as browser:
+            await _sign_in(browser, "Wes", password=PASSWORD)
+            cookie = f"{COOKIE}={browser.cookies[COOKIE]}".encode()
+        url = server.api_url.replace("http://", "ws://") + "/sessions/socket"
+        statuses = {}
+        for name, origin in (("foreign", b"http://evil.example"), ("none", None)):
+            headers = [(b"Cookie", cookie)] + ([(b"Origin", origin)] if origin else [])
+            with pytest.raises(ConnectionRejected) as rejected:
+                async with open_websocket_url(url, extra_headers=headers):
+                    pass
+            statuses[name] = rejected.value.status_code
+        own = [(b"Cookie", cookie), (b"Origin", server.base_url.encode())]
+        async with open_websocket_url(url, extra_headers=own) as socket:
+            await socket.send_message(json.dumps({"type": "pong"}))
+            accepted = not socket.closed
+    assert statuses == {"foreign": 403, "none": 403}
+    assert accepted

@@ -27,6 +27,7 @@ class Seen:
     label_after_played: str | None
     foreign_answer: str
     favorite_after_foreign: str | None
+    typed_search_found: list[str]
 
 
 def _watch(base: str, film_id: str, backend: str) -> Seen:
@@ -37,6 +38,7 @@ def _watch(base: str, film_id: str, backend: str) -> Seen:
         _sign_in(page, base)
         page.wait_for_selector(".latest .card")
         hidden = "Private" in page.inner_text("main")
+        found = _search_as_you_type(page, "arriv")
         page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-home.png", full_page=True)
         page.click("text=Films")
         page.wait_for_selector("#grid .card img")
@@ -59,7 +61,7 @@ def _watch(base: str, film_id: str, backend: str) -> Seen:
         label_after_played = page.text_content("#play")
         foreign, favorite = _post_from_another_origin(page, base, film_id)
         _phone(browser, base, film_id, backend)
-    return Seen(hidden, first, resumed, played, label_after_played, foreign, favorite)
+    return Seen(hidden, first, resumed, played, label_after_played, foreign, favorite, found)
 
 
 def _sign_in(page: Any, base: str) -> None:
@@ -69,6 +71,17 @@ def _sign_in(page: Any, base: str) -> None:
     page.fill("input[name=password]", PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url("**/web/")
+
+
+def _search_as_you_type(page: Any, text: str) -> list[str]:
+    """Typing (no Enter) shows the matches under the bar."""
+    page.type("#search", text, delay=40)
+    page.wait_for_selector("#search-results:not([hidden]) .card")
+    names = [name.strip() for name in page.locator("#search-results .card span").all_inner_texts()]
+    page.fill("#search", "")
+    page.dispatch_event("#search", "input")
+    page.wait_for_selector("#search-results", state="hidden")
+    return names
 
 
 def _play_until(page: Any, condition: str, *, click: bool = True) -> float:

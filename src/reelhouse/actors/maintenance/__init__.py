@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from reelhouse.media.schedule_defaults import CORE_TASKS
+from reelhouse.media.schedule import CORE_TASKS
 
-from ..scheduler_tasks import TaskDefinition, TaskRunner
+from ..schedule import TaskDefinition, TaskRunner
 from .backup import run_backup
 from .posters import run_poster_pregenerate
 from .scans import run_full_scans, run_metadata_refresh, run_quick_scans
@@ -23,7 +23,7 @@ RUNNERS: dict[str, TaskRunner] = {
 
 
 def core_tasks(runners: dict[str, TaskRunner] | None = None) -> dict[str, tuple[TaskDefinition, TaskRunner]]:
-    """Every core task's definition (defaults from media/schedule_defaults.py) and work."""
+    """Every core task's definition (defaults from media/schedule/_defaults.py) and work."""
     chosen = {**RUNNERS, **(runners or {})}
     return {
         name: (

@@ -11,7 +11,7 @@ from reelhouse.maintenance_process import backup_in_child
 from reelhouse.storage import Store, applied_versions
 from reelhouse.storage.backups import BackupError, BackupInfo
 
-from ..scheduler_tasks import RunEnd, TaskContext
+from ..schedule import RunEnd, TaskContext
 
 
 async def make_backup(store: Store, settings: Settings) -> BackupInfo:

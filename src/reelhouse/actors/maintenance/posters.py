@@ -32,7 +32,7 @@ from reelhouse.storage.stored_images import WorkPoster, work_posters
 from reelhouse.thread_pool import ThreadPool
 from reelhouse.time_slice import TimeSlice
 
-from ..scheduler_tasks import RunEnd, TaskContext
+from ..schedule import RunEnd, TaskContext
 
 DEFAULT_SHAPES = ((400, None, None, None, "jpeg"),)  # a poster column: 400 px wide JPEG
 MAX_SHAPES = 3

@@ -17,7 +17,7 @@ from reelhouse.storage.libraries import list_libraries
 
 from ..library import GetScanStatus, StartScan, StopScan
 from ..library_registry import ListLibraryRefs
-from ..scheduler_tasks import RunEnd, TaskContext
+from ..schedule import RunEnd, TaskContext
 
 ASK_TIMEOUT_SECONDS = 10.0
 POLL_SECONDS = 1.0

@@ -27,7 +27,7 @@ from reelhouse.storage.maintenance import (
 from ..library import GetScrapeQueue
 from ..library_registry import ListLibraryRefs
 from ..scan.covers import COVERS_DIR
-from ..scheduler_tasks import RunEnd, TaskContext
+from ..schedule import RunEnd, TaskContext
 from ..scrape.queue import WakeQueue
 from .provider_image_sweep import sweep_provider_images
 

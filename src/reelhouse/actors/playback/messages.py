@@ -24,6 +24,28 @@ class StreamedBytes:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayLimit:
+    """How long a member under parental time rules may play from the session's start.
+
+    ``watch_seconds``: play time (pauses left out) left of today's limit, the
+    member's other sessions counted; ``wall_seconds``: time until the
+    allowed window closes. None: no such limit.
+    """
+
+    watch_seconds: float | None = None
+    wall_seconds: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParentalStop:
+    """Tell (a session to its registry): the session ended at its play limit; send
+    ``stop`` down its player's socket if one is open."""
+
+    session_id: str
+    device_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class SessionStart:
     """What a ``playing`` report starts a session with (facts read by the route)."""
 
@@ -38,6 +60,7 @@ class SessionStart:
     position: float
     paused: bool
     play_session_id: str | None = None
+    limit: PlayLimit | None = None  # parental time rules (None: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +86,16 @@ class EndSession:
     device_id: str
     position: float | None
     paused: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class MarkedPlayed(Ask[None]):
+    """Ask: the member marked ``item_id`` played (a film, an episode, or a series or season: its
+    episodes). Their live sessions on it keep no resume point from now on; replies once every
+    report those sessions took before is written, so the mark that follows is the last word."""
+
+    member_id: str
+    item_id: str
 
 
 @dataclass(frozen=True, slots=True)

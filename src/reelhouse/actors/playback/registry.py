@@ -61,6 +61,8 @@ from .messages import (
     EndSession,
     FindSession,
     ListSessions,
+    MarkedPlayed,
+    ParentalStop,
     SessionStart,
     SessionView,
     SocketGrant,
@@ -76,6 +78,7 @@ from .session import (
     Finish,
     PlaybackActor,
     SessionTimes,
+    Settle,
     Snapshot,
     StartWritten,
     StopRequested,
@@ -98,6 +101,12 @@ class _Session:
     device_id: str
     item_id: str
     play_session_id: str | None
+    member_id: str = ""
+    within: tuple[str, ...] = ()  # the item's series and season, if an episode
+
+    def plays(self, member_id: str, item_id: str) -> bool:
+        """Whether this is ``member_id`` playing ``item_id`` (or an episode of that series or season)."""
+        return self.member_id == member_id and (item_id == self.item_id or item_id in self.within)
 
 
 @dataclass(slots=True)
@@ -171,6 +180,9 @@ class PlaybackRegistry(Supervisor):
                 return self._session_of(session_id, device_id).ref
             case EndSession():
                 self._end_session(msg)
+            case MarkedPlayed(member_id=member_id, item_id=item_id):
+                settling = [s for s in self._sessions.values() if s.plays(member_id, item_id)]
+                self.nursery.start_soon(self._settle, settling, self.defer_reply())
             case ListSessions():
                 self.nursery.start_soon(self._list, self.defer_reply())
             case StopSession(session_id=session_id):
@@ -179,6 +191,10 @@ class PlaybackRegistry(Supervisor):
                 return self._attach(device_id)
             case DetachSocket(device_id=device_id, socket_id=socket_id):
                 self._detach(device_id, socket_id)
+            case ParentalStop(session_id=session_id, device_id=device_id):
+                socket = self._sockets.get(device_id)
+                if socket is not None and socket.open:
+                    self.nursery.start_soon(self._send_parental_stop, session_id, socket)
             case StreamedBytes(device_id=device_id, item_id=item_id, nbytes=nbytes):
                 self._credit(device_id, item_id, nbytes)
             case _:
@@ -194,11 +210,13 @@ class PlaybackRegistry(Supervisor):
                     return session.id  # the player said it again (a retry)
         session_id = secrets.token_urlsafe(12)
         factory = lambda: PlaybackActor(  # noqa: E731
-            session_id, start, self._times, self._record, self._wall_ms(), self._live, self._watch
+            session_id, start, self._times, self._record, self._wall_ms(), self._live, self._watch, self.ref
         )
         spec = ChildSpec(session_id, factory, restart="temporary", mailbox_size=SESSION_MAILBOX_SIZE)
         ref = await self.start_child(spec)
-        session = _Session(session_id, ref, start.device_id, start.item.id, start.play_session_id)
+        within = tuple(i for i in (start.item.series_id, start.item.season_id) if i is not None)
+        session = _Session(session_id, ref, start.device_id, start.item.id, start.play_session_id, start.member_id,
+                           within)  # fmt: skip
         self._sessions[session_id] = self._by_player[(session.device_id, session.item_id)] = session
         self._activity_changed.set()
         # Answered once the start's position is written (a player may read its resume list next),
@@ -254,6 +272,21 @@ class PlaybackRegistry(Supervisor):
             return
         assert isinstance(ended, EndedPlayback)
         await record_ended(self._record, ended)
+        reply.set(None)
+
+    async def _settle(self, sessions: list[_Session], reply: PendingReply) -> None:
+        """Ask each session to keep no resume point; replies when all have (or ended, or the deadline came)."""
+
+        async def settle(session: _Session) -> None:
+            try:
+                await session.ref.ask(Settle())
+            except (errors.DomainError, ActorError):
+                pass  # it ended meanwhile: it writes nothing more either
+
+        with trio.move_on_at(reply.deadline):
+            async with trio.open_nursery() as nursery:
+                for session in sessions:
+                    nursery.start_soon(settle, session)
         reply.set(None)
 
     async def _finish_for_shutdown(self, session: _Session, ended: list[EndedPlayback]) -> None:
@@ -341,6 +374,16 @@ class PlaybackRegistry(Supervisor):
         except ActorError:
             pass  # it ended meanwhile: nothing left to stop
         reply.set(None)
+
+    async def _send_parental_stop(self, session_id: str, socket: _Socket) -> None:
+        """``stop`` for a session that already ended at its parental limit: the player is told, once."""
+        answer_to, answer = trio.open_memory_channel[bool](1)
+        with trio.move_on_after(STOP_SEND_TIMEOUT_SECONDS):
+            try:
+                await socket.control.send(StopCommand(session_id, answer_to))
+                await answer.receive()
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
 
     # -- the scheduler's idle trigger -------------------------------------------------
 

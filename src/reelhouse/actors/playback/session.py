@@ -10,7 +10,11 @@ sent (``bandwidthKbps``).  It ends in one of four ways, each producing one
   up to the last report (the player is gone; what came after is not known);
 - a remote stop was sent and no ``stopped`` came within
   ``stop_wait_seconds``: it ends itself the same way;
-- the server stops (the registry asks :class:`Finish` from its stop path).
+- the server stops (the registry asks :class:`Finish` from its stop path);
+- parental time rules (``SessionStart.limit``): the member's play time for
+  today runs out, or the allowed window closes: it ends itself
+  (``parentalTime``) and tells the registry :class:`ParentalStop`, which
+  sends ``stop`` down the player's socket when one is open.
 
 Each report with a position (the start's too) is also the member's watch
 state: the session asks the WatchStateActor (:class:`RecordProgress`,
@@ -18,7 +22,10 @@ state: the session asks the WatchStateActor (:class:`RecordProgress`,
 its own, which :class:`StartWritten` waits for: the registry answers the
 ``playing`` report after it), so a player that reads its resume list next
 sees it; a report at 90 % or more of the duration marks
-the item played, counted once per session.
+the item played, counted once per session.  Once the member marks the item
+played (:class:`Settle`), the session writes no more positions: a report
+that arrives after the mark (a player still running, a late ``stopped``)
+never brings a resume point back (Jellyfin clears it on the mark too).
 
 Ending by itself, it writes its own PlayRecord (``recording.py``) and
 stops: nothing has to reach the registry, which may be stopping at that
@@ -37,12 +44,20 @@ from dataclasses import dataclass
 import trio
 
 from reelhouse import errors
-from reelhouse.media.play_record import CRASH, IDLE, REMOTE_STOP, EndedPlayback, is_finished, percent_watched
+from reelhouse.media.play_record import (
+    CRASH,
+    IDLE,
+    PARENTAL_TIME,
+    REMOTE_STOP,
+    EndedPlayback,
+    is_finished,
+    percent_watched,
+)
 from reelhouse.media.playback_session import BandwidthMeter, WatchClock, check_position, wall_ms_at
 from reelhouse.runtime import Actor, ActorError, ActorRef, Ask
 
 from ..watch_state import RecordProgress
-from .messages import SessionStart, SessionView
+from .messages import ParentalStop, PlayLimit, SessionStart, SessionView
 from .recording import LiveState, Recorder, record_ended, save_state
 
 SESSION_MAILBOX_SIZE = 16
@@ -80,6 +95,12 @@ class StartWritten(Ask[None]):
 
 
 @dataclass(frozen=True, slots=True)
+class Settle(Ask[None]):
+    """Ask: the member marked this item played; keep no resume point from now on (the history is
+    still written). Replies after the start's and every earlier report's watch state is written."""
+
+
+@dataclass(frozen=True, slots=True)
 class StopRequested:
     """Tell: ``stop`` went down the player's socket; end after the wait unless it reports."""
 
@@ -105,7 +126,7 @@ class Snapshot:
 class PlaybackActor(Actor):
     def __init__(
         self, session_id: str, start: SessionStart, times: SessionTimes, record: Recorder, wall_ms: int,
-        live: LiveState | None = None, watch: ActorRef | None = None,
+        live: LiveState | None = None, watch: ActorRef | None = None, registry: ActorRef | None = None,
     ) -> None:  # fmt: skip
         self._id = session_id
         self._start = start
@@ -123,6 +144,9 @@ class PlaybackActor(Actor):
         self._watch = watch  # the WatchStateActor; None: positions are not kept per member
         self._play_counted = False  # a finished report counted this session's play
         self._start_written = trio.Event()  # reports write after the start's position
+        self._registry = registry  # told ParentalStop
+        self._reported = trio.Event()  # a report came: the parental limit's due time moves
+        self._settled = False  # marked played meanwhile: the mark is the last word on the position
 
     async def on_start(self) -> None:
         now = trio.current_time()
@@ -130,6 +154,8 @@ class PlaybackActor(Actor):
         self._watch_clock = WatchClock(now, self._start.paused)
         self._bytes = BandwidthMeter(now)
         self.nursery.start_soon(self._end_when_due)
+        if self._start.limit is not None:
+            self.nursery.start_soon(self._end_at_limit, self._start.limit)
         if self._live is not None:
             self._changed.set()  # saved at once: a session killed before its first report is not lost
             self.nursery.start_soon(self._keep_saved, self._live)
@@ -155,6 +181,9 @@ class PlaybackActor(Actor):
                 return ended
             case StartWritten():
                 await self._start_written.wait()
+            case Settle():
+                await self._start_written.wait()
+                self._settled = True
             case StopRequested():
                 if self._stop_requested_at is None:
                     self._stop_requested_at = trio.current_time()
@@ -180,6 +209,7 @@ class PlaybackActor(Actor):
             self._furthest = max(self._furthest, position)
         self._last_report = now
         self._changed.set()
+        self._reported.set()
         self._reschedule()
 
     # -- the member's watch state ---------------------------------------------------
@@ -198,7 +228,7 @@ class PlaybackActor(Actor):
         await self._write_watch_state(position)
 
     async def _write_watch_state(self, position: float) -> None:
-        if self._watch is None:
+        if self._watch is None or self._settled:
             return
         item = self._start.item
         finished = is_finished(percent_watched(position, item.duration_sec))
@@ -243,6 +273,29 @@ class PlaybackActor(Actor):
         until = max(stop, self._last_report) if reason == REMOTE_STOP and stop is not None else self._last_report
         ended = self._end(until, reason)
         log.info("playback session %s ended (%s)", self._id, reason)
+        await record_ended(self._record, ended)
+        self.stop_self()
+
+    async def _end_at_limit(self, limit: PlayLimit) -> None:
+        """Parental time: end when the play time left runs out (pauses do not count) or the window closes."""
+        wall_due = self._started_at + limit.wall_seconds if limit.wall_seconds is not None else float("inf")
+        while True:
+            now = trio.current_time()
+            watched = self._watch_clock.watched(now)
+            if now >= wall_due or (limit.watch_seconds is not None and watched >= limit.watch_seconds):
+                break
+            due = wall_due
+            if limit.watch_seconds is not None and not self._paused:
+                due = min(due, now + limit.watch_seconds - watched)
+            self._reported = trio.Event()
+            with trio.move_on_at(due):
+                await self._reported.wait()
+        if self._ended:
+            return  # ended by a Finish meanwhile
+        ended = self._end(trio.current_time(), PARENTAL_TIME)
+        log.info("playback session %s ended at its parental time limit", self._id)
+        if self._registry is not None:
+            self._registry.try_tell(ParentalStop(self._id, self._start.device_id))
         await record_ended(self._record, ended)
         self.stop_self()
 

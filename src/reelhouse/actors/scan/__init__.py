@@ -6,12 +6,12 @@ the background mediaInfoRead job calls :func:`probe_pending_sources`.
 See ``pipeline`` (the steps and their guarantees), ``walk`` (quick and
 full modes), ``parse`` (what is read and when), ``roots`` (offline roots)
 and ``probing`` (media info in ``probe_pool`` workers, remote targets); the naming and item rules are
-in ``reelhouse.media.assemble``. ``status`` is the ScanStatus value a scan
+in ``reelhouse.media.assembly``. ``status`` is the ScanStatus value a scan
 reports (GET /scans/status, scan events, the scan job); ``covers`` chooses a
 library's covers again after a completed scan.
 """
 
-from reelhouse.media.assemble import item_id
+from reelhouse.media.assembly import item_id
 
 from .pipeline import ScanOutcome, ScanPlan, ScanProgress, run_scan
 from .probing import ScanDeps, probe_pending_sources

@@ -40,10 +40,13 @@ async def refresh_covers(
     limiter: trio.CapacityLimiter,
     *,
     data_dir: Path | None = None,
+    regenerate: bool = False,
 ) -> dict[str, StoredCover]:
     """Choose the library's covers again and store them when they changed.
 
     ``covers_dir`` None: no collage is made (only found images count).
+    ``regenerate``: a collage is made again even when its posters did not change
+    (the cover regeneration endpoint).
     ``data_dir``: the server's, fenced off like ``/proc``.
     Raises StoreError when the catalogue cannot be read or written.
     """
@@ -57,7 +60,7 @@ async def refresh_covers(
         cover = found.get(kind)
         if cover is None and posters and covers_dir is not None:
             target = covers_dir / f"{record.id}-{kind}.jpg"
-            cover = await _collage(kind, posters, previous, target, within, limiter)
+            cover = await _collage(kind, posters, None if regenerate else previous, target, within, limiter)
         if cover is not None:
             chosen[kind] = cover
     if chosen != stored:

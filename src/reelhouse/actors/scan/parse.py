@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from reelhouse.media.assemble import (
+from reelhouse.media.assembly import (
     MAX_STRM_BYTES,
     ImageRecord,
     ItemDraft,

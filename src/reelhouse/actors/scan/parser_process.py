@@ -36,7 +36,7 @@ from typing import Any, Protocol
 
 import trio
 
-from reelhouse.media.assemble import ScanRules
+from reelhouse.media.assembly import ScanRules
 from reelhouse.media.containment import Confinement
 from reelhouse.runtime import sole_exception
 from reelhouse.shutdown import bounded_wait

@@ -34,7 +34,7 @@ from typing import Literal
 
 import trio
 
-from reelhouse.media.assemble import ScanRules
+from reelhouse.media.assembly import ScanRules
 from reelhouse.media.containment import Confinement
 from reelhouse.media.library_options import (
     LibraryOptions,

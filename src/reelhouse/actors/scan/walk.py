@@ -20,7 +20,7 @@ children, names sorted.
 - ``forced`` starts, and the subdirectories of a changed series folder
   (``expand``), always count as changed.
 
-A listed directory yields a :class:`~reelhouse.media.assemble.Listing` of
+A listed directory yields a :class:`~reelhouse.media.assembly.Listing` of
 the files the scanner cares about (by extension), each stat'ed once.
 Hidden entries (``.name``) are skipped. A directory reached twice (a
 symlink loop, a bind mount) is walked once. A directory whose mtime is
@@ -56,7 +56,7 @@ import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reelhouse.media.assemble import RELEVANT_SUFFIXES, FileStat, Listing, join_path
+from reelhouse.media.assembly import RELEVANT_SUFFIXES, FileStat, Listing, join_path
 from reelhouse.media.containment import Confinement
 from reelhouse.media.file_names import from_fs, to_fs
 from reelhouse.storage.confined_files import confinement_for, read_confined, resolves_inside

@@ -45,7 +45,7 @@ import httpx
 import trio
 
 from reelhouse.errors import NotFound
-from reelhouse.media.assemble import ImageRecord
+from reelhouse.media.assembly import ImageRecord
 from reelhouse.media.containment import Confinement
 from reelhouse.media.library_options import LibraryOptions
 from reelhouse.media.naming import season_of_absolute

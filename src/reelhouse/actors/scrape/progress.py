@@ -11,6 +11,10 @@ queues are not). messageCodes and their params:
   last taken, ``providers`` the provider ids in use; the text tells the
   items in progress (being matched, or waiting for their images) from the
   ones waiting to be taken;
+- ``scrapeWaiting`` {processed, pending, approximate}: items are pending
+  and none is in progress: a batch about to be taken (a run's start, the
+  end of a pause), or every item taken has settled and the rest waits for
+  the next batch; ``approximate`` is false (the count is read exactly);
 - ``paused`` {code: ``provider_unavailable``, reason}: reason is the
   ProviderErrorCode or plugin status;
 - ``rateLimited`` {retryAt} (state paused);
@@ -42,6 +46,8 @@ class RunTally:
 
 
 def running(base: JobSnapshot, tally: RunTally, pending: int) -> JobSnapshot:
+    if tally.in_progress <= 0 and pending > 0:
+        return waiting(base, tally, pending)
     params: dict[str, Any] = {
         "processed": tally.processed, "pending": pending, "approximate": False,
         "count": tally.processed + pending, "name": tally.current or "", "providers": list(tally.providers),
@@ -49,6 +55,13 @@ def running(base: JobSnapshot, tally: RunTally, pending: int) -> JobSnapshot:
     in_progress = min(tally.in_progress, pending)
     message = f"Scraping: {tally.processed} done, {in_progress} in progress, {pending - in_progress} waiting."
     return replace(_counted(base, tally, pending), state="running", message_code="scrapeRunning",
+                   message_params=params, message=message)
+
+
+def waiting(base: JobSnapshot, tally: RunTally, pending: int) -> JobSnapshot:
+    params = {"processed": tally.processed, "pending": pending, "approximate": False}
+    message = f"Scraping: {tally.processed} done, {pending} waiting to be taken."
+    return replace(_counted(base, tally, pending), state="running", message_code="scrapeWaiting",
                    message_params=params, message=message)
 
 

@@ -285,6 +285,7 @@ class ScrapeQueue(Actor):
                     self._recheck_pending = True
                     self.nursery.start_soon(self._wake_after, NO_PROVIDER_RECHECK_SECONDS)
                 return
+            await self._tell(progress.waiting(self._base(), tally, pending))  # the batch is about to be taken
             batch = await pending_batch(store, library_id, limit=BATCH_SIZE)
             recognizers = usable_recognizers(views, self._record.options.recognizers)
             pause = await self._work(batch, providers, recognizers)

@@ -24,8 +24,7 @@ from quart import g, request
 from reelhouse import errors
 from reelhouse.media.member_policy import LibraryScope
 from reelhouse.storage.devices import DeviceSignIn
-from reelhouse.storage.members import get_member
-from reelhouse.storage.users import find_user_by_name
+from reelhouse.storage.members import find_user_by_name, get_member
 
 from ..auth import RETRY_AFTER_SECONDS
 from ..context import app_context

@@ -21,7 +21,7 @@ from reelhouse.media.dlna.soap import SoapError, action_response, fault, parse_a
 from ..auth import DLNA_BLUEPRINT
 from ..context import app_context
 from ..images import ImageRequest, serve_item_image
-from ..stream import stream_video
+from ..video_stream import stream_video
 from . import events
 from .access import admit_dlna_request
 from .content_directory import perform

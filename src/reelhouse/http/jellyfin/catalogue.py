@@ -1,11 +1,17 @@
 """Reading the catalogue for the Jellyfin surface: pages, items and views as BaseItemDtos.
 
-Queries go through the native item query (``storage/item_query.py``) scoped
+Queries go through the native item query (``storage/item_query/``) scoped
 to the request's libraries (``http/library_access.py``), so a member sees
 here exactly what the native API shows them.  A page is rendered from its
 summaries; the fields only an ItemDetail carries (overview, genres,
 people, media sources...) are read per item when the client asks for them
 with ``Fields``, and for a single item always.
+
+An API key (an administrator, as Jellyfin's own keys) reads the UserData of
+the member its path or query names (``/Users/{userId}/Items``, ``userId=``),
+and with ``Fields`` also each item's ``Path`` (its primary local file), as
+Jellyfin answers an administrator: what an import from this server needs.
+A member's sign-in never sees paths.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import trio
+from quart import request
 
 from reelhouse.storage.item_detail import item_detail
 from reelhouse.storage.item_query import ItemQuery, list_items, parse_item_query
@@ -41,7 +48,10 @@ def server_guid() -> str:
 
 def member_id() -> str | None:
     member = signed_in_member()
-    return None if member is None else member.user_id
+    if member is not None:
+        return member.user_id
+    named = (request.view_args or {}).get("user_id") or request.args.get("userId") or request.args.get("UserId")
+    return ids.plain_guid(named) if isinstance(named, str) and named else None
 
 
 async def visible_libraries() -> list[LibraryRecord]:
@@ -94,7 +104,19 @@ async def render(items: Sequence[Mapping[str, Any]], *, detail: bool) -> list[di
         nursery.start_soon(read_names)
         nursery.start_soon(read_user_data)
     server = server_guid()
-    return [item_dto(item, server, data.get(item["id"]), names) for item in items]
+    dtos = [item_dto(item, server, data.get(item["id"]), names) for item in items]
+    if detail and signed_in_member() is None:
+        for item, dto in zip(items, dtos, strict=True):
+            _add_path(item, dto)
+    return dtos
+
+
+def _add_path(item: Mapping[str, Any], dto: dict[str, Any]) -> None:
+    """The primary local file's path (a remote address may carry credentials: never shown)."""
+    sources = [s for s in item.get("mediaSources", []) if not s.get("missing")]
+    path = sources[0].get("path") if sources else None
+    if isinstance(path, str) and path and not path.startswith(("http://", "https://")):
+        dto["Path"] = path
 
 
 async def names_of(wanted: Iterable[str | None]) -> dict[str, str]:

@@ -6,7 +6,7 @@ writes them in the "N" format: 32 lower-case hex digits, no dashes.  Our
 ids are 128-bit values already:
 
 - items (and people) are 16 bytes of BLAKE2b in URL-safe base64 (22
-  characters, ``media/_assemble_model.item_id``): the GUID is those 16
+  characters, ``media/assembly/_model.item_id``): the GUID is those 16
   bytes in hex, and back;
 - libraries, members and the server are 32 hex digits
   (``secrets.token_hex(16)``, ``uuid4().hex``): the GUID is the id itself.

@@ -27,7 +27,7 @@ from ..context import app_context
 from ..device_auth import signed_in_member
 from ..images import ImageRequest, parse_image_request, serve_item_image
 from ..library_access import require_item_visible
-from ..stream import stream_video
+from ..video_stream import stream_video
 from . import ids
 from .catalogue import one_item
 from .dto_media import media_source

@@ -21,6 +21,7 @@ from reelhouse.timefmt import rfc3339_ms
 from ..asks import ask
 from ..context import app_context
 from ..library_access import library_scope_of_request
+from ..playback_reports import settle_playback
 from .dto_items import user_data_dto
 
 TICKS_PER_MS = 10_000
@@ -78,5 +79,7 @@ async def mark(member_id: str | None, item_id: str, *, played: bool | None = Non
     if actor is None:
         raise errors.Unavailable("The watch state is not running.", params={"retryAfterSeconds": 5})
     if played is not None:
+        if played:
+            await settle_playback(member_id, item_id)  # no live session's later report undoes the mark
         return await ask(actor, MarkPlayed(member_id, item_id, played))
     return await ask(actor, MarkFavorite(member_id, item_id, bool(favorite)))

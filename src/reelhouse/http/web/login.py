@@ -112,6 +112,15 @@ def _parse(fields: dict[str, Any]) -> WebLogin:
         raise errors.Invalid(f"{field}: {first['msg']}", field=field) from None
 
 
+# (User-Agent token, name), the first match wins: Edge and Opera say Chrome too, Chrome says Safari.
+_BROWSERS = (("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari"))
+_SYSTEMS = (("Android", "Android"), ("iPhone", "iPhone"), ("iPad", "iPad"), ("Windows", "Windows"),
+            ("Mac OS X", "macOS"), ("CrOS", "ChromeOS"), ("Linux", "Linux"))  # fmt: skip
+
+
 def _browser_name() -> str:
-    """The Device row's name: the browser's own description of itself, cut by the store."""
-    return request.headers.get("User-Agent", "")[:128] or "Web browser"
+    """The Device row's name, as the devices list shows it: "Firefox on Android" from the User-Agent."""
+    agent = request.headers.get("User-Agent", "")
+    browser = next((name for token, name in _BROWSERS if token in agent), "Web browser")
+    system = next((name for token, name in _SYSTEMS if token in agent), None)
+    return browser if system is None else f"{browser} on {system}"

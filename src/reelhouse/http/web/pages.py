@@ -19,6 +19,7 @@ from reelhouse.storage.watch_state import watch_states
 from ..context import app_context
 from ..device_auth import library_scope_of_request, signed_in_member
 from ..watch_state import user_data_json
+from . import admin_pages as _admin_pages  # noqa: F401  (registers /web/admin/...)
 from . import login as _login  # noqa: F401  (registers /web/login and /web/logout)
 from .blueprint import blueprint
 from .login import SIGN_IN_PAGE
@@ -28,7 +29,7 @@ async def _page(template: str, **values: Any) -> Any:
     member = signed_in_member()
     if member is None:
         return redirect(SIGN_IN_PAGE)
-    return await render_template(template, member_name=member.user_name, **values)
+    return await render_template(template, member_name=member.user_name, is_admin=member.is_admin, **values)
 
 
 @blueprint.get("/")

@@ -92,10 +92,37 @@ async function itemPage() {
   document.getElementById("overview").textContent = item.overview || "";
   const genres = (item.genres || []).map((g) => (typeof g === "string" ? g : g.name));
   document.getElementById("genres").textContent = genres.length ? "Genres: " + genres.join(", ") : "";
+  showCast(item.people || []);
+  const source = chooseVersion(item);
+  fill(document.getElementById("extras"), item.extras || []);
+  document.getElementById("extras").closest("section").hidden = !(item.extras || []).length;
   const state = JSON.parse(article.dataset.userData || "{}");  // the member's own state, rendered by the server
-  const player = VIDEO_TYPES.has(item.type) ? setupPlayer(id, state.positionSec || 0) : null;
+  const player = VIDEO_TYPES.has(item.type) ? setupPlayer(id, state.positionSec || 0, source) : null;
   setupMarks(id, state, player);
   if (!player) api("/items?parentId=" + encodeURIComponent(id) + "&sort=index&limit=200").then((page) => fill(document.getElementById("children"), page.items));
+}
+
+function showCast(people) {
+  const list = document.getElementById("cast");
+  for (const person of people.slice(0, 30)) {
+    const role = person.role ? " as " + person.role : person.kind && person.kind !== "Actor" ? " (" + person.kind + ")" : "";
+    list.append(Object.assign(document.createElement("li"), { textContent: person.name + role }));
+  }
+  document.getElementById("cast-box").hidden = !list.children.length;
+}
+
+// Versions: one per media source; the choice says which file the player streams (its own item id).
+function chooseVersion(item) {
+  const sources = (item.mediaSources || []).filter((s) => !s.missing);
+  const choice = { itemId: item.id };
+  if (sources.length < 2) return choice;
+  const select = document.getElementById("version");
+  for (const source of sources) select.append(new Option(source.name + " · " + source.container, source.itemId));
+  select.value = sources.some((s) => s.itemId === item.id) ? item.id : sources[0].itemId;
+  choice.itemId = select.value;
+  select.addEventListener("change", () => { choice.itemId = select.value; });
+  document.getElementById("version-box").hidden = false;
+  return choice;
 }
 
 function setupMarks(id, state, player) {
@@ -122,7 +149,7 @@ function setupMarks(id, state, player) {
   });
 }
 
-function setupPlayer(id, resumeAt) {
+function setupPlayer(id, resumeAt, source = { itemId: id }) {
   const box = document.getElementById("player-box");
   const video = document.getElementById("video");
   const play = document.getElementById("play");
@@ -130,42 +157,104 @@ function setupPlayer(id, resumeAt) {
   play.textContent = resumeAt > 0 ? "Resume" : "Play";
   let session = null;
   let timer = null;
-  const position = () => video.currentTime;
-  const report = (path, extra = {}) =>
-    session && api("/sessions/playing/" + path, { json: { sessionId: session, positionSec: position(), paused: video.paused, ...extra } });
+  let control = null;
+  // Every report goes through this one chain, in order: a stop is sent only after the start was
+  // answered and every earlier progress report landed, so none of them arrives after it.
+  let reports = Promise.resolve();
+  const send = (path, body, taken = (answer) => answer) => {
+    const next = reports.then(() => api("/sessions/playing" + path, { json: body })).then(taken);
+    reports = next.catch(() => null);
+    return next;
+  };
+  const report = () => {
+    if (session) send("/progress", { sessionId: session, positionSec: video.currentTime, paused: video.paused }).catch(() => null);
+  };
   play.addEventListener("click", async () => {
     box.hidden = false;
     play.hidden = true;
-    video.src = API + "/videos/" + encodeURIComponent(id) + "/stream";
-    video.addEventListener("loadedmetadata", () => { if (resumeAt > 0) video.currentTime = resumeAt; }, { once: true });
-    video.addEventListener("error", () => { document.getElementById("cannot-play").hidden = false; });
-    try { await video.play(); } catch (e) { /* autoplay refused or unplayable: the controls remain */ }
-    const started = await api("/sessions/playing", { json: { itemId: id, positionSec: resumeAt, paused: video.paused } });
-    session = started.sessionId;
-    timer = setInterval(() => report("progress"), 5000);
-    video.addEventListener("pause", () => report("progress"));
+    const from = video.src ? video.currentTime : resumeAt;  // again after a stop: where it stands
+    if (!video.src) {
+      video.src = API + "/videos/" + encodeURIComponent(source.itemId) + "/stream";
+      video.addEventListener("loadedmetadata", () => { if (resumeAt > 0) video.currentTime = resumeAt; }, { once: true });
+      video.addEventListener("error", () => { document.getElementById("cannot-play").hidden = false; });
+    }
+    video.play().catch(() => { /* autoplay refused or unplayable: the controls remain */ });
+    control = control || remoteControl();
+    send("", { itemId: id, positionSec: from, paused: false }, (answer) => {
+      session = answer.sessionId;  // in the chain: a stop waiting on it finds the session
+      timer = setInterval(report, 5000);
+    }).catch(() => null);  // shown by api()
   });
-  // Leaving the page ends the playback where it stands, so the member resumes there next time.
+  // The remote-control socket (the cookie signs it in): an administrator's Stop ends the playback here.
+  const remoteControl = () => {
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    const socket = new WebSocket(scheme + location.host + API + "/sessions/socket");
+    socket.addEventListener("message", (event) => {
+      let message = {};
+      try { message = JSON.parse(event.data); } catch (e) { return; }
+      if (message.type === "ping") socket.send(JSON.stringify({ type: "pong" }));
+      if (message.type === "stop" && message.sessionId === session) {
+        end().then(() => {
+          document.getElementById("stopped-note").hidden = false;
+          play.textContent = "Resume";
+          play.hidden = false;  // the member may go on: a new playback from where it stopped
+        }).catch(() => null);
+      }
+    });
+    socket.addEventListener("close", () => { control = null; });
+    return socket;
+  };
+  video.addEventListener("pause", report);
+  // Ending: the playback stops where it stands (the member resumes there next time), after every
+  // report already on its way; nothing is reported for this session afterwards.
   const end = async () => {
+    await reports;  // the start, if it is on its way, is answered first
     if (!session) return;
     const ending = session;
     session = null;  // first: the pause below reports nothing more for this session
     clearInterval(timer);
     video.pause();
-    await api("/sessions/playing/stopped", { json: { sessionId: ending, positionSec: position(), paused: true } });
+    await send("/stopped", { sessionId: ending, positionSec: video.currentTime, paused: true });
   };
   window.addEventListener("pagehide", () => {
+    if (control) control.close();
     if (!session) return;
     clearInterval(timer);
-    const body = JSON.stringify({ sessionId: session, positionSec: position(), paused: true });
+    const body = JSON.stringify({ sessionId: session, positionSec: video.currentTime, paused: true });
+    session = null;
     fetch(API + "/sessions/playing/stopped", { method: "POST", keepalive: true, credentials: "same-origin",
       headers: { "Content-Type": "application/json" }, body });
   });
   return { end };
 }
 
+// Search as you type: results under the bar on every page, the newest query's only.
+function searchAsYouType() {
+  const input = document.getElementById("search");
+  const panel = document.getElementById("search-results");
+  if (!input || !panel) return;
+  let pending = null;
+  let timer = null;
+  const run = async () => {
+    const q = input.value.trim();
+    if (pending) pending.abort();
+    if (!q) { panel.hidden = true; panel.replaceChildren(); return; }
+    pending = new AbortController();
+    let found;
+    try { found = await api("/search?limit=12&q=" + encodeURIComponent(q), { signal: pending.signal }); } catch (e) { return; }
+    panel.replaceChildren();
+    fill(panel, found.items);
+    if (!found.items.length) panel.append(Object.assign(document.createElement("p"), { className: "empty", textContent: "Nothing matches “" + q + "”." }));
+    panel.hidden = false;
+  };
+  input.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(run, 150); });
+  input.addEventListener("keydown", (event) => { if (event.key === "Escape") { input.value = ""; run(); } });
+  if (input.value) run();
+}
+
 const PAGES = { home, library, item: itemPage };
 document.addEventListener("DOMContentLoaded", () => {
+  searchAsYouType();
   const run = PAGES[document.body.dataset.page];
   if (run) run().catch(() => { /* shown by api() */ });
 });

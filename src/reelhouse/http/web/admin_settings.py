@@ -1,0 +1,143 @@
+"""Schedules' rules, plugins and backups from the console: what ``reelhouse schedule``, ``plugin`` and
+``backup`` do (the reference leaves these to the admin console), through the same store and catalog.
+
+A rule is checked by ``media/schedule.parse_rule`` (its error codes:
+``schedule_cron_invalid`` and the others) and written with a bump of the
+schedule revision, which the scheduler polls.  A plugin's settings are
+never answered back: the plugin list (``GET /web/admin/api/plugins/installed``)
+says which are set, not their values.  A backup runs in a niced child
+process, as the scheduled one does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+from pydantic import BaseModel, ConfigDict, Field
+from quart import Response
+from quart_schema import hide
+
+from reelhouse import errors
+from reelhouse.media.schedule import CORE_TASKS, RuleError, parse_rule
+from reelhouse.storage import now_ms
+from reelhouse.storage import plugin_catalog as catalog
+from reelhouse.storage import schedules as stored
+from reelhouse.storage.backups import BackupError, BackupInfo, list_backups
+
+from ..activity_recording import log_activity
+from ..context import app_context
+from .admin_gate import require_admin
+from .blueprint import blueprint
+from .forms import parse_body
+
+
+class ScheduleChange(BaseModel):
+    """One rule (as the API shows it: trigger, cron, everySeconds, window, afterScan), or a flag."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    rule: dict[str, Any] | None = None
+    paused: bool | None = None
+    reset: bool = False
+
+
+class PluginChange(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    enabled: bool | None = None
+    settings: dict[str, str] = Field(default_factory=dict, description="KEY: value; an empty value unsets.")
+
+
+@blueprint.patch("/admin/schedules/<task>")
+@hide  # the console, not the API: kept out of the OpenAPI document
+async def change_schedule(task: str) -> Response:
+    """Set a task's rule, pause or resume it, or reset it to its default rules."""
+    require_admin()
+    data = await parse_body(ScheduleChange)
+    store = app_context().store
+    await stored.ensure_tasks(store, [(name, None, t.allows_after_scan) for name, t in CORE_TASKS.items()])
+    row = (await stored.load_schedules(store)).get(task)
+    if row is None:
+        raise errors.NotFound(f"No task {task}.", params={"task": task})
+    if data.rule is not None:
+        try:
+            rule = parse_rule(data.rule, allows_after_scan=row.allows_after_scan)
+        except RuleError as error:
+            raise errors.Invalid(error.message, code=error.code, field="rule") from None
+        await stored.set_rules(store, task, (rule,))
+    if data.reset:
+        await stored.set_rules(store, task, None)
+        await stored.set_paused(store, task, False)
+    elif data.paused is not None:
+        await stored.set_paused(store, task, data.paused)
+    await log_activity("schedule.update", "settings", "schedule", task, task, {"fields": _fields(data)})
+    return Response(b"", status=204)
+
+
+def _fields(data: ScheduleChange) -> list[str]:
+    return [name for name, given in (("rule", data.rule is not None), ("paused", data.paused is not None),
+                                     ("reset", data.reset)) if given]  # fmt: skip
+
+
+@blueprint.patch("/admin/plugins/<plugin_id>")
+@hide  # the console, not the API: kept out of the OpenAPI document
+async def change_plugin(plugin_id: str) -> Response:
+    """Enable or disable a plugin, or set its settings (only known keys; the values are never shown back)."""
+    require_admin()
+    data = await parse_body(PluginChange)
+    data_dir = app_context().settings.data_dir
+    entries = {e.id: e for e in await trio.to_thread.run_sync(catalog.discover, data_dir)}
+    entry = entries.get(plugin_id)
+    if entry is None:
+        raise errors.NotFound(f"No plugin {plugin_id}.", params={"pluginId": plugin_id})
+    if data.settings:
+        known = {s.key for s in entry.manifest.settings} if entry.manifest is not None else set(data.settings)
+        unknown = sorted(set(data.settings) - known)
+        if unknown:
+            raise errors.Invalid(f"{plugin_id} has no setting {', '.join(unknown)}.", field="settings")
+        merged = {k: v for k, v in {**entry.state.settings, **data.settings}.items() if v != ""}
+        await _catalog(catalog.update_state, data_dir, plugin_id, settings=merged)
+        await log_activity("plugin.configure", "settings", "plugin", plugin_id, plugin_id,
+                           {"keys": sorted(data.settings)})  # fmt: skip
+    if data.enabled is not None:
+        stamp = {"enabled_at_ms": now_ms()} if data.enabled else {}
+        await _catalog(catalog.update_state, data_dir, plugin_id, enabled=data.enabled, **stamp)
+        await log_activity("plugin.enable" if data.enabled else "plugin.disable", "settings", "plugin",
+                           plugin_id, plugin_id)  # fmt: skip
+    return Response(b"", status=204)
+
+
+async def _catalog(function: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return await trio.to_thread.run_sync(lambda: function(*args, **kwargs))
+    except catalog.PluginCatalogError as refused:
+        raise errors.Invalid(str(refused), field="pluginId") from None
+
+
+@blueprint.get("/admin/backups/list")
+@hide  # the console, not the API: kept out of the OpenAPI document
+async def backups() -> dict[str, Any]:
+    """The backups in the data directory, newest first."""
+    require_admin()
+    found = await trio.to_thread.run_sync(list_backups, app_context().settings.data_dir)
+    return {"items": [_backup_json(info) for info in found]}
+
+
+@blueprint.post("/admin/backups")
+@hide  # the console, not the API: kept out of the OpenAPI document
+async def create_backup() -> dict[str, Any]:
+    """Make a backup now (as ``reelhouse backup create``); answers it once written."""
+    from reelhouse.actors.maintenance.backup import make_backup
+
+    require_admin()
+    try:
+        info = await make_backup(app_context().store, app_context().settings)
+    except BackupError as error:
+        raise errors.Unavailable(f"The backup failed: {error}.", params={"retryAfterSeconds": 60}) from None
+    await log_activity("backup.create", "settings", "backup", info.path.name, info.path.name)
+    return _backup_json(info)
+
+
+def _backup_json(info: BackupInfo) -> dict[str, Any]:
+    return {"name": info.path.name, "size": info.size, "createdAt": info.created_at.strftime("%Y-%m-%dT%H:%M:%SZ")}

@@ -1,0 +1,192 @@
+// The administrator pages: system, jobs and schedules, activity, playback and devices, members,
+// keys, plugins and backups (libraries and scans: admin_libraries.js). Each asks /web/admin/api
+// (the administrative API's own routes, as the signed-in administrator) or the console's own
+// /web/admin routes; an error is shown as the error body's sentence.
+"use strict";
+const ADMIN = "/web/admin";
+
+async function admin(path, options = {}) {
+  const init = { credentials: "same-origin", headers: { Accept: "application/json" }, method: options.method || "GET" };
+  if (options.json !== undefined) {
+    init.method = options.method || "POST";
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(options.json);
+  }
+  const response = await fetch(ADMIN + path, init);
+  if (response.status === 401) { location.href = "/web/login"; throw new Error("signed out"); }
+  if (!response.ok) {
+    let message = "The server answered " + response.status + ".";
+    try { message = (await response.json()).message || message; } catch (e) { /* not JSON */ }
+    showError(message);
+    throw new Error(message);
+  }
+  hideError();
+  return response.status === 204 ? null : response.json();
+}
+
+function hideError() { const box = document.getElementById("error"); if (box) box.hidden = true; }
+
+function notice(text) {
+  const box = document.getElementById("notice");
+  box.textContent = text; box.hidden = false;
+}
+
+function el(tag, { dataset = {}, ...props } = {}, ...children) {
+  const node = Object.assign(document.createElement(tag), props);
+  Object.assign(node.dataset, dataset);
+  for (const child of children) node.append(child instanceof Node ? child : String(child ?? ""));
+  return node;
+}
+
+function button(label, onClick, props = {}) {
+  const b = el("button", { type: "button", ...props }, label);
+  b.addEventListener("click", async () => {
+    b.disabled = true;
+    try { await onClick(); } catch (e) { /* shown */ } finally { b.disabled = false; }
+  });
+  return b;
+}
+
+function rows(table, items, cells, empty = "None.") {
+  const body = document.querySelector(table + " tbody");
+  body.replaceChildren();
+  for (const item of items) body.append(el("tr", {}, ...cells(item).map((c) => el("td", {}, c))));
+  if (!items.length) body.append(el("tr", {}, el("td", { colSpan: 9, className: "empty" }, empty)));
+}
+
+function when(text) { return text ? new Date(text).toLocaleString() : "–"; }
+function bytes(n) {
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let i = 0; while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return (i ? n.toFixed(1) : n) + " " + units[i];
+}
+function clock(seconds) {
+  const s = Math.floor(seconds || 0);
+  return Math.floor(s / 3600) + ":" + String(Math.floor(s / 60) % 60).padStart(2, "0") + ":" + String(s % 60).padStart(2, "0");
+}
+function bar(value, max) { return el("progress", { value: value || 0, max: max || 1 }); }
+function formJson(form) { return Object.fromEntries(new FormData(form).entries()); }
+
+async function systemPage() {
+  const status = await admin("/api/system/status");
+  const facts = document.getElementById("status");
+  const checks = (status.checks || []).map((c) => c.name + ": " + c.status).join(", ");
+  for (const [name, value] of [["Status", status.status], ["Version", status.version], ["Server", status.serverName],
+    ["Up for", clock(status.uptimeSeconds)], ["Started", when(status.startedAt)], ["Checks", checks]]) {
+    facts.append(el("dt", {}, name), el("dd", {}, value));
+  }
+  rows("#caches", status.caches || [], (c) => [c.name, c.fileCount, bytes(c.sizeBytes || 0)]);
+}
+
+async function tasksPage() {
+  const jobs = async () => rows("#jobs", await admin("/api/jobs"), (j) => [
+    j.title, j.state + (j.message ? " · " + j.message : ""), j.total ? bar(j.processed, j.total) : j.processed,
+    j.cancellable && j.state === "running" ? button("Cancel", () => admin("/api/jobs/" + encodeURIComponent(j.id) + "/cancel", { method: "POST" }).then(jobs)) : "",
+  ], "No job yet.");
+  const schedules = async () => rows("#schedules", (await admin("/api/admin/schedules")).schedules, (s) => {
+    const rule = el("input", { value: JSON.stringify(s.rules[0] || { trigger: "manual" }), "aria-label": "Rule of " + s.task, className: "rule" });
+    const task = encodeURIComponent(s.task);
+    const change = (json) => admin("/schedules/" + task, { method: "PATCH", json }).then(() => { notice(s.task + ": changed."); return schedules(); });
+    return [s.task + (s.paused ? " (paused)" : ""), rule, when(s.lastRunAt) + (s.lastResult ? " · " + s.lastResult : ""), el("span", { className: "actions" },
+      button("Save rule", () => { let parsed; try { parsed = JSON.parse(rule.value); } catch (e) { showError("The rule is not JSON."); throw e; } return change({ rule: parsed }); }),
+      button("Run now", () => admin("/api/admin/schedules/" + task + "/run", { method: "POST" }).then(() => { notice(s.task + " started."); return jobs(); })),
+      button(s.paused ? "Resume" : "Pause", () => change({ paused: !s.paused })),
+      button("Default", () => change({ reset: true })))];
+  });
+  await Promise.all([jobs(), schedules()]);
+  setInterval(() => jobs().catch(() => null), 3000);  // progress bars move while jobs run
+}
+
+async function activityPage() {
+  const form = document.getElementById("filters");
+  const more = document.getElementById("more");
+  let cursor = null;
+  const body = document.querySelector("#activity tbody");
+  const load = async (fresh) => {
+    const query = new URLSearchParams({ limit: "50" });
+    for (const [key, value] of Object.entries(formJson(form))) {
+      if (value) query.set(key, key === "from" || key === "to" ? new Date(value).toISOString() : value);
+    }
+    if (!fresh && cursor) query.set("cursor", cursor);
+    const page = await admin("/api/activity?" + query);
+    if (fresh) body.replaceChildren();
+    for (const e of page.entries) {
+      const by = e.actor.name || e.actor.kind;
+      const on = [e.target.kind, e.target.name || e.target.id].filter(Boolean).join(" ");
+      body.append(el("tr", {}, el("td", {}, when(e.at)), el("td", {}, e.action), el("td", {}, by), el("td", {}, on)));
+    }
+    cursor = page.nextCursor || null;
+    more.hidden = !cursor;
+  };
+  form.addEventListener("submit", (event) => { event.preventDefault(); load(true).catch(() => null); });
+  more.addEventListener("click", () => load(false).catch(() => null));
+  await load(true);
+}
+
+async function playbackPage() {
+  const sessions = async () => rows("#sessions", await admin("/api/admin/playback/sessions"), (s) => [
+    s.member, [s.title, s.episode].filter(Boolean).join(" · ") || s.itemId, s.device + " · " + s.player,
+    el("span", {}, bar(s.positionSec, s.durationSec), " " + clock(s.positionSec) + (s.paused ? " (paused)" : "")),
+    s.stoppable ? button("Stop", () => admin("/api/admin/playback/sessions/" + encodeURIComponent(s.id) + "/stop", { method: "POST" })
+      .then(() => { notice("Stop sent to " + s.device + "."); return sessions(); })) : el("span", { className: "note" }, "cannot be stopped"),
+  ], "Nobody is playing.");
+  const devices = async () => rows("#devices", await admin("/api/devices"), (d) => [
+    d.device + " · " + d.client, d.kind, d.userName || "", when(d.lastSeen),
+    button("Sign out", () => admin("/api/devices/" + encodeURIComponent(d.id), { method: "DELETE" }).then(() => { notice(d.device + " is signed out."); return devices(); })),
+  ], "No device is signed in.");
+  await Promise.all([sessions(), devices()]);
+  setInterval(() => sessions().catch(() => null), 3000);
+}
+
+async function keysPage() {
+  const form = document.getElementById("create");
+  const keys = async () => rows("#keys", (await admin("/keys/list")).items, (k) => [
+    k.name, when(k.createdAt), when(k.lastUsedAt), k.revokedAt ? "revoked " + when(k.revokedAt) : "active",
+    k.revokedAt ? "" : button("Revoke", () => admin("/keys/" + encodeURIComponent(k.id), { method: "DELETE" }).then(() => { notice(k.name + " is revoked."); return keys(); })),
+  ], "No key yet.");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const created = await admin("/keys", { json: formJson(form) }).catch(() => null);
+    if (!created) return;
+    document.getElementById("new-key-value").textContent = created.key;  // shown this once
+    document.getElementById("new-key").hidden = false;
+    form.reset();
+    await keys();
+  });
+  await keys();
+}
+
+async function pluginsPage() {
+  const box = document.getElementById("plugins");
+  const plugins = async () => {
+    box.replaceChildren();
+    for (const p of await admin("/api/plugins/installed")) {
+      const id = encodeURIComponent(p.id);
+      const change = (json, said) => admin("/plugins/" + id, { method: "PATCH", json }).then(() => { notice(said); return plugins(); });
+      const key = el("input", { placeholder: "setting", "aria-label": "Setting of " + p.name });
+      const value = el("input", { placeholder: "value (never shown back)", type: "password", autocomplete: "off", "aria-label": "Value" });
+      const missing = (p.missingRequired || []).length ? " · missing: " + p.missingRequired.join(", ") : "";
+      box.append(el("article", { className: "plugin" },
+        el("h3", {}, p.name + " " + p.version), el("p", { className: "meta" }, p.status + missing),
+        el("div", { className: "actions" },
+          button(p.enabled ? "Disable" : "Enable", () => change({ enabled: !p.enabled }, p.name + (p.enabled ? " disabled." : " enabled."))),
+          key, value, button("Set", () => change({ settings: { [key.value]: value.value } }, p.name + ": " + key.value + " set.")))));
+    }
+  };
+  const backups = async () => rows("#backups", (await admin("/backups/list")).items, (b) => [b.name, bytes(b.size), when(b.createdAt)], "No backup yet.");
+  document.getElementById("backup").addEventListener("click", async () => {
+    notice("Backing up…");
+    const made = await admin("/backups", { method: "POST" }).catch(() => null);
+    if (made) { notice("Wrote " + made.name + "."); await backups(); }
+  });
+  await Promise.all([plugins(), backups()]);
+}
+
+const ADMIN_PAGES = {
+  "admin-system": systemPage, "admin-tasks": tasksPage, "admin-activity": activityPage,
+  "admin-playback": playbackPage, "admin-keys": keysPage, "admin-plugins": pluginsPage,
+};
+document.addEventListener("DOMContentLoaded", () => {
+  const run = ADMIN_PAGES[document.body.dataset.page] || (window.ADMIN_MORE || {})[document.body.dataset.page];
+  if (run) run().catch(() => { /* shown by admin() */ });
+});

@@ -1,0 +1,49 @@
+"""Item queries: GET /items and its kin as SQL on both backends.
+
+``_query`` runs a listing (:func:`list_items`); ``_params`` parses the
+query string into an :class:`ItemQuery` (``_model``); ``_filters`` builds the
+WHERE clause, ``_sorts`` the order and keyset paging, ``_member`` the
+member-state conditions, ``_render`` the summary columns and rows.
+"""
+
+from ._filters import (
+    ATTENTION,
+    LIKE_ESCAPE,
+    like_escape,
+)
+from ._model import (
+    IMAGE_KINDS,
+    ITEM_SORTS,
+    ItemQuery,
+)
+from ._params import (
+    parse_item_query,
+)
+from ._query import (
+    ItemPage,
+    list_items,
+    rating_levels,
+)
+from ._render import (
+    PAGE_EXTRAS,
+    SUMMARY_COLUMNS,
+    ItemSummary,
+    summary_of,
+)
+
+__all__ = [
+    "ATTENTION",
+    "IMAGE_KINDS",
+    "ITEM_SORTS",
+    "LIKE_ESCAPE",
+    "PAGE_EXTRAS",
+    "SUMMARY_COLUMNS",
+    "ItemPage",
+    "ItemQuery",
+    "ItemSummary",
+    "like_escape",
+    "list_items",
+    "parse_item_query",
+    "rating_levels",
+    "summary_of",
+]

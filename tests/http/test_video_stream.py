@@ -1,0 +1,430 @@
+"""GET /videos/{id}/stream over a real socket: real ffmpeg-made files, scanned libraries, a fake remote source.
+
+Every rule runs on SQLite; finding the primary version and the member's
+libraries (the store's part) on both backends.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trio
+
+from reelhouse.http import file_body
+from reelhouse.http import video_stream as stream_module
+from reelhouse.http.edge import file_send
+
+from ..media_factory import MediaFactory, VideoSpec
+from .conftest import RunningServer
+from .hung_mount import HungMount
+from .members import add_member, token_for
+from .scanning import create_library, wait_for_state
+from .upstream import Upstream, upstream  # noqa: F401  (the fixture)
+
+LIMIT_S = 120
+PASSWORD = "correct horse battery"
+SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+
+
+@dataclass
+class Catalogue:
+    server: RunningServer
+    client: httpx.AsyncClient
+    items: dict[str, str]  # item name -> id
+    files: dict[str, Path]  # item name -> its file
+    outside: Path  # a file outside every library
+
+    def url(self, name: str) -> str:
+        return f"/videos/{self.items[name]}/stream"
+
+    async def get(self, name: str, headers: dict[str, str] | None = None, **params: str) -> httpx.Response:
+        with trio.fail_after(LIMIT_S):
+            return await self.client.get(self.url(name), headers=headers or {}, params=params)
+
+
+def strm(path: Path, url: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(url + "\n")
+
+
+async def scanned(client: httpx.AsyncClient, name: str, root: Path, hosts: list[str], **fields: Any) -> dict[str, str]:
+    library = await create_library(client, name, [root], options={"remoteAllowedHosts": hosts}, **fields)
+    assert (await wait_for_state(client, library["id"]))["state"] == "completed"
+    page = (await client.get("/items", params={"libraryId": library["id"], "recursive": "true"})).json()
+    return {item["name"]: item["id"] for item in page["items"]}
+
+
+@pytest.fixture
+async def catalogue(
+    server: RunningServer, client: httpx.AsyncClient, tmp_path: Path, media: MediaFactory, upstream: Upstream
+) -> Catalogue:
+    movies, open_root = tmp_path / "movies", tmp_path / "open"
+    files = {
+        "Arrival": media.video(movies / "Arrival (2016)" / "Arrival (2016).mp4", VideoSpec(container="mp4")),
+        "Heat": media.video(movies / "Heat (1995)" / "Heat (1995).mkv"),
+    }
+    strm(movies / "Faraway (2001)" / "Faraway (2001).strm", f"{upstream.base}/video.mp4")
+    strm(movies / "Hopper (2002)" / "Hopper (2002).strm", f"{upstream.base}/hop")
+    strm(movies / "Escapee (2003)" / "Escapee (2003).strm", f"{upstream.base}/escape")
+    strm(movies / "Stall (2005)" / "Stall (2005).strm", f"{upstream.base}/stall")
+    strm(open_root / "Loopback (2004)" / "Loopback (2004).strm", f"{upstream.base}/video.mp4")
+    outside = tmp_path / "private" / "secret.mkv"
+    outside.parent.mkdir()
+    outside.write_bytes(b"SECRET" * 1000)
+    with trio.fail_after(LIMIT_S):
+        mum = await add_member(server, "Mum", password=PASSWORD)
+        await add_member(server, "Kid", password=PASSWORD)
+        items = await scanned(client, "Movies", movies, [upstream.host], accessUserIds=[mum])
+        items |= await scanned(client, "Open", open_root, [])
+    return Catalogue(server, client, items, files, outside)
+
+
+# -- local files ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+async def test_the_whole_file_is_served_with_its_container_type(catalogue: Catalogue) -> None:
+    mp4, mkv = await catalogue.get("Arrival"), await catalogue.get("Heat")
+    assert (mp4.status_code, mp4.content) == (200, catalogue.files["Arrival"].read_bytes())
+    assert (mkv.status_code, mkv.content) == (200, catalogue.files["Heat"].read_bytes())
+    assert mp4.headers["content-type"] == "video/mp4"
+    assert mkv.headers["content-type"] == "video/x-matroska"
+    assert mp4.headers["accept-ranges"] == "bytes" and mp4.headers["etag"].startswith('"')
+    assert mp4.headers["content-length"] == str(catalogue.files["Arrival"].stat().st_size)
+    assert "last-modified" in mp4.headers
+
+
+@SQLITE_ONLY
+async def test_a_local_file_is_sent_by_sendfile_from_the_descriptor_the_route_opened(
+    catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent_from: list[str] = []
+    real = file_send.sendfile
+
+    def watched(out_fd: int, in_fd: int, offset: int, count: int) -> int:
+        sent_from.append(os.path.realpath(f"/proc/self/fd/{in_fd}"))
+        return real(out_fd, in_fd, offset, count)
+
+    monkeypatch.setattr(file_send, "sendfile", watched)
+    whole = await catalogue.get("Heat")
+    part = await catalogue.get("Heat", headers={"Range": "bytes=100-4195"})
+    film = catalogue.files["Heat"]
+    assert (whole.status_code, whole.content) == (200, film.read_bytes())
+    assert (part.status_code, part.content) == (206, film.read_bytes()[100:4196])
+    assert sent_from and set(sent_from) == {os.path.realpath(film)}  # no byte went through Python
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize(
+    ("wanted", "piece"),
+    [("bytes=0-99", slice(0, 100)), ("bytes=-300", slice(-300, None)), ("bytes=1000-", slice(1000, None))],
+    ids=["first-bytes", "suffix", "open-ended"],
+)
+async def test_a_single_range_gives_206_with_content_range(catalogue: Catalogue, wanted: str, piece: slice) -> None:
+    whole = catalogue.files["Heat"].read_bytes()
+    response = await catalogue.get("Heat", headers={"Range": wanted})
+    start, stop, _ = piece.indices(len(whole))
+    assert response.status_code == 206 and response.content == whole[piece]
+    assert response.headers["content-range"] == f"bytes {start}-{stop - 1}/{len(whole)}"
+    assert response.headers["content-length"] == str(stop - start)
+
+
+@SQLITE_ONLY
+async def test_a_range_past_the_end_is_416_with_the_size(catalogue: Catalogue) -> None:
+    size = catalogue.files["Heat"].stat().st_size
+    response = await catalogue.get("Heat", headers={"Range": f"bytes={size}-"})
+    assert response.status_code == 416 and response.json()["code"] == "bad_request"
+    assert response.headers["content-range"] == f"bytes */{size}"
+
+
+@SQLITE_ONLY
+async def test_if_range_with_a_stale_etag_gives_the_whole_file(catalogue: Catalogue) -> None:
+    first = await catalogue.get("Heat")
+    matching = await catalogue.get("Heat", headers={"Range": "bytes=0-9", "If-Range": first.headers["etag"]})
+    stale = await catalogue.get("Heat", headers={"Range": "bytes=0-9", "If-Range": '"an-older-version"'})
+    assert (matching.status_code, matching.content) == (206, first.content[:10])
+    assert (stale.status_code, stale.content) == (200, first.content)
+
+
+@SQLITE_ONLY
+async def test_a_matching_etag_or_date_is_304_without_a_body(catalogue: Catalogue) -> None:
+    first = await catalogue.get("Arrival")
+    by_tag = await catalogue.get("Arrival", headers={"If-None-Match": first.headers["etag"]})
+    by_date = await catalogue.get("Arrival", headers={"If-Modified-Since": first.headers["last-modified"]})
+    other = await catalogue.get("Arrival", headers={"If-None-Match": '"something-else"'})
+    assert (by_tag.status_code, by_tag.content) == (304, b"")
+    assert by_tag.headers["etag"] == first.headers["etag"]
+    assert (by_date.status_code, by_date.content) == (304, b"")
+    assert other.status_code == 200
+
+
+@SQLITE_ONLY
+async def test_head_answers_the_headers_without_the_body(catalogue: Catalogue) -> None:
+    with trio.fail_after(LIMIT_S):
+        response = await catalogue.client.head(catalogue.url("Heat"))
+    assert response.status_code == 200 and response.content == b""
+    assert response.headers["content-length"] == str(catalogue.files["Heat"].stat().st_size)
+
+
+# -- who may see it, and what is not there ----------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+async def test_a_member_streams_only_from_libraries_they_may_see(catalogue: Catalogue) -> None:
+    with trio.fail_after(LIMIT_S):
+        mum = await token_for(catalogue.server, "Mum", password=PASSWORD)
+        kid = await token_for(catalogue.server, "Kid", password=PASSWORD)
+        async with catalogue.server.client(key=mum) as player:
+            allowed = await player.get(catalogue.url("Heat"), headers={"Range": "bytes=0-99"})
+        async with catalogue.server.client(key=kid) as player:
+            hidden = await player.get(catalogue.url("Heat"))
+    assert allowed.status_code == 206 and allowed.content == catalogue.files["Heat"].read_bytes()[:100]
+    assert hidden.status_code == 404 and hidden.json()["code"] == "not_found"
+    assert hidden.json()["message"] == f"No item {catalogue.items['Heat']}."  # as if it did not exist
+
+
+@SQLITE_ONLY
+async def test_a_file_swapped_for_a_symlink_out_of_the_root_is_404_and_never_sent(catalogue: Catalogue) -> None:
+    heat = catalogue.files["Heat"]
+    heat.unlink()
+    heat.symlink_to(catalogue.outside)
+    response = await catalogue.get("Heat")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert b"SECRET" not in response.content
+
+
+@SQLITE_ONLY
+async def test_a_symlink_swapped_in_after_the_stat_is_refused_on_the_opened_file(
+    catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    heat = catalogue.files["Heat"]
+    catalogue.outside.write_bytes(b"SECRET" * (heat.stat().st_size // 6) + b"S" * (heat.stat().st_size % 6))
+    real_stat = stream_module.stat_confined
+
+    def stat_then_swap(*args: Any) -> Any:
+        found = real_stat(*args)  # the file as it was, inside the root...
+        heat.unlink()
+        heat.symlink_to(catalogue.outside)  # ...then a link out, of the very same size
+        return found
+
+    monkeypatch.setattr(stream_module, "stat_confined", stat_then_swap)
+    response = await catalogue.get("Heat")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert b"SECRET" not in response.content
+
+
+@SQLITE_ONLY
+async def test_a_vanished_file_an_unknown_item_and_a_bad_delivery_get_error_bodies(catalogue: Catalogue) -> None:
+    catalogue.files["Heat"].unlink()
+    vanished = await catalogue.get("Heat")
+    with trio.fail_after(LIMIT_S):
+        unknown = await catalogue.client.get("/videos/no-such-item/stream")
+    bad = await catalogue.get("Faraway", delivery="teleport")
+    assert vanished.status_code == 404 and vanished.json()["code"] == "not_found"
+    assert unknown.status_code == 404 and unknown.json()["code"] == "not_found"
+    assert bad.status_code == 400 and bad.json()["params"]["field"] == "delivery"
+
+
+@SQLITE_ONLY
+async def test_an_item_without_a_file_is_404(
+    server: RunningServer, client: httpx.AsyncClient, tmp_path: Path, media: MediaFactory
+) -> None:
+    root = tmp_path / "shows"
+    media.video(root / "Show" / "Season 01" / "Show - S01E01.mkv")
+    with trio.fail_after(LIMIT_S):
+        items = await scanned(client, "Shows", root, [], collectionType="tvshows")
+        series = await client.get(f"/videos/{items['Show']}/stream")
+        episode = next(item_id for name, item_id in items.items() if name != "Show" and "Season" not in name)
+        played = await client.get(f"/videos/{episode}/stream")
+    assert series.status_code == 404 and series.json()["code"] == "not_found"
+    assert played.status_code == 200 and played.headers["content-type"] == "video/x-matroska"
+
+
+# -- a mount that hangs ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def hung_mount(monkeypatch: pytest.MonkeyPatch) -> Iterator[HungMount]:
+    monkeypatch.setattr(stream_module, "READ_TIMEOUT_SECONDS", 0.3)
+    mount = HungMount()
+    yield mount
+    mount.release()  # the abandoned threads finish before the server closes its pool
+
+
+@SQLITE_ONLY
+async def test_a_file_that_hangs_before_the_first_byte_is_503_within_the_deadline(
+    catalogue: Catalogue, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(file_body.FileRange, "open", hung_mount.hang(file_body.FileRange.open))
+    with trio.fail_after(10):  # the deadline is 0.3 s; a stuck request would hit this cap
+        response = await catalogue.get("Heat")
+    assert response.status_code == 503 and response.json()["code"] == "service_unavailable"
+
+
+@SQLITE_ONLY
+async def test_a_file_that_hangs_mid_body_cuts_the_response_within_the_deadline(
+    catalogue: Catalogue, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream_module, "SLICE_BYTES", 1024)  # the small real video is many sendfiles
+    monkeypatch.setattr(file_send, "sendfile", hung_mount.hang(file_send.sendfile, after=3))
+    received = bytearray()
+    with trio.fail_after(10), pytest.raises(httpx.RemoteProtocolError):  # fewer bytes than Content-Length
+        async with catalogue.client.stream("GET", catalogue.url("Heat")) as response:
+            async for chunk in response.aiter_raw():
+                received += chunk
+    assert 0 < len(received) < catalogue.files["Heat"].stat().st_size
+    hung_mount.release()
+    assert (await catalogue.get("Heat")).content == catalogue.files["Heat"].read_bytes()  # threads still serve
+
+
+def open_descriptors(path: Path) -> int:
+    """This process's descriptors open on ``path`` (the server runs in it)."""
+    real = os.path.realpath(path)
+    return sum(os.path.realpath(f"/proc/self/fd/{fd}") == real for fd in os.listdir("/proc/self/fd"))
+
+
+@SQLITE_ONLY
+async def test_a_stream_whose_client_left_mid_read_closes_its_file_without_a_garbage_collection(
+    catalogue: Catalogue, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream_module, "READ_TIMEOUT_SECONDS", 60.0)  # the client leaves, not the deadline
+    monkeypatch.setattr(stream_module, "SLICE_BYTES", 1024)
+    monkeypatch.setattr(file_send, "sendfile", hung_mount.hang(file_send.sendfile, after=3))
+    ended = trio.Event()
+
+    class EndSeen(stream_module.Meter):
+        def flush(self) -> None:  # the body's on_end: the response ended
+            ended.set()
+
+    monkeypatch.setattr(stream_module, "Meter", EndSeen)
+    film = catalogue.files["Heat"]
+    host, port = catalogue.server.base_url.removeprefix("http://").rsplit(":", 1)
+    head = f"GET /api/v1{catalogue.url('Heat')} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {catalogue.server.key}\r\n\r\n"
+    gc.disable()  # only closing the file frees its descriptor, not a collection
+    try:
+        with trio.fail_after(LIMIT_S):
+            client = await trio.open_tcp_stream(host, int(port))
+            await client.send_all(head.encode())
+            received = b""
+            while b"\r\n\r\n" not in received:  # the head and a first chunk; then the next read hangs
+                received += await client.receive_some(65536)
+            assert open_descriptors(film) >= 1  # the route's, and the hung sendfile's duplicate
+            await client.aclose()  # the client leaves while the server waits on the hung sendfile
+            await ended.wait()
+            hung_mount.release()  # the abandoned sendfile returns and closes its duplicate
+            while open_descriptors(film):
+                await trio.sleep(0.01)
+    finally:
+        gc.enable()
+
+
+# -- remote sources ----------------------------------------------------------------------------
+
+
+@SQLITE_ONLY
+async def test_a_remote_source_is_redirected_by_default(catalogue: Catalogue, upstream: Upstream) -> None:
+    response = await catalogue.get("Faraway")
+    assert response.status_code == 302 and response.headers["location"] == f"{upstream.base}/video.mp4"
+    assert upstream.requests == []  # the server fetched nothing
+
+
+@SQLITE_ONLY
+async def test_a_proxied_remote_source_is_relayed_with_its_range(catalogue: Catalogue, upstream: Upstream) -> None:
+    whole = await catalogue.get("Faraway", delivery="proxy")
+    part = await catalogue.get("Faraway", headers={"Range": "bytes=100-199"}, delivery="proxy")
+    assert (whole.status_code, whole.content) == (200, upstream.payload)
+    assert whole.headers["content-type"] == "video/mp4"
+    assert (part.status_code, part.content) == (206, upstream.payload[100:200])
+    assert part.headers["content-range"] == f"bytes 100-199/{len(upstream.payload)}"
+    assert ("/video.mp4", "bytes=100-199") in upstream.requests
+
+
+@SQLITE_ONLY
+async def test_a_proxied_source_that_stops_answering_is_cut_within_the_deadline(
+    catalogue: Catalogue, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream_module, "READ_TIMEOUT_SECONDS", 0.3)
+    received = bytearray()
+    with trio.fail_after(10), pytest.raises(httpx.RemoteProtocolError):  # fewer bytes than Content-Length
+        async with catalogue.client.stream("GET", catalogue.url("Stall"), params={"delivery": "proxy"}) as response:
+            async for chunk in response.aiter_raw():
+                received += chunk
+    assert response.status_code == 200 and bytes(received) == upstream.payload[: len(upstream.payload) // 2]
+
+
+@SQLITE_ONLY
+async def test_a_proxy_follows_an_allowed_redirect_hop(catalogue: Catalogue, upstream: Upstream) -> None:
+    response = await catalogue.get("Hopper", delivery="proxy")
+    assert (response.status_code, response.content) == (200, upstream.payload)
+    assert [path for path, _ in upstream.requests] == ["/hop", "/video.mp4"]
+
+
+@SQLITE_ONLY
+async def test_a_redirect_hop_to_an_unlisted_host_is_refused(catalogue: Catalogue, upstream: Upstream) -> None:
+    response = await catalogue.get("Escapee", delivery="proxy")
+    assert response.status_code == 403 and response.json()["code"] == "forbidden"
+    assert response.json()["params"] == {"host": "localhost"}
+    assert [path for path, _ in upstream.requests] == ["/escape"]  # the refused hop is never fetched
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize("delivery", ["redirect", "proxy"])
+async def test_an_unlisted_loopback_target_is_refused(catalogue: Catalogue, upstream: Upstream, delivery: str) -> None:
+    response = await catalogue.get("Loopback", delivery=delivery)
+    assert response.status_code == 403 and response.json()["code"] == "forbidden"
+    assert "location" not in response.headers and upstream.base not in response.text
+    assert upstream.requests == []
+
+
+# -- the session's traffic ------------------------------------------------------------------------
+
+
+@SQLITE_ONLY
+async def test_the_bytes_a_device_streams_make_its_session_bandwidth(catalogue: Catalogue) -> None:
+    with trio.fail_after(LIMIT_S):
+        mum = await token_for(catalogue.server, "Mum", password=PASSWORD)
+        async with catalogue.server.client(key=mum) as player:
+            started = await player.post("/sessions/playing", json={"itemId": catalogue.items["Heat"]})
+            before = (await catalogue.client.get("/admin/playback/sessions")).json()
+            streamed = await player.get(catalogue.url("Heat"))
+            with trio.fail_after(10):  # the last batch is told as the response ends
+                while not (sessions := (await catalogue.client.get("/admin/playback/sessions")).json())[0].get(
+                    "bandwidthKbps"
+                ):
+                    await trio.sleep(0.02)
+    assert started.status_code == 200 and streamed.status_code == 200
+    assert [s["id"] for s in sessions] == [started.json()["sessionId"]]
+    assert before[0].get("bandwidthKbps", 0) == 0 and sessions[0]["bandwidthKbps"] > 0
+
+
+# -- a client that stops reading ------------------------------------------------------------------
+
+
+@SQLITE_ONLY
+async def test_a_client_that_stops_reading_is_cut_off_after_the_stall_limit(
+    server: RunningServer, client: httpx.AsyncClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream_module, "STALL_SECONDS", 0.5)
+    film = tmp_path / "big" / "Big (2020)" / "Big (2020).mkv"
+    film.parent.mkdir(parents=True)
+    film.write_bytes(bytes(range(256)) * (128 * 1024))  # 32 MiB: more than the sockets' buffers hold
+    with trio.fail_after(LIMIT_S):
+        items = await scanned(client, "Big", tmp_path / "big", [])
+    host, port = server.base_url.removeprefix("http://").rsplit(":", 1)
+    request = f"GET /api/v1/videos/{items['Big']}/stream HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {server.key}\r\n\r\n"
+    received = 0
+    with trio.fail_after(30):  # never a stuck request: the server closes the connection
+        stream = await trio.open_tcp_stream(host, int(port))
+        async with stream:
+            await stream.send_all(request.encode())
+            await trio.sleep(2)  # reads nothing for four times the limit
+            while data := await stream.receive_some(1024 * 1024):
+                received += len(data)
+    assert 0 < received < film.stat().st_size

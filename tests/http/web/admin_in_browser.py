@@ -1,0 +1,155 @@
+"""Run by tests/http/web/test_web_admin_browser.py in a process of its own: an administrator in Chromium.
+
+The administrator adds a library and watches its scan to completion (the
+states the page showed are recorded as they change), stops a member's
+playback in another browser, and creates and revokes an API key (tried on
+the API before and after). Prints one JSON line: :class:`AdminSeen`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .browser import DESKTOP, PHONE, SCREENSHOTS, chromium
+from .watch_in_browser import WAIT_MS
+
+PASSWORD = "correct horse battery"
+# Records every scan state a library card shows, in order, as the scan event stream moves it.
+RECORD_STATES = """() => {
+  window.seenStates = [];
+  new MutationObserver(() => {
+    for (const s of document.querySelectorAll('#libraries .state')) {
+      const last = window.seenStates[window.seenStates.length - 1];
+      if (s.textContent !== last) window.seenStates.push(s.textContent);
+    }
+  }).observe(document.getElementById('libraries'), { childList: true, subtree: true, characterData: true });
+}"""
+
+
+TOGGLE_EXTERNAL_AUDIO = """() => {
+  const box = document.querySelector('#libraries details textarea');
+  const options = JSON.parse(box.value);
+  options.externalAudio = !options.externalAudio;
+  box.value = JSON.stringify(options);
+}"""
+
+
+@dataclass(frozen=True)
+class AdminSeen:
+    scan_states: list[str]
+    scan_summary: str
+    option_hints: str
+    session_rows_before_stop: int
+    member_paused_after_stop: bool
+    stopped_note_shown: bool
+    sessions_after_stop: str
+    key_shown: str
+    key_status_before_revoke: int
+    key_status_after_revoke: int
+    key_row_after_revoke: str
+    member_admin_page_status: int
+
+
+def _admin(base: str, media_root: str, film_name: str, backend: str) -> AdminSeen:
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with chromium() as browser:
+        page = browser.new_context(viewport=DESKTOP).new_page()
+        _sign_in(page, base, "Root")
+        page.click("text=Administration")
+        page.wait_for_selector("#status dd")
+        page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-admin-system.png", full_page=True)
+        states, summary, hints = _create_library_and_watch_scan(page, base, media_root, backend)
+        member = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+        rows_before, paused, note, after = _stop_a_playing_session(page, member, base, film_name, backend)
+        shown, before, after_revoke, row = _create_and_revoke_a_key(page, base, backend)
+        forbidden = member.goto(f"{base}/web/admin/").status
+        _phone_pages(browser, base, backend)
+    return AdminSeen(states, summary, hints, rows_before, paused, note, after, shown, before, after_revoke, row, forbidden)
+
+
+def _sign_in(page: Any, base: str, name: str) -> None:
+    page.goto(base + "/web/login")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/web/")
+
+
+def _create_library_and_watch_scan(page: Any, base: str, media_root: str, backend: str) -> tuple[list[str], str, str]:
+    page.goto(base + "/web/admin/libraries")
+    page.wait_for_selector("#libraries .empty")
+    page.evaluate(RECORD_STATES)
+    page.fill("#create input[name=name]", "Films")
+    page.fill("#create textarea[name=paths]", media_root)
+    page.click("#create button[type=submit]")
+    page.wait_for_selector("#libraries .state[data-state=completed]", timeout=WAIT_MS * 3)
+    summary = page.inner_text("#libraries .scan")
+    states = page.evaluate("window.seenStates")
+    # Editing the options: turning external audio files off answers the hint that a full scan is due.
+    page.click("#libraries summary:has-text('Options')")
+    page.evaluate(TOGGLE_EXTERNAL_AUDIO)
+    page.click("#libraries button:has-text('Save options')")
+    page.wait_for_selector("#libraries .hints li")
+    page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-admin-libraries.png", full_page=True)
+    return states, summary, page.inner_text("#libraries .hints")
+
+
+def _stop_a_playing_session(admin: Any, member: Any, base: str, film_name: str, backend: str) -> tuple[int, bool, bool, str]:
+    _sign_in(member, base, "Ann")
+    member.click(f".card:has-text('{film_name}')")
+    member.click("#play")
+    member.wait_for_function("() => { const v = document.getElementById('video'); return !v.paused && v.currentTime > 0.5; }",
+                             timeout=WAIT_MS)  # fmt: skip
+    admin.goto(base + "/web/admin/playback")
+    admin.wait_for_selector("#sessions button:has-text('Stop')", timeout=WAIT_MS)  # stoppable: the page holds its socket
+    rows = admin.locator("#sessions tbody tr").count()
+    admin.screenshot(path=SCREENSHOTS / f"{backend}-desktop-admin-playback.png", full_page=True)
+    admin.click("#sessions button:has-text('Stop')")
+    member.wait_for_selector("#stopped-note:not([hidden])", timeout=WAIT_MS)
+    paused = bool(member.evaluate("document.getElementById('video').paused"))
+    member.wait_for_selector("#play:has-text('Resume')")  # the member may go on from there
+    admin.wait_for_selector("#sessions td.empty", timeout=WAIT_MS)  # the page refreshes its list
+    member.screenshot(path=SCREENSHOTS / f"{backend}-phone-stopped-by-admin.png", full_page=True)
+    return rows, paused, True, admin.inner_text("#sessions tbody")
+
+
+def _create_and_revoke_a_key(page: Any, base: str, backend: str) -> tuple[str, int, int, str]:
+    page.goto(base + "/web/admin/keys")
+    page.wait_for_selector("#keys tbody tr")
+    page.fill("#create input[name=name]", "scripts")
+    page.click("#create button[type=submit]")
+    page.wait_for_selector("#new-key:not([hidden])")
+    key = page.inner_text("#new-key-value").strip()
+    before = _status(base, key)
+    page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-admin-keys.png", full_page=True)
+    page.click("#keys tr:has-text('scripts') button:has-text('Revoke')")
+    page.wait_for_selector("#keys tr:has-text('scripts'):has-text('revoked')")
+    return key, before, _status(base, key), page.inner_text("#keys tr:has-text('scripts')")
+
+
+def _status(base: str, key: str) -> int:
+    request = urllib.request.Request(base + "/api/v1/libraries", headers={"Authorization": f"Bearer {key}"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as refused:
+        return int(refused.code)
+
+
+def _phone_pages(browser: Any, base: str, backend: str) -> None:
+    page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+    _sign_in(page, base, "Root")
+    for path, ready in (("libraries", "#libraries .library"), ("keys", "#keys tbody tr"), ("members", "#members tbody tr"),
+                        ("tasks", "#schedules tbody tr"), ("activity", "#activity tbody tr")):  # fmt: skip
+        page.goto(f"{base}/web/admin/{path}")
+        page.wait_for_selector(ready)
+        page.screenshot(path=SCREENSHOTS / f"{backend}-phone-admin-{path}.png", full_page=True)
+
+
+if __name__ == "__main__":
+    print(json.dumps(asdict(_admin(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]))))
