@@ -32,6 +32,7 @@ from reelhouse.storage.play_history import record_playback
 from .cluster import ClusterNode, run_node
 from .cluster.playback import ClusterPlaybackRef, serve_playback
 from .cluster.seat import SchedulerSeat
+from .dlna_events import DlnaEvents
 from .dlna_ssdp import SsdpConfig, run_ssdp
 from .jobs import JobRegistry
 from .library import LibraryServices
@@ -80,6 +81,7 @@ class ActorTree:
     cluster: ClusterNode | None = None  # this node, on PostgreSQL (actors/cluster)
     upkeep: ActorRef | None = None  # UpkeepActor: attention actions, reprobes, covers (actors/upkeep)
     metadata: ActorRef | None = None  # MetadataJobs: people, collections, NFO sync (actors/metadata_jobs)
+    dlna_events: ActorRef | None = None  # DLNA's GENA subscriptions (actors/dlna_events.py), when DLNA is on
 
     def running(self) -> bool:
         """Every actor of the tree runs (none stopped for good or restarting), and the bus delivers."""
@@ -192,9 +194,13 @@ async def open_actor_tree(
             nursery.start_soon(serve_playback, cluster, playback)
             playback = ClusterPlaybackRef(cluster, playback)
         await _start_ssdp(nursery, settings, version, server_id)
+        dlna_events = None
+        if settings.dlna.enabled:
+            dlna_events = await root.start_child(
+                ChildSpec("dlna_events", lambda: DlnaEvents(store, bus, http, settings.dlna.member)))
         try:
             yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state,
-                            cluster, upkeep, metadata=metadata)
+                            cluster, upkeep, metadata=metadata, dlna_events=dlna_events)
         finally:
             nursery.cancel_scope.cancel()
 
