@@ -8,7 +8,7 @@ BIND ?= $(or $(REELHOUSE_BIND),127.0.0.1:8096)
 DATA_DIR ?= $(or $(REELHOUSE_DATA_DIR),./data)
 NODE_CLIENT := tests/http/jellyfin/node
 
-.PHONY: run test coverage bench lint ffmpeg chromium clean
+.PHONY: run test coverage bench lint ffmpeg chromium dlna-tools clean
 
 # Installed once per change of pyproject.toml.
 $(VENV)/.installed-run: pyproject.toml
@@ -56,6 +56,22 @@ chromium:
 	  fi; \
 	fi
 
+# gssdp-discover (gupnp-tools: the DLNA tests' second SSDP client) and minidlna (benchmarks/dlna_browse.py's
+# yardstick) from Debian's packages when missing; retried like chromium while apt-get is locked.
+dlna-tools:
+	@if ! command -v gssdp-discover >/dev/null 2>&1 || ! command -v minidlnad >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing gupnp-tools and minidlna from Debian's packages"; \
+	    for try in 1 2 3 4 5 6 7 8 9 10; do \
+	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gupnp-tools minidlna >/dev/null && break; \
+	      echo "apt-get busy or failed; retrying in 15 s"; sleep 15; \
+	    done; \
+	    command -v gssdp-discover >/dev/null 2>&1 || { echo "gupnp-tools could not be installed"; exit 1; }; \
+	  else \
+	    echo "gssdp-discover or minidlnad is missing: install them (e.g. sudo apt-get install gupnp-tools minidlna)"; exit 1; \
+	  fi; \
+	fi
+
 # Two workers (pytest-xdist): every test has its own files, ports and
 # PostgreSQL schema, so they run side by side; TEST_WORKERS=0 runs in one process.
 TEST_WORKERS ?= 2
@@ -63,12 +79,12 @@ TEST_WORKERS ?= 2
 # Bytecode is written even where the environment says not to: the suite
 # starts hundreds of Python processes (servers, CLI runs, workers), each of
 # which would otherwise compile reelhouse from source again.
-test: $(VENV)/.installed-test ffmpeg chromium $(NODE_CLIENT)/node_modules/.installed
+test: $(VENV)/.installed-test ffmpeg chromium dlna-tools $(NODE_CLIENT)/node_modules/.installed
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # The same run with line coverage of src/reelhouse (this process and its
 # xdist workers; servers started as processes are not measured).
-coverage: $(VENV)/.installed-test ffmpeg chromium $(NODE_CLIENT)/node_modules/.installed
+coverage: $(VENV)/.installed-test ffmpeg chromium dlna-tools $(NODE_CLIENT)/node_modules/.installed
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --cov --cov-report=term $(PYTEST_ARGS)
 
 # The published @jellyfin/sdk, for the Jellyfin-compatible surface's tests (a node script they run).
@@ -90,7 +106,7 @@ lint: $(VENV)/.installed-test
 # e.g. SOAK_ARGS="--minutes 5 --files 300 --readers 2 --streamers 2".
 SOAK_ARGS ?=
 
-bench: $(VENV)/.installed-test ffmpeg
+bench: $(VENV)/.installed-test ffmpeg dlna-tools
 	@for b in benchmarks/[!_]*.py; do echo "== $$b"; \
 	  case $$b in *soak.py) args="$(SOAK_ARGS)";; *) args="";; esac; \
 	  $(BIN)/python $$b $$args || exit 1; done

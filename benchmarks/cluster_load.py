@@ -73,6 +73,17 @@ class Node:
             fields = f.read().rpartition(")")[2].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def switches(self) -> int:
+        """Context switches of every thread so far (the event loop waiting, threads handing work over)."""
+        total = 0
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            try:
+                lines = (task / "status").read_text().splitlines()
+            except OSError:
+                continue  # a thread that ended meanwhile
+            total += sum(int(line.split()[1]) for line in lines if "ctxt_switches" in line)
+        return total
+
     def stop(self, sig: int = signal.SIGTERM) -> None:
         if self.process.poll() is None:
             self.process.send_signal(sig)
@@ -173,13 +184,16 @@ async def run_phases(root: Path, database_url: str, nodes: list[Node], args: arg
         await trio.sleep(args.seconds)
         idle = sum(n.cpu_seconds() for n in nodes) - idle_before
         cpu_before = sum(n.cpu_seconds() for n in nodes)
+        switches_before = sum(n.switches() for n in nodes)
         done = await load([n.url for n in nodes], key, paths, args.seconds, args.clients)
         cpu = sum(n.cpu_seconds() for n in nodes) - cpu_before
+        switches = sum(n.switches() for n in nodes) - switches_before
         rate = done / args.seconds
         single = single or rate
         print(f"{count} node(s): {rate:.0f} req/s ({rate / single:.2f}x one node), "
               f"{cpu / done * 1000:.2f} ms server CPU per request ({(cpu - idle) / done * 1000:.2f} ms "
-              f"less the nodes' idle {idle / args.seconds * 100:.1f}% CPU)")
+              f"less the nodes' idle {idle / args.seconds * 100:.1f}% CPU), "
+              f"{switches / done:.1f} context switches per request; load average {os.getloadavg()[0]:.1f}")
     await cross_node_events(nodes, key, library_id)
     await failover(nodes, key, library_id)
 

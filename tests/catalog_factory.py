@@ -230,6 +230,11 @@ class CatalogFactory:
             (item_id, person_id, kind, role, order),
         )
 
+    def member(self, boxset_id: str, item_id: str) -> None:
+        """``item_id`` in the BoxSet ``boxset_id`` (collection_items)."""
+        self._add("INSERT INTO collection_items (collection_id, item_id, added_at) VALUES (?, ?, ?)",
+                  (boxset_id, item_id, self.now()))
+
     def values(self, item_id: str, kind: str, *values: str) -> None:
         """Genres, studios, tags or countries (``kind`` genre/studio/tag/country), in order."""
         self._add(

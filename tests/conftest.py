@@ -6,9 +6,11 @@
   Open it yourself with ``open_store(database_url)`` or hand it to the CLI or
   the server (``--database``).
 - ``store``: that database opened with ``open_store`` and migrated.
-- ``migrated_copy(database_url)``: makes a fresh SQLite database a copy of
-  a migrated template (one per test process) instead of running every
-  migration again; the ``store`` fixture and the test servers use it.
+- ``migrated_copy(database_url)``: makes a fresh database migrated without
+  running every migration again: SQLite, a copy of a migrated template (one
+  per test process); PostgreSQL, a schema an earlier test emptied
+  (tests/postgres_schemas.py). The ``store`` fixture and the test servers
+  use it.
 - ``throwaway_postgres``: a PostgreSQL cluster of the test's own, which it
   may stop and restart (never the shared server).
 
@@ -39,6 +41,7 @@ from hypothesis import HealthCheck, settings
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage._open import parse_database_url
 
+from .postgres_schemas import SchemaPool
 from .throwaway_postgres import ThrowawayPostgres, throwaway_cluster
 
 if TYPE_CHECKING:
@@ -46,6 +49,10 @@ if TYPE_CHECKING:
 
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql://root@127.0.0.1:5432/test")
 POSTGRES_PROBE_TIMEOUT_S = 3.0
+# Each test store opens fewer connections than a server's (10 writers, 4
+# readers): two workers, their servers and CLI runs, and other suites on the
+# same PostgreSQL (max_connections 100) stay well under its limit.
+TEST_POOL_SIZES = "writers=5&readers=2"
 BACKENDS = ("sqlite", "postgresql")
 
 # Properties are judged on behaviour, never on time: a loaded machine (CI, a
@@ -59,12 +66,7 @@ async def _probe_postgres() -> None:
     await conn.close()
 
 
-async def _drop_schema(schema: str) -> None:
-    conn = await asyncpg.connect(POSTGRES_URL, timeout=POSTGRES_PROBE_TIMEOUT_S)
-    try:
-        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-    finally:
-        await conn.close()
+SCHEMAS = SchemaPool(POSTGRES_URL)  # this process's emptied, migrated schemas
 
 
 @functools.cache
@@ -111,6 +113,12 @@ def backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+def schema_url(schema: str) -> str:
+    """The URL of ``schema`` on the test server, with the suite's smaller connection pools."""
+    separator = "&" if "?" in POSTGRES_URL else "?"
+    return f"{POSTGRES_URL}{separator}schema={schema}&{TEST_POOL_SIZES}"
+
+
 @pytest.fixture
 def database_url(backend: str, tmp_path: os.PathLike[str]) -> Iterator[str]:
     """A URL for a fresh, empty database on ``backend`` (see the module docstring)."""
@@ -123,24 +131,26 @@ def database_url(backend: str, tmp_path: os.PathLike[str]) -> Iterator[str]:
             pytest.fail(problem)
         pytest.skip(problem)
     schema = f"t_{uuid.uuid4().hex[:20]}"
-    separator = "&" if "?" in POSTGRES_URL else "?"
-    yield f"{POSTGRES_URL}{separator}schema={schema}"
-    asyncio.run(_drop_schema(schema))
+    yield schema_url(schema)
+    SCHEMAS.release(schema)  # emptied for the next test, or dropped
 
 
 _sqlite_template: list[str] = []  # this process's migrated SQLite file, made once
 
 
 async def migrated_copy(database_url: str) -> None:
-    """Make a SQLite database that does not exist yet a copy of a migrated one.
+    """Make a database that does not exist yet a migrated one, without running the migrations again.
 
-    Migrating costs a dozen committed transactions per database; a copy is
-    one file write. The copy is what ``migrate`` makes (the template ran it),
-    and ``migrate`` afterwards finds nothing to do. PostgreSQL databases are
-    left as they are (their migrations run in one round trip each).
+    Migrating costs a dozen committed transactions per database; a SQLite
+    copy is one file write, a PostgreSQL schema from the pool one rename
+    (tests/postgres_schemas.py). The result is what ``migrate`` makes, and
+    ``migrate`` afterwards finds nothing to do.
     """
     target = parse_database_url(database_url)
-    if target.backend != "sqlite" or os.path.exists(target.location):
+    if target.backend == "postgresql":
+        await _migrated_schema(database_url, target.schema)
+        return
+    if os.path.exists(target.location):
         return
     if not _sqlite_template:
         folder = tempfile.mkdtemp(prefix="reelhouse-template-")
@@ -151,6 +161,14 @@ async def migrated_copy(database_url: str) -> None:
         _sqlite_template.append(path)  # closed: checkpointed into the one file, no WAL beside it
     os.makedirs(os.path.dirname(target.location), exist_ok=True)  # as open_store would
     await trio.to_thread.run_sync(shutil.copyfile, _sqlite_template[0], target.location)
+
+
+async def _migrated_schema(database_url: str, schema: str | None) -> None:
+    if schema is None or await trio.to_thread.run_sync(SCHEMAS.take, schema):
+        return
+    async with open_store(database_url) as fresh:
+        await migrate(fresh)
+    await trio.to_thread.run_sync(SCHEMAS.note_migrated, schema)
 
 
 @pytest.fixture

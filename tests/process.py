@@ -23,7 +23,14 @@ def reelhouse_argv(*args: str) -> list[str]:
 
 
 def clean_environ(**extra: str) -> dict[str, str]:
+    """This environment without REELHOUSE_ settings, plus ``extra``.
+
+    A server started with it runs no start-up media probe (a probe worker
+    process per server, as the in-process test servers): ``extra`` may turn
+    it back on.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("REELHOUSE_")}
+    env["REELHOUSE_SCAN__HEALTH_PROBE_AT_START"] = "false"
     env.update(extra)
     return env
 

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from reelhouse.storage import open_store
 from reelhouse.storage.members import credentials_by_name, verify_password
 
+from .conftest import migrated_copy
 from .process import clean_environ, run_cli
+
+
+@pytest.fixture
+async def database_url(database_url: str) -> str:
+    """Migrated already (a copy, tests/conftest.py): the commands open it as after `reelhouse migrate`."""
+    await migrated_copy(database_url)
+    return database_url
 
 
 def db_args(tmp_path: Path, database_url: str) -> list[str]:

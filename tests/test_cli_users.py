@@ -4,13 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import trio
 
 from reelhouse.storage import open_store
 from reelhouse.storage.activity import list_activity
 from reelhouse.storage.members import credentials_by_name, find_user_by_name, get_member, verify_password
 
+from .conftest import migrated_copy
 from .process import run_cli
+
+
+@pytest.fixture
+async def database_url(database_url: str) -> str:
+    """Migrated already (a copy, tests/conftest.py): the commands open it as after `reelhouse migrate`."""
+    await migrated_copy(database_url)
+    return database_url
 
 
 def db_args(tmp_path: Path, database_url: str) -> list[str]:

@@ -14,9 +14,17 @@ import httpx
 import pytest
 import trio
 
+from .conftest import migrated_copy
 from .http.edge.rawhttp import Reader, connect, request
 from .process import ServerProcess as _ServerProcess
 from .process import descendants, is_running, run_cli
+
+
+@pytest.fixture
+async def database_url(database_url: str) -> str:
+    """Migrated already (a copy, tests/conftest.py): the commands open it as after `reelhouse migrate`."""
+    await migrated_copy(database_url)
+    return database_url
 
 GRACE_S = 10.0
 _started: list[_ServerProcess] = []

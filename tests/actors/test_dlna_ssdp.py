@@ -119,3 +119,41 @@ def test_upnp_client_finds_the_server_by_m_search_and_hears_alive_then_byebye(ne
     kinds = [n.get("nts") for n in notices]
     assert "ssdp:alive" in kinds and kinds[-1] == "ssdp:byebye", kinds
     assert all(n.get("location") in (None, LOCATION) for n in notices)
+
+
+GSSDP_DISCOVER = shutil.which("gssdp-discover")
+
+
+def gssdp_resources(text: str, kind: str) -> list[tuple[str, str]]:
+    """(USN, Location) of every "resource available" or "resource unavailable" block gssdp-discover printed."""
+    found: list[tuple[str, str]] = []
+    for block in text.split("resource ")[1:]:
+        lines = block.splitlines()
+        fields = dict(line.strip().split(":", 1) for line in lines[1:] if ":" in line)
+        if lines[0].strip() == kind:
+            found.append((fields.get("USN", "").strip(), fields.get("Location", "").strip()))
+    return found
+
+
+def test_gssdp_discover_sees_the_media_server_announced_then_gone(netns: str, tmp_path: Path) -> None:
+    if GSSDP_DISCOVER is None:
+        pytest.skip("gssdp-discover (Debian's gupnp-tools) is not installed: make dlna-tools")
+    seen_path = tmp_path / "gssdp.txt"
+    with open(seen_path, "wb") as seen:
+        discover = subprocess.Popen(in_netns(netns, GSSDP_DISCOVER, "-i", "lo", "-m", "all", "-t", MEDIA_SERVER),
+                                    stdout=seen, stderr=subprocess.STDOUT)  # fmt: skip
+    server = None
+    try:
+        wait_listening(netns)
+        server = start_server(netns, tmp_path)
+        wait_for(lambda: any(loc == LOCATION for _, loc in gssdp_resources(seen_path.read_text(), "available")))
+        usn = next(u for u, loc in gssdp_resources(seen_path.read_text(), "available") if loc == LOCATION)
+        assert usn.startswith("uuid:") and usn.endswith("::" + MEDIA_SERVER)
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=STEP_TIMEOUT_S) == 0
+        wait_for(lambda: any(u == usn for u, _ in gssdp_resources(seen_path.read_text(), "unavailable")))
+    finally:
+        if server is not None and server.poll() is None:
+            server.kill()
+        discover.send_signal(signal.SIGTERM)
+        discover.wait(timeout=STEP_TIMEOUT_S)

@@ -105,7 +105,7 @@ async def tmdb(unconfigured: Tmdb) -> Tmdb:
 async def test_without_an_api_key_the_plugin_needs_configuration_and_is_not_started(unconfigured: Tmdb) -> None:
     view = await unconfigured.view()
     assert (view.status, view.missing_required) == ("needs_configuration", ("apiKey",))
-    assert set(view.entry.manifest.capabilities) == {"metadata.movie", "metadata.series"}
+    assert set(view.entry.manifest.capabilities) == {"metadata.movie", "metadata.series", "metadata.person"}
     with pytest.raises(PluginNotRunning):
         await unconfigured.call("metadata.search", {"kind": "movie", "name": "Heat", "language": "en"})
     assert unconfigured.fake.count() == 0

@@ -24,7 +24,7 @@ Routes (TMDB v3 shapes, see ``tmdb_shapes``): ``/3/configuration``,
 ``/3/search/tv`` (``query``, ``first_air_date_year``), ``/3/movie/{id}``
 and ``/3/tv/{id}`` (``append_to_response``: credits, images,
 external_ids, release_dates / content_ratings; ``include_image_language``),
-``/3/tv/{id}/season/{n}``; each takes ``language`` (default ``en-US``).
+``/3/tv/{id}/season/{n}``, ``/3/person/{id}``, ``/3/collection/{id}``; each takes ``language`` (default ``en-US``).
 Images (no key needed, as on TMDB's image host): ``/t/p/{size}/{file}``,
 real JPEG or PNG bytes made by Pillow, ``original`` at the catalogue's
 size, ``wN`` scaled to N pixels wide. Errors have TMDB's body
@@ -59,6 +59,8 @@ FAKE_API_KEY = "fake-tmdb-key-0123456789abcdef"
 _MOVIE = re.compile(r"/movie/(\d+)")
 _TV = re.compile(r"/tv/(\d+)")
 _SEASON = re.compile(r"/tv/(\d+)/season/(\d+)")
+_PERSON = re.compile(r"/person/(\d+)")
+_COLLECTION = re.compile(r"/collection/(\d+)")
 _IMAGE = re.compile(r"/t/p/(original|[wh]\d{1,4})(/[^/]+)")
 QUERY_LOG = 200
 
@@ -394,6 +396,10 @@ def _route(fake: FakeTmdb, path: str, params: dict[str, str]) -> tuple[int, Any]
         season = next((s for s in show.seasons if s.number == int(match.group(2))), None)
         if season is not None:
             return 200, shapes.season(catalogue, show, season, language)
+    if (match := _PERSON.fullmatch(path)) and (person := catalogue.people.get(int(match.group(1)))):
+        return 200, shapes.person(person, language)
+    if (match := _COLLECTION.fullmatch(path)) and (found := catalogue.collections.get(int(match.group(1)))):
+        return 200, shapes.collection(catalogue, found, language)
     return 404, shapes.error(34, "The resource you requested could not be found.")
 
 

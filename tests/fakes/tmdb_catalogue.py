@@ -20,7 +20,7 @@ Hand-written fixtures (ids as on TMDB, data trimmed):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 Texts = dict[str, dict[str, str]]  # language tag -> {"title"/"name", "overview", "tagline"}
 
@@ -31,6 +31,19 @@ class Person:
     name: str
     profile_path: str | None
     department: str = "Acting"
+    biography: Texts = field(default_factory=dict)  # language tag -> {"biography": ...}
+    birthday: str | None = None
+    place_of_birth: str | None = None
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A TMDB collection (``belongs_to_collection`` of its movies)."""
+
+    id: int
+    texts: Texts  # language tag -> {"name", "overview"}
+    poster_path: str | None = None
+    backdrop_path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +83,7 @@ class Movie:
     backdrops: tuple[Image, ...] = ()
     logos: tuple[Image, ...] = ()
     certifications: dict[str, str] = field(default_factory=dict)  # region -> certification
+    collection_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +139,7 @@ class Catalogue:
     people: dict[int, Person]
     genres: dict[int, dict[str, str]]  # id -> language tag -> name
     search_index: dict[str, list[tuple[Movie | Series, str]]] = field(default_factory=dict, repr=False)  # tmdb_shapes'
+    collections: dict[int, Collection] = field(default_factory=dict)
 
     def image_sizes(self) -> dict[str, tuple[int, int]]:
         """Every image file the fake serves, with its original size."""
@@ -142,6 +157,10 @@ class Catalogue:
         for person in self.people.values():
             if person.profile_path:
                 sizes[person.profile_path] = (120, 180)
+        for collection in self.collections.values():
+            for path in (collection.poster_path, collection.backdrop_path):
+                if path:
+                    sizes[path] = (300, 450)
         return sizes
 
 
@@ -155,7 +174,9 @@ GENRES: dict[int, dict[str, str]] = {
 }
 
 PEOPLE: dict[int, Person] = {p.id: p for p in (
-    Person(6384, "Keanu Reeves", "/keanu-reeves.jpg"),
+    Person(6384, "Keanu Reeves", "/keanu-reeves.jpg",
+           biography={"en": {"biography": "Keanu Charles Reeves is a Canadian actor."}},
+           birthday="1964-09-02", place_of_birth="Beirut, Lebanon"),
     Person(2975, "Laurence Fishburne", "/laurence-fishburne.jpg"),
     Person(530, "Carrie-Anne Moss", None),
     Person(9340, "Lana Wachowski", "/lana-wachowski.jpg", "Directing"),
@@ -327,4 +348,14 @@ def synthetic_movies(count: int, *, first_id: int = 900_000) -> list[Movie]:
 def with_movies(catalogue: Catalogue, movies: list[Movie]) -> Catalogue:
     """``catalogue`` with ``movies`` added (by id)."""
     return Catalogue(movies={**catalogue.movies, **{m.id: m for m in movies}}, series=dict(catalogue.series),
-                     people=dict(catalogue.people), genres=dict(catalogue.genres))
+                     people=dict(catalogue.people), genres=dict(catalogue.genres),
+                     collections=dict(catalogue.collections))
+
+
+def with_collection(catalogue: Catalogue, collection: Collection, movie_ids: list[int]) -> Catalogue:
+    """``catalogue`` where the movies ``movie_ids`` belong to ``collection``."""
+    movies = dict(catalogue.movies)
+    for movie_id in movie_ids:
+        movies[movie_id] = replace(movies[movie_id], collection_id=collection.id)
+    return Catalogue(movies=movies, series=dict(catalogue.series), people=dict(catalogue.people),
+                     genres=dict(catalogue.genres), collections={**catalogue.collections, collection.id: collection})

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .tmdb_catalogue import Catalogue, Credit, Episode, Image, Movie, Season, Series
+from .tmdb_catalogue import Catalogue, Collection, Credit, Episode, Image, Movie, Person, Season, Series
 
 PAGE_SIZE = 20
 _WORDS = re.compile(r"[\W_]+", re.UNICODE)
@@ -169,7 +169,7 @@ def movie(catalogue: Catalogue, record: Movie, language: str, append: set[str], 
         "production_companies": [{"id": 1000 + i, "name": name, "logo_path": None, "origin_country": "US"}
                                  for i, name in enumerate(record.companies)],
         "poster_path": _best_path(record.posters, language), "backdrop_path": _best_path(record.backdrops, language),
-        "homepage": "", "video": False,
+        "homepage": "", "video": False, "belongs_to_collection": _belongs(catalogue, record, language),
     }
     return body | _appended(catalogue, record, append, image_languages(language, include_images))
 
@@ -234,3 +234,30 @@ def configuration(image_base: str) -> dict[str, Any]:
 
 def error(status_code: int, message: str) -> dict[str, Any]:
     return {"success": False, "status_code": status_code, "status_message": message}
+
+
+def _belongs(catalogue: Catalogue, record: Movie, language: str) -> dict[str, Any] | None:
+    found = catalogue.collections.get(record.collection_id) if record.collection_id is not None else None
+    if found is None:
+        return None
+    return {"id": found.id, "name": texts_for(found.texts, language).get("name", ""),
+            "poster_path": found.poster_path, "backdrop_path": found.backdrop_path}
+
+
+def person(record: Person, language: str) -> dict[str, Any]:
+    """``/person/{id}``: an untranslated biography is empty, as on TMDB."""
+    return {
+        "id": record.id, "name": record.name, "known_for_department": record.department,
+        "biography": texts_for(record.biography, language).get("biography", "") if record.biography else "",
+        "birthday": record.birthday, "deathday": None, "place_of_birth": record.place_of_birth,
+        "profile_path": record.profile_path, "imdb_id": None, "homepage": None, "adult": False,
+    }
+
+
+def collection(catalogue: Catalogue, record: Collection, language: str) -> dict[str, Any]:
+    """``/collection/{id}`` with its parts."""
+    texts = texts_for(record.texts, language)
+    parts = [{"id": m.id, "title": texts_for(m.texts, language).get("title") or m.original_title,
+              "release_date": m.release_date} for m in catalogue.movies.values() if m.collection_id == record.id]
+    return {"id": record.id, "name": texts.get("name", ""), "overview": texts.get("overview", ""),
+            "poster_path": record.poster_path, "backdrop_path": record.backdrop_path, "parts": parts}

@@ -7,7 +7,6 @@ for the whole module, on a database made for it, and is stopped by SIGTERM.
 
 from __future__ import annotations
 
-import asyncio
 import signal
 import subprocess
 import time
@@ -17,14 +16,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import asyncpg
 import pytest
 import trio
 
 from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
-from ..conftest import POSTGRES_URL, postgres_problem
+from ..conftest import SCHEMAS, migrated_copy, postgres_problem, schema_url
 from ..process import SERVING_LINE, START_TIMEOUT_S, clean_environ, reelhouse_argv
 
 STOP_TIMEOUT_S = 15.0
@@ -55,19 +53,10 @@ def module_database(backend: str, directory: Path) -> Iterator[str]:
     if problem is not None:
         pytest.skip(problem)
     schema = f"t_{uuid.uuid4().hex[:20]}"
-    separator = "&" if "?" in POSTGRES_URL else "?"
     try:
-        yield f"{POSTGRES_URL}{separator}schema={schema}"
+        yield schema_url(schema)
     finally:
-        asyncio.run(_drop_schema(schema))
-
-
-async def _drop_schema(schema: str) -> None:
-    conn = await asyncpg.connect(POSTGRES_URL)
-    try:
-        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-    finally:
-        await conn.close()
+        SCHEMAS.release(schema)  # emptied for the next test, or dropped
 
 
 @contextmanager
@@ -91,6 +80,7 @@ def live_server(database_url: str, data_dir: Path) -> Iterator[LiveServer]:
 
 
 async def _prepare(database_url: str) -> str:
+    await migrated_copy(database_url)
     async with open_store(database_url) as store:
         await migrate(store)
         _record, key = await create_api_key(store, "tests")

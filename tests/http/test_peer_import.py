@@ -24,7 +24,7 @@ from reelhouse.storage.watch_state import WatchState, watch_states
 from tests.fakes.jellyfin_api import FAKE_TOKEN, fake_jellyfin, item
 from tests.media_factory import MediaFactory
 
-from ..conftest import POSTGRES_URL
+from ..conftest import SCHEMAS, schema_url
 from ..process import ServerProcess, run_cli
 from .conftest import RunningServer, migrated_copy, start_server
 from .members import add_member, token_for
@@ -132,18 +132,16 @@ async def test_a_refused_token_a_server_of_another_kind_and_no_answer_say_the_re
 
 @asynccontextmanager
 async def _peer_database(database_url: str, tmp_path: Path) -> AsyncIterator[str]:
-    """A second database beside the test's: a file, or a schema of the same PostgreSQL (dropped after)."""
+    """A second database beside the test's: a file, or a schema of the same PostgreSQL (released after)."""
     if database_url.startswith("sqlite"):
         yield f"sqlite:///{tmp_path / 'peer' / 'reelhouse.db'}"
         return
     schema = f"t_{uuid.uuid4().hex[:20]}"
-    separator = "&" if "?" in POSTGRES_URL else "?"
     try:
-        yield f"{POSTGRES_URL}{separator}schema={schema}"
+        yield schema_url(schema)
     finally:
         with trio.CancelScope(shield=True):
-            async with open_store(POSTGRES_URL) as store:
-                await store.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            await trio.to_thread.run_sync(SCHEMAS.release, schema)  # emptied for a later test, or dropped
 
 
 async def _peer_with_ann_s_plays(nursery: trio.Nursery, peer: ServerProcess, peer_url: str, data_dir: Path,

@@ -263,12 +263,31 @@ async def test_box_sets_alone_sort_by_their_newest_member(store: Store) -> None:
     library = cat.library("Films", "movies")
     older = cat.item(library, "BoxSet", "Older Set")
     newer = cat.item(library, "BoxSet", "Newer Set")
-    cat.movie(library, "In Newer", parent_id=newer)
-    cat.movie(library, "In Older", parent_id=older)
+    cat.member(newer, cat.movie(library, "In Newer"))
+    cat.member(older, cat.movie(library, "In Older"))
     await cat.flush()
     query = parse_item_query({"type": ["BoxSet"], "sort": ["dateAdded"]})
     listed = await list_items(store, query, CODEC)
     assert [i.name for i in listed.items] == ["Newer Set", "Older Set"]
+
+
+async def test_box_sets_are_listed_when_asked_for_and_list_their_members(store: Store) -> None:
+    cat = CatalogFactory(store)
+    library = cat.library("Films", "movies")
+    box = cat.item(library, "BoxSet", "A Set")
+    first, second = cat.movie(library, "First"), cat.movie(library, "Second")
+    cat.movie(library, "Alone")
+    cat.member(box, first)
+    cat.member(box, second)
+    await cat.flush()
+    plain = await list_items(store, parse_item_query({"libraryId": [library]}), CODEC)
+    boxsets = await list_items(store, parse_item_query({"type": ["BoxSet"]}), CODEC)
+    members = await list_items(store, parse_item_query({"parentId": [box]}), CODEC)
+    by_id = await list_items(store, parse_item_query({"ids": [box]}), CODEC)
+    assert [i.name for i in plain.items] == ["Alone", "First", "Second"]
+    assert [i.name for i in boxsets.items] == ["A Set"]
+    assert [i.name for i in members.items] == ["First", "Second"]
+    assert [i.name for i in by_id.items] == ["A Set"]
 
 
 async def test_random_sort_is_a_seeded_permutation(store: Store, samples: Samples) -> None:

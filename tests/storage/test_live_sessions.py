@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 import trio
 
 from reelhouse.storage import Store
+from reelhouse.storage.cluster_nodes import heartbeat
 from reelhouse.storage.live_sessions import save_live_session, sessions_left_behind
 from reelhouse.storage.play_history import record_playback
 
@@ -58,3 +60,18 @@ async def test_an_unreadable_state_is_dropped_not_recorded(store: Store) -> None
         await store.execute("INSERT INTO playback_live (session_id, state, saved_at) VALUES ('s9', '{\"x\": 1}', 0)")
         assert await sessions_left_behind(store) == []
         assert await left_ids(store) == []
+
+
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+async def test_on_a_cluster_only_the_states_of_dead_nodes_are_left_behind(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        await heartbeat(store, "alive", "http://a")
+        await heartbeat(store, "dead", "http://d")
+        await store.execute("UPDATE cluster_nodes SET heartbeat_at = 0 WHERE id = 'dead'")
+        live, gone, single = ended(), ended(item_id="item-2"), ended(item_id="item-3")
+        await save_live_session(store, live, node_id="alive")
+        await save_live_session(store, gone, node_id="dead")
+        await save_live_session(store, single)  # saved by a server of one (no node)
+        found = await sessions_left_behind(store, node_expiry_ms=15_000)
+    assert {state.session_id for state in found} == {gone.session_id, single.session_id}
+    assert {state.end_reason for state in found} == {"crash"}

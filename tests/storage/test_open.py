@@ -48,3 +48,16 @@ def test_the_schema_may_be_given_as_an_argument() -> None:
 def test_unsupported_or_malformed_urls_raise_value_error(url: str, schema: str | None) -> None:
     with pytest.raises(ValueError):
         parse_database_url(url, schema)
+
+
+def test_a_postgres_url_sizes_its_connections_and_keeps_the_sizes_out_of_the_dsn() -> None:
+    target = parse_database_url("postgresql://root@127.0.0.1:5432/test?schema=t_1&writers=3&readers=2&sslmode=disable")
+    assert (target.location, target.schema) == ("postgresql://root@127.0.0.1:5432/test?sslmode=disable", "t_1")
+    assert (target.writers, target.readers) == (3, 2)
+    assert parse_database_url("postgresql://db/x").writers is None
+
+
+@pytest.mark.parametrize("query", ["writers=0", "readers=101", "writers=two", "readers=1&readers=2"])
+def test_a_connection_count_out_of_range_or_given_twice_is_refused(query: str) -> None:
+    with pytest.raises(ValueError, match="number of connections"):
+        parse_database_url(f"postgresql://db/x?{query}")

@@ -6,14 +6,13 @@ import contextvars
 import gc
 import os
 import weakref
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import asyncpg
 import psycopg
 import pytest
 import trio
 
-import reelhouse.storage._postgres as postgres_backend
 import reelhouse.storage._postgres_reads as postgres_reads
 from reelhouse.storage import (
     IntegrityError,
@@ -45,12 +44,11 @@ def test_queries_and_returning_statements_return_rows() -> None:
 
 @pytest.mark.parametrize("backend", ["postgresql"])
 async def test_transactions_waiting_for_a_connection_are_served_first_come_first_served(
-    database_url: str, monkeypatch: pytest.MonkeyPatch
+    database_url: str,
 ) -> None:
-    monkeypatch.setattr(postgres_backend, "POOL_MAX_SIZE", 1)
     finished: list[int] = []
     with trio.fail_after(30):
-        async with open_store(database_url) as store:
+        async with open_store(_sized(database_url, writers=1)) as store:
             slots = store._slots  # type: ignore[attr-defined]
 
             async def caller(number: int) -> None:
@@ -67,12 +65,11 @@ async def test_transactions_waiting_for_a_connection_are_served_first_come_first
 
 @pytest.mark.parametrize("backend", ["postgresql"])
 async def test_reads_waiting_for_a_reader_are_served_first_come_first_served(
-    database_url: str, monkeypatch: pytest.MonkeyPatch
+    database_url: str,
 ) -> None:
-    monkeypatch.setattr(postgres_reads, "READER_COUNT", 1)
     finished: list[int] = []
     with trio.fail_after(30):
-        async with open_store(database_url) as store:
+        async with open_store(_sized(database_url, readers=1)) as store:
 
             async def caller(number: int) -> None:
                 await store.fetch_value("SELECT pg_sleep(0.05)")
@@ -88,19 +85,20 @@ async def test_reads_waiting_for_a_reader_are_served_first_come_first_served(
 @pytest.mark.parametrize("backend", ["postgresql"])
 async def test_a_reader_whose_connection_was_cut_reconnects_for_the_next_read(database_url: str) -> None:
     terminate = "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = ?"
+    readers = postgres_reads.READER_COUNT
     with trio.fail_after(30):
-        async with open_store(database_url) as store:
+        async with open_store(_sized(database_url, readers=readers)) as store:
             assert await store.fetch_value("SELECT 1") == 1
             cut = await store.execute(terminate, (postgres_reads.APPLICATION_NAME,))
-            assert cut.rows[0][0] >= postgres_reads.READER_COUNT  # the readers of this process only
+            assert cut.rows[0][0] >= readers  # this store's readers, and any other store's on the server
             failures = 0
-            for _ in range(3 * postgres_reads.READER_COUNT):
+            for _ in range(3 * readers):
                 try:
                     assert await store.fetch_value("SELECT 2") == 2
                 except StoreError:
                     failures += 1  # the read that found its connection cut
-            assert failures <= postgres_reads.READER_COUNT
-            for _ in range(2 * postgres_reads.READER_COUNT):
+            assert failures <= readers
+            for _ in range(2 * readers):
                 assert await store.fetch_value("SELECT 3") == 3  # every reader is connected again
 
 
@@ -123,6 +121,14 @@ async def test_a_read_of_a_statement_without_rows_answers_no_rows(store) -> None
         await store.execute("CREATE TABLE vacuumed (id INTEGER)")
         assert await store.fetch_all("VACUUM (ANALYZE) vacuumed") == []  # outside a transaction, as VACUUM must be
         assert await store.fetch_one("SET LOCAL work_mem = '8MB'") is None
+
+
+def _sized(database_url: str, **sizes: int) -> str:
+    """``database_url`` with these connection counts (``writers``, ``readers``) instead of the suite's."""
+    parts = urlsplit(database_url)
+    query = {key: values[0] for key, values in parse_qs(parts.query).items()}
+    query.update({name: str(count) for name, count in sizes.items()})
+    return parts._replace(query=urlencode(query)).geturl()
 
 
 # Where Debian's PostgreSQL listens on its Unix socket.
@@ -204,3 +210,18 @@ async def test_a_finished_transaction_keeps_nothing_of_its_caller_alive(database
                     nursery.start_soon(caller, number)
             gc.collect()
             assert [ref for ref in callers if ref() is not None] == []
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+async def test_a_transaction_cut_mid_statement_closes_its_connection_and_the_pool_serves_on(
+    database_url: str,
+) -> None:
+    with trio.fail_after(30):  # one writer connection: the cut one, or its successor
+        async with open_store(_sized(database_url, writers=1)) as store:
+            (before,) = await store.transaction([Statement("SELECT pg_backend_pid() AS pid")])
+            with trio.move_on_after(0.2) as cut:
+                await store.execute("SELECT pg_sleep(60)")
+            assert cut.cancelled_caught
+            (after,) = await store.transaction([Statement("SELECT pg_backend_pid() AS pid")])
+            await store.execute(f"SELECT pg_terminate_backend({before.rows[0]['pid']})")  # the sleeper, if alive
+    assert after.rows[0]["pid"] != before.rows[0]["pid"]  # never back into the pool as it was

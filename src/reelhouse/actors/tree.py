@@ -30,12 +30,15 @@ from reelhouse.storage.live_sessions import save_live_session, sessions_left_beh
 from reelhouse.storage.play_history import record_playback
 
 from .cluster import ClusterNode, run_node
+from .cluster.playback import ClusterPlaybackRef, serve_playback
 from .cluster.seat import SchedulerSeat
+from .dlna_events import DlnaEvents
 from .dlna_ssdp import SsdpConfig, run_ssdp
 from .jobs import JobRegistry
 from .library import LibraryServices
 from .library_registry import LibraryRegistry
 from .maintenance import core_tasks
+from .metadata_jobs import BatchListener, MetadataJobs
 from .playback.recording import LiveState
 from .playback.registry import PlaybackRegistry
 from .playback.session import SessionTimes
@@ -77,6 +80,8 @@ class ActorTree:
     watch_state: ActorRef | None = None  # WatchStateActor: marks and play positions per member
     cluster: ClusterNode | None = None  # this node, on PostgreSQL (actors/cluster)
     upkeep: ActorRef | None = None  # UpkeepActor: attention actions, reprobes, covers (actors/upkeep)
+    metadata: ActorRef | None = None  # MetadataJobs: people, collections, NFO sync (actors/metadata_jobs)
+    dlna_events: ActorRef | None = None  # DLNA's GENA subscriptions (actors/dlna_events.py), when DLNA is on
 
     def running(self) -> bool:
         """Every actor of the tree runs (none stopped for good or restarting), and the bus delivers."""
@@ -132,6 +137,7 @@ async def open_actor_tree(
         root = RootActor(children)
         await nursery.start(root.run)
         system, jobs, plugins = _child(root, "system"), _child(root, "jobs"), _child(root, "plugins")
+        batch_listener = BatchListener()  # people and collections filled after each scrape batch
         services = LibraryServices(
             store=store,
             bus=bus,
@@ -154,11 +160,16 @@ async def open_actor_tree(
             scrape=ScrapeServices(store=store, jobs=jobs, plugins=plugins, data_dir=settings.data_dir, http=http,
                                   downloads=DownloadSlots(),
                                   download_seconds=settings.scrape.image_download_seconds,
-                                  item_images_seconds=settings.scrape.item_images_seconds),
+                                  item_images_seconds=settings.scrape.item_images_seconds,
+                                  batch_done=batch_listener),
         )
         # Started last, so it stops first: running scans end before the
         # registries they report to.
         libraries = await root.start_child(ChildSpec("libraries", lambda: LibraryRegistry(services)))
+        scrape = services.scrape
+        assert scrape is not None  # built above
+        metadata = await root.start_child(ChildSpec("metadata", lambda: MetadataJobs(scrape)))
+        batch_listener.ref = metadata
         # After the libraries, so it stops before them: its runs end first.
         scheduler_spec = ChildSpec("scheduler", lambda: Scheduler(
             _scheduler_services(settings, store, bus, jobs, libraries, plugins), core_tasks()))
@@ -177,12 +188,19 @@ async def open_actor_tree(
             covers_dir=settings.data_dir / COVERS_DIR, global_probe_limit=settings.scan.probe_concurrency))))
         # Last, so it stops first: live sessions end into history while the store is open.
         playback = await root.start_child(ChildSpec(
-            "playback", lambda: _playback_registry(settings, store, scheduler, watch_state),
+            "playback", lambda: _playback_registry(settings, store, scheduler, watch_state, cluster),
             mailbox_size=PLAYBACK_MAILBOX_SIZE))
+        if cluster is not None:  # every node's sessions listed and stoppable from any node
+            nursery.start_soon(serve_playback, cluster, playback)
+            playback = ClusterPlaybackRef(cluster, playback)
         await _start_ssdp(nursery, settings, version, server_id)
+        dlna_events = None
+        if settings.dlna.enabled:
+            dlna_events = await root.start_child(
+                ChildSpec("dlna_events", lambda: DlnaEvents(store, bus, http, settings.dlna.member)))
         try:
             yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state,
-                            cluster, upkeep)
+                            cluster, upkeep, metadata=metadata, dlna_events=dlna_events)
         finally:
             nursery.cancel_scope.cancel()
 
@@ -227,7 +245,7 @@ def _scheduler_services(
 
 
 def _playback_registry(
-    settings: Settings, store: Store, scheduler: ActorRef, watch_state: ActorRef
+    settings: Settings, store: Store, scheduler: ActorRef, watch_state: ActorRef, cluster: ClusterNode | None
 ) -> PlaybackRegistry:
     async def tell_scheduler(active: bool) -> None:
         # A tell to a sibling (asks never flow up): whether anyone plays, for the idle trigger.
@@ -236,6 +254,11 @@ def _playback_registry(
     times = SessionTimes(settings.playback.idle_end_seconds, settings.playback.stop_wait_seconds)
     live = LiveState(functools.partial(save_live_session, store), functools.partial(sessions_left_behind, store),
                      settings.playback.save_interval_seconds)
+    if cluster is not None:  # rows are the node's own; a dead node's are recorded by whoever looks first
+        expiry = cluster.config.node_expiry_seconds
+        live = LiveState(functools.partial(save_live_session, store, node_id=cluster.node_id),
+                         functools.partial(sessions_left_behind, store, int(expiry * 1000)),
+                         settings.playback.save_interval_seconds, sweep_seconds=expiry)
     return PlaybackRegistry(functools.partial(record_playback, store), times=times, activity=tell_scheduler,
                             live=live, watch=watch_state)
 

@@ -30,9 +30,11 @@ from .jellyfin import install_jellyfin
 from .jobs import blueprint as jobs_blueprint
 from .jsonbody import install_json_bodies
 from .libraries import blueprint as libraries_blueprint
+from .metadata_jobs import blueprint as metadata_jobs_blueprint
 from .metrics import install_metrics
 from .observe import RequestObserver, RequestRecord, name_request, name_websocket
 from .openapi import ApiOpenAPIProvider, serve_document_once_built
+from .people import blueprint as people_blueprint
 from .playback_history import blueprint as playback_history_blueprint
 from .playback_reports import blueprint as playback_reports_blueprint
 from .playback_sessions import blueprint as playback_sessions_blueprint
@@ -77,6 +79,8 @@ BLUEPRINTS = (
     playback_history_blueprint,
     watch_state_blueprint,
     upkeep_blueprint,
+    people_blueprint,
+    metadata_jobs_blueprint,
 )
 
 API_PREFIX = "/api/v1"

@@ -27,6 +27,8 @@ PLAYER_ENDPOINTS = frozenset(
         "items.get_item",
         "search.search_catalogue",
         "images.item_image",
+        "people.get_person",
+        "people.person_image",
         "auth_routes.logout",
         "stream.stream_video",
         "playback_reports.playing",

@@ -174,6 +174,17 @@ async def serve_item_image(item_id: str, wanted: ImageRequest) -> Response:
         return error_response(500, "internal_error", "The stored image cannot be rendered.")
 
 
+async def serve_source_image(source: SourceImage, wanted: ImageRequest, what: str) -> Response:
+    """A stored image found elsewhere (a person's picture) answered as an item's is; ``what`` names it in logs."""
+    if not wanted.sized:
+        return await _original(source, wanted)
+    try:
+        return await _rendition(source, wanted)
+    except CannotRender as exc:
+        log.warning("image of %s (%s) cannot be rendered: %s", what, source.path, exc)
+        return error_response(500, "internal_error", "The stored image cannot be rendered.")
+
+
 def parse_image_request(args: Mapping[str, str]) -> ImageRequest:
     """The request's parameters; Invalid naming the first bad one."""
     kind = args.get("kind", "primary").lower()  # an empty kind is invalid, not the default

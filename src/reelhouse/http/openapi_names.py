@@ -29,7 +29,7 @@ TAGS: dict[str, str] = {
     "Devices": "Signed-in devices: list and revoke.",
     "Authentication": "Sign-in and sign-out of members' devices.",
     "Watch state": "The signed-in member's played and favourite marks, resume list and next up (device tokens).",
-    "Media": "Item images, resized and cached.",
+    "Media": "Item and person images, resized and cached.",
     "Plugins": "Installed plugins.",
     "System": "Status, updates, jobs and the activity log.",
 }
@@ -88,4 +88,11 @@ OPERATIONS: dict[str, Operation] = {
     "upkeep.attention_action": Operation("Libraries", "startAttentionAction"),
     "upkeep.regenerate_covers": Operation("Libraries", "regenerateLibraryCovers"),
     "upkeep.clear_cache": Operation("System", "clearCache"),
+    "people.get_person": Operation("Items", "getPerson"),
+    "people.person_image": Operation("Media", "getPersonImage"),
+    "people.people_details_fill": Operation("Items", "fillPeopleDetails"),
+    "people.people_recheck": Operation("Items", "recheckPeople"),
+    "people.people_source_refetch": Operation("Items", "refetchPeopleImages"),
+    "metadata_jobs.collections_fill": Operation("Libraries", "fillCollections"),
+    "metadata_jobs.nfo_sync": Operation("Libraries", "syncLibraryNfo"),
 }

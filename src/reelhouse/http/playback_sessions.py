@@ -1,7 +1,8 @@
 """GET /admin/playback/sessions and POST /admin/playback/sessions/{id}/stop (reference, Playback).
 
 Live sessions exist only in memory: the list asks the PlaybackRegistry
-(which gathers a view from each session, see ``actors/playback``); the store is read only
+(which gathers a view from each session, see ``actors/playback``; on a
+cluster, every node's, see ``actors/cluster/playback.py``); the store is read only
 to tell which items are gone (``itemDeleted``, then no ``title``).  A stop
 sends ``stop`` down the player's remote-control socket and answers 204 once
 the socket took it; the session then ends when the player reports
@@ -56,7 +57,7 @@ class PlaybackSession(ApiModel):
 @document_response(list[PlaybackSession], 200)
 @may_answer((403, "A device token: this is the administrative API."), 503)
 async def list_sessions() -> list[dict[str, Any]]:
-    """Every live playback session, oldest first."""
+    """Every live playback session, oldest first (on a cluster, every node's)."""
     views: list[SessionView] = await ask(registry_ref(), ListSessions())
     gone = await unreadable_items(app_context().store, {view.item.id for view in views})
     return [session_json(view, view.item.id in gone) for view in views]
@@ -71,7 +72,7 @@ async def list_sessions() -> list[dict[str, Any]]:
     503,
 )
 async def stop_session(session_id: str) -> Response:
-    """Ask the player to stop (204 once the socket took the message)."""
+    """Ask the player to stop (204 once the socket took the message); on a cluster, sent to any node."""
     await ask(registry_ref(), StopSession(session_id))
     await log_activity("session.stop", "security", "", session_id)
     return Response(b"", status=204)

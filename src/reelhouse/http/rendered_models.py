@@ -144,3 +144,38 @@ class ScanEventsQuery(ApiModel):
 class ScanEventsHeaders(BaseModel):
     # Not an ApiModel: header names are not camelCase.
     last_event_id: str | None = Field(None, alias="Last-Event-ID", description="Resume after this event id (decimal).")
+
+
+class PersonCreditOfPerson(ApiModel):
+    """One credit on a person's page: the item and the part."""
+
+    item_id: str
+    name: str
+    type: str
+    kind: str
+    role: str | None = None
+    production_year: int | None = None
+
+
+class Person(ApiModel):
+    """A person (GET /people/{id}): details from the provider, picture and credits."""
+
+    id: str
+    name: str
+    sort_name: str
+    image_tag: str | None = None
+    overview: str | None = None
+    birth_date: str | None = None
+    death_date: str | None = None
+    birth_place: str | None = None
+    homepage: str | None = None
+    provider_ids: dict[str, str]
+    details_state: str
+    credits: list[PersonCreditOfPerson]
+
+
+class JobStarted(ApiModel):
+    """A metadata job started (or already running): follow it in GET /jobs."""
+
+    job_id: str
+    kind: str

@@ -23,7 +23,7 @@ PROTOCOL_VERSION: Final = 2
 MIN_PROTOCOL_VERSION: Final = 2
 
 CAPABILITIES: Final = frozenset(
-    {"metadata.movie", "metadata.series", "images", "recognizer", "segments", "background"}
+    {"metadata.movie", "metadata.series", "metadata.person", "images", "recognizer", "segments", "background"}
 )
 PERMISSIONS: Final = frozenset({"llm", "network.lan"})
 MAX_CONCURRENCY: Final = 16

@@ -109,6 +109,7 @@ class CreditPlan:
     role: str
     order: int
     provider_ids: Mapping[str, str]
+    image_url: str | None = None  # the provider's picture of the person
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +215,7 @@ def dedupe_people(people: Sequence[ProviderPerson]) -> tuple[CreditPlan, ...]:
             continue
         seen.add(key)
         order = person.order if person.order is not None else position
-        plans.append(CreditPlan(name, person.kind, person.role, order, dict(person.provider_ids)))
+        plans.append(CreditPlan(name, person.kind, person.role, order, dict(person.provider_ids), person.image_url))
     return tuple(plans)
 
 

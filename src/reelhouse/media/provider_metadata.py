@@ -14,6 +14,11 @@ answers three methods over the plugin protocol (docs/plugins.md,
   ``{item: ProviderItem, episodes: [ProviderItem...]}`` (each episode with
   ``indexNumber``).
 
+A movie's ProviderItem may name the provider's collection it belongs to
+(``collection: {providerItemId, name?}``); ``metadata.person`` and
+``metadata.collection`` (optional methods) are parsed in
+:mod:`reelhouse.media.provider_people`.
+
 ``language`` is the library's ``metadataLanguage`` (BCP 47; empty = the
 server default); the provider falls back to its original-language text
 for fields it lacks in that language.  Everything here is pure: the
@@ -79,6 +84,14 @@ class ProviderRating:
 
 
 @dataclass(frozen=True, slots=True)
+class ProviderCollection:
+    """The provider's collection (a film series) a movie belongs to."""
+
+    provider_item_id: str
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ProviderItem:
     provider_item_id: str
     name: str | None = None
@@ -100,6 +113,7 @@ class ProviderItem:
     ratings: tuple[ProviderRating, ...] = ()
     index_number: int | None = None  # season or episode number
     seasons: tuple[int, ...] = ()  # a series' season numbers
+    collection: ProviderCollection | None = None  # a movie's provider collection
 
 
 def parse_candidates(answer: Any) -> list[Candidate]:
@@ -157,7 +171,16 @@ def _item(row: Mapping[str, Any]) -> ProviderItem:
         ratings=tuple(_rating(rating) for rating in _list(row.get("ratings"), "ratings")),
         index_number=_integer(row.get("indexNumber"), "indexNumber"),
         seasons=tuple(_integer(n, "seasons") or 0 for n in _list(row.get("seasons"), "seasons")),
+        collection=_collection(row.get("collection")),
     )
+
+
+def _collection(value: Any) -> ProviderCollection | None:
+    if value is None:
+        return None
+    row = _object(value, "collection")
+    return ProviderCollection(_required_text(row.get("providerItemId"), "collection.providerItemId"),
+                              _text(row.get("name"), "collection.name"))
 
 
 def _person(row: Any) -> ProviderPerson:

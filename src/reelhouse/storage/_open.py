@@ -10,7 +10,10 @@ Accepted forms:
   extra query parameter ``schema=NAME`` (``[a-z_][a-z0-9_]*``) puts every
   connection on that schema (``search_path``), creating it when missing;
   ``open_store(url, schema=NAME)`` does the same.  Tests use it to isolate
-  each test in a fresh schema.
+  each test in a fresh schema.  ``writers=N`` and ``readers=N`` (1 to 100)
+  size the store's connections: at most N pooled writer connections
+  (default 10) and N reader connections (default 4); the suite, which opens
+  many stores at once on one server, uses fewer.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ class DatabaseTarget:
     backend: Backend
     location: str  # the SQLite file path, or the PostgreSQL DSN without `schema`
     schema: str | None = None
+    writers: int | None = None  # pooled writer connections (None: the store's default)
+    readers: int | None = None  # reader connections (None: the store's default)
 
 
 def parse_database_url(url: str | os.PathLike[str], schema: str | None = None) -> DatabaseTarget:
@@ -69,12 +74,26 @@ def _postgres_target(parts: SplitResult, schema: str | None) -> DatabaseTarget:
     chosen = in_url[0] if in_url else schema
     if chosen is not None and not _SCHEMA_NAME.match(chosen):
         raise ValueError(f"invalid schema name {chosen!r}: use [a-z_][a-z0-9_]*")
-    rest = urlencode([(key, value) for key, value in query if key != "schema"], safe="/")
+    sizes = {name: _connection_count(query, name) for name in _POOL_SIZES}
+    rest = urlencode([(key, value) for key, value in query if key not in ("schema", *_POOL_SIZES)], safe="/")
     # Not urlunsplit: it drops the "//" of a URL without a host (the Unix
     # socket form, postgresql:///db?host=/var/run/postgresql), and libpq
     # then reads "postgresql:/db?host" as a connection option.
     dsn = f"postgresql://{parts.netloc}{parts.path}" + (f"?{rest}" if rest else "")
-    return DatabaseTarget("postgresql", dsn, chosen)
+    return DatabaseTarget("postgresql", dsn, chosen, sizes["writers"], sizes["readers"])
+
+
+_POOL_SIZES = ("writers", "readers")
+_MAX_CONNECTIONS = 100
+
+
+def _connection_count(query: list[tuple[str, str]], name: str) -> int | None:
+    values = [value for key, value in query if key == name]
+    if not values:
+        return None
+    if len(values) > 1 or not values[0].isdigit() or not 1 <= int(values[0]) <= _MAX_CONNECTIONS:
+        raise ValueError(f"{name} is a number of connections from 1 to {_MAX_CONNECTIONS}, given once")
+    return int(values[0])
 
 
 @asynccontextmanager
@@ -94,7 +113,9 @@ async def open_store(url: str | os.PathLike[str], *, schema: str | None = None) 
         # (measured: 76 -> 63 MB after importing the server's modules).
         from ._postgres import open_postgres_store
 
-        async with open_postgres_store(target.location, schema=target.schema) as pg_store:
+        async with open_postgres_store(
+            target.location, schema=target.schema, writers=target.writers, readers=target.readers
+        ) as pg_store:
             yield pg_store
     else:
         async with open_sqlite_store(target.location) as sqlite_store:

@@ -57,6 +57,11 @@ T = TypeVar("T")
 _DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
 
 
+# A failure of the connection itself, not a refusal of the statement.
+_LINK_ERRORS = (asyncpg.PostgresConnectionError, asyncpg.exceptions.OperatorInterventionError,
+                asyncpg.exceptions.InsufficientResourcesError, asyncpg.exceptions.InvalidTransactionStateError)
+
+
 def _status_count(status: str) -> int:
     last = status.rsplit(" ", 1)[-1]
     return int(last) if last.isdigit() else 0
@@ -71,12 +76,39 @@ ColumnTypes = dict[str, dict[str, str]]  # table -> column -> type, as format_ty
 async def _aio_transaction(
     pool: asyncpg.Pool, statements: Sequence[Statement], types: ColumnTypes, fence: Fence | None = None
 ) -> list[WriteResult]:
-    async with pool.acquire() as conn, conn.transaction():
-        if fence is not None:
-            check = translate_sql(FENCE_CHECK_SQL).numbered
-            if await conn.fetchval(check, fence.name, fence.node_id, fence.epoch) is None:
-                raise fenced_out(fence)  # rolls the transaction back
-        return [await _aio_statement(conn, statement, types) for statement in statements]
+    conn = await pool.acquire()
+    try:
+        transaction = conn.transaction()
+        await transaction.start()
+        try:
+            if fence is not None:
+                check = translate_sql(FENCE_CHECK_SQL).numbered
+                if await conn.fetchval(check, fence.name, fence.node_id, fence.epoch) is None:
+                    raise fenced_out(fence)
+            results = [await _aio_statement(conn, statement, types) for statement in statements]
+        except Exception as error:
+            if _refused(error):
+                await transaction.rollback()
+            raise
+        await transaction.commit()
+        return results
+    except BaseException as error:
+        if not _refused(error):
+            # Cut mid-statement (cancelled, the link dead, the session ended by the server): no
+            # ROLLBACK on it, and it never goes back into the pool as it is (asyncpg would send a
+            # cancel request on a new connection first and wait for it, holding the connection
+            # and its slot as long).  Closed, the server rolls back; the pool opens a new one.
+            conn.terminate()
+        raise
+    finally:
+        await pool.release(conn)
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether ``error`` is the server refusing a statement (rolled back; the connection sound)."""
+    if isinstance(error, StoreError):  # fenced out: rolled back before any write
+        return True
+    return isinstance(error, asyncpg.PostgresError) and not isinstance(error, _LINK_ERRORS)
 
 
 async def _aio_statement(conn: asyncpg.Connection, statement: Statement, types: ColumnTypes) -> WriteResult:
@@ -111,7 +143,7 @@ async def _aio_bulk(conn: asyncpg.Connection, sql: str, rows: Sequence[Params], 
     return True
 
 
-async def _aio_open_pool(dsn: str, schema: str | None) -> asyncpg.Pool:
+async def _aio_open_pool(dsn: str, schema: str | None, size: int) -> asyncpg.Pool:
     # Catalogue filters vary wildly in selectivity; a generic prepared plan
     # (what asyncpg's statement cache gets after five runs) was measured at
     # twice the time of a custom one for filtered item pages.
@@ -131,9 +163,9 @@ async def _aio_open_pool(dsn: str, schema: str | None) -> asyncpg.Pool:
     # through Quart's context variables). The pool's 300 s idle timer, armed at
     # every release, so kept five minutes of write requests alive, and the
     # statement cache's timers did the same. Idle connections stay open (at
-    # most POOL_MAX_SIZE); cached statements leave by size (100 per connection).
+    # most ``size``); cached statements leave by size (100 per connection).
     pool = await asyncpg.create_pool(
-        dsn, min_size=POOL_MIN_SIZE, max_size=POOL_MAX_SIZE, server_settings=settings,
+        dsn, min_size=min(POOL_MIN_SIZE, size), max_size=size, server_settings=settings,
         max_inactive_connection_lifetime=0, max_cached_statement_lifetime=0,
     )
     try:
@@ -163,7 +195,7 @@ class PostgresStore(StoreShorthands):
 
     def __init__(
         self, loop: trio_asyncio.TrioEventLoop, pool: asyncpg.Pool, readers: PostgresReaders,
-        dsn: str = "", schema: str | None = None,
+        dsn: str = "", schema: str | None = None, writers: int | None = None,
     ) -> None:
         self.dsn = dsn  # for a connection of its own (cluster notifications)
         self.schema = schema
@@ -175,7 +207,7 @@ class PostgresStore(StoreShorthands):
         # first, and under load some requests waited seconds while others
         # cut in (measured, 50 callers on 10 connections: p50 29 ms, p99
         # 1.9 s).  Trio's limiter hands each freed slot to the longest waiter.
-        self._slots = trio.CapacityLimiter(POOL_MAX_SIZE)
+        self._slots = trio.CapacityLimiter(POOL_MAX_SIZE if writers is None else writers)
         self.closed = False
         self._outage = Outage("PostgreSQL")
         self._transactions_ended = 0  # the data version (see Store.data_version)
@@ -257,8 +289,14 @@ class PostgresStore(StoreShorthands):
 
 
 @asynccontextmanager
-async def open_postgres_store(dsn: str, *, schema: str | None = None) -> AsyncIterator[PostgresStore]:
+async def open_postgres_store(
+    dsn: str, *, schema: str | None = None, writers: int | None = None, readers: int | None = None,
+) -> AsyncIterator[PostgresStore]:
     """Open a pool on ``dsn``; with ``schema``, every connection uses it.
+
+    ``writers`` and ``readers`` size the writer pool and the reader
+    connections (default :data:`POOL_MAX_SIZE` and
+    :data:`~._postgres_reads.READER_COUNT`).
 
     The schema is created when missing.  Opens a trio-asyncio loop around the
     store when none is running.  Raises StoreError when the database cannot
@@ -268,21 +306,22 @@ async def open_postgres_store(dsn: str, *, schema: str | None = None) -> AsyncIt
         loop = trio_asyncio.current_loop.get()
         if loop is None:
             loop = await stack.enter_async_context(trio_asyncio.open_loop())
-        pool = await _open_pool(loop, dsn, schema)
+        writers = POOL_MAX_SIZE if writers is None else writers
+        pool = await _open_pool(loop, dsn, schema, writers)
         try:
-            readers = await open_readers(dsn, schema)  # after the pool: it creates the schema
+            reading = await open_readers(dsn, schema, readers)  # after the pool: it creates the schema
         except BaseException:
             pool.terminate()
             raise
-        store = PostgresStore(loop, pool, readers, dsn, schema)
+        store = PostgresStore(loop, pool, reading, dsn, schema, writers)
         stack.push_async_callback(store.close)
         yield store
 
 
-async def _open_pool(loop: trio_asyncio.TrioEventLoop, dsn: str, schema: str | None) -> asyncpg.Pool:
+async def _open_pool(loop: trio_asyncio.TrioEventLoop, dsn: str, schema: str | None, size: int) -> asyncpg.Pool:
     try:
         with trio.fail_after(CONNECT_TIMEOUT_S):
-            return await trio_asyncio.aio_as_trio(_aio_open_pool, loop=loop)(dsn, schema)
+            return await trio_asyncio.aio_as_trio(_aio_open_pool, loop=loop)(dsn, schema, size)
     except trio.TooSlowError:
         raise StoreOpenError(f"cannot connect to PostgreSQL at {_where(dsn)}: no answer within "
                              f"{CONNECT_TIMEOUT_S:.0f} s") from None

@@ -165,8 +165,8 @@ def _close_all(connections: list[_Connection]) -> None:
         connection.close()
 
 
-async def open_readers(dsn: str, schema: str | None) -> PostgresReaders:
-    """Connect ``READER_COUNT`` reader connections (in a worker thread); StoreError when that fails."""
+async def open_readers(dsn: str, schema: str | None, count: int | None = None) -> PostgresReaders:
+    """Connect ``count`` (default ``READER_COUNT``) reader connections in a worker thread; StoreError on failure."""
     # Custom plans: see _postgres._aio_open_pool.  No prepared statements: a
     # statement prepared before a table changes shape fails afterwards
     # ("cached plan must not change result type"), and with custom plans
@@ -184,7 +184,7 @@ async def open_readers(dsn: str, schema: str | None) -> PostgresReaders:
         conn.prepare_threshold = None
         return conn
 
-    connections = [_Connection(connect) for _ in range(READER_COUNT)]
+    connections = [_Connection(connect) for _ in range(READER_COUNT if count is None else count)]
     try:
         await trio.to_thread.run_sync(lambda: [c.get() for c in connections])
     except (psycopg.Error, OSError) as exc:

@@ -133,7 +133,7 @@ async def load_scan_index(store: Store, library_id: str) -> ScanIndex:
     (``images`` stays empty: see :func:`load_local_images`)."""
     items = await store.fetch_all(
         "SELECT id, type, path, dir_path, missing, scan_hash, series_id, season_id, version_of,"
-        " extra_type, file_size, file_mtime FROM items WHERE library_id = ?",
+        " extra_type, file_size, file_mtime FROM items WHERE library_id = ? AND type <> 'BoxSet'",
         (library_id,),
     )
     dirs = await store.fetch_all(

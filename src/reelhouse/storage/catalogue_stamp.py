@@ -22,6 +22,18 @@ async def catalogue_stamp(store: Store) -> int:
         "SELECT COUNT(*) AS n, COALESCE(MAX(date_created), 0) AS created, COALESCE(MAX(date_modified), 0) AS modified"
         " FROM items"
     )
-    values = (0, 0, 0) if row is None else (int(row["n"]), int(row["created"]), int(row["modified"]))
+    return _fold((0, 0, 0) if row is None else (int(row["n"]), int(row["created"]), int(row["modified"])))
+
+
+async def library_stamps(store: Store) -> dict[str, int]:
+    """A stamp per library (as :func:`catalogue_stamp`, of that library's items): ContainerUpdateIDs."""
+    rows = await store.fetch_all(
+        "SELECT library_id, COUNT(*) AS n, COALESCE(MAX(date_created), 0) AS created,"
+        " COALESCE(MAX(date_modified), 0) AS modified FROM items GROUP BY library_id"
+    )
+    return {str(row["library_id"]): _fold((int(row["n"]), int(row["created"]), int(row["modified"]))) for row in rows}
+
+
+def _fold(values: tuple[int, int, int]) -> int:
     digest = hashlib.blake2b(repr(values).encode(), digest_size=4).digest()
     return int.from_bytes(digest, "big") % UI4_MAX + 1

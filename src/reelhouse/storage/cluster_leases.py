@@ -11,13 +11,16 @@ checked the old lease to commit, and no such write can commit after it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._store import Statement, Store
+from ._store import Statement, Store, StoreError
 from .cluster_nodes import DB_NOW_MS
 
 TAKEOVER_LOCK_TIMEOUT_MS = 1000
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,17 +46,46 @@ async def acquire_lease(store: Store, name: str, node_id: str, ttl_ms: int) -> L
     The row is locked FOR UPDATE first: a fenced write of the old holder
     still in flight commits before the lease changes hands.
     """
-    _timeout, previous, taken = await store.transaction([
-        # A holder stalled in a transaction keeps its row lock until PostgreSQL ends that
-        # transaction (idle_in_transaction_session_timeout): give up and try next round.
-        Statement(f"SET LOCAL lock_timeout = {TAKEOVER_LOCK_TIMEOUT_MS}"),
-        Statement("SELECT node_id FROM cluster_leases WHERE name = ? FOR UPDATE", (name,)),
-        Statement(_TAKE, (name, node_id, ttl_ms)),
-    ])  # fmt: skip
+    try:
+        _timeout, previous, taken = await store.transaction([
+            # A holder stalled in a transaction keeps its row lock until PostgreSQL ends that
+            # transaction (idle_in_transaction_session_timeout): give up and try next round.
+            Statement(f"SET LOCAL lock_timeout = {TAKEOVER_LOCK_TIMEOUT_MS}"),
+            Statement("SELECT node_id FROM cluster_leases WHERE name = ? FOR UPDATE", (name,)),
+            Statement(_TAKE, (name, node_id, ttl_ms)),
+        ])  # fmt: skip
+    except StoreError:
+        await _end_stuck_holders(store, ttl_ms)
+        raise
     if not taken.rows:
         return None
     before = previous.rows[0]["node_id"] if previous.rows else None
     return Lease(name, node_id, int(taken.rows[0]["epoch"]), before)
+
+
+# A session that has held a lock on cluster_leases for longer than a lease while the lease
+# expired (the takeover waits for it) belongs to a holder stopped mid-statement: a process
+# paused while it streamed a many-row statement waits 'active' for its next row, which
+# idle_in_transaction_session_timeout does not end.  Its writes may not commit any more
+# (fenced): ending its session lets the takeover through; the paused holder finds its
+# connection closed when it wakes.
+_END_STUCK = (
+    "SELECT count(pg_terminate_backend(l.pid)) AS ended FROM pg_locks l "
+    "JOIN pg_stat_activity a ON a.pid = l.pid "
+    "WHERE l.relation = CAST('cluster_leases' AS regclass) AND l.granted AND l.pid <> pg_backend_pid() "
+    "AND a.state = 'active' AND a.wait_event = 'ClientRead' "
+    "AND a.xact_start < clock_timestamp() - make_interval(secs => ?)"
+)
+
+
+async def _end_stuck_holders(store: Store, ttl_ms: int) -> None:
+    try:
+        ended = await store.fetch_value(_END_STUCK, (ttl_ms / 1000,))
+    except StoreError as error:
+        log.warning("could not end the sessions holding an expired lease: %s", error)
+        return
+    if ended:
+        log.warning("ended %s database session(s) stuck holding an expired lease", ended)
 
 
 async def renew_leases(store: Store, node_id: str, held: Sequence[tuple[str, int]], ttl_ms: int) -> set[str]:

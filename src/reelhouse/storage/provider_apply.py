@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reelhouse.media.assembly import ImageRecord, person_id
-from reelhouse.media.provider_fields import COLUMNS, FieldPlan, StoredItem
+from reelhouse.media.provider_fields import COLUMNS, CreditPlan, FieldPlan, StoredItem
 
 from ._name_key import name_key
 from ._scrape_record import IDENTIFIED_KEY
@@ -125,9 +125,13 @@ def apply_statements(
         rows = [(item, kind, value, n) for n, value in enumerate(values)]
         statements.append(Statement(_VALUE_INSERT, many=rows))
     if plan.credits is not None:
-        people = {person_id(c.name): c for c in plan.credits}
+        people: dict[str, CreditPlan] = {}
+        for c in plan.credits:  # the first credit of a person that names a picture gives it
+            pid = person_id(c.name)
+            if pid not in people or (people[pid].image_url is None and c.image_url is not None):
+                people[pid] = c
         statements.append(Statement(_PERSON_UPSERT, many=[
-            (pid, c.name, c.name, _dumps(dict(sorted(c.provider_ids.items()))), mark.now_ms, mark.now_ms)
+            (pid, c.name, c.name, _dumps(dict(sorted(c.provider_ids.items()))), c.image_url, mark.now_ms, mark.now_ms)
             for pid, c in people.items()
         ]))  # fmt: skip
         statements.append(Statement("DELETE FROM credits WHERE item_id = ?", (item,)))
@@ -166,11 +170,15 @@ def _item_update(target: ApplyTarget, plan: FieldPlan, mark: ScrapeMark) -> Stat
 
 
 _VALUE_INSERT = "INSERT INTO item_values (item_id, kind, value, position) VALUES (?, ?, ?, ?)"
-# A person already known keeps their ids once they have some.
+# A person already known keeps their ids once they have some, and the first picture URL named.
 _PERSON_UPSERT = (
-    "INSERT INTO people (id, name, sort_name, provider_ids, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT (id) DO UPDATE SET provider_ids = excluded.provider_ids, updated_at = excluded.updated_at"
-    " WHERE people.provider_ids = '{}' AND excluded.provider_ids <> '{}'"
+    "INSERT INTO people (id, name, sort_name, provider_ids, image_url, created_at, updated_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (id) DO UPDATE SET"
+    " provider_ids = CASE WHEN people.provider_ids = '{}' THEN excluded.provider_ids ELSE people.provider_ids END,"
+    " image_url = COALESCE(people.image_url, excluded.image_url), updated_at = excluded.updated_at"
+    " WHERE (people.provider_ids = '{}' AND excluded.provider_ids <> '{}')"
+    " OR (people.image_url IS NULL AND excluded.image_url IS NOT NULL)"
 )
 _CREDIT_INSERT = "INSERT INTO credits (item_id, person_id, kind, role, sort_order) VALUES (?, ?, ?, ?, ?)"
 _IMAGE_DROP = f"DELETE FROM images WHERE item_id = ? AND kind = ? AND idx = ? AND source = '{PROVIDER_SOURCE}'"

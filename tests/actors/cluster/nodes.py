@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -38,10 +38,10 @@ class Cluster:
         self.urls: list[str] = []
         self.key = ""
 
-    async def start_node(self, *extra: str) -> int:
-        """Start one more node; its index."""
+    async def start_node(self, *extra: str, prefix: Sequence[str] = ()) -> int:
+        """Start one more node (under ``prefix``: ``unshare ...``); its index."""
         index = len(self.nodes)
-        node = ServerProcess(self._root / f"node{index}", self.database_url, *extra, env=self._env)
+        node = ServerProcess(self._root / f"node{index}", self.database_url, *extra, prefix=prefix, env=self._env)
         self.nodes.append(node)
         # Several servers start on a loaded machine (migrations fsync on a busy disk): each
         # test's own fail_after is the cap that matters.

@@ -112,12 +112,6 @@ async def _led_by_another(client: httpx.AsyncClient, library_id: str, before: st
     return leader is not None and leader != before
 
 
-@pytest.mark.xfail(
-    run=False,
-    reason="known bug since the session-11 merges: after SIGCONT the old leader never logs the lost lease "
-    "(its lease round does not run again once its connection was cut for idling in a transaction); "
-    "runs to its 180 s cap. Open in issue 28.",
-)
 async def test_a_paused_leader_that_lost_its_lease_cannot_record_its_scan_after_the_new_leader(
     tmp_path: Path, database_url: str
 ) -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -47,6 +49,26 @@ async def test_one_node_runs_the_scheduler_every_node_shows_and_drives_it_and_an
                 await until(lambda: SEAT_LINE in cluster.nodes[other].log)
                 after = await schedules(on_other)
                 assert {s["task"] for s in after["schedules"]} >= {"database_maintenance", "cleanup"}
+
+
+async def test_a_task_due_once_runs_once_in_the_cluster(tmp_path: Path, database_url: str) -> None:
+    with trio.fail_after(240):
+        async with open_cluster(tmp_path, database_url, 3) as cluster:
+            async with cluster.client(2) as client:
+                zone = ZoneInfo((await schedules(client))["timeZone"])
+                # Due at the start of a minute at least 40 s away, once a day: once in this test.
+                due = (datetime.now(zone) + timedelta(seconds=100)).replace(second=0, microsecond=0)
+                await cluster.cli("schedule", "set", "backup", "--cron", f"{due.minute} {due.hour} * * *")
+                await until(lambda: _finished(client, "backup"), interval=1)
+                await trio.sleep(3)  # a second run on another node would have started by now
+            made = [path.name for node in ("node0", "node1", "node2")
+                    for path in (tmp_path / node / "backups").glob("*.zip")]
+            assert len(made) == 1, made
+
+
+async def _finished(client: httpx.AsyncClient, task: str) -> bool:
+    found = [s for s in (await schedules(client))["schedules"] if s["task"] == task]
+    return bool(found and found[0].get("lastFinishedAt"))
 
 
 async def _task_job_seen(client: httpx.AsyncClient, task: str) -> bool:

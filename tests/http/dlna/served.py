@@ -1,6 +1,7 @@
 """A running server with DLNA on, its member Ann and a library of real media (ffmpeg) on each backend.
 
-Films (a movie with a poster) and Shows (a series, one season, three
+Films (Arrival with a poster, an external subtitle and a genre; Blade
+Runner an MP4 with a DLNA profile; Contact long enough to seek in) and Shows (a series, one season, three
 episodes) are Ann's; Private (a movie) is not, so DLNA must never show it.
 """
 
@@ -21,6 +22,8 @@ from ..conftest import RunningServer, start_server
 from ..scanning import create_library, wait_for_state
 
 SOAP_TIMEOUT_S = 15.0
+SUBTITLE = "1\n00:00:00,000 --> 00:00:00,900\nHello\n"
+CONTACT_SECONDS = 8  # long enough for a seek into it
 CONTENT_DIRECTORY = "urn:schemas-upnp-org:service:ContentDirectory:1"
 CONNECTION_MANAGER = "urn:schemas-upnp-org:service:ConnectionManager:1"
 
@@ -39,8 +42,12 @@ def make_media(root: Path, media: MediaFactory) -> dict[str, Path]:
     films = root / "Films"
     media.video(films / "Arrival (2016)" / "Arrival (2016).mkv", VideoSpec(width=320, height=240))
     MediaFactory.image(films / "Arrival (2016)" / "poster.jpg")
-    media.video(films / "Blade Runner (1982)" / "Blade Runner (1982).mkv")
-    media.video(films / "Contact (1997)" / "Contact (1997).mkv")
+    MediaFactory.text(films / "Arrival (2016)" / "Arrival (2016).en.srt", SUBTITLE)
+    MediaFactory.text(films / "Arrival (2016)" / "Arrival (2016).nfo",
+                      "<movie><title>Arrival</title><year>2016</year><genre>Science Fiction</genre></movie>")
+    media.video(films / "Blade Runner (1982)" / "Blade Runner (1982).mp4", VideoSpec(container="mp4"))
+    # MPEG-2 has a key frame every 12 frames (x264 one in 250): a seek lands near where it asked
+    media.video(films / "Contact (1997)" / "Contact (1997).mkv", VideoSpec(codec="mpeg2video", seconds=CONTACT_SECONDS))
     season = root / "Shows" / "Severance" / "Season 1"
     for number in (2, 1, 3):
         media.video(season / f"Severance S01E0{number}.mkv")

@@ -27,7 +27,7 @@ def test_protocol_info_allows_byte_seeking_and_streaming() -> None:
 
 
 def test_containers_and_items_read_back_strictly_with_python_didl_lite() -> None:
-    objects = [
+    objects: list[Container | VideoItem] = [
         Container("lib.1", "0", "Films & <Shows>", child_count=2, album_art_url="http://h/a?x=1&y=2"),
         VideoItem("m1", "lib.1", 'Amélie "2001"', MOVIE_CLASS, "http://h/dlna/media/m1", "video/x-matroska",
                   date="2001-04-25", runtime_ticks=10_000_000 * 7200, width=1920, height=1080, size=123,

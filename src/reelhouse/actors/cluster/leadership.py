@@ -92,11 +92,7 @@ class Leadership:
         held = dict(self.epochs)
         started = trio.current_time()
         pairs = [(library_target(library_id), epoch) for library_id, epoch in held.items()]
-        try:
-            kept = await renew_leases(self.node.store, self.node.node_id, pairs, self.node.config.lease_ms)
-        except StoreError as error:
-            log.warning("renewing this node's leases failed: %s", error)
-            kept = None
+        kept = await renew_in_time(self.node, pairs, "this node's leases")
         lost = []
         for library_id, epoch in held.items():
             if kept is not None and library_target(library_id) in kept:
@@ -112,6 +108,20 @@ class Leadership:
         return trio.current_time() - renewed > self.node.config.lease_seconds * 0.8
 
 
+async def renew_in_time(node: ClusterNode, pairs: list[tuple[str, int]], what: str) -> set[str] | None:
+    """The names of ``pairs`` renewed; None when the renewal failed or did not finish within a
+    renewal interval (a connection cut while this process was paused must not hold it longer:
+    the caller steps down once its lease may have expired)."""
+    with trio.move_on_after(node.config.renew_seconds):
+        try:
+            return await renew_leases(node.store, node.node_id, pairs, node.config.lease_ms)
+        except StoreError as error:
+            log.warning("renewing %s failed: %s", what, error)
+            return None
+    log.warning("renewing %s did not finish within %.1f s", what, node.config.renew_seconds)
+    return None
+
+
 async def keep_leading(leadership: Leadership, registry: ActorRef) -> None:
     """Renew, and offer to lead the libraries nobody leads, every renewal interval, until cancelled."""
     while True:
@@ -125,9 +135,16 @@ async def keep_leading(leadership: Leadership, registry: ActorRef) -> None:
 
 
 async def _one_round(leadership: Leadership, registry: ActorRef) -> None:
-    for library_id, epoch in await leadership.renew():
+    for library_id, epoch in await leadership.renew():  # within a renewal interval
         log.warning("lost the lease of library %s", library_id)
         await registry.tell(LeaseLost(library_id, epoch))
+    with trio.move_on_after(leadership.node.config.renew_seconds) as scope:
+        await _offer_round(leadership, registry)
+    if scope.cancelled_caught:
+        log.warning("looking for libraries to lead did not finish in time; next round")
+
+
+async def _offer_round(leadership: Leadership, registry: ActorRef) -> None:
     records = await list_libraries(leadership.node.store)
     existing = {record.id for record in records}
     for library_id, epoch in list(leadership.epochs.items()):

@@ -123,10 +123,14 @@ async def _keep_alive(node: ClusterNode) -> None:
     expiry_ms = int(node.config.node_expiry_seconds * 1000)
     while True:
         await trio.sleep(node.config.heartbeat_seconds)
-        try:
-            await heartbeat(node.store, node.node_id, node.address)
-            for dead in await expire_dead_nodes(node.store, expiry_ms):
-                log.warning("cluster node %s stopped answering; removed", dead)
-            await purge_stale_commands(node.store)
-        except StoreError as error:
-            log.warning("cluster heartbeat of node %s failed: %s", node.node_id, error)
+        # Bounded: a hung connection must not stop the heartbeats for good.
+        with trio.move_on_after(node.config.node_expiry_seconds / 3) as scope:
+            try:
+                await heartbeat(node.store, node.node_id, node.address)
+                for dead in await expire_dead_nodes(node.store, expiry_ms):
+                    log.warning("cluster node %s stopped answering; removed", dead)
+                await purge_stale_commands(node.store)
+            except StoreError as error:
+                log.warning("cluster heartbeat of node %s failed: %s", node.node_id, error)
+        if scope.cancelled_caught:
+            log.warning("cluster heartbeat of node %s did not finish in time", node.node_id)

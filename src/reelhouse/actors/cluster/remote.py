@@ -32,16 +32,20 @@ RETRY_AFTER_SECONDS = 5
 LIBRARY = "library:"
 SCRAPE = "scrape:"
 SCHEDULER = "scheduler"  # the lease, and the target, of the cluster's one Scheduler
+PLAYBACK = "playback:"  # playback:<node id>: that node's PlaybackRegistry (no lease: the node serves it)
 
 
 def library_target(library_id: str) -> str:
     return LIBRARY + library_id
 
 
-def lease_of(target: str) -> str:
-    """The lease whose holder serves ``target`` (a library's scrape queue runs with the library)."""
+def lease_of(target: str) -> str | None:
+    """The lease whose holder serves ``target`` (a library's scrape queue runs with the library);
+    None for a node's own target (``playback:<node id>``)."""
     if target == SCHEDULER:
         return SCHEDULER
+    if target.startswith(PLAYBACK):
+        return None
     return LIBRARY + target.split(":", 1)[1]
 
 
@@ -79,7 +83,8 @@ class RemoteRef(ActorRef):
     async def _send(self, msg: object, deadline: float) -> int:
         node = self._node
         try:
-            if await lease_holder(node.store, lease_of(self._target)) is None:
+            lease = lease_of(self._target)
+            if lease is not None and await lease_holder(node.store, lease) is None:
                 raise errors.Unavailable(
                     "No node can see this library's folders now; it is offline.",
                     params={"retryAfterSeconds": RETRY_AFTER_SECONDS, "reason": "library_offline"},

@@ -22,9 +22,10 @@ from reelhouse import errors
 from reelhouse.runtime import ActorRef, ActorStopped, ChildSpec, RootActor
 from reelhouse.storage import StoreError
 from reelhouse.storage.cluster_fence import Fence, fenced
-from reelhouse.storage.cluster_leases import acquire_lease, renew_leases
+from reelhouse.storage.cluster_leases import acquire_lease
 
 from .inbox import serve_commands
+from .leadership import renew_in_time
 from .node import ClusterNode
 from .remote import SCHEDULER, RemoteRef
 
@@ -76,16 +77,20 @@ class SchedulerSeat:
 
     async def _renew(self, epoch: int) -> None:
         started = trio.current_time()
-        node = self._node
-        if await renew_leases(node.store, node.node_id, [(SCHEDULER, epoch)], node.config.lease_ms):
+        kept = await renew_in_time(self._node, [(SCHEDULER, epoch)], "the scheduler's lease")
+        if kept:
             self._renewed_at = started
             return
+        if kept is None and trio.current_time() - self._renewed_at <= self._node.config.lease_seconds * 0.8:
+            return  # no answer yet, and the lease cannot have expired: next round
         log.warning("lost the scheduler's lease")
         await self._leave()
 
     async def _take(self) -> None:
         node = self._node
-        lease = await acquire_lease(node.store, SCHEDULER, node.node_id, node.config.lease_ms)
+        lease = None
+        with trio.move_on_after(node.config.renew_seconds):  # a hung connection: next round
+            lease = await acquire_lease(node.store, SCHEDULER, node.node_id, node.config.lease_ms)
         if lease is None:
             return
         self._epoch, self._renewed_at = lease.epoch, trio.current_time()

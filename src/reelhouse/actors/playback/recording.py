@@ -33,6 +33,8 @@ class LiveState:
     save: Saver  # keep one session's state (as it would end at its last report)
     left_behind: Callable[[], Awaitable[list[EndedPlayback]]]  # states a dead process left, marked crash
     interval_seconds: float = 10.0  # at most one save per session this often; 0 = at every report
+    # A cluster: look again this often for the states of nodes that died since (0 = at start only).
+    sweep_seconds: float = 0.0
 
 
 # One history write; a stopping server cuts it at its own deadline too.

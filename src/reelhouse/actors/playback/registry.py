@@ -20,7 +20,8 @@ is ended (reason ``shutdown``) and recorded before the children stop.  On
 start, the states that sessions of a process that died saved (``live``,
 read before any new session saves) are recorded, ended by a crash,
 before it answers: a registry restarted after its own crash records its
-lost sessions the same way.
+lost sessions the same way.  On a cluster, it looks again every so often
+for the sessions of nodes that died meanwhile (``LiveState.sweep_seconds``).
 
 Each session also hands its reports' positions to the WatchStateActor
 (``watch``, a sibling: a sideways ask that never comes back here), the
@@ -147,6 +148,13 @@ class PlaybackRegistry(Supervisor):
         if self._live is not None:
             # Before the registry answers: the history is whole once the server serves.
             await record_left_behind(self._record, await self._left_behind(self._live))
+            if self._live.sweep_seconds > 0:  # a cluster: other nodes may die while this one runs
+                self.nursery.start_soon(self._sweep, self._live)
+
+    async def _sweep(self, live: LiveState) -> None:
+        while True:
+            await trio.sleep(live.sweep_seconds)
+            await record_left_behind(self._record, await self._left_behind(live))
 
     async def _left_behind(self, live: LiveState) -> list[EndedPlayback]:
         with trio.move_on_after(RECORD_TIMEOUT_SECONDS):

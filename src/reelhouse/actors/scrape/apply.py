@@ -21,7 +21,9 @@ Each item is one transaction (:func:`reelhouse.storage.provider_apply.apply_stat
 its fields, genres and studios, people and credits, provider ids, ratings,
 MetadataState bookkeeping (``provider``, ``providerItemId``, ``scrapedAt``
 in ``extra``; ``scrapeError`` cleared; ``date_modified`` = dateSaved), the
-scrape state and its provider image rows.  Images are fetched before it
+scrape state and its provider image rows; a movie the provider places in a
+collection joins that BoxSet in the same transaction when the library's
+``importCollections`` is on (:mod:`reelhouse.storage.collections`).  Images are fetched before it
 (:mod:`.provider_images`, in ``deps.downloads`` slots shared across callers:
 :mod:`.download_slots`) into ``<data_dir>/metadata/<itemId>/``, each
 within ``deps.download_seconds`` and all of one item within
@@ -55,6 +57,7 @@ from reelhouse.media.provider_metadata import ProviderImage, ProviderItem
 from reelhouse.media.remote_targets import Origin
 from reelhouse.shutdown import bounded_shield
 from reelhouse.storage import Store, now_ms
+from reelhouse.storage.collections import join_statements, provider_collection
 from reelhouse.storage.confined_files import confinement_for, read_confined
 from reelhouse.storage.libraries import get_library
 from reelhouse.storage.provider_apply import ApplyTarget, ScrapeMark, apply_statements, load_targets
@@ -275,6 +278,9 @@ async def _apply_item(run: _Run, target: ApplyTarget, answer: ProviderItem, tall
     dropped = _dropped_slots(target, answer, run.request.replace_images, fetched)
     mark = ScrapeMark(run.request.provider_id, answer.provider_item_id, run.request.scrape_state, run.now)
     statements = apply_statements(target, plan, mark, images=new_images, dropped_images=dropped)
+    if answer.collection is not None and run.options.import_collections and target.stored.type == "Movie":
+        ref = provider_collection(run.request.provider_id, answer.collection.provider_item_id, answer.collection.name)
+        statements.extend(join_statements(target.library_id, target.stored.id, ref, run.now))
     try:
         results = await run.deps.store.transaction(statements)
     except BaseException:

@@ -26,7 +26,7 @@ through the library's :class:`~reelhouse.actors.library.GetScrapeQueue`):
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -95,6 +95,7 @@ class ScrapeServices:
     backoff_first_seconds: float = BACKOFF_FIRST_SECONDS
     download_seconds: float = DOWNLOAD_SECONDS  # settings.scrape.image_download_seconds
     item_images_seconds: float = ITEM_IMAGES_SECONDS  # settings.scrape.item_images_seconds
+    batch_done: Callable[[str], None] | None = None  # told the library id when a batch ends (never blocks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -469,6 +470,8 @@ class ScrapeQueue(Actor):
         self._tally, self._trigger = None, "auto"
         self._backoff = self._services.backoff_first_seconds
         await self._tell(job)
+        if self._services.batch_done is not None:
+            self._services.batch_done(self._record.id)  # people and collections filled after (metadata_jobs)
 
     async def _tell(self, job: JobSnapshot) -> None:
         await self._services.jobs.tell(JobUpdate(job))

@@ -3,8 +3,9 @@
 The main thread reads requests; a pool of worker threads answers them
 (the manifest allows several calls at once), each answer written as one
 line under a lock. The process exits when stdin closes. Methods:
-``metadata.search``, ``metadata.details``, ``metadata.season``
-(see ``tmdb_search`` and ``tmdb_items``). The API key is never written
+``metadata.search``, ``metadata.details``, ``metadata.season``,
+``metadata.person``, ``metadata.collection`` (see ``tmdb_search``,
+``tmdb_items`` and ``tmdb_people``). The API key is never written
 anywhere: error messages are built without URLs, and anything unexpected
 is scrubbed of it before it leaves.
 """
@@ -19,6 +20,7 @@ import threading
 from typing import Any
 
 import tmdb_items
+import tmdb_people
 import tmdb_search
 from tmdb_client import ProviderError, TmdbClient
 
@@ -30,6 +32,8 @@ METHODS = {
     "metadata.search": tmdb_search.search,
     "metadata.details": tmdb_items.details,
     "metadata.season": tmdb_items.season,
+    "metadata.person": tmdb_people.person,
+    "metadata.collection": tmdb_people.collection,
 }
 
 

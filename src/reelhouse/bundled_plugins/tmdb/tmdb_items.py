@@ -105,7 +105,14 @@ def movie_item(body: dict[str, Any], base: str, language: str) -> dict[str, Any]
         "providerIds": _provider_ids(body),
         "people": mapping.people(body.get("credits"), base),
         "images": mapping.images(body.get("images"), base, language),
+        "collection": _collection(body.get("belongs_to_collection")),
     })
+
+
+def _collection(value: Any) -> dict[str, Any] | None:
+    if not isinstance(value, dict) or value.get("id") is None:
+        return None
+    return mapping.compact({"providerItemId": str(value["id"]), "name": value.get("name")})
 
 
 def series_item(body: dict[str, Any], base: str, language: str) -> dict[str, Any]:

@@ -11,12 +11,15 @@ from collections.abc import Mapping, Sequence
 
 from reelhouse.media.dlna import didl
 from reelhouse.media.dlna.descriptions import CONNECTION_MANAGER, CONTENT_DIRECTORY
+from reelhouse.media.dlna.search import SEARCH_CAPABILITIES
 from reelhouse.media.dlna.soap import INVALID_ACTION, INVALID_ARGS, SoapAction, SoapError
 from reelhouse.media.video_types import VIDEO_TYPES
 from reelhouse.storage.catalogue_stamp import catalogue_stamp
 
 from ..context import app_context
 from . import tree
+from .remembered import remembered
+from .search import search
 
 Out = Sequence[tuple[str, str]]
 
@@ -42,8 +45,10 @@ def source_protocol_info() -> str:
 async def _content_directory(action: SoapAction, base_url: str) -> Out:
     if action.name == "Browse":
         return await _browse(action.arguments, base_url)
+    if action.name == "Search":
+        return await _search(action.arguments, base_url)
     if action.name == "GetSearchCapabilities":
-        return (("SearchCaps", ""),)
+        return (("SearchCaps", SEARCH_CAPABILITIES),)
     if action.name == "GetSortCapabilities":
         return (("SortCaps", ""),)
     if action.name == "GetSystemUpdateID":
@@ -66,6 +71,20 @@ async def _browse(arguments: Mapping[str, str], base_url: str) -> Out:
         objects, total = page.objects, page.total
     else:
         raise SoapError(INVALID_ARGS, "BrowseFlag must be BrowseMetadata or BrowseDirectChildren.")
+    return await _result(objects, total)
+
+
+async def _search(arguments: Mapping[str, str], base_url: str) -> Out:
+    container_id = arguments.get("ContainerID", "")
+    start = _unsigned(arguments, "StartingIndex")
+    count = _unsigned(arguments, "RequestedCount")
+    if not container_id:
+        raise SoapError(INVALID_ARGS, "ContainerID is required.")
+    found = await search(container_id, arguments.get("SearchCriteria", ""), start, count, base_url)
+    return await _result(found.objects, found.total)
+
+
+async def _result(objects: Sequence[tree.DidlObject], total: int) -> Out:
     return (
         ("Result", didl.document(objects)),
         ("NumberReturned", str(len(objects))),
@@ -75,8 +94,8 @@ async def _browse(arguments: Mapping[str, str], base_url: str) -> Out:
 
 
 async def _update_id() -> str:
-    """SystemUpdateID: moves when the catalogue changes (storage/catalogue_stamp.py); not evented yet."""
-    return str(await catalogue_stamp(app_context().store))
+    """SystemUpdateID: moves when the catalogue changes (storage/catalogue_stamp.py; evented: .events)."""
+    return str(await remembered("update_id", lambda: catalogue_stamp(app_context().store)))
 
 
 def _unsigned(arguments: Mapping[str, str], name: str) -> int:

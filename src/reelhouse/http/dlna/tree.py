@@ -1,39 +1,49 @@
 """The ContentDirectory tree a television browses, read from the catalogue.
 
 ``0`` is the root; its children are the libraries the DLNA member may see
-(``lib.<id>``).  A movies library lists its films by title; a shows
-library its series by title, a series its seasons (and season-less
-episodes) in order, a season its episodes in order; a mixed library lists
-films and series by title.  Films and episodes are items whose resource
-is the stream at ``/dlna/media/<id>`` and whose poster is a JPEG thumbnail
-(``/dlna/art/<id>``).  Every read goes through the native item query scoped
-to the member's libraries, so an object outside them is "no such object".
+(``lib.<id>``).  A library's children are views (``lib.<id>.<view>``):
+
+- a movies library: By title, By year (``.year.<YYYY>``: that year's
+  films), By genre (``.genre.<name>``), Recently added (the newest
+  :data:`RECENT_COUNT` films);
+- a shows library: Series (by title; a series lists its seasons and
+  season-less episodes in order, a season its episodes in order) and
+  Recently added (episodes);
+- a mixed library: By title (films and series) and Recently added;
+- every library: Folders, as on disk (:mod:`.folders`).
+
+Films and episodes are items (:mod:`.objects`); an object outside the
+member's libraries is "no such object".
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from urllib.parse import quote, unquote
 
-from reelhouse import errors
-from reelhouse.media.dlna.didl import MOVIE_CLASS, VIDEO_CLASS, Container, VideoItem
-from reelhouse.media.dlna.soap import NO_SUCH_OBJECT, SoapError
-from reelhouse.media.video_types import video_content_type
-from reelhouse.storage.item_detail import item_detail
-from reelhouse.storage.item_query import ItemQuery, list_items
+from reelhouse.media.dlna.didl import Container
+from reelhouse.storage.genres import genre_names
+from reelhouse.storage.item_query import ItemQuery
+from reelhouse.storage.item_years import production_years
 from reelhouse.storage.libraries import LibraryRecord, list_libraries
 
 from ..context import app_context
-from ..items import cursor_codec
-from ..library_access import scoped_item_query, visible
+from ..library_access import visible
+from .folders import FOLDERS_VIEW, folder_children, folder_parent, folder_title
+from .objects import DidlObject, no_such_object, page, summary, to_objects
+from .remembered import remembered
 
 ROOT = "0"
 LIBRARY_PREFIX = "lib."
 MAX_PAGE = 100  # RequestedCount 0 ("all") or more is answered with this many; TotalMatches tells the rest
-PLAYABLE = ("Movie", "Episode")
-LIBRARY_TYPES = {"movies": ("Movie",), "tvshows": ("Series",)}
-
-DidlObject = Container | VideoItem
+RECENT_COUNT = 50
+VIEW_TITLES = {"title": "By title", "year": "By year", "genre": "By genre", "recent": "Recently added",
+               "series": "Series", FOLDERS_VIEW: "Folders"}  # fmt: skip
+VIEWS = {"movies": ("title", "year", "genre", "recent", FOLDERS_VIEW), "tvshows": ("series", "recent", FOLDERS_VIEW)}
+MIXED_VIEWS = ("title", "recent", FOLDERS_VIEW)
+VALUED_VIEWS = ("year", "genre", FOLDERS_VIEW)
+TITLE_TYPES = {"movies": ("Movie",), "tvshows": ("Series",)}
+RECENT_TYPES = {"movies": ("Movie",), "tvshows": ("Episode",)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,100 +52,122 @@ class Page:
     total: int
 
 
+@dataclass(frozen=True, slots=True)
+class Node:
+    """An object id read: the root, a library (``view`` None), a view, or a year or genre in one."""
+
+    library: LibraryRecord
+    view: str | None = None
+    value: str | None = None  # the year or genre
+
+    @property
+    def id(self) -> str:
+        parts = [LIBRARY_PREFIX + self.library.id, self.view, None if self.value is None else quote(self.value)]
+        return ".".join(p for p in parts if p is not None)
+
+
 async def metadata(object_id: str, base_url: str) -> DidlObject:
     """The object itself (BrowseMetadata)."""
     if object_id == ROOT:
-        return Container(ROOT, "-1", app_context().settings.effective_server_name, len(await _libraries()))
-    library = await _library(object_id)
-    if library is not None:
-        return Container(object_id, ROOT, library.name)
-    summary = await _summary(object_id)
-    return (await _objects([summary], base_url))[0]
+        return Container(ROOT, "-1", app_context().settings.effective_server_name, len(await libraries()))
+    node = await find_node(object_id)
+    if node is None:
+        return (await to_objects([await summary(object_id)], base_url, None))[0]
+    return _container(node)
 
 
 async def children(object_id: str, start: int, count: int, base_url: str) -> Page:
     """A page of the object's children (BrowseDirectChildren) and how many there are."""
     count = MAX_PAGE if count <= 0 else min(count, MAX_PAGE)
     if object_id == ROOT:
-        libraries = await _libraries()
-        chosen = libraries[start : start + count]
-        return Page([Container(LIBRARY_PREFIX + lib.id, ROOT, lib.name) for lib in chosen], len(libraries))
-    library = await _library(object_id)
-    if library is not None:
-        types = LIBRARY_TYPES.get(library.collection_type, ("Movie", "Series"))
-        query = ItemQuery(library_id=library.id, recursive=True, types=types, sort="name")
-    else:
-        parent = await _summary(object_id)
-        if parent["type"] not in ("Series", "Season"):
-            return Page([], 0)
-        types = ("Season", "Episode") if parent["type"] == "Series" else ("Episode",)
-        query = ItemQuery(parent_id=object_id, types=types, sort="index")
-    summaries, total = await _page(replace(query, missing=False, offset=start, limit=count, include_total=True))
-    return Page(await _objects(summaries, base_url), total)
+        return _slice([_container(Node(lib)) for lib in await libraries()], start, count)
+    node = await find_node(object_id)
+    if node is None:
+        return await _item_children(object_id, start, count, base_url)
+    if node.view is None:
+        return _slice([_container(Node(node.library, v)) for v in _views(node.library)], start, count)
+    if node.view == FOLDERS_VIEW:
+        objects, total = await folder_children(node.library, node.value, start, count, base_url)
+        return Page(objects, total)
+    if node.view in ("year", "genre") and node.value is None:
+        values = await _values(node)
+        return _slice([_container(Node(node.library, node.view, v)) for v in values], start, count)
+    query, limit = _view_query(node)
+    count = max(0, min(count, limit - start))
+    summaries, total = await page(replace(query, offset=start, limit=max(count, 1), include_total=True))
+    objects = await to_objects(summaries[:count], base_url, node.id if query.parent_id is None else None)
+    return Page(objects, min(total, limit))
 
 
-async def _libraries() -> list[LibraryRecord]:
-    return [lib for lib in await list_libraries(app_context().store) if visible(lib.id)]
+async def libraries() -> list[LibraryRecord]:
+    """The libraries the DLNA member may see (the list read again at most every second)."""
+    every = await remembered("libraries", lambda: list_libraries(app_context().store))
+    return [lib for lib in every if visible(lib.id)]
 
 
-async def _library(object_id: str) -> LibraryRecord | None:
+async def find_node(object_id: str) -> Node | None:
+    """The library, view, year or genre ``object_id`` names; None for a catalogue item's id."""
     if not object_id.startswith(LIBRARY_PREFIX):
         return None
-    wanted = object_id.removeprefix(LIBRARY_PREFIX)
-    found = next((lib for lib in await _libraries() if lib.id == wanted), None)
-    if found is None:
-        raise SoapError(NO_SUCH_OBJECT, "No such object.")
-    return found
+    library_id, _, rest = object_id.removeprefix(LIBRARY_PREFIX).partition(".")
+    library = next((lib for lib in await libraries() if lib.id == library_id), None)
+    view, _, value = rest.partition(".")
+    if library is None or (view and view not in _views(library)) or (value and view not in VALUED_VIEWS):
+        raise no_such_object()
+    if view == "year" and value and not value.isdigit():
+        raise no_such_object()
+    return Node(library, view or None, unquote(value) if value else None)
 
 
-async def _summary(object_id: str) -> dict[str, Any]:
-    summaries, _ = await _page(ItemQuery(ids=(object_id,), limit=1))
-    if not summaries:
-        raise SoapError(NO_SUCH_OBJECT, "No such object.")
-    return summaries[0]
+def library_types(library: LibraryRecord) -> tuple[str, ...]:
+    """The item types a library's "by title" view lists."""
+    return TITLE_TYPES.get(library.collection_type, ("Movie", "Series"))
 
 
-async def _page(query: ItemQuery) -> tuple[list[dict[str, Any]], int]:
-    ctx = app_context()
-    try:
-        scoped = await scoped_item_query(query)
-    except errors.NotFound:
-        raise SoapError(NO_SUCH_OBJECT, "No such object.") from None
-    page = await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret))
-    summaries = [item.to_json() for item in page.items]
-    return summaries, page.total_count if page.total_count is not None else len(summaries)
+def _views(library: LibraryRecord) -> tuple[str, ...]:
+    return VIEWS.get(library.collection_type, MIXED_VIEWS)
 
 
-async def _objects(summaries: list[dict[str, Any]], base_url: str) -> list[DidlObject]:
-    objects: list[DidlObject] = []
-    for summary in summaries:
-        art = f"{base_url}/dlna/art/{summary['id']}" if summary.get("hasPoster") else None
-        parent = summary.get("seasonId") or summary.get("seriesId") or LIBRARY_PREFIX + summary["libraryId"]
-        if summary["type"] in PLAYABLE:
-            objects.append(await _item(summary, parent, art, base_url))
-        else:
-            objects.append(Container(summary["id"], parent, summary["name"], album_art_url=art))
-    return objects
+def _container(node: Node) -> Container:
+    if node.view is None:
+        return Container(node.id, ROOT, node.library.name)
+    if node.view == FOLDERS_VIEW and node.value is not None:
+        return Container(node.id, folder_parent(node.library, node.value), folder_title(node.library, node.value))
+    parent = Node(node.library, node.view if node.value is not None else None)
+    title = node.value if node.value is not None else VIEW_TITLES[node.view]
+    return Container(node.id, parent.id, title)
 
 
-async def _item(summary: dict[str, Any], parent: str, art: str | None, base_url: str) -> VideoItem:
-    """A film or episode with what its detail knows of the primary file (size, resolution, date)."""
-    detail = await item_detail(app_context().store, summary["id"])
-    source = next((s for s in detail.get("mediaSources", []) if not s.get("missing")), None)
-    video: dict[str, Any] = next((s for s in (source or {}).get("streams", []) if s.get("type") == "Video"), {})
-    premiere, year = detail.get("premiereDate"), summary.get("productionYear")
-    date = premiere[:10] if premiere else (f"{year}-01-01" if year else None)
-    return VideoItem(
-        id=summary["id"],
-        parent_id=parent,
-        title=summary["name"],
-        upnp_class=MOVIE_CLASS if summary["type"] == "Movie" else VIDEO_CLASS,
-        url=f"{base_url}/dlna/media/{summary['id']}" if source is not None else None,
-        mime_type=video_content_type(str(source.get("path") or "")) if source is not None else "video/mpeg",
-        date=date,
-        runtime_ticks=summary.get("runtimeTicks"),
-        width=video.get("width"),
-        height=video.get("height"),
-        size=source.get("size") if source is not None else None,
-        album_art_url=art,
-    )
+def _slice(objects: list[DidlObject], start: int, count: int) -> Page:
+    return Page(objects[start : start + count], len(objects))
+
+
+async def _values(node: Node) -> list[str]:
+    store = app_context().store
+    if node.view == "year":
+        return [str(y) for y in await production_years(store, node.library.id, library_types(node.library))]
+    return await genre_names(store, [node.library.id])
+
+
+def _view_query(node: Node) -> tuple[ItemQuery, int]:
+    """The item query of a view's (or a year's or genre's) items, and at most how many it shows."""
+    library, types = node.library, library_types(node.library)
+    query = ItemQuery(library_id=library.id, recursive=True, types=types, sort="name", missing=False)
+    if node.view == "recent":
+        recent = RECENT_TYPES.get(library.collection_type, ("Movie", "Episode"))
+        return replace(query, types=recent, sort="dateAdded", order="desc"), RECENT_COUNT
+    if node.view == "year" and node.value is not None:
+        return replace(query, years=(int(node.value),)), 2**32
+    if node.view == "genre" and node.value is not None:
+        return replace(query, genres=(node.value.lower(),)), 2**32
+    return query, 2**32
+
+
+async def _item_children(object_id: str, start: int, count: int, base_url: str) -> Page:
+    parent = await summary(object_id)
+    if parent["type"] not in ("Series", "Season"):
+        return Page([], 0)
+    types = ("Season", "Episode") if parent["type"] == "Series" else ("Episode",)
+    query = ItemQuery(parent_id=object_id, types=types, sort="index", missing=False)
+    summaries, total = await page(replace(query, offset=start, limit=count, include_total=True))
+    return Page(await to_objects(summaries, base_url, None), total)

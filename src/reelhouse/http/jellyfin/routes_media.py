@@ -1,6 +1,7 @@
 """What a player fetches: images, PlaybackInfo, the stream, downloads and external subtitles.
 
-Images are the native image route's answer (:func:`..images.serve_item_image`:
+Images are the native image route's answer (:func:`..images.serve_item_image`, a person's
+picture :func:`..people.serve_person_image`:
 the same renditions, cache, conditional requests and confinement), the
 stream the native stream route's (:func:`..stream.stream_video`: ranges,
 conditional requests, confinement, the byte meter of a device's session).
@@ -21,12 +22,14 @@ from reelhouse.media.file_names import to_fs
 from reelhouse.media.member_policy import MemberFacts, allow_download
 from reelhouse.storage.confined_files import OutsideRoots, confinement_for, read_confined
 from reelhouse.storage.item_detail import item_detail
+from reelhouse.storage.people import person_exists
 from reelhouse.storage.stream_sources import ItemWithoutSource, find_stream_source
 
 from ..context import app_context
 from ..device_auth import signed_in_member
 from ..images import ImageRequest, parse_image_request, serve_item_image
 from ..library_access import require_item_visible
+from ..people import serve_person_image
 from ..video_stream import stream_video
 from . import ids
 from .catalogue import one_item
@@ -58,7 +61,13 @@ async def item_image(item_id: str, image_type: str, index: int = 0) -> Response:
     if args.get("tag"):
         native["tag"] = args["tag"]
     wanted: ImageRequest = parse_image_request(native)
-    return await serve_item_image(ids.item_id(item_id), wanted)
+    native_id = ids.item_id(item_id)
+    try:
+        return await serve_item_image(native_id, wanted)
+    except errors.NotFound:  # a cast member's PrimaryImageTag names a person's picture
+        if kind != "primary" or not await person_exists(app_context().store, native_id):
+            raise
+    return await serve_person_image(native_id, wanted)
 
 
 @route(blueprint, "/Items/<item_id>/PlaybackInfo", ("GET", "POST"))

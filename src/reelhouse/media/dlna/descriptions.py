@@ -34,6 +34,13 @@ CONTENT_DIRECTORY_ACTIONS: Sequence[Action] = (
         ("Result", "out", "A_ARG_TYPE_Result"), ("NumberReturned", "out", "A_ARG_TYPE_Count"),
         ("TotalMatches", "out", "A_ARG_TYPE_Count"), ("UpdateID", "out", "A_ARG_TYPE_UpdateID"),
     )),
+    ("Search", (
+        ("ContainerID", "in", "A_ARG_TYPE_ObjectID"), ("SearchCriteria", "in", "A_ARG_TYPE_SearchCriteria"),
+        ("Filter", "in", "A_ARG_TYPE_Filter"), ("StartingIndex", "in", "A_ARG_TYPE_Index"),
+        ("RequestedCount", "in", "A_ARG_TYPE_Count"), ("SortCriteria", "in", "A_ARG_TYPE_SortCriteria"),
+        ("Result", "out", "A_ARG_TYPE_Result"), ("NumberReturned", "out", "A_ARG_TYPE_Count"),
+        ("TotalMatches", "out", "A_ARG_TYPE_Count"), ("UpdateID", "out", "A_ARG_TYPE_UpdateID"),
+    )),
     ("GetSearchCapabilities", (("SearchCaps", "out", "SearchCapabilities"),)),
     ("GetSortCapabilities", (("SortCaps", "out", "SortCapabilities"),)),
     ("GetSystemUpdateID", (("Id", "out", "SystemUpdateID"),)),
@@ -44,12 +51,14 @@ CONTENT_DIRECTORY_VARIABLES: Sequence[Variable] = (
     ("A_ARG_TYPE_BrowseFlag", "string", False, ("BrowseMetadata", "BrowseDirectChildren")),
     ("A_ARG_TYPE_Filter", "string", False, ()),
     ("A_ARG_TYPE_SortCriteria", "string", False, ()),
+    ("A_ARG_TYPE_SearchCriteria", "string", False, ()),
     ("A_ARG_TYPE_Index", "ui4", False, ()),
     ("A_ARG_TYPE_Count", "ui4", False, ()),
     ("A_ARG_TYPE_UpdateID", "ui4", False, ()),
     ("SearchCapabilities", "string", False, ()),
     ("SortCapabilities", "string", False, ()),
     ("SystemUpdateID", "ui4", True, ()),
+    ("ContainerUpdateIDs", "string", True, ()),
 )
 CONNECTION_MANAGER_ACTIONS: Sequence[Action] = (
     ("GetProtocolInfo", (("Source", "out", "SourceProtocolInfo"), ("Sink", "out", "SinkProtocolInfo"))),

@@ -8,7 +8,10 @@ machine), so it is used only by the tests, to read our output strictly.
 ``protocolInfo`` carries the DLNA fourth field televisions look for:
 ``DLNA.ORG_OP=01`` (byte seeking: the stream path answers Range),
 ``DLNA.ORG_CI=0`` (the file as it is, not transcoded) and ``DLNA.ORG_FLAGS``
-(streaming transfer mode, background and connection-stall allowed, DLNA 1.5).
+(streaming transfer mode, background and connection-stall allowed, DLNA 1.5),
+preceded by ``DLNA.ORG_PN`` when the file has a DLNA profile (:mod:`.profiles`).
+An external subtitle is a second ``res`` (``text/srt``...) and Samsung's
+``sec:CaptionInfoEx``, the elements televisions look for.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ DIDL_OPEN = (
     '<DIDL-Lite xmlns="urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/"'
     ' xmlns:dc="http://purl.org/dc/elements/1.1/"'
     ' xmlns:upnp="urn:schemas-upnp-org:metadata-1-0/upnp/"'
-    ' xmlns:dlna="urn:schemas-dlna-org:metadata-1-0/">'
+    ' xmlns:dlna="urn:schemas-dlna-org:metadata-1-0/"'
+    ' xmlns:sec="http://www.sec.co.kr/">'
 )
 DIDL_CLOSE = "</DIDL-Lite>"
 DLNA_FLAGS = "01700000000000000000000000000000"
@@ -30,6 +34,13 @@ FOLDER_CLASS = "object.container.storageFolder"
 MOVIE_CLASS = "object.item.videoItem.movie"
 VIDEO_CLASS = "object.item.videoItem"
 TICKS_PER_SECOND = 10_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Subtitle:
+    url: str
+    kind: str  # "srt", "ass", "vtt", "sub": CaptionInfoEx's sec:type
+    mime_type: str  # text/srt...
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +66,18 @@ class VideoItem:
     height: int | None = None
     size: int | None = None
     album_art_url: str | None = None
+    profile: str | None = None  # DLNA.ORG_PN
+    subtitles: tuple[Subtitle, ...] = ()
 
 
-def protocol_info(mime_type: str) -> str:
+def content_features(profile: str | None = None) -> str:
+    """The fourth field of protocolInfo and the ``contentFeatures.dlna.org`` header."""
+    return DLNA_FEATURES if profile is None else f"DLNA.ORG_PN={profile};{DLNA_FEATURES}"
+
+
+def protocol_info(mime_type: str, profile: str | None = None) -> str:
     """``http-get:*:{mime}:DLNA.ORG_OP=01;...``: one entry of ``res@protocolInfo`` and GetProtocolInfo."""
-    return f"http-get:*:{mime_type}:{DLNA_FEATURES}"
+    return f"http-get:*:{mime_type}:{content_features(profile)}"
 
 
 def duration(ticks: int) -> str:
@@ -85,7 +103,7 @@ def _container(c: Container) -> str:
     count = "" if c.child_count is None else f" childCount={quoteattr(str(c.child_count))}"
     art = _album_art(c.album_art_url)
     return (
-        f"<container id={quoteattr(c.id)} parentID={quoteattr(c.parent_id)} restricted=\"1\" searchable=\"0\"{count}>"
+        f"<container id={quoteattr(c.id)} parentID={quoteattr(c.parent_id)} restricted=\"1\" searchable=\"1\"{count}>"
         f"<dc:title>{escape(c.title)}</dc:title><upnp:class>{FOLDER_CLASS}</upnp:class>"
         f"<upnp:storageUsed>-1</upnp:storageUsed>{art}</container>"
     )
@@ -98,13 +116,18 @@ def _item(i: VideoItem) -> str:
     parts.append(_album_art(i.album_art_url))
     if i.url is not None:
         parts.append(_resource(i))
+        parts.extend(
+            f"<res protocolInfo={quoteattr(f'http-get:*:{sub.mime_type}:*')}>{escape(sub.url)}</res>"
+            f"<sec:CaptionInfoEx sec:type={quoteattr(sub.kind)}>{escape(sub.url)}</sec:CaptionInfoEx>"
+            for sub in i.subtitles
+        )
     return (
         f"<item id={quoteattr(i.id)} parentID={quoteattr(i.parent_id)} restricted=\"1\">" + "".join(parts) + "</item>"
     )
 
 
 def _resource(i: VideoItem) -> str:
-    attributes = [f"protocolInfo={quoteattr(protocol_info(i.mime_type))}"]
+    attributes = [f"protocolInfo={quoteattr(protocol_info(i.mime_type, i.profile))}"]
     if i.size is not None:
         attributes.append(f'size="{int(i.size)}"')
     if i.runtime_ticks:

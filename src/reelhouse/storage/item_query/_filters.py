@@ -91,6 +91,8 @@ ATTENTION: Mapping[str, str] = {
     "scrapeNotQueued": "(i.scrape_state = 'none' AND i.has_nfo = 0 AND i.type IN ('Movie', 'Series'))",
 }
 NEVER = "1 = 0"
+# A BoxSet's members are its children (parentId=<BoxSet id>).
+BOXSET_MEMBERS = "i.id IN (SELECT ci.item_id FROM collection_items ci WHERE ci.collection_id = ?)"
 # Conditions nearly every item passes. SQLite without statistics takes any
 # equality for a selective one and would scan items_by_owner, items_by_missing
 # or items_by_probe_pending instead of the index that gives the listing's
@@ -235,11 +237,15 @@ def _children(parent: Parent) -> tuple[str, tuple[str, ...]]:
         )
     if parent.type == "Season":
         return "i.season_id = ?", (parent.id,)
+    if parent.type == "BoxSet":
+        return BOXSET_MEMBERS, (parent.id,)
     return "i.parent_id = ?", (parent.id,)
 
 
 def _descendants(where: Where, parent: Parent) -> None:
-    if parent.type == "Series":
+    if parent.type == "BoxSet":
+        where.add(BOXSET_MEMBERS, parent.id)
+    elif parent.type == "Series":
         where.add("i.series_id = ?", parent.id)
     elif parent.type == "Season":
         where.add("i.season_id = ?", parent.id)
@@ -265,6 +271,8 @@ def _in(where: Where, column: str, values: Sequence[Any]) -> None:
 def _types(where: Where, query: ItemQuery) -> None:
     if query.types:
         _in(where, where.scope_column("i.type"), query.types)
+    elif query.ids is None:
+        where.add("i.type <> 'BoxSet'")  # collections are listed when asked for (type=BoxSet)
     if query.exclude_types:
         where.add(f"i.type NOT IN ({marks(query.exclude_types)})", *query.exclude_types)
 

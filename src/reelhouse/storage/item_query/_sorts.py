@@ -99,7 +99,10 @@ _LAST_CONTENT = (
     " ELSE (SELECT max(c.date_created + 0) FROM items c WHERE c.parent_id = i.id AND c.missing = 0) END,"
     " i.date_created)"
 )
-_BOXSET_ADDED = "COALESCE((SELECT max(c.date_created + 0) FROM items c WHERE c.parent_id = i.id), i.date_created)"
+_BOXSET_ADDED = (
+    "COALESCE((SELECT max(c.date_created + 0) FROM collection_items ci JOIN items c ON c.id = ci.item_id"
+    " WHERE ci.collection_id = i.id), i.date_created)"
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,302 @@
+"""DLNA against minidlna: Browse of a 5,000-film container by pages of 50, and one stream (issue 34).
+
+Both servers serve the same tree (5,000 films, each ``Title NNNN (Year)/Title
+NNNN (Year).mkv``, hard links to one real 1-second video, and one film of
+518 MB of raw frames to stream) in the same private network namespace, made here (root
+and ``ip netns``; the run re-executes itself inside it), on its loopback
+interface (with a second address), so nothing is announced outside.  Reelhouse runs ``reelhouse
+serve`` with DLNA on (its member sees every library), minidlna
+``minidlnad -S`` (Debian's package; ``make dlna-tools``) with a fresh
+database; each has scanned everything before anything is timed.
+
+- **browse**: ``CLIENTS`` clients (threads, one keep-alive connection
+  each, stdlib ``http.client``) send ``BrowseDirectChildren`` of the films
+  container (Reelhouse ``lib.<id>.title``, minidlna ``2$8`` "All Video")
+  with ``RequestedCount=50`` and ``StartingIndex`` walking the pages, for
+  ``SECONDS`` s; twice each, alternating; ``requests_per_second`` per
+  server (the better round) and ``browse_ratio`` = Reelhouse / minidlna
+  (target: at least 1).
+- **stream**: ``curl`` fetches the large film whole ``STREAM_ROUNDS``
+  times from each, alternating; ``mb_per_second`` (best round) and
+  ``stream_ratio`` = minidlna / Reelhouse (time ratio; target: at most 1.2).
+
+Prints one JSON object, with the machine's load average and core count
+beside the figures: the machine is shared, so only the ratios (measured
+side by side in one run) mean something.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+FILMS = 5000
+PAGE = 50
+CLIENTS = 4
+SECONDS = 10.0
+STREAM_ROUNDS = 3
+STREAM_SECONDS = 60  # of raw 640x360 frames: 518 MB, so the stream's rate and not its first bytes is timed
+ADDRESS = "10.77.0.1"
+REELHOUSE_PORT = 8096
+MINIDLNA_PORT = 8200
+INSIDE = "REELHOUSE_DLNA_BENCH_INSIDE"
+READY_TIMEOUT_S = 900.0
+CD = "urn:schemas-upnp-org:service:ContentDirectory:1"
+SOAP = (
+    '<?xml version="1.0"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"'
+    ' s:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"><s:Body><u:Browse xmlns:u="{cd}">'
+    "<ObjectID>{id}</ObjectID><BrowseFlag>BrowseDirectChildren</BrowseFlag><Filter>*</Filter>"
+    "<StartingIndex>{start}</StartingIndex><RequestedCount>{count}</RequestedCount><SortCriteria></SortCriteria>"
+    "</u:Browse></s:Body></s:Envelope>"
+)
+DIDL = "{urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/}"
+DC = "{http://purl.org/dc/elements/1.1/}"
+
+
+def main() -> int:
+    global FILMS
+    if "--quick" in sys.argv[1:]:  # a smoke test: 500 films
+        FILMS = 500
+    if os.environ.get(INSIDE) != "1":
+        return _in_namespace()
+    with tempfile.TemporaryDirectory(prefix="dlna-bench-") as work:
+        figures = _measure(Path(work))
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+def _in_namespace() -> int:
+    """Make the namespace, run this script inside it, remove the namespace."""
+    if os.geteuid() != 0 or shutil.which("ip") is None or shutil.which("minidlnad") is None:
+        print(json.dumps({"skipped": "needs root, `ip netns` and minidlnad (make dlna-tools)"}))
+        return 0
+    name = f"rhbench{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        for command in (["link", "set", "lo", "up"], ["addr", "add", f"{ADDRESS}/24", "dev", "lo"],
+                        ["link", "set", "lo", "multicast", "on"], ["route", "add", "224.0.0.0/4", "dev", "lo"]):  # fmt: skip
+            subprocess.run(["ip", "netns", "exec", name, "ip", *command], check=True)
+        env = {**os.environ, INSIDE: "1"}
+        return subprocess.run(["ip", "netns", "exec", name, sys.executable, __file__], env=env, check=False).returncode
+    finally:
+        subprocess.run(["ip", "netns", "del", name], check=False)
+
+
+def _measure(work: Path) -> dict[str, Any]:
+    films, stream = _make_tree(work / "media")
+    load_before = os.getloadavg()
+    with _reelhouse(work, films, stream) as (rh_films, rh_stream), _minidlna(work, films, stream) as (md_films, md_stream):
+        browse: dict[str, list[float]] = {"reelhouse": [], "minidlna": []}
+        for _ in range(2):
+            browse["reelhouse"].append(_browse_load(REELHOUSE_PORT, "/dlna/control/contentdirectory", rh_films))
+            browse["minidlna"].append(_browse_load(MINIDLNA_PORT, "/ctl/ContentDir", md_films))
+        streams: dict[str, list[float]] = {"reelhouse": [], "minidlna": []}
+        for _ in range(STREAM_ROUNDS):
+            streams["reelhouse"].append(_stream(rh_stream))
+            streams["minidlna"].append(_stream(md_stream))
+    rh_rps, md_rps = max(browse["reelhouse"]), max(browse["minidlna"])
+    rh_mbs, md_mbs = max(streams["reelhouse"]), max(streams["minidlna"])
+    return {
+        "films": FILMS, "page": PAGE, "clients": CLIENTS, "seconds_per_round": SECONDS,
+        "browse_requests_per_second": {"reelhouse": rh_rps, "minidlna": md_rps, "rounds": browse},
+        "browse_ratio": round(rh_rps / md_rps, 3) if md_rps else None,
+        "stream_mb": round(stream.stat().st_size / 1e6, 1),
+        "stream_mb_per_second": {"reelhouse": rh_mbs, "minidlna": md_mbs, "rounds": streams},
+        "stream_ratio": round(md_mbs / rh_mbs, 3) if rh_mbs else None,
+        "machine": {"cores": os.cpu_count(), "loadavg_before": load_before, "loadavg_after": os.getloadavg(),
+                    "note": "shared with other work: the ratios, measured side by side, are the figures"},
+    }  # fmt: skip
+
+
+def _make_tree(root: Path) -> tuple[Path, Path]:
+    """5,000 films as hard links to one 1-second video, and one larger film (518 MB of raw frames) to stream."""
+    films = root / "Films"
+    films.mkdir(parents=True)
+    one = root / "one.mkv"
+    _ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=5", "-f", "lavfi", "-i", "sine=frequency=440",
+             "-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", str(one)])  # fmt: skip
+    for n in range(FILMS):
+        title = f"Film {n:04d} ({1950 + n % 70})"
+        (films / title).mkdir()
+        os.link(one, films / title / f"{title}.mkv")
+    stream = root / "Stream" / "Long Film (2020)" / "Long Film (2020).mkv"
+    stream.parent.mkdir(parents=True)
+    _ffmpeg(["-f", "lavfi", "-i", "testsrc=size=640x360:rate=25", "-t", str(STREAM_SECONDS), "-c:v", "rawvideo", "-pix_fmt",
+             "yuv420p", str(stream)])  # fmt: skip (raw frames: 69 MB that take no time to make)
+    one.unlink()
+    return films, stream
+
+
+def _ffmpeg(args: list[str]) -> None:
+    subprocess.run(["ffmpeg", "-v", "error", "-y", *args], check=True, timeout=600)
+
+
+@contextmanager
+def _reelhouse(work: Path, films: Path, stream: Path) -> Iterator[tuple[str, str]]:
+    """Reelhouse with DLNA on, both folders scanned: (the films container's id, the stream's URL)."""
+    data = work / "reelhouse"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REELHOUSE_")}
+    env.update(REELHOUSE_DLNA__ENABLED="true", REELHOUSE_DLNA__MEMBER="tv")
+    common = ["--data-dir", str(data)]
+    cli = [sys.executable, "-m", "reelhouse"]
+    subprocess.run([*cli, *common, "user", "add", "tv"], env=env, check=True, capture_output=True)
+    subprocess.run([*cli, *common, "user", "set", "tv", "--all-libraries"], env=env, check=True, capture_output=True)
+    key = subprocess.run([*cli, *common, "apikey", "create", "bench"], env=env, check=True, capture_output=True,
+                         text=True).stdout.strip().splitlines()[-1]  # fmt: skip
+    with (work / "reelhouse.log").open("wb") as log:
+        server = subprocess.Popen([*cli, "serve", "--bind", f"{ADDRESS}:{REELHOUSE_PORT}", *common], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=log)  # fmt: skip
+    try:
+        api = _Api(key)
+        _wait(lambda: api.get("/health")[0] == 200, "Reelhouse to start")
+        film_lib = api.library("Films", films)
+        stream_lib = api.library("Stream", stream.parent.parent)
+        _wait(lambda: _total(REELHOUSE_PORT, "/dlna/control/contentdirectory", f"lib.{film_lib}.title") == FILMS
+              and _total(REELHOUSE_PORT, "/dlna/control/contentdirectory", f"lib.{stream_lib}.title") == 1,
+              "Reelhouse to scan")  # fmt: skip
+        url = _first_url(REELHOUSE_PORT, "/dlna/control/contentdirectory", f"lib.{stream_lib}.title", "Long Film")
+        yield f"lib.{film_lib}.title", url
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+class _Api:
+    def __init__(self, key: str) -> None:
+        self._headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        return self._call("GET", path, None)
+
+    def library(self, name: str, folder: Path) -> str:
+        body = {"name": name, "collectionType": "movies", "paths": [str(folder)], "realtimeMonitor": False}
+        status, answer = self._call("POST", "/api/v1/libraries", json.dumps(body).encode())
+        if status not in (200, 201):
+            raise RuntimeError(f"creating library {name}: {status} {answer[:200]!r}")
+        library_id: str = json.loads(answer)["id"]
+        return library_id
+
+    def _call(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
+        connection = http.client.HTTPConnection(ADDRESS, REELHOUSE_PORT, timeout=30)
+        try:
+            connection.request(method, path, body=body, headers=self._headers)
+            answer = connection.getresponse()
+            return answer.status, answer.read()
+        except OSError:
+            return 0, b""
+        finally:
+            connection.close()
+
+
+@contextmanager
+def _minidlna(work: Path, films: Path, stream: Path) -> Iterator[tuple[str, str]]:
+    """minidlnad over the same folders, its database built: ("2$8" All Video, the stream's URL)."""
+    folder = work / "minidlna"
+    (folder / "db").mkdir(parents=True)
+    conf = folder / "minidlna.conf"
+    conf.write_text(
+        f"port={MINIDLNA_PORT}\nnetwork_interface=lo\nmedia_dir=V,{films}\nmedia_dir=V,{stream.parent.parent}\n"
+        f"db_dir={folder / 'db'}\nlog_dir={folder}\nfriendly_name=minidlna\ninotify=no\nlog_level=general,"
+        "artwork,database,inotify,scanner,metadata,http,ssdp,tivo=warn\n"
+    )
+    server = subprocess.Popen(["minidlnad", "-f", str(conf), "-P", str(folder / "pid"), "-S", "-R"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        _wait(lambda: _total(MINIDLNA_PORT, "/ctl/ContentDir", "2$8") == FILMS + 1, "minidlna to scan")
+        yield "2$8", _first_url(MINIDLNA_PORT, "/ctl/ContentDir", "2$8", "Long Film", walk=True)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+def _browse(connection: http.client.HTTPConnection, path: str, object_id: str, start: int,
+            count: int) -> bytes:  # fmt: skip
+    body = SOAP.format(cd=CD, id=object_id, start=start, count=count).encode()
+    headers = {"Content-Type": 'text/xml; charset="utf-8"', "SOAPACTION": f'"{CD}#Browse"'}
+    connection.request("POST", path, body=body, headers=headers)
+    answer = connection.getresponse()
+    data = answer.read()
+    if answer.status != 200:
+        raise RuntimeError(f"Browse {object_id}: {answer.status}")
+    return data
+
+
+def _result(envelope: bytes) -> tuple[ElementTree.Element, int]:
+    root = ElementTree.fromstring(envelope)
+    result = root.findtext(".//Result") or ""
+    return ElementTree.fromstring(result), int(root.findtext(".//TotalMatches") or 0)
+
+
+def _total(port: int, path: str, object_id: str) -> int:
+    try:
+        connection = http.client.HTTPConnection(ADDRESS, port, timeout=30)
+        return _result(_browse(connection, path, object_id, 0, 1))[1]
+    except (OSError, RuntimeError, ElementTree.ParseError):
+        return -1
+
+
+def _first_url(port: int, path: str, object_id: str, title: str, walk: bool = False) -> str:
+    connection = http.client.HTTPConnection(ADDRESS, port, timeout=30)
+    start = 0
+    while True:  # to a short page: minidlna's TotalMatches may read 0 while its scanner finishes
+        didl, _ = _result(_browse(connection, path, object_id, start, PAGE))
+        for item in didl:
+            if (item.findtext(f"{DC}title") or "").startswith(title):
+                return item.findtext(f"{DIDL}res") or ""
+        start += PAGE
+        if not walk or len(didl) < PAGE:
+            raise RuntimeError(f"{title} not found in {object_id}")
+
+
+def _browse_load(port: int, path: str, object_id: str) -> float:
+    """Pages of 50 by CLIENTS keep-alive clients for SECONDS: answered requests per second."""
+    done = [0] * CLIENTS
+    stop = time.monotonic() + SECONDS
+
+    def client(index: int) -> None:
+        connection = http.client.HTTPConnection(ADDRESS, port, timeout=30)
+        start = index * PAGE
+        while time.monotonic() < stop:
+            _browse(connection, path, object_id, start, PAGE)
+            done[index] += 1
+            start = (start + CLIENTS * PAGE) % FILMS
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(CLIENTS)]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return round(sum(done) / (time.monotonic() - began), 1)
+
+
+def _stream(url: str) -> float:
+    """MB/s of one whole GET by curl (to /dev/null)."""
+    done = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{size_download} %{time_total}", url],
+                          capture_output=True, text=True, check=True, timeout=600)  # fmt: skip
+    size, seconds = done.stdout.split()
+    return round(int(size) / float(seconds) / 1e6, 1)
+
+
+def _wait(ready: Any, what: str) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while not ready():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out waiting for {what}")
+        time.sleep(0.5)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

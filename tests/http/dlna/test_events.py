@@ -1,0 +1,91 @@
+"""GENA eventing: a published control point (async-upnp-client's ``upnp-client subscribe``) gets the
+initial event and, after a scan adds a film, an event with the moved SystemUpdateID; and the
+SUBSCRIBE rules (own-address callbacks only, renewal, unsubscribe) over raw HTTP."""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpx
+import trio
+
+from ...media_factory import MediaFactory
+from ..scanning import wait_for_state
+from .served import Served
+from .test_upnp_client import UPNP_CLIENT
+
+EVENT_TIMEOUT_S = 90.0
+
+
+async def next_event(lines: trio.abc.ReceiveStream, buffer: bytearray) -> dict[str, Any]:
+    """The next JSON line ``upnp-client subscribe`` printed."""
+    while True:
+        end = buffer.find(b"\n")
+        if end >= 0:
+            line = bytes(buffer[:end])
+            del buffer[: end + 1]
+            if line.startswith(b"{"):
+                found: dict[str, Any] = json.loads(line)
+                return found
+            continue
+        chunk = await lines.receive_some(65536)
+        assert chunk, "upnp-client ended"
+        buffer.extend(chunk)
+
+
+def update_id(event: dict[str, Any]) -> int | None:
+    value = event.get("state_variables", {}).get("SystemUpdateID")
+    return None if value is None else int(value)
+
+
+async def test_a_subscriber_gets_the_initial_event_and_one_after_a_scan_adds_a_film(
+    served: Served, tmp_path: Path, media: MediaFactory, nursery: trio.Nursery
+) -> None:
+    command = [str(UPNP_CLIENT), "subscribe", f"{served.url}/dlna/description.xml", "CD"]
+    run = functools.partial(trio.run_process, command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    client: trio.Process = await nursery.start(run)
+    assert client.stdout is not None
+    buffer = bytearray()
+    try:
+        with trio.fail_after(EVENT_TIMEOUT_S):
+            first = await next_event(client.stdout, buffer)
+            while update_id(first) is None:
+                first = await next_event(client.stdout, buffer)
+            media.video(tmp_path / "media" / "Films" / "Dune (2021)" / "Dune (2021).mkv")
+            films_id = served.libraries["Films"]
+            async with served.server.client() as api:
+                assert (await api.post(f"/libraries/{films_id}/scan", json={"mode": "full"})).status_code == 200
+                await wait_for_state(api, films_id)
+            moved = await next_event(client.stdout, buffer)
+            while update_id(moved) in (None, update_id(first)):
+                moved = await next_event(client.stdout, buffer)
+    finally:
+        client.kill()
+    containers = moved["state_variables"].get("ContainerUpdateIDs", "")
+    assert f"lib.{films_id}," in containers and f"lib.{served.libraries['Private']}," not in containers
+
+
+async def test_subscribe_takes_only_own_address_callbacks_renews_and_unsubscribes(served: Served) -> None:
+    url = f"{served.url}/dlna/events/contentdirectory"
+    own = {"NT": "upnp:event", "CALLBACK": "<http://127.0.0.1:9/events>", "TIMEOUT": "Second-300"}
+    async with httpx.AsyncClient(timeout=15.0) as client:
+        foreign = await client.request("SUBSCRIBE", url, headers={**own, "CALLBACK": "<http://192.0.2.1:9/x>"})
+        assert foreign.status_code == 412
+        assert (await client.request("SUBSCRIBE", url, headers={**own, "NT": "other"})).status_code == 412
+        assert (await client.request("SUBSCRIBE", url, headers={**own, "CALLBACK": "<file:///x>"})).status_code == 412
+        taken = await client.request("SUBSCRIBE", url, headers=own)
+        assert taken.status_code == 200 and taken.headers["TIMEOUT"] == "Second-300"
+        sid = taken.headers["SID"]
+        assert sid.startswith("uuid:")
+        renewed = await client.request("SUBSCRIBE", url, headers={"SID": sid, "TIMEOUT": "Second-99999"})
+        assert renewed.status_code == 200 and renewed.headers["TIMEOUT"] == "Second-1800"
+        both = await client.request("SUBSCRIBE", url, headers={"SID": sid, "NT": "upnp:event"})
+        assert both.status_code == 400
+        assert (await client.request("UNSUBSCRIBE", url, headers={"SID": sid})).status_code == 200
+        assert (await client.request("UNSUBSCRIBE", url, headers={"SID": sid})).status_code == 412
+        gone = await client.request("SUBSCRIBE", url, headers={"SID": sid})
+        assert gone.status_code == 412
