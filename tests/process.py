@@ -12,7 +12,10 @@ from pathlib import Path
 import trio
 
 SERVING_LINE = re.compile(r"serving on (http://[\d.]+:\d+)/api/v1")
-START_TIMEOUT_S = 30.0
+# A server's start (interpreter, imports, migrations, the first bind) takes seconds on a quiet machine
+# and has taken more than 30 s with PostgreSQL on a loaded one (load ~17 on two cores). A start that
+# really hangs still fails at this cap, with the server's log.
+START_TIMEOUT_S = 120.0
 
 
 def reelhouse_argv(*args: str) -> list[str]:

@@ -19,7 +19,7 @@ from reelhouse.storage.apikeys import create_api_key
 
 from ..conftest import migrated_copy
 
-SERVER_START_TIMEOUT_S = 20.0
+SERVER_START_TIMEOUT_S = 60.0  # migrations and the first bind, on a loaded machine too
 RESTART_POLL_S = 0.05  # a restart waits this long between tries while the previous server stops
 # The status's sample probe starts a probe worker per server: off unless a test asks for it.
 QUIET_SCAN_SETTINGS = {"health_probe_at_start": False}

@@ -97,4 +97,5 @@ def _wait_serving(process: subprocess.Popen[bytes], log_path: Path) -> str:
             raise RuntimeError(f"server exited early:\n{text}")
         time.sleep(0.05)
     process.kill()
+    process.wait()
     raise RuntimeError(f"server did not start within {START_TIMEOUT_S} s:\n{log_path.read_text(errors='replace')}")

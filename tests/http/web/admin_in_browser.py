@@ -15,8 +15,7 @@ import urllib.request
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .browser import DESKTOP, PHONE, SCREENSHOTS, chromium
-from .watch_in_browser import WAIT_MS
+from .browser import DESKTOP, PHONE, SCREENSHOTS, Budget, Witness, chromium, open_from_home
 
 PASSWORD = "correct horse battery"
 # Records every scan state a library card shows, in order, as the scan event stream moves it.
@@ -55,20 +54,21 @@ class AdminSeen:
     member_admin_page_status: int
 
 
-def _admin(base: str, media_root: str, film_name: str, backend: str) -> AdminSeen:
+def _admin(base: str, media_root: str, film_name: str, backend: str, budget: Budget) -> AdminSeen:
     SCREENSHOTS.mkdir(exist_ok=True)
-    with chromium() as browser:
-        page = browser.new_context(viewport=DESKTOP).new_page()
+    witness = Witness(budget)
+    with chromium() as browser, witness.explaining(backend):
+        page = witness.new_page(browser, "admin", viewport=DESKTOP)
         _sign_in(page, base, "Root")
         page.click("text=Administration")
         page.wait_for_selector("#status dd")
         page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-admin-system.png", full_page=True)
         states, summary, hints = _create_library_and_watch_scan(page, base, media_root, backend)
-        member = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+        member = witness.new_page(browser, "member", viewport=PHONE, is_mobile=True, has_touch=True)
         rows_before, paused, note, after = _stop_a_playing_session(page, member, base, film_name, backend)
         shown, before, after_revoke, row = _create_and_revoke_a_key(page, base, backend)
         forbidden = member.goto(f"{base}/web/admin/").status
-        _phone_pages(browser, base, backend)
+        _phone_pages(witness.new_page(browser, "admin-phone", viewport=PHONE, is_mobile=True, has_touch=True), base, backend)
     return AdminSeen(states, summary, hints, rows_before, paused, note, after, shown, before, after_revoke, row, forbidden)
 
 
@@ -87,7 +87,7 @@ def _create_library_and_watch_scan(page: Any, base: str, media_root: str, backen
     page.fill("#create input[name=name]", "Films")
     page.fill("#create textarea[name=paths]", media_root)
     page.click("#create button[type=submit]")
-    page.wait_for_selector("#libraries .state[data-state=completed]", timeout=WAIT_MS * 3)
+    page.wait_for_selector("#libraries .state[data-state=completed]")
     summary = page.inner_text("#libraries .scan")
     states = page.evaluate("window.seenStates")
     # Editing the options: turning external audio files off answers the hint that a full scan is due.
@@ -101,19 +101,18 @@ def _create_library_and_watch_scan(page: Any, base: str, media_root: str, backen
 
 def _stop_a_playing_session(admin: Any, member: Any, base: str, film_name: str, backend: str) -> tuple[int, bool, bool, str]:
     _sign_in(member, base, "Ann")
-    member.click(f".card:has-text('{film_name}')")
+    open_from_home(member, f".latest .card:has-text('{film_name}')")
     member.click("#play")
-    member.wait_for_function("() => { const v = document.getElementById('video'); return !v.paused && v.currentTime > 0.5; }",
-                             timeout=WAIT_MS)  # fmt: skip
+    member.wait_for_function("() => { const v = document.getElementById('video'); return !v.paused && v.currentTime > 0.5; }")
     admin.goto(base + "/web/admin/playback")
-    admin.wait_for_selector("#sessions button:has-text('Stop')", timeout=WAIT_MS)  # stoppable: the page holds its socket
+    admin.wait_for_selector("#sessions button:has-text('Stop')")  # stoppable: the page holds its socket
     rows = admin.locator("#sessions tbody tr").count()
     admin.screenshot(path=SCREENSHOTS / f"{backend}-desktop-admin-playback.png", full_page=True)
     admin.click("#sessions button:has-text('Stop')")
-    member.wait_for_selector("#stopped-note:not([hidden])", timeout=WAIT_MS)
+    member.wait_for_selector("#stopped-note:not([hidden])")
     paused = bool(member.evaluate("document.getElementById('video').paused"))
     member.wait_for_selector("#play:has-text('Resume')")  # the member may go on from there
-    admin.wait_for_selector("#sessions td.empty", timeout=WAIT_MS)  # the page refreshes its list
+    admin.wait_for_selector("#sessions td.empty")  # the page refreshes its list
     member.screenshot(path=SCREENSHOTS / f"{backend}-phone-stopped-by-admin.png", full_page=True)
     return rows, paused, True, admin.inner_text("#sessions tbody")
 
@@ -141,8 +140,7 @@ def _status(base: str, key: str) -> int:
         return int(refused.code)
 
 
-def _phone_pages(browser: Any, base: str, backend: str) -> None:
-    page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+def _phone_pages(page: Any, base: str, backend: str) -> None:
     _sign_in(page, base, "Root")
     for path, ready in (("libraries", "#libraries .library"), ("keys", "#keys tbody tr"), ("members", "#members tbody tr"),
                         ("tasks", "#schedules tbody tr"), ("activity", "#activity tbody tr")):  # fmt: skip
@@ -152,4 +150,4 @@ def _phone_pages(browser: Any, base: str, backend: str) -> None:
 
 
 if __name__ == "__main__":
-    print(json.dumps(asdict(_admin(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]))))
+    print(json.dumps(asdict(_admin(*sys.argv[1:5], Budget(float(sys.argv[5]))))))

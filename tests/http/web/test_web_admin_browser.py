@@ -19,7 +19,7 @@ from ...media_factory import MediaFactory, VideoSpec
 from ..conftest import RunningServer
 from ..members import add_member
 from .admin_in_browser import PASSWORD, AdminSeen
-from .browser import SCREENSHOTS
+from .browser import SCREENSHOTS, driver_budget_s
 
 ROOT = Path(__file__).parents[3]
 FILMS = ("Arrival (2016)", "Blade Runner (1982)", "Heat (1995)", "Sicario (2015)")
@@ -37,9 +37,9 @@ async def test_an_administrator_adds_a_library_watches_its_scan_stops_a_playback
         backend = "postgresql" if database_url.startswith("postgres") else "sqlite"
         # A process of its own, as in test_web_browser.py (Playwright's asyncio loop meets no trio here).
         driver = [sys.executable, "-m", "tests.http.web.admin_in_browser", server.base_url, str(root), "Arrival",
-                  backend]  # fmt: skip
+                  backend, driver_budget_s()]  # fmt: skip
         done = await trio.run_process(driver, capture_stdout=True, capture_stderr=True, check=False, cwd=ROOT)
-        assert done.returncode == 0, done.stderr.decode(errors="replace")[-4000:]
+        assert done.returncode == 0, done.stderr.decode(errors="replace")[-12000:]
         seen = AdminSeen(**json.loads(done.stdout.decode().strip().splitlines()[-1]))
     print(f"screenshots in {SCREENSHOTS}")
     assert seen.scan_states[-1] == "completed" and len(seen.scan_states) >= 2, seen.scan_states

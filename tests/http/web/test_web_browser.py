@@ -18,7 +18,7 @@ from ...media_factory import MediaFactory, VideoSpec
 from ..conftest import RunningServer
 from ..members import add_member
 from ..scanning import create_library, wait_for_state
-from .browser import SCREENSHOTS
+from .browser import SCREENSHOTS, driver_budget_s
 from .watch_in_browser import FILM_SECONDS, PASSWORD, SEEK_TO, Seen
 
 ROOT = Path(__file__).parents[3]
@@ -47,9 +47,10 @@ async def test_a_member_signs_in_plays_in_the_page_resumes_and_marks_played(
         backend = "postgresql" if database_url.startswith("postgres") else "sqlite"
         # A process of its own: Playwright's sync API runs an asyncio loop, which must not meet this
         # process's (trio-asyncio's loop policy, installed for asyncpg, would be taken for it).
-        driver = [sys.executable, "-m", "tests.http.web.watch_in_browser", server.base_url, film_id, backend]
+        driver = [sys.executable, "-m", "tests.http.web.watch_in_browser", server.base_url, film_id, backend,
+                  driver_budget_s()]  # fmt: skip
         done = await trio.run_process(driver, capture_stdout=True, capture_stderr=True, check=False, cwd=ROOT)
-        assert done.returncode == 0, done.stderr.decode(errors="replace")[-4000:]
+        assert done.returncode == 0, done.stderr.decode(errors="replace")[-12000:]
         seen = Seen(**json.loads(done.stdout.decode().strip().splitlines()[-1]))
     print(f"screenshots in {SCREENSHOTS}")
     assert not seen.hidden_library_shown

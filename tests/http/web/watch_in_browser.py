@@ -10,12 +10,11 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .browser import DESKTOP, PHONE, SCREENSHOTS, chromium, foreign_page
+from .browser import DESKTOP, HOME_FILLED, PHONE, SCREENSHOTS, Budget, Witness, chromium, foreign_page
 
 PASSWORD = "correct horse battery"
 FILM_SECONDS = 30
 SEEK_TO = 12.0
-WAIT_MS = 20_000
 
 
 @dataclass(frozen=True)
@@ -30,13 +29,13 @@ class Seen:
     typed_search_found: list[str]
 
 
-def _watch(base: str, film_id: str, backend: str) -> Seen:
+def _watch(base: str, film_id: str, backend: str, budget: Budget) -> Seen:
     SCREENSHOTS.mkdir(exist_ok=True)
-    with chromium() as browser:
-        desktop = browser.new_context(viewport=DESKTOP)
-        page = desktop.new_page()
+    witness = Witness(budget)
+    with chromium() as browser, witness.explaining(backend):
+        page = witness.new_page(browser, "desktop", viewport=DESKTOP)
         _sign_in(page, base)
-        page.wait_for_selector(".latest .card")
+        page.wait_for_function(HOME_FILLED)  # every row filled: nothing moves under a click
         hidden = "Private" in page.inner_text("main")
         found = _search_as_you_type(page, "arriv")
         page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-home.png", full_page=True)
@@ -48,7 +47,7 @@ def _watch(base: str, film_id: str, backend: str) -> Seen:
         page.evaluate(f"document.getElementById('video').currentTime = {SEEK_TO}")
         _play_until(page, f"v.currentTime > {SEEK_TO + 0.5}", click=False)
         page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-playing.png")
-        _leave_and_find_in_resume(page, base)
+        _leave_and_find_in_resume(page, base, budget)
         page.click("#resume .card")
         page.wait_for_selector("#play:has-text('Resume')")
         resumed = _play_until(page, f"v.currentTime >= {SEEK_TO}")
@@ -60,7 +59,7 @@ def _watch(base: str, film_id: str, backend: str) -> Seen:
         page.wait_for_selector("#title:not(:empty)")
         label_after_played = page.text_content("#play")
         foreign, favorite = _post_from_another_origin(page, base, film_id)
-        _phone(browser, base, film_id, backend)
+        _phone(witness.new_page(browser, "phone", viewport=PHONE, is_mobile=True, has_touch=True), base, film_id, backend)
     return Seen(hidden, first, resumed, played, label_after_played, foreign, favorite, found)
 
 
@@ -89,21 +88,18 @@ def _play_until(page: Any, condition: str, *, click: bool = True) -> float:
     if click:
         page.click("#play")
     page.wait_for_function(
-        f"() => {{ const v = document.getElementById('video'); return !v.paused && v.readyState >= 2 && {condition}; }}",
-        timeout=WAIT_MS,
+        f"() => {{ const v = document.getElementById('video'); return !v.paused && v.readyState >= 2 && {condition}; }}"
     )
     return float(page.evaluate("document.getElementById('video').currentTime"))
 
 
-def _leave_and_find_in_resume(page: Any, base: str) -> None:
+def _leave_and_find_in_resume(page: Any, base: str, budget: Budget) -> None:
     """Leaving the page reports the stop; the home page then lists the film under Continue watching."""
-    for _attempt in range(20):  # the stop report (a keepalive request) may land after the home page's read
+    while not budget.expired():  # the stop report (a keepalive request) may land after the home page's read
         page.goto(base + "/web/")
-        try:
-            page.wait_for_selector("#resume .card", timeout=1000)
+        page.wait_for_selector("#resume:has(.card, .empty)")  # the home page read the resume list
+        if page.locator("#resume .card").count():
             return
-        except Exception:
-            continue
     raise AssertionError("the film never appeared under Continue watching")
 
 
@@ -120,17 +116,14 @@ def _post_from_another_origin(page: Any, base: str, film_id: str) -> tuple[str, 
     return answer, page.get_attribute("#favorite", "aria-pressed")
 
 
-def _phone(browser: Any, base: str, film_id: str, backend: str) -> None:
-    phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-    page = phone.new_page()
+def _phone(page: Any, base: str, film_id: str, backend: str) -> None:
     _sign_in(page, base)
-    page.wait_for_selector(".latest .card")
+    page.wait_for_function(HOME_FILLED)
     page.screenshot(path=SCREENSHOTS / f"{backend}-phone-home.png", full_page=True)
     page.goto(f"{base}/web/item/{film_id}")
     page.wait_for_selector("#title:not(:empty)")
     page.screenshot(path=SCREENSHOTS / f"{backend}-phone-item.png", full_page=True)
-    phone.close()
 
 
 if __name__ == "__main__":
-    print(json.dumps(asdict(_watch(sys.argv[1], sys.argv[2], sys.argv[3]))))
+    print(json.dumps(asdict(_watch(*sys.argv[1:4], Budget(float(sys.argv[4]))))))
