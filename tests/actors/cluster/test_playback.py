@@ -22,8 +22,7 @@ import trio
 from trio_websocket import WebSocketConnection, open_websocket_url
 
 from reelhouse.storage import open_store
-from reelhouse.storage.members import MemberChanges, update_member
-from reelhouse.storage.users import add_user
+from reelhouse.storage.members import MemberChanges, add_user, update_member
 
 from ...catalog_factory import catalog
 from .nodes import Cluster, open_cluster, until
