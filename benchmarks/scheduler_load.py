@@ -38,12 +38,12 @@ from reelhouse.actors.jobs import JobRegistry
 from reelhouse.actors.schedule import (
     GetDrift,
     PlaybackActivity,
-    RegisterTask,
     RunEnd,
     RunPluginTask,
     ScanActivity,
     Scheduler,
     SchedulerServices,
+    SyncPluginTasks,
     TaskDefinition,
     trio_wall_clock,
 )
@@ -104,11 +104,13 @@ async def _simulate(tasks: int, days: int, workdir: Path) -> dict[str, Any]:
             services = SchedulerServices(store=store, jobs=jobs, time_zone=server_time_zone("Europe/Berlin"))
             scheduler = await spawn(nursery, Scheduler(services, {}, trio_wall_clock(START)), "scheduler",
                                     mailbox_size=256)
+            definitions = []
             for index in range(tasks):
                 rules = tuple(_rule(rng) for _ in range(rng.choice((1, 1, 1, 2))))
-                definition = TaskDefinition(f"plugin{index % 50}.task{index}", rules, owner=f"plugin{index % 50}",
-                                            names={"en": f"Task {index}"}, runner=host)
-                await scheduler.ask(RegisterTask(definition), timeout=1e9)  # simulated time: no real limit
+                definitions.append(TaskDefinition(f"plugin{index % 50}.task{index}", rules, owner=f"plugin{index % 50}",
+                                                  names={"en": f"Task {index}"}, runner=host))
+            # Plugin tasks reach the scheduler as the follower sends them: one SyncPluginTasks.
+            await scheduler.ask(SyncPluginTasks(tuple(definitions)), timeout=1e9)  # simulated time: no real limit
             cpu_start, wall_start = time.process_time(), time.perf_counter()
             for _day in range(days):
                 # A scan and an evening of playback each day: idle and afterScan see traffic.

@@ -90,10 +90,15 @@ async def test_admin_commands_work_while_the_server_runs(
     async with httpx.AsyncClient(base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {key}"}) as client:
         with trio.fail_after(20):
             assert (await client.get("/system/status")).status_code == 200
-            listed = await run_cli(["--data-dir", str(tmp_path / "data"), "--database", database_url, "apikey", "list"])
-            key_id = listed.stdout.decode().split("\t")[0]
-            revoked = await run_cli(["--data-dir", str(tmp_path / "data"), "--database", database_url, "apikey", "revoke", key_id])
-            assert revoked.returncode == 0, revoked.stderr
+        # Each command is a cold process (seconds apiece on a loaded machine): run_cli
+        # caps each one and names it; one cap of 20 s over both broke under load.
+        cli = ["--data-dir", str(tmp_path / "data"), "--database", database_url, "apikey"]
+        listed = await run_cli([*cli, "list"])
+        assert listed.returncode == 0, listed.stderr
+        key_id = listed.stdout.decode().split("\t")[0]
+        revoked = await run_cli([*cli, "revoke", key_id])
+        assert revoked.returncode == 0, revoked.stderr
+        with trio.fail_after(20):
             assert (await client.get("/system/status")).status_code == 401
     server.send_signal(signal.SIGTERM)
     with trio.fail_after(GRACE_S + 5):

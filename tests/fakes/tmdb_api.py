@@ -13,6 +13,7 @@ has to drive it::
         fake.hang_up_next(1)                  # the next API request: the connection closed, no answer
         fake.go_down(); fake.come_up()        # refuse and reset connections / serve again (same port)
         fake.hold(); fake.release()           # requests wait (counted in flight) until released
+        fake.hold_after(5)                    # 5 more API requests answer; later ones wait until release/go_down
         fake.count("/3/movie/603")            # requests served per path (no query)
         fake.max_concurrency                  # most requests in flight at once since the last reset_stats()
         fake.max_api_concurrency              # the same, API requests only (not images)
@@ -89,6 +90,9 @@ class FakeTmdb:
         self._down = False
         self._gate = threading.Event()
         self._gate.set()
+        self._answer_before_hold: int | None = None  # hold_after: API requests still answered at once
+        self._after_gate = threading.Event()
+        self._after_gate.set()
         self._connections: set[socket.socket] = set()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -125,14 +129,27 @@ class FakeTmdb:
         """Requests from now on wait, in flight, until :meth:`release` (at most a minute)."""
         self._gate.clear()
 
+    def hold_after(self, count: int) -> None:
+        """The next ``count`` API requests answer; later ones wait, in flight, until
+        :meth:`release` or :meth:`go_down` (images are never held). A test that cuts
+        the upstream "mid-queue" knows work is left, however fast the caller is."""
+        with self._lock:
+            self._answer_before_hold = count
+            self._after_gate.clear()
+
     def release(self) -> None:
+        with self._lock:
+            self._answer_before_hold = None
+        self._after_gate.set()
         self._gate.set()
 
     def go_down(self) -> None:
         """Stop listening (new connections are refused) and reset every open connection."""
         with self._lock:
             self._down = True
+            self._answer_before_hold = None
             server, self._server = self._server, None
+        self._after_gate.set()
         self._gate.set()  # held requests end now (hung up)
         with self._lock:
             connections = list(self._connections)
@@ -237,6 +254,16 @@ class FakeTmdb:
                 self._tick_api()
                 self._api_in_flight -= 1
 
+    def _held(self, path: str) -> bool:
+        """Whether this request waits for :meth:`release` (see :meth:`hold_after`)."""
+        with self._lock:
+            if self._answer_before_hold is None or not path.startswith("/3/"):
+                return False
+            if self._answer_before_hold > 0:
+                self._answer_before_hold -= 1
+                return False
+            return True
+
     def _take_failure(self) -> tuple[int, int] | None:
         """(status, retry after) when this request is one told to fail."""
         with self._lock:
@@ -314,6 +341,8 @@ class _Handler(BaseHTTPRequestHandler):
         params = {key: values[-1] for key, values in parse_qs(url.query).items()}
         fake._enter(url.path, params)
         try:
+            if fake._held(url.path):
+                fake._after_gate.wait(timeout=60)
             fake._gate.wait(timeout=60)
             if fake.delay:
                 time.sleep(fake.delay)

@@ -29,6 +29,10 @@ from .scrape_support import detail, items_by_name, wait_for_job, wait_for_states
 
 CAP_S = 120
 SYNTHETIC = 12
+# The configuration, up to 8 searches (the queue's workers: 4 slots x 2) and
+# the details that follow them: one film at least matches whole, and at most
+# half the 12 films' 25 requests are answered, so the queue has work left.
+ANSWERED_BEFORE_HOLD = 12
 
 
 @dataclass
@@ -133,7 +137,9 @@ async def test_an_upstream_dying_mid_queue_leaves_it_paused_not_items_failed(
 ) -> None:
     titles = [synthetic_title(i) for i in range(SYNTHETIC)]
     root = _films(media, tmp_path / "films", *(f"{name} ({year})" for name, year in titles))
-    tmdb.fake.delay = 0.2  # slow enough that it dies with work left
+    # Work is left when it dies, however fast the server scrapes: the fake answers
+    # ANSWERED_BEFORE_HOLD API requests, then holds the rest until the test cuts it.
+    tmdb.fake.hold_after(ANSWERED_BEFORE_HOLD)
     with trio.fail_after(CAP_S):
         async with tmdb.server.client() as client:
             library = await create_library(client, "Films", [root])
