@@ -15,7 +15,7 @@ import trio
 from reelhouse.actors.scan.probe_pool import open_probe_pool
 from reelhouse.media.probe import ProbeFailure
 
-from ...process import ServerProcess
+from ...process import ServerProcess, clean_environ
 from .probe_workers import probe_worker_pids, worker_command
 
 IO_LIMIT_S = 30
@@ -166,7 +166,9 @@ def _hanging_server(nursery: trio.Nursery, tmp_path: Path) -> ServerProcess:
     command = ", ".join(f"'''{part}'''" for part in worker_command(hang_on="/"))
     config.write_text(f"[scan]\nprobe_worker_command = [{command}]\nprobe_timeout_seconds = 600\n")
     database = f"sqlite:///{tmp_path / 'reelhouse.db'}"
-    return ServerProcess(tmp_path / "data", database, "--config", str(config))
+    # The start-up probe is what starts a worker here (servers in tests skip it otherwise).
+    env = clean_environ(REELHOUSE_SCAN__HEALTH_PROBE_AT_START="true")
+    return ServerProcess(tmp_path / "data", database, "--config", str(config), env=env)
 
 
 async def _workers_of(server: ServerProcess) -> list[int]:
