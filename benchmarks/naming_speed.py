@@ -8,7 +8,11 @@ and prints one line of JSON: ``{"paths_per_second": ..., "paths": ...}``;
 then the same for as many release-style paths as download tools leave
 them (``_release_names.py``: ``release_paths_per_second``,
 ``release_cpu_paths_per_second`` and their ratio to the tidy set,
-``release_vs_tidy``). ``--guessit N`` also times guessit, when installed,
+``release_vs_tidy``); then the slowest single classify() among
+``--hostile`` names built to make a parser slow (``_hostile_names.py``:
+``worst_case_ms``, of this thread's CPU time with the garbage collector
+paused, the best of three runs of that name, against issue #32's bound of
+1 ms: ``worst_case_within_1ms``). ``--guessit N`` also times guessit, when installed,
 on N of the release-style paths (``ours_vs_guessit``).
 
 The naming rules' memos are cleared before each round, so every round
@@ -22,16 +26,20 @@ Usage: PYTHONPATH=src python benchmarks/naming_speed.py [--paths N] [--rounds R]
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import time
 from collections.abc import Callable
 
+from _hostile_names import hostile_paths
 from _release_names import release_paths
 from reelhouse.media.naming import classify, clear_caches
 
 DEFAULT_PATHS = 100_000
 DEFAULT_ROUNDS = 5
+DEFAULT_HOSTILE = 20_000
+WORST_CASE_BOUND_MS = 1.0
 SEED = 20240607
 
 WORDS = (
@@ -150,6 +158,28 @@ def best(pairs: list[tuple[str, str]], rounds: int) -> tuple[int, int]:
     return round(len(pairs) / min(w for w, _ in measured)), round(len(pairs) / min(c for _, c in measured))
 
 
+def _cpu_ms(path: str, kind: str) -> float:
+    """This thread's CPU milliseconds for one cold classify(), the collector paused."""
+    clear_caches()
+    gc.disable()
+    try:
+        start = time.thread_time()
+        classify(path, kind)
+        return (time.thread_time() - start) * 1000
+    finally:
+        gc.enable()
+
+
+def worst_case_ms(pairs: list[tuple[str, str]]) -> float:
+    """The slowest name's best of three: a backtracking pattern is slow every time, a busy machine is not."""
+    worst = 0.0
+    for path, kind in pairs:
+        spent = _cpu_ms(path, kind)
+        if spent > worst:
+            worst = max(worst, min(spent, _cpu_ms(path, kind), _cpu_ms(path, kind)))
+    return worst
+
+
 def guessit_cpu_rate(pairs: list[tuple[str, str]]) -> int | None:
     """guessit's paths a second (CPU time) on ``pairs``, None when it is not installed.
 
@@ -171,6 +201,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS)
     parser.add_argument("--guessit", type=int, default=0, metavar="N",
                         help="also time guessit (if installed) on the first N release-style paths")
+    parser.add_argument("--hostile", type=int, default=DEFAULT_HOSTILE, metavar="N",
+                        help="names built to be slow, for the worst case")
     args = parser.parse_args()
     pairs = generate(args.paths)
     release = release_paths(args.paths, SEED)
@@ -185,6 +217,8 @@ def main() -> None:
         "release_cpu_paths_per_second": release_cpu,
         "release_vs_tidy": round(release_cpu / tidy_cpu, 2),
     }
+    worst = worst_case_ms(hostile_paths(args.hostile, SEED))
+    figures.update(worst_case_ms=round(worst, 3), worst_case_within_1ms=worst <= WORST_CASE_BOUND_MS)
     if args.guessit:
         sample = release[: args.guessit]
         theirs = guessit_cpu_rate(sample)
