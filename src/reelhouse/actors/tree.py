@@ -132,7 +132,9 @@ async def open_actor_tree(
             ChildSpec("system", lambda: SystemMonitor(monitor_config)),
             ChildSpec("jobs", lambda: JobRegistry(store, settings.schedule.job_retention_hours * 3600)),
             # Before the libraries (which check settings against it), so it stops after them.
-            ChildSpec("plugins", lambda: PluginHost(HostConfig(data_dir=settings.data_dir, server_version=version))),
+            ChildSpec("plugins", lambda: PluginHost(
+                HostConfig(data_dir=settings.data_dir, server_version=version),
+                poll_seconds=settings.schedule.reload_poll_seconds)),
         ]
         root = RootActor(children)
         await nursery.start(root.run)

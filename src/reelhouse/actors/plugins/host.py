@@ -1,7 +1,8 @@
 """PluginHost: the supervisor of every plugin, one PluginActor each.
 
 It reads the catalog (``storage/plugin_catalog.py``) at start and again
-whenever its fingerprint changes (polled every :data:`POLL_SECONDS`), so
+whenever its fingerprint changes (polled every ``poll_seconds``: the
+server passes ``[schedule] reload_poll_seconds``), so
 ``reelhouse plugin install|enable|disable|set|remove`` reach a running
 server without a restart. It tells each plugin to check its idle time
 every :data:`IDLE_TICK_SECONDS`.
