@@ -38,7 +38,7 @@ from .plugin_actor import Acquire, Describe, HostConfig, IdleCheck, PluginActor,
 from .stats import PluginStats
 
 POLL_SECONDS: Final = 2.0
-IDLE_TICK_SECONDS: Final = 5.0
+IDLE_TICK_SECONDS: Final = 1.0  # a plugin idle past its idle_seconds stops within a second of it
 ASK_TIMEOUT_S: Final = 15.0  # covers a cold start's handshake
 
 _log = logging.getLogger("reelhouse.plugins")
