@@ -16,7 +16,6 @@ from .activity_log import blueprint as activity_log_blueprint
 from .auth import install_auth
 from .auth_routes import blueprint as auth_routes_blueprint
 from .context import AppContext
-from .device_auth import install_device_auth
 from .devices import blueprint as devices_blueprint
 from .dlna import PREFIX as DLNA_PREFIX
 from .dlna import blueprint as dlna_blueprint
@@ -112,7 +111,6 @@ def create_app(context: AppContext) -> Quart:
     app.before_request(_assign_request_id)  # first: every later hook's log lines name the request
     app.before_websocket(_assign_websocket_id)
     install_auth(app)
-    install_device_auth(app)
     install_request_input(app)  # after auth: a request without a key learns only that
     app.after_request(_add_request_id)
     register_error_handlers(app)

@@ -15,10 +15,12 @@ from quart import Blueprint, Response
 from quart_schema import document_response
 
 from reelhouse import errors
+from reelhouse.actors.device_use import FlushDeviceUse
 from reelhouse.storage.devices import DeviceRecord, delete_device, list_devices
 from reelhouse.timefmt import rfc3339_ms
 
 from .activity_recording import log_activity
+from .asks import ask
 from .context import app_context
 from .device_auth import verified_devices
 from .openapi import may_answer, raw_response
@@ -53,7 +55,9 @@ class Device(ApiModel):
 @may_answer((403, "A device token: this is the administrative API."))
 async def get_devices() -> list[dict[str, Any]]:
     """Every device with a sign-in, most recently seen first; lastSeen follows use."""
-    await verified_devices().flush()  # times noted in memory since the last flush
+    device_use = app_context().actors.device_use
+    if device_use is not None:
+        await ask(device_use, FlushDeviceUse())  # times noted in memory since the last flush
     return [device_json(record) for record in await list_devices(app_context().store)]
 
 
