@@ -46,6 +46,7 @@ from .schema import DUMP_OPTIONS
 from .search import blueprint as search_blueprint
 from .system import blueprint as system_blueprint
 from .upkeep import blueprint as upkeep_blueprint
+from .url_rules import LazyBuilderRule
 from .users import blueprint as users_blueprint
 from .video_stream import blueprint as stream_blueprint
 from .video_stream import stall_seconds as stream_stall_seconds
@@ -92,6 +93,7 @@ log = logging.getLogger(__name__)
 def create_app(context: AppContext) -> Quart:
     """Build the app; every route lives under /api/v1 and needs an API key."""
     app = QuartTrio("reelhouse")
+    app.url_rule_class = LazyBuilderRule  # before any route: builders compiled when used (http/url_rules.py)
     app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024
     app.extensions["reelhouse"] = context
     QuartSchema(
