@@ -5,26 +5,12 @@
 "use strict";
 const ADMIN = "/web/admin";
 
+// The console's administrative door (static/fetch.js); an answer that lands clears an earlier error.
 async function admin(path, options = {}) {
-  const init = { credentials: "same-origin", headers: { Accept: "application/json" }, method: options.method || "GET" };
-  if (options.json !== undefined) {
-    init.method = options.method || "POST";
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(options.json);
-  }
-  const response = await fetch(ADMIN + path, init);
-  if (response.status === 401) { location.href = "/web/login"; throw new Error("signed out"); }
-  if (!response.ok) {
-    let message = "The server answered " + response.status + ".";
-    try { message = (await response.json()).message || message; } catch (e) { /* not JSON */ }
-    showError(message);
-    throw new Error(message);
-  }
+  const answer = await requestJson(ADMIN + path, options);
   hideError();
-  return response.status === 204 ? null : response.json();
+  return answer;
 }
-
-function hideError() { const box = document.getElementById("error"); if (box) box.hidden = true; }
 
 function notice(text) {
   const box = document.getElementById("notice");
@@ -75,7 +61,14 @@ async function systemPage() {
     ["Up for", clock(status.uptimeSeconds)], ["Started", when(status.startedAt)], ["Checks", checks]]) {
     facts.append(el("dt", {}, name), el("dd", {}, value));
   }
-  rows("#caches", status.caches || [], (c) => [c.name, c.fileCount, bytes(c.sizeBytes || 0)]);
+  const caches = (list) => rows("#caches", list, (c) => [c.name, c.fileCount, bytes(c.sizeBytes || 0),
+    c.clearable ? button("Clear", () => admin("/api/system/caches/" + encodeURIComponent(c.name) + "/clear", { method: "POST" })
+      .then((now) => { notice(c.name + ": cleared."); return caches(list.map((o) => (o.name === now.name ? now : o))); })) : ""]);
+  caches(status.caches || []);
+  const update = await admin("/api/system/update");
+  const said = !update.enabled ? "not checked (turned off)" : update.available && update.latest
+    ? update.latest.version + " is available" : "up to date" + (update.checkedAt ? " (checked " + when(update.checkedAt) + ")" : "");
+  facts.append(el("dt", {}, "Updates"), el("dd", { id: "update" }, said));
 }
 
 async function tasksPage() {
@@ -170,16 +163,42 @@ async function pluginsPage() {
         el("h3", {}, p.name + " " + p.version), el("p", { className: "meta" }, p.status + missing),
         el("div", { className: "actions" },
           button(p.enabled ? "Disable" : "Enable", () => change({ enabled: !p.enabled }, p.name + (p.enabled ? " disabled." : " enabled."))),
-          key, value, button("Set", () => change({ settings: { [key.value]: value.value } }, p.name + ": " + key.value + " set.")))));
+          key, value, button("Set", () => change({ settings: { [key.value]: value.value } }, p.name + ": " + key.value + " set.")),
+          !p.bundled && p.status !== "not_installed" ? button("Remove", () => admin("/plugins/" + id, { method: "DELETE" })
+            .then(() => { notice(p.name + " is removed (its settings are kept)."); return plugins(); })) : "")));
     }
   };
-  const backups = async () => rows("#backups", (await admin("/backups/list")).items, (b) => [b.name, bytes(b.size), when(b.createdAt)], "No backup yet.");
+  const install = document.getElementById("install");
+  install.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const done = await admin("/plugins", { json: formJson(install) }).catch(() => null);
+    if (done) { notice(done.id + " " + (done.version || "") + " is installed."); install.reset(); await plugins(); }
+  });
+  await Promise.all([plugins(), backupsPart()]);
+}
+
+// Backups: make one now; restore one when the server next starts (a running server's database is
+// never replaced under it), withdraw that until then; the last restore's outcome.
+async function backupsPart() {
+  const state = document.getElementById("restore-state");
+  const backups = async () => {
+    const found = await admin("/backups/list");
+    const last = found.lastRestore;
+    const said = found.pendingRestore ? found.pendingRestore + " is restored when the server next starts."
+      : last ? "The last restore, " + when(last.at) + ": " + (last.ok ? "" : "failed: ") + last.message : "";
+    state.textContent = said; state.hidden = !said;
+    if (found.pendingRestore) state.append(" ", button("Withdraw", () => admin("/backups/restore", { method: "DELETE" })
+      .then(() => { notice("The restore is withdrawn."); return backups(); })));
+    rows("#backups", found.items.slice().reverse(), (b) => [b.name, bytes(b.size), when(b.createdAt),
+      found.pendingRestore ? "" : button("Restore at next start", () => admin("/backups/" + encodeURIComponent(b.name) + "/restore", { method: "POST" })
+        .then((answer) => { notice(answer.message); return backups(); }))], "No backup yet.");
+  };
   document.getElementById("backup").addEventListener("click", async () => {
     notice("Backing up…");
     const made = await admin("/backups", { method: "POST" }).catch(() => null);
     if (made) { notice("Wrote " + made.name + "."); await backups(); }
   });
-  await Promise.all([plugins(), backups()]);
+  await backups();
 }
 
 const ADMIN_PAGES = {

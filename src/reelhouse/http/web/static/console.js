@@ -4,28 +4,8 @@
 const API = "/api/v1";
 const VIDEO_TYPES = new Set(["Movie", "Episode", "Video", "MusicVideo"]);
 
-async function api(path, options = {}) {
-  const init = { credentials: "same-origin", headers: { Accept: "application/json" }, ...options };
-  if (options.json !== undefined) {
-    init.method = init.method || "POST";
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(options.json);
-  }
-  const response = await fetch(API + path, init);
-  if (response.status === 401) { location.href = "/web/login"; throw new Error("signed out"); }
-  if (!response.ok) {
-    let message = "The server answered " + response.status + ".";
-    try { message = (await response.json()).message || message; } catch (e) { /* not JSON */ }
-    showError(message);
-    throw new Error(message);
-  }
-  return response.status === 204 ? null : response.json();
-}
-
-function showError(message) {
-  const box = document.getElementById("error");
-  if (box) { box.textContent = message; box.hidden = false; }
-}
+// The player API with the cookie (static/fetch.js): errors are shown as the error body's sentence.
+function api(path, options = {}) { return requestJson(API + path, options); }
 
 function card(item) {
   const link = document.createElement("a");
