@@ -31,7 +31,7 @@ RECORD_STATES = """() => {
 
 
 TOGGLE_EXTERNAL_AUDIO = """() => {
-  const box = document.querySelector('#libraries details textarea');
+  const box = document.querySelector('#libraries textarea.options');
   const options = JSON.parse(box.value);
   options.externalAudio = !options.externalAudio;
   box.value = JSON.stringify(options);

@@ -72,16 +72,14 @@ async def restore_at_next_start(name: str) -> tuple[dict[str, Any], int]:
     """Restore the backup ``name`` when the server next starts (202); its manifest is checked now."""
     require_admin()
     settings = app_context().settings
+    url, limit = settings.effective_database_url, settings.schedule.restore_max_bytes
     try:
-        staged = await trio.to_thread.run_sync(
-            lambda: stage_restore(settings.data_dir, name, settings.effective_database_url,
-                                  settings.schedule.restore_max_bytes)  # fmt: skip
-        )
+        staged = await trio.to_thread.run_sync(lambda: stage_restore(settings.data_dir, name, url, limit))
     except FileNotFoundError:
         raise errors.NotFound(f"No backup {name}.", params={"name": name}) from None
     except RestorePending as waiting:
         raise errors.Conflict(f"A restore of {waiting.name} already waits for the next start; withdraw it first.",
-                              code="backup_restore_pending", params={"name": waiting.name})  # fmt: skip
+                              code="backup_restore_pending", params={"name": waiting.name}) from None
     except BadBackup as bad:
         raise errors.Invalid(str(bad), field="name") from None
     await log_activity("backup.restore_request", "settings", "backup", name, name,

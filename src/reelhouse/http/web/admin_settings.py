@@ -107,7 +107,7 @@ async def change_plugin(plugin_id: str) -> Response:
         await log_activity("plugin.configure", "settings", "plugin", plugin_id, plugin_id,
                            {"keys": sorted(data.settings)})  # fmt: skip
     if data.enabled is not None:
-        stamp = {"enabled_at_ms": now_ms()} if data.enabled else {}
+        stamp: dict[str, Any] = {"enabled_at_ms": now_ms()} if data.enabled else {}
         await _catalog(catalog.update_state, data_dir, plugin_id, enabled=data.enabled, **stamp)
         await log_activity("plugin.enable" if data.enabled else "plugin.disable", "settings", "plugin",
                            plugin_id, plugin_id)  # fmt: skip
@@ -143,6 +143,7 @@ async def remove_plugin(plugin_id: str) -> Response:
 
 
 async def _catalog(function: Any, *args: Any, field: str = "pluginId", **kwargs: Any) -> Any:
+    """A catalog change in a worker thread; its refusal is 400 naming ``field``."""
     try:
         return await trio.to_thread.run_sync(lambda: function(*args, **kwargs))
     except catalog.PluginCatalogError as refused:
