@@ -135,8 +135,12 @@ async def remove_plugin(plugin_id: str) -> Response:
     """Remove an installed plugin, as ``reelhouse plugin remove ID`` (its settings are kept)."""
     require_admin()
     data_dir = app_context().settings.data_dir
-    if plugin_id not in {e.id for e in await trio.to_thread.run_sync(catalog.discover, data_dir) if e.installed}:
+    entry = {e.id: e for e in await trio.to_thread.run_sync(catalog.discover, data_dir)}.get(plugin_id)
+    if entry is None or entry.directory is None:
         raise errors.NotFound(f"No installed plugin {plugin_id}.", params={"pluginId": plugin_id})
+    if entry.directory.parent != catalog.plugins_dir(data_dir):  # the package's own copy
+        raise errors.Conflict(f"{plugin_id} comes with the server: it can be disabled, not removed.",
+                              code="plugin_builtin", params={"pluginId": plugin_id})  # fmt: skip
     await _catalog(catalog.remove, data_dir, plugin_id)
     await log_activity("plugin.remove", "settings", "plugin", plugin_id, plugin_id)
     return Response(b"", status=204)
