@@ -1,9 +1,12 @@
 """Run by tests/http/web/test_web_admin_browser.py in a process of its own: an administrator in Chromium.
 
 The administrator adds a library and watches its scan to completion (the
-states the page showed are recorded as they change), stops a member's
-playback in another browser, and creates and revokes an API key (tried on
-the API before and after). Prints one JSON line: :class:`AdminSeen`.
+states the page showed are recorded as they change), renames it, stops a
+member's playback in another browser, creates and revokes an API key (tried
+on the API before and after), clears the image cache, gives the member a
+parental rule, installs a plugin from a folder, backs up and asks for a
+restore at the next start, then withdraws it. Prints one JSON line:
+:class:`AdminSeen`.
 """
 
 from __future__ import annotations
@@ -52,9 +55,15 @@ class AdminSeen:
     key_status_after_revoke: int
     key_row_after_revoke: str
     member_admin_page_status: int
+    renamed_heading: str
+    cache_notice: str
+    parental_summary: str
+    plugin_heading: str
+    restore_said: str
+    restore_offered_again_after_withdrawal: bool
 
 
-def _admin(base: str, media_root: str, film_name: str, backend: str, budget: Budget) -> AdminSeen:
+def _admin(base: str, media_root: str, film_name: str, plugin_dir: str, backend: str, budget: Budget) -> AdminSeen:
     SCREENSHOTS.mkdir(exist_ok=True)
     witness = Witness(budget)
     with chromium() as browser, witness.explaining(backend):
@@ -68,8 +77,14 @@ def _admin(base: str, media_root: str, film_name: str, backend: str, budget: Bud
         rows_before, paused, note, after = _stop_a_playing_session(page, member, base, film_name, backend)
         shown, before, after_revoke, row = _create_and_revoke_a_key(page, base, backend)
         forbidden = member.goto(f"{base}/web/admin/").status
+        renamed = _rename_the_library(page, base)
+        cleared = _clear_the_image_cache(page, base)
+        parental = _give_a_parental_rule(page, base, "Ann", backend)
+        plugin = _install_a_plugin(page, base, plugin_dir, backend)
+        restore_said, withdrawn = _ask_a_restore_and_withdraw_it(page, base, backend)
         _phone_pages(witness.new_page(browser, "admin-phone", viewport=PHONE, is_mobile=True, has_touch=True), base, backend)
-    return AdminSeen(states, summary, hints, rows_before, paused, note, after, shown, before, after_revoke, row, forbidden)
+    return AdminSeen(states, summary, hints, rows_before, paused, note, after, shown, before, after_revoke, row, forbidden,
+                     renamed, cleared, parental, plugin, restore_said, withdrawn)  # fmt: skip
 
 
 def _sign_in(page: Any, base: str, name: str) -> None:
@@ -131,6 +146,54 @@ def _create_and_revoke_a_key(page: Any, base: str, backend: str) -> tuple[str, i
     return key, before, _status(base, key), page.inner_text("#keys tr:has-text('scripts')")
 
 
+def _rename_the_library(page: Any, base: str) -> str:
+    page.goto(base + "/web/admin/libraries")
+    page.click("#libraries summary:has-text('Name and folders')")
+    page.fill("#libraries input[name=name]", "Movies")
+    page.click("#libraries button:has-text('Save name and folders')")
+    page.wait_for_selector("#libraries h2:has-text('Movies')")
+    return page.inner_text("#libraries h2")
+
+
+def _clear_the_image_cache(page: Any, base: str) -> str:
+    page.goto(base + "/web/admin/")
+    page.click("#caches tr:has-text('images') button:has-text('Clear')")
+    page.wait_for_selector("#notice:has-text('cleared')")
+    return page.inner_text("#notice")
+
+
+def _give_a_parental_rule(page: Any, base: str, name: str, backend: str) -> str:
+    page.goto(base + "/web/admin/members")
+    page.click(f"#members tr:has-text('{name}') button:has-text('Change')")
+    page.select_option("#edit-form select[name=maxAge]", "12")
+    page.fill("#edit-form input[name=blockedGenres]", "Horror")
+    page.fill("#edit-form textarea[name=windows]", "1-5 16:00-20:00")
+    page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-admin-parental.png")
+    page.click("#edit-form button[value=save]")
+    row = f"#members tr:has-text('{name}'):has-text('up to age 12')"
+    page.wait_for_selector(row)
+    return page.inner_text(row)
+
+
+def _install_a_plugin(page: Any, base: str, plugin_dir: str, backend: str) -> str:
+    page.goto(base + "/web/admin/plugins")
+    page.fill("#install input[name=directory]", plugin_dir)
+    page.click("#install button[type=submit]")
+    page.wait_for_selector("#plugins h3:has-text('Test demo')")
+    page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-admin-plugins.png", full_page=True)
+    return page.inner_text("#plugins article:has-text('Test demo') h3")
+
+
+def _ask_a_restore_and_withdraw_it(page: Any, base: str, backend: str) -> tuple[str, bool]:
+    page.click("#backup")
+    page.click("#backups button:has-text('Restore at next start')")
+    page.wait_for_selector("#restore-state:has-text('next starts')")
+    said = page.inner_text("#restore-state")
+    page.click("#restore-state button:has-text('Withdraw')")
+    page.wait_for_selector("#restore-state", state="hidden")
+    return said, page.locator("#backups button:has-text('Restore at next start')").count() == 1
+
+
 def _status(base: str, key: str) -> int:
     request = urllib.request.Request(base + "/api/v1/libraries", headers={"Authorization": f"Bearer {key}"})
     try:
@@ -150,4 +213,4 @@ def _phone_pages(page: Any, base: str, backend: str) -> None:
 
 
 if __name__ == "__main__":
-    print(json.dumps(asdict(_admin(*sys.argv[1:5], Budget(float(sys.argv[5]))))))
+    print(json.dumps(asdict(_admin(*sys.argv[1:6], Budget(float(sys.argv[6]))))))

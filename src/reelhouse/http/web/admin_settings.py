@@ -20,12 +20,14 @@ from quart import Response
 from quart_schema import hide
 
 from reelhouse import errors
+from reelhouse.actors.plugins import ReadCatalog
 from reelhouse.media.schedule import CORE_TASKS, RuleError, parse_rule
 from reelhouse.storage import now_ms
 from reelhouse.storage import plugin_catalog as catalog
 from reelhouse.storage import schedules as stored
 
 from ..activity_recording import log_activity
+from ..asks import ask
 from ..context import app_context
 from .admin_gate import require_admin
 from .blueprint import blueprint
@@ -147,8 +149,13 @@ async def remove_plugin(plugin_id: str) -> Response:
 
 
 async def _catalog(function: Any, *args: Any, field: str = "pluginId", **kwargs: Any) -> Any:
-    """A catalog change in a worker thread; its refusal is 400 naming ``field``."""
+    """A catalog change in a worker thread, then read by the plugin host at once (the page lists it next);
+    a refusal is 400 naming ``field``."""
     try:
-        return await trio.to_thread.run_sync(lambda: function(*args, **kwargs))
+        done = await trio.to_thread.run_sync(lambda: function(*args, **kwargs))
     except catalog.PluginCatalogError as refused:
         raise errors.Invalid(str(refused), field=field) from None
+    host = app_context().actors.plugins
+    if host is not None:
+        await ask(host, ReadCatalog())
+    return done
