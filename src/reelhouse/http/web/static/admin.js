@@ -86,6 +86,10 @@ async function tasksPage() {
       button(s.paused ? "Resume" : "Pause", () => change({ paused: !s.paused })),
       button("Default", () => change({ reset: true })))];
   });
+  for (const start of document.querySelectorAll("#start-jobs button")) {
+    start.addEventListener("click", () => admin("/api" + start.dataset.path, { method: "POST" })
+      .then(() => { notice(start.textContent + ": started."); return jobs(); }).catch(() => null));
+  }
   await Promise.all([jobs(), schedules()]);
   setInterval(() => jobs().catch(() => null), 3000);  // progress bars move while jobs run
 }
@@ -127,8 +131,37 @@ async function playbackPage() {
     d.device + " · " + d.client, d.kind, d.userName || "", when(d.lastSeen),
     button("Sign out", () => admin("/api/devices/" + encodeURIComponent(d.id), { method: "DELETE" }).then(() => { notice(d.device + " is signed out."); return devices(); })),
   ], "No device is signed in.");
-  await Promise.all([sessions(), devices()]);
+  await Promise.all([sessions(), devices(), historyPart()]);
   setInterval(() => sessions().catch(() => null), 3000);
+}
+
+// Finished playbacks, newest first (GET /admin/playback/history): filtered, paged. Calendar dates
+// are read in the browser's own time zone.
+async function historyPart() {
+  const form = document.getElementById("history-filters");
+  const more = document.getElementById("history-more");
+  const body = document.querySelector("#history tbody");
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  let cursor = null;
+  const load = async (fresh) => {
+    const query = new URLSearchParams({ limit: "50", tz: zone });
+    for (const [key, value] of Object.entries(formJson(form))) if (value) query.set(key, value);
+    if (!fresh && cursor) query.set("cursor", cursor);
+    const page = await admin("/api/admin/playback/history?" + query);
+    if (fresh) body.replaceChildren();
+    for (const r of page.records) {
+      const title = [r.title, r.episode].filter(Boolean).join(" · ") || r.itemId;
+      body.append(el("tr", {}, el("td", {}, when(r.at)), el("td", {}, r.member), el("td", {}, title),
+        el("td", {}, r.device + " · " + r.player),
+        el("td", {}, bar(r.watchedSec, r.durationSec), " " + Math.round(r.percent) + "%" + (r.finished ? " ✓" : ""))));
+    }
+    if (fresh && !page.records.length) body.append(el("tr", {}, el("td", { colSpan: 5, className: "empty" }, "Nothing played yet.")));
+    cursor = page.nextCursor || null;
+    more.hidden = !cursor;
+  };
+  form.addEventListener("submit", (event) => { event.preventDefault(); load(true).catch(() => null); });
+  more.addEventListener("click", () => load(false).catch(() => null));
+  await load(true);
 }
 
 async function keysPage() {

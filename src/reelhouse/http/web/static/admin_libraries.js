@@ -11,6 +11,12 @@ const HINTS = {
   scrapeRequeueSuggested: "Fetching metadata again for the items it failed on is suggested.",
 };
 
+// Bulk actions on the items in an attention state (POST /libraries/{id}/attention-actions).
+const ATTENTION = {
+  reidentify: "Identify again (needs identifying)", rescrape: "Scrape again (scrape failed or not queued)",
+  reprobe: "Read media information again (unread)", dropMissing: "Remove missing items now",
+};
+
 function scanLine(status) {
   const box = el("div", { className: "scan" });
   const counts = [status.processed + (status.total ? " of " + status.total : "") + " processed",
@@ -29,6 +35,8 @@ function libraryCard(library, reload) {
   const options = el("textarea", { className: "options", rows: 4, value: JSON.stringify(library.options || {}, null, 1), "aria-label": "Options of " + library.name });
   const hints = el("ul", { className: "hints" });
   const act = (path, said) => admin("/api/libraries/" + id + path, { method: "POST" }).then(() => notice(library.name + ": " + said));
+  const attention = el("select", { "aria-label": "Action on the items needing attention" },
+    ...Object.entries(ATTENTION).map(([value, label]) => el("option", { value }, label)));
   const name = el("input", { value: library.name, maxLength: 200, "aria-label": "Name of " + library.name, name: "name" });
   const folders = el("textarea", { rows: 2, value: (library.paths || []).join("\n"), "aria-label": "Folders of " + library.name, name: "paths" });
   card.append(
@@ -45,6 +53,9 @@ function libraryCard(library, reload) {
         .then(() => notice(library.name + ": metadata refresh queued."))),
       button("Rescrape unmatched", () => admin("/api/libraries/" + id + "/rescrape", { method: "POST" })
         .then((r) => notice(library.name + ": " + r.queued + " queued, " + r.skipped + " skipped."))),
+      attention,
+      button("Run on the items needing it", () => admin("/api/libraries/" + id + "/attention-actions", { json: { action: attention.value } })
+        .then((r) => notice(library.name + ": " + r.count + " items taken (see Jobs)."))),
       button("Regenerate covers", () => act("/covers/regenerate", "covers made again.")),
       button("Write NFO files", () => act("/nfo-sync", "writing NFO files (see Jobs).")),
       button("Delete library", async () => {

@@ -45,20 +45,56 @@ async function home() {
   }
 }
 
+// The grid: sorted and filtered as GET /items allows (the form's choices stay in the address, so
+// going back finds them), 60 at a time; a newer choice aborts the page still on its way.
+const SHOW = { unplayed: ["isPlayed", "false"], played: ["isPlayed", "true"], favorite: ["isFavorite", "true"] };
+
 async function library() {
   const grid = document.getElementById("grid");
   const more = document.getElementById("more");
+  const form = document.getElementById("filters");
+  const count = document.getElementById("count");
+  const chosen = new URLSearchParams(location.search);
+  for (const field of form.elements) if (field.name && chosen.has(field.name)) field.value = chosen.get(field.name);
   let cursor = null;
-  async function next() {
-    let query = "/items?libraryId=" + encodeURIComponent(grid.dataset.library) + "&sort=name&limit=60";
-    if (cursor) query += "&cursor=" + encodeURIComponent(cursor);
-    const page = await api(query);
+  let pending = null;
+  const query = () => {
+    const params = new URLSearchParams({ libraryId: grid.dataset.library, limit: "60" });
+    for (const [name, value] of new FormData(form).entries()) {
+      if (!value) continue;
+      if (name === "show") params.set(...SHOW[value]);
+      else params.set(name, value);
+    }
+    return params;
+  };
+  async function next(fresh) {
+    if (pending) pending.abort();
+    pending = new AbortController();
+    const params = query();
+    if (fresh) params.set("includeTotal", "true");
+    else if (cursor) params.set("cursor", cursor);
+    const page = await api("/items?" + params, { signal: pending.signal });
+    if (fresh) {
+      grid.replaceChildren();
+      count.textContent = page.totalCount === undefined ? "" : page.totalCount + (page.totalCount === 1 ? " item" : " items");
+    }
     fill(grid, page.items);
     cursor = page.nextCursor || null;
     more.hidden = !cursor;
   }
-  more.addEventListener("click", next);
-  await next();
+  const refilter = () => {
+    const kept = new URLSearchParams([...new FormData(form).entries()].filter(([, v]) => v));
+    history.replaceState(null, "", location.pathname + (kept.size ? "?" + kept : ""));
+    next(true).catch(() => null);
+  };
+  let typing = null;
+  form.addEventListener("change", refilter);
+  form.addEventListener("input", (event) => {
+    if (event.target.type === "search" || event.target.type === "number") { clearTimeout(typing); typing = setTimeout(refilter, 300); }
+  });
+  form.addEventListener("submit", (event) => { event.preventDefault(); refilter(); });
+  more.addEventListener("click", () => next(false).catch(() => null));
+  await next(true);
 }
 
 async function itemPage() {
