@@ -55,6 +55,7 @@ class AdminSeen:
     key_status_after_revoke: int
     key_row_after_revoke: str
     member_admin_page_status: int
+    history_row: str
     renamed_heading: str
     cache_notice: str
     parental_summary: str
@@ -75,6 +76,7 @@ def _admin(base: str, media_root: str, film_name: str, plugin_dir: str, backend:
         states, summary, hints = _create_library_and_watch_scan(page, base, media_root, backend)
         member = witness.new_page(browser, "member", viewport=PHONE, is_mobile=True, has_touch=True)
         rows_before, paused, note, after = _stop_a_playing_session(page, member, base, film_name, backend)
+        history = _history_row(page, base, budget)
         shown, before, after_revoke, row = _create_and_revoke_a_key(page, base, backend)
         forbidden = member.goto(f"{base}/web/admin/").status
         renamed = _rename_the_library(page, base)
@@ -84,7 +86,7 @@ def _admin(base: str, media_root: str, film_name: str, plugin_dir: str, backend:
         restore_said, withdrawn = _ask_a_restore_and_withdraw_it(page, base, backend)
         _phone_pages(witness.new_page(browser, "admin-phone", viewport=PHONE, is_mobile=True, has_touch=True), base, backend)
     return AdminSeen(states, summary, hints, rows_before, paused, note, after, shown, before, after_revoke, row, forbidden,
-                     renamed, cleared, parental, plugin, restore_said, withdrawn)  # fmt: skip
+                     history, renamed, cleared, parental, plugin, restore_said, withdrawn)  # fmt: skip
 
 
 def _sign_in(page: Any, base: str, name: str) -> None:
@@ -130,6 +132,17 @@ def _stop_a_playing_session(admin: Any, member: Any, base: str, film_name: str, 
     admin.wait_for_selector("#sessions td.empty")  # the page refreshes its list
     member.screenshot(path=SCREENSHOTS / f"{backend}-phone-stopped-by-admin.png", full_page=True)
     return rows, paused, True, admin.inner_text("#sessions tbody")
+
+
+def _history_row(page: Any, base: str, budget: Budget) -> str:
+    """The playback just stopped, in the history (recorded as its session ends: the page is read again)."""
+    while not budget.expired():
+        page.goto(base + "/web/admin/playback")
+        page.wait_for_selector("#history tbody tr")
+        row = page.locator("#history tbody tr:has-text('Ann')")
+        if row.count():
+            return str(row.first.inner_text())
+    raise AssertionError("the stopped playback never appeared in the history")
 
 
 def _create_and_revoke_a_key(page: Any, base: str, backend: str) -> tuple[str, int, int, str]:

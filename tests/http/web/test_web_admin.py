@@ -38,6 +38,7 @@ async def test_only_an_administrator_signed_in_from_the_consoles_pages_reaches_t
             async with browser(server) as nobody:
                 anonymous = await nobody.get("/web/admin/api/libraries")
             bad_body = await root.post("/web/admin/api/libraries", json={"name": "Films"})
+            item_pages = [await root.get("/web/item/anything"), await ann.get("/web/item/anything")]
     assert libraries.status_code == 200 and libraries.json() == []
     assert page.status_code == 200 and "admin_libraries.js" in page.text
     assert [answer.status_code for answer in member] == [403, 403, 403]
@@ -48,6 +49,7 @@ async def test_only_an_administrator_signed_in_from_the_consoles_pages_reaches_t
     assert api_with_cookie.status_code == 403  # the key-only API still refuses the cookie
     assert anonymous.status_code == 401
     assert bad_body.status_code == 400 and bad_body.json()["code"] == "field_required"  # the API's own validation
+    assert ["admin_item.js" in page.text for page in item_pages] == [True, False]  # refresh, rescan, identify
 
 
 async def test_a_change_through_the_consoles_door_is_the_administrators_in_the_activity_log(

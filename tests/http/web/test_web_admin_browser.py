@@ -56,6 +56,7 @@ async def test_an_administrator_adds_a_library_watches_its_scan_stops_a_playback
     assert (seen.key_status_before_revoke, seen.key_status_after_revoke) == (200, 401)
     assert "revoked" in seen.key_row_after_revoke and seen.key_shown not in seen.key_row_after_revoke
     assert seen.member_admin_page_status == 403
+    assert "Arrival" in seen.history_row  # the stopped playback, as the history keeps it
     assert seen.renamed_heading == "Movies"
     assert seen.cache_notice == "images: cleared."
     assert "up to age 12" in seen.parental_summary and "no horror" in seen.parental_summary
