@@ -71,13 +71,17 @@ async function library() {
     if (pending) pending.abort();
     pending = new AbortController();
     const params = query();
-    if (fresh) params.set("includeTotal", "true");
-    else if (cursor) params.set("cursor", cursor);
-    const page = await api("/items?" + params, { signal: pending.signal });
-    if (fresh) {
-      grid.replaceChildren();
-      count.textContent = page.totalCount === undefined ? "" : page.totalCount + (page.totalCount === 1 ? " item" : " items");
+    if (!fresh && cursor) params.set("cursor", cursor);
+    if (fresh) {  // the count on its own request: counting a large library must not hold the grid back
+      const counting = query();
+      counting.set("limit", "1"); counting.set("includeTotal", "true");
+      count.textContent = "";
+      api("/items?" + counting, { signal: pending.signal }).then((first) => {
+        count.textContent = first.totalCount + (first.totalCount === 1 ? " item" : " items");
+      }).catch(() => null);
     }
+    const page = await api("/items?" + params, { signal: pending.signal });
+    if (fresh) grid.replaceChildren();
     fill(grid, page.items);
     cursor = page.nextCursor || null;
     more.hidden = !cursor;
