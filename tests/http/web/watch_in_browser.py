@@ -81,6 +81,7 @@ def _sort_and_filter_the_grid(page: Any, backend: str) -> tuple[str, str, list[s
     page.select_option("#filters select[name=order]", "desc")
     page.wait_for_function("() => location.search.includes('sort=dateAdded')")
     page.wait_for_selector("#grid .card")
+    page.wait_for_selector("#count:not(:empty)")  # counted on a request of its own
     count = page.inner_text("#count")
     page.select_option("#filters select[name=show]", "favorite")
     page.wait_for_selector("#grid .empty")

@@ -18,7 +18,11 @@ function notice(text) {
 }
 
 function el(tag, { dataset = {}, ...props } = {}, ...children) {
-  const node = Object.assign(document.createElement(tag), props);
+  const node = document.createElement(tag);
+  // "aria-label" and the like are attributes only; the rest are the element's properties.
+  for (const [key, value] of Object.entries(props)) {
+    if (key.includes("-")) node.setAttribute(key, value); else node[key] = value;
+  }
   Object.assign(node.dataset, dataset);
   for (const child of children) node.append(child instanceof Node ? child : String(child ?? ""));
   return node;

@@ -61,6 +61,7 @@ async function membersPage() {
     for (const box of editForm.querySelectorAll("input[name=library]")) box.checked = (p.accessibleLibraries || []).includes(box.value);
     showParental(editForm, p.parental);
     parentalTouched = false;
+    document.getElementById("edit-error").hidden = true;
     dialog.showModal();
   };
   editForm.addEventListener("submit", async (event) => {
@@ -74,7 +75,9 @@ async function membersPage() {
     if (f.password.value) body.password = f.password.value;
     if (f.pin.value) body.pin = f.pin.value;
     if (parentalTouched) Object.assign(body, readParental(editForm, !!editing.policy.parental));
-    const done = await admin("/members/" + encodeURIComponent(editing.name), { method: "PATCH", json: body }).catch(() => null);
+    const said = document.getElementById("edit-error");  // the page's own error box is behind the dialog
+    const done = await admin("/members/" + encodeURIComponent(editing.name), { method: "PATCH", json: body })
+      .catch((e) => { said.textContent = e.message; said.hidden = false; return null; });
     if (!done) return;
     dialog.close();
     notice(done.name + ": " + (done.changed.join(", ") || "nothing changed") + ".");
