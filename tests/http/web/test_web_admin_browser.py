@@ -45,6 +45,8 @@ async def test_an_administrator_adds_a_library_watches_its_scan_stops_a_playback
         done = await trio.run_process(driver, capture_stdout=True, capture_stderr=True, check=False, cwd=ROOT)
         assert done.returncode == 0, done.stderr.decode(errors="replace")[-12000:]
         seen = AdminSeen(**json.loads(done.stdout.decode().strip().splitlines()[-1]))
+        async with server.client() as key:
+            devices = (await key.get("/devices")).json()
     print(f"screenshots in {SCREENSHOTS}")
     assert seen.scan_states[-1] == "completed" and len(seen.scan_states) >= 2, seen.scan_states
     assert f"{len(FILMS)} added" in seen.scan_summary, seen.scan_summary
@@ -64,3 +66,6 @@ async def test_an_administrator_adds_a_library_watches_its_scan_stops_a_playback
     assert seen.plugin_heading == "Test demo 1.0.0"
     assert "is restored when the server next starts" in seen.restore_said
     assert seen.restore_offered_again_after_withdrawal
+    # A web sign-in counts toward the device limit once it played (reference, Device.notCountedReason).
+    web = {(d["userName"], d.get("notCountedReason")) for d in devices if d["kind"] == "web"}
+    assert web == {("Root", "notPlayed"), ("Ann", None)}, devices
