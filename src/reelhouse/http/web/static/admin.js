@@ -132,7 +132,7 @@ async function playbackPage() {
       .then(() => { notice("Stop sent to " + s.device + "."); return sessions(); })) : el("span", { className: "note" }, "cannot be stopped"),
   ], "Nobody is playing.");
   const devices = async () => rows("#devices", await admin("/api/devices"), (d) => [
-    d.device + " · " + d.client, d.kind, d.userName || "", when(d.lastSeen),
+    d.device + " · " + d.client, d.kind + (d.notCountedReason === "notPlayed" ? " (never played: not counted)" : ""), d.userName || "", when(d.lastSeen),
     button("Sign out", () => admin("/api/devices/" + encodeURIComponent(d.id), { method: "DELETE" }).then(() => { notice(d.device + " is signed out."); return devices(); })),
   ], "No device is signed in.");
   await Promise.all([sessions(), devices(), historyPart()]);
