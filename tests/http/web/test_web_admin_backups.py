@@ -64,7 +64,7 @@ async def test_a_restore_asked_from_the_console_is_done_at_the_next_start_and_sa
     assert waiting["pendingRestore"] == made and waiting["lastRestore"] is None
     assert names == ["Root"]  # the database as it was backed up
     assert after["pendingRestore"] is None
-    assert after["lastRestore"]["ok"] is True and after["lastRestore"]["name"] == made
+    assert after["lastRestore"]["ok"] is True and after["lastRestore"]["name"] == made, after
 
 
 async def test_an_archive_that_is_not_a_backup_for_this_database_is_refused_when_asked(
