@@ -370,6 +370,8 @@ class LibraryRegistry(Supervisor):
     async def _change(self, change: CheckedChange) -> LibraryRecord:
         """Write a checked change (:mod:`.library_change`); new roots restart the library's actor on them."""
         store, library_id = self._services.store, change.before.id
+        if await get_library(store, library_id) is None:  # deleted since it was checked
+            raise errors.NotFound(f"No library {library_id}.", params={"libraryId": library_id})
         if change.roots_changed:
             if self.child(_child_name(library_id)) is None:
                 raise errors.Conflict("Another server of the cluster runs this library: change its folders there.",
@@ -382,8 +384,7 @@ class LibraryRegistry(Supervisor):
             check_no_overlap(list(change.paths), existing, real)
         await update_library_roots(store, library_id, change.name, change.paths)
         record = await get_library(store, library_id)
-        if record is None:
-            raise errors.NotFound(f"No library {library_id}.", params={"libraryId": library_id})
+        assert record is not None  # deleting a library is this actor's too, one turn at a time
         if change.roots_changed:
             with bounded_shield(REMOVE_TIMEOUT_SECONDS):  # never left without its actor
                 await self.stop_child(_child_name(library_id))
