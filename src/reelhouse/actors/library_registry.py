@@ -384,7 +384,8 @@ class LibraryRegistry(Supervisor):
             check_no_overlap(list(change.paths), existing, real)
         await update_library_roots(store, library_id, change.name, change.paths)
         record = await get_library(store, library_id)
-        assert record is not None  # deleting a library is this actor's too, one turn at a time
+        if record is None:  # another node of a cluster deleted it meanwhile
+            raise errors.NotFound(f"No library {library_id}.", params={"libraryId": library_id})
         if change.roots_changed:
             with bounded_shield(REMOVE_TIMEOUT_SECONDS):  # never left without its actor
                 await self.stop_child(_child_name(library_id))
