@@ -14,7 +14,8 @@ from ..conftest import RunningServer
 from ..scanning import FINAL_STATES
 from .console import activity, signed_in
 
-NO_SAFEGUARD = {"massMissingThreshold": 1}  # a root given up leaves every item of it missing at once
+# A root given up leaves every item of it missing at once (remoteAllowedHosts: required with options).
+NO_SAFEGUARD = {"massMissingThreshold": 1, "remoteAllowedHosts": []}
 
 
 async def test_a_library_is_renamed_and_its_new_folders_scanned_in_place_of_the_old(
@@ -25,9 +26,11 @@ async def test_a_library_is_renamed_and_its_new_folders_scanned_in_place_of_the_
         media.video(old / "Heat (1995)" / "Heat (1995).mp4", VideoSpec(container="mp4"))
         media.video(new / "Arrival (2016)" / "Arrival (2016).mp4", VideoSpec(container="mp4"))
         async with signed_in(server, "Root", admin=True) as root:
-            made = (await root.post("/web/admin/api/libraries", json={
+            created = await root.post("/web/admin/api/libraries", json={
                 "name": "Films", "paths": [str(old)], "collectionType": "movies", "options": NO_SAFEGUARD,
-            })).json()  # fmt: skip
+            })  # fmt: skip
+            assert created.status_code == 201, created.text
+            made = created.json()
             library = f"/web/admin/libraries/{made['id']}"
             await _names_once(root, made["id"], ["Heat"])
             renamed = await root.patch(library, json={"name": "  Movies "})
