@@ -62,6 +62,7 @@ def _watch(base: str, film_id: str, backend: str, budget: Budget) -> Seen:
         played = page.get_attribute("#played", "aria-pressed")
         page.goto(f"{base}/web/")  # leaving after the mark: no resume point may come back with it
         page.wait_for_function(HOME_FILLED)
+        page.wait_for_selector("#next-up .card span:not([data-series-id])")  # the series' name came
         next_up = [name.strip() for name in page.locator("#next-up .card span").all_inner_texts()]
         page.goto(f"{base}/web/item/{episode_id}")
         page.wait_for_selector("#title:not(:empty)")

@@ -19,11 +19,13 @@ function card(item) {
   img.onerror = () => { img.replaceWith(Object.assign(document.createElement("div"), { className: "noposter" })); };
   const name = document.createElement("span");
   name.textContent = item.type === "Episode" && item.seriesName ? item.seriesName + " · " + item.name : item.name;
+  if (item.type === "Episode" && !item.seriesName && item.seriesId) name.dataset.seriesId = item.seriesId;
   link.append(img, name);
   const position = item.userData && item.userData.positionSec;
-  if (position && item.runTimeSec) {
+  const runtime = item.runTimeSec || (item.runtimeTicks ? item.runtimeTicks / 1e7 : 0);  // summaries say ticks
+  if (position && runtime) {
     const bar = document.createElement("progress");
-    bar.max = item.runTimeSec; bar.value = position;
+    bar.max = runtime; bar.value = position;
     link.append(bar);
   }
   return link;
@@ -34,6 +36,23 @@ function fill(container, items) {
   if (!container.children.length && container.dataset.empty) {
     container.append(Object.assign(document.createElement("p"), { className: "empty", textContent: container.dataset.empty }));
   }
+  nameSeries(container);
+}
+
+// An episode's card says its series: a summary carries the series' id only, so the names of a
+// list's series come in one request (GET /items?ids=...).
+function nameSeries(container) {
+  const labels = [...container.querySelectorAll("span[data-series-id]")];
+  const ids = [...new Set(labels.map((label) => label.dataset.seriesId))].slice(0, 200);
+  if (!ids.length) return;
+  api("/items?limit=200&ids=" + encodeURIComponent(ids.join(","))).then((page) => {
+    const names = new Map(page.items.map((series) => [series.id, series.name]));
+    for (const label of labels) {
+      const series = names.get(label.dataset.seriesId);
+      if (series) label.textContent = series + " · " + label.textContent;
+      delete label.dataset.seriesId;
+    }
+  }).catch(() => null);
 }
 
 async function home() {
