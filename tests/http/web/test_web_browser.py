@@ -4,7 +4,8 @@ A member signs in, sorts and filters a library's grid, browses to an
 episode (series, season, episode), plays it in the page (the <video>
 element reports playing and its currentTime advances), leaves and resumes
 where they stopped, marks it played (the next episode is then next up); a
-form posted from another origin is refused; on a phone-sized window the
+form posted from another origin is refused; with the keyboard alone the
+member opens a poster and presses Favourite; on a phone-sized window the
 member plays a film, leaves, and plays it again from where it was left.
 Screenshots at phone and desktop width go to tests/http/web/screenshots/.
 """
@@ -72,5 +73,6 @@ async def test_a_member_signs_in_plays_in_the_page_resumes_and_marks_played(
     assert seen.next_up_after_played == ["Dark · Lies"]
     assert "forbidden_origin" in seen.foreign_answer
     assert seen.favorite_after_foreign == "false"
+    assert (seen.opened_by_keyboard, seen.favourite_pressed_by_keyboard) == ("Lies", ["true", "false"])  # next up's card
     # On the phone: resumed where it was left (the stored position may be rounded down to the second).
     assert seen.phone_left_at > PHONE_PLAY_TO and seen.phone_left_at - 1.0 <= seen.phone_resumed_at < FILM_SECONDS

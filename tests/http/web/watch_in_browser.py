@@ -35,6 +35,8 @@ class Seen:
     next_up_after_played: list[str]
     phone_left_at: float
     phone_resumed_at: float
+    opened_by_keyboard: str
+    favourite_pressed_by_keyboard: list[str | None]
 
 
 def _watch(base: str, film_id: str, backend: str, budget: Budget) -> Seen:
@@ -68,10 +70,11 @@ def _watch(base: str, film_id: str, backend: str, budget: Budget) -> Seen:
         page.wait_for_selector("#title:not(:empty)")
         label_after_played = page.text_content("#play")
         foreign, favorite = _post_from_another_origin(page, base, film_id)
+        by_keyboard, pressed = _by_keyboard_only(page, base)
         phone = witness.new_page(browser, "phone", viewport=PHONE, is_mobile=True, has_touch=True)
         left_at, phone_resumed = _phone_plays_a_film_and_resumes(phone, base, budget, backend)
     return Seen(hidden, count, favourites, names, path, first, resumed, played, label_after_played, foreign, favorite,
-                found, next_up, left_at, phone_resumed)
+                found, next_up, left_at, phone_resumed, by_keyboard, pressed)
 
 
 def _sort_and_filter_the_grid(page: Any, backend: str) -> tuple[str, str, list[str]]:
@@ -111,6 +114,31 @@ def _open_first(page: Any, cards: str) -> str:
         page.locator(cards).first.click()
     page.wait_for_selector("#title:not(:empty)")
     return str(page.inner_text("#title"))
+
+
+def _by_keyboard_only(page: Any, base: str) -> tuple[str, list[str | None]]:
+    """Tab from the top of the home page to the first poster, Enter opens it; Tab to Favourite, Enter twice."""
+    page.goto(base + "/web/")
+    page.wait_for_function(HOME_FILLED)
+    _tab_to(page, "document.activeElement.classList.contains('card')")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    page.wait_for_selector("#title:not(:empty)")
+    _tab_to(page, "document.activeElement.id === 'favorite'")
+    pressed = []
+    for value in ("true", "false"):
+        page.keyboard.press("Enter")
+        page.wait_for_selector(f"#favorite[aria-pressed={value}]")
+        pressed.append(page.get_attribute("#favorite", "aria-pressed"))
+    return str(page.inner_text("#title")), pressed
+
+
+def _tab_to(page: Any, focused: str, most: int = 60) -> None:
+    for _ in range(most):
+        page.keyboard.press("Tab")
+        if page.evaluate(focused):
+            return
+    raise AssertionError(f"{most} presses of Tab never reached: {focused}")
 
 
 def _sign_in(page: Any, base: str) -> None:
