@@ -46,6 +46,8 @@ class AdminSeen:
     scan_states: list[str]
     scan_summary: str
     option_hints: str
+    error_said: str
+    error_hidden_after_success: bool
     session_rows_before_stop: int
     member_paused_after_stop: bool
     stopped_note_shown: bool
@@ -73,7 +75,7 @@ def _admin(base: str, media_root: str, film_name: str, plugin_dir: str, backend:
         page.click("text=Administration")
         page.wait_for_selector("#status dd")
         page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-admin-system.png", full_page=True)
-        states, summary, hints = _create_library_and_watch_scan(page, base, media_root, backend)
+        states, summary, hints, refused, error_gone = _create_library_and_watch_scan(page, base, media_root, backend)
         member = witness.new_page(browser, "member", viewport=PHONE, is_mobile=True, has_touch=True)
         rows_before, paused, note, after = _stop_a_playing_session(page, member, base, film_name, backend)
         history = _history_row(page, base, budget)
@@ -85,7 +87,7 @@ def _admin(base: str, media_root: str, film_name: str, plugin_dir: str, backend:
         plugin = _install_a_plugin(page, base, plugin_dir, backend)
         restore_said, withdrawn = _ask_a_restore_and_withdraw_it(page, base, backend)
         _phone_pages(witness.new_page(browser, "admin-phone", viewport=PHONE, is_mobile=True, has_touch=True), base, backend)
-    return AdminSeen(states, summary, hints, rows_before, paused, note, after, shown, before, after_revoke, row, forbidden,
+    return AdminSeen(states, summary, hints, refused, error_gone, rows_before, paused, note, after, shown, before, after_revoke, row, forbidden,
                      history, renamed, cleared, parental, plugin, restore_said, withdrawn)  # fmt: skip
 
 
@@ -97,11 +99,17 @@ def _sign_in(page: Any, base: str, name: str) -> None:
     page.wait_for_url("**/web/")
 
 
-def _create_library_and_watch_scan(page: Any, base: str, media_root: str, backend: str) -> tuple[list[str], str, str]:
+def _create_library_and_watch_scan(
+    page: Any, base: str, media_root: str, backend: str
+) -> tuple[list[str], str, str, str, bool]:
     page.goto(base + "/web/admin/libraries")
     page.wait_for_selector("#libraries .empty")
     page.evaluate(RECORD_STATES)
     page.fill("#create input[name=name]", "Films")
+    page.fill("#create textarea[name=paths]", "films")  # not absolute: refused, said as the error body says it
+    page.click("#create button[type=submit]")
+    page.wait_for_selector("#error:not([hidden])")
+    refused = page.inner_text("#error")
     page.fill("#create textarea[name=paths]", media_root)
     page.click("#create button[type=submit]")
     page.wait_for_selector("#libraries .state[data-state=completed]")
@@ -113,7 +121,7 @@ def _create_library_and_watch_scan(page: Any, base: str, media_root: str, backen
     page.click("#libraries button:has-text('Save options')")
     page.wait_for_selector("#libraries .hints li")
     page.screenshot(path=SCREENSHOTS / f"{backend}-desktop-admin-libraries.png", full_page=True)
-    return states, summary, page.inner_text("#libraries .hints")
+    return states, summary, page.inner_text("#libraries .hints"), refused, page.is_hidden("#error")
 
 
 def _stop_a_playing_session(admin: Any, member: Any, base: str, film_name: str, backend: str) -> tuple[int, bool, bool, str]:

@@ -1,6 +1,7 @@
 """The administrator pages in a real browser (Debian's Chromium, Playwright), on both backends.
 
-An administrator adds a library and watches its scan to completion through
+An administrator is told a refused library in the error body's sentence,
+adds a library and watches its scan to completion through
 the scan event stream, stops a member's playback (the member's page holds
 its remote-control socket, signed in by the cookie), creates and revokes an
 API key, renames the library, clears the image cache, gives the member a
@@ -51,6 +52,7 @@ async def test_an_administrator_adds_a_library_watches_its_scan_stops_a_playback
     assert seen.scan_states[-1] == "completed" and len(seen.scan_states) >= 2, seen.scan_states
     assert f"{len(FILMS)} added" in seen.scan_summary, seen.scan_summary
     assert "A full scan is suggested" in seen.option_hints
+    assert seen.error_said == "films is not an absolute path." and seen.error_hidden_after_success
     assert seen.session_rows_before_stop == 1
     assert seen.member_paused_after_stop and seen.stopped_note_shown
     assert "Nobody is playing." in seen.sessions_after_stop
