@@ -53,6 +53,8 @@ function libraryCard(library, reload) {
         .then(() => notice(library.name + ": metadata refresh queued."))),
       button("Rescrape unmatched", () => admin("/api/libraries/" + id + "/rescrape", { method: "POST" })
         .then((r) => notice(library.name + ": " + r.queued + " queued, " + r.skipped + " skipped."))),
+      button("Scrape what was never scraped", () => admin("/api/libraries/" + id + "/scrape-requeue", { method: "POST" })
+        .then((r) => notice(library.name + ": " + r.queued + " queued, " + r.skipped + " skipped."))),
       attention,
       button("Run on the items needing it", () => admin("/api/libraries/" + id + "/attention-actions", { json: { action: attention.value } })
         .then((r) => notice(library.name + ": " + r.count + " items taken (see Jobs)."))),
