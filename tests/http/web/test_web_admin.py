@@ -165,18 +165,20 @@ async def test_a_backup_made_from_the_console_is_listed(server: RunningServer) -
     assert [backup["name"] for backup in listed] == [made.json()["name"]]
 
 
-async def test_the_image_cache_is_cleared_through_the_consoles_door_by_the_administrator(server: RunningServer) -> None:
+async def test_the_upkeep_collections_and_people_routes_open_through_the_consoles_door(server: RunningServer) -> None:
     with trio.fail_after(60):
         async with signed_in(server, "Root", admin=True) as root:
             status = (await root.get("/web/admin/api/system/status")).json()
             cleared = await root.post("/web/admin/api/system/caches/images/clear")
             unknown = await root.post("/web/admin/api/system/caches/nothing/clear")
             update = await root.get("/web/admin/api/system/update")
+            jobs = [await root.post("/web/admin/api/collections/fill"), await root.post("/web/admin/api/people/source-refetch")]
         entries = await _activity(server, "system.cache_clear")
     assert [c["clearable"] for c in status["caches"] if c["name"] == "images"] == [True]
     assert cleared.status_code == 200 and cleared.json()["name"] == "images" and cleared.json()["fileCount"] == 0
     assert unknown.status_code == 404
     assert update.status_code == 200 and "enabled" in update.json()
+    assert [job.status_code for job in jobs] == [202, 202]
     assert [entry["actor"].get("name") for entry in entries] == ["Root"]
 
 
