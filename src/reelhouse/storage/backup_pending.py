@@ -117,9 +117,9 @@ async def restore_if_pending(data_dir: Path, database_url: str, max_bytes: int) 
         message = one_line(str(error))
         log.error("the restore of %s failed; the database is as it was: %s", name, message)
         result.update(ok=False, message=message)
-    except Exception as error:  # a database failure: the same, with the server's own words
+    except Exception:  # a database failure: the same; its words stay in the log (the page shows the result)
         log.exception("the restore of %s failed; the database is as it was", name)
-        result.update(ok=False, message=one_line(f"{type(error).__name__}: {error}"))
+        result.update(ok=False, message="The restore failed; the server's log says why. The database is as it was.")
     else:
         log.info("restored %s (made %s); the previous database is kept as %s", name,
                  restored.manifest.created_at, restored.kept)  # fmt: skip
