@@ -80,3 +80,27 @@ async def test_an_archive_that_is_not_a_backup_for_this_database_is_refused_when
             listed = (await root.get("/web/admin/backups/list")).json()
     assert refused.status_code == 400 and refused.json()["params"]["field"] == "name"
     assert listed["pendingRestore"] is None
+
+
+async def test_a_restore_that_fails_at_the_start_is_reported_once_and_the_server_starts_on_its_database(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "data"
+    with trio.fail_after(240):
+        first = await start_server(nursery, database_url, data_dir)
+        async with signed_in(first, "Root", admin=True) as root:
+            made = (await root.post("/web/admin/backups")).json()["name"]
+            await root.post("/web/admin/members", json={"name": "Later"})
+            asked = await root.post(f"/web/admin/backups/{made}/restore")
+        first.shutdown.set()
+        await first.stopped.wait()
+        (data_dir / "backups" / made).unlink()  # gone before the start that would restore it
+        second = await start_server(nursery, database_url, data_dir)
+        async with signed_in(second, "Root", new=False) as root:
+            names = [user["name"] for user in (await root.get("/web/admin/api/users")).json()]
+            after = (await root.get("/web/admin/backups/list")).json()
+        second.shutdown.set()
+    assert asked.status_code == 202
+    assert names == ["Later", "Root"]  # the database it had
+    assert after["pendingRestore"] is None  # never tried again at every start
+    assert after["lastRestore"]["ok"] is False and "no longer in the backups folder" in after["lastRestore"]["message"]
