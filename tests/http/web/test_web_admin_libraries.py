@@ -39,11 +39,14 @@ async def test_a_library_is_renamed_and_its_new_folders_scanned_in_place_of_the_
             missing = await _names(root, made["id"], missing="true")
             listed = (await root.get(f"/web/admin/api/libraries/{made['id']}")).json()
             updates = await activity(root, "library.update")
+            arrival = (await root.get("/api/v1/items", params={"libraryId": made["id"]})).json()["items"][0]["id"]
+            rescan = await root.post(f"/web/admin/api/items/{arrival}/rescan")  # the item page's Rescan its folder
     assert renamed.status_code == 200 and renamed.json()["name"] == "Movies"
     assert renamed.json()["paths"] == [str(old)]
     assert moved.status_code == 200 and moved.json()["paths"] == [str(new)]
     assert present == ["Arrival"] and missing == ["Heat"]
     assert (listed["name"], listed["paths"]) == ("Movies", [str(new)])
+    assert rescan.status_code == 200, rescan.text
     assert [(e["actor"].get("name"), e["details"]["fields"]) for e in updates] == [("Root", ["paths"]), ("Root", ["name"])]
 
 
