@@ -16,7 +16,7 @@ from quart_schema import document_response
 
 from reelhouse import errors
 from reelhouse.actors.device_use import FlushDeviceUse
-from reelhouse.storage.devices import DeviceRecord, delete_device, list_devices
+from reelhouse.storage.devices import WEB, DeviceRecord, delete_device, list_devices
 from reelhouse.timefmt import rfc3339_ms
 
 from .activity_recording import log_activity
@@ -90,8 +90,14 @@ def device_json(record: DeviceRecord) -> dict[str, Any]:
     }
     if record.version:
         body["version"] = record.version
-    counts = not all(user.disabled for user in record.users)
-    body["countsTowardLimit"] = counts
-    if not counts:
-        body["notCountedReason"] = "memberDisabled"
+    # Not counted toward the plan's device limit (reference, Device): every member signed in on it
+    # disabled, or a web console sign-in that never played (a browser that only browsed).
+    reason = None
+    if all(user.disabled for user in record.users):
+        reason = "memberDisabled"
+    elif record.kind == WEB and not record.played:
+        reason = "notPlayed"
+    body["countsTowardLimit"] = reason is None
+    if reason is not None:
+        body["notCountedReason"] = reason
     return body

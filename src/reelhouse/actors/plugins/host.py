@@ -14,6 +14,8 @@ carry on. Asks:
 - :class:`ListPlugins` -> ``list[PluginView]`` sorted by id
 - :class:`PluginInfos` -> ``list[PluginInfo]`` (what library settings check)
 - :class:`ListTasks` -> ``list[PluginTaskInfo]`` of enabled plugins
+- :class:`ReadCatalog` -> None, once the catalog was read again (the web
+  console's changes are then listed at once, not at the next poll)
 - :class:`GetPlugin` -> the plugin's ActorRef (ask it :class:`Acquire`);
   :func:`call_plugin` and :func:`run_task` wrap that for callers.
 """
@@ -56,6 +58,11 @@ class PluginInfos(Ask["list[PluginInfo]"]):
 
 @dataclass(frozen=True, slots=True)
 class ListTasks(Ask["list[PluginTaskInfo]"]):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ReadCatalog(Ask[None]):
     pass
 
 
@@ -105,6 +112,9 @@ class PluginHost(Supervisor):
             case ListTasks():
                 return [PluginTaskInfo(view.entry.id, task) for view in await self._views()
                         if view.enabled and view.entry.manifest for task in view.entry.manifest.tasks]
+            case ReadCatalog():
+                await self._rescan()
+                return None
             case GetPlugin(plugin_id=plugin_id):
                 ref = self.child(_child_name(plugin_id))
                 if ref is None:
