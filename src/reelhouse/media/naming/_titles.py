@@ -33,6 +33,8 @@ FOLDER_CACHE_SIZE = 8192
 _LAST_PAREN_YEAR_RE = re.compile(r".*\((\d{4})\)", re.DOTALL)
 _DOT_YEAR_RE = re.compile(r"(?<=[^\W\d_])\.((?:18|19|20|21)\d\d)(?:\.(?=\S)|(?![0-9]))")
 _PAREN_GROUP_RE = re.compile(r"\(([^()]*)\)")
+# `Movie (2010 BD 1080p)`: a year opening a group of release words is the year.
+_OPEN_YEAR_RE = re.compile(r"\((\d{4})[ ._]+(?=[^()\s])")
 _COMPLETE_RE = re.compile(r"[ -]+(?:the )?complete(?: series| collection)?$", re.IGNORECASE)
 # A pack of several seasons: `Show S01-S03`, `Show.S01-S05.Complete`,
 # `Show Staffel 1-3 German DL`, `Show Complete Series 1-5`, `Show Seasons 1 to 4`.
@@ -124,6 +126,8 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
     name = strip_prefixes(name)
     text, tags = split_brackets(name)
     text = strip_3d(text)  # `Movie.3D.HSBS`: the 3D format is the version's
+    if "(" in text:
+        text = _OPEN_YEAR_RE.sub(_close_year, text)  # `Movie (2010 BD 1080p)` -> `Movie (2010) (BD 1080p)`
     match = _LAST_PAREN_YEAR_RE.match(text)
     if match is not None and is_year(match.group(1), explicit=True):
         before = text[: match.start(1) - 1]
@@ -142,6 +146,11 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
             return strip_release_group(trim(" ".join(tokens[:index]))), year, tags
     title = trim(" ".join(tokens[:cut])) or trim(" ".join(tokens)) or name.strip()
     return strip_release_group(title), None, tags
+
+
+def _close_year(match: re.Match[str]) -> str:
+    year = match.group(1)
+    return f"({year}) (" if is_year(year, explicit=True) else match.group(0)
 
 
 def _episode_prefix(name: str) -> str | None:
