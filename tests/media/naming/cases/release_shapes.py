@@ -98,6 +98,8 @@ PREFIXES: list[Case] = [
     ("www.SomeSite.net.Copper.Sky.2011.720p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("(somesite.to) Copper Sky 2011.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("Fr - Copper Sky 2011.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("German - Copper Sky 2011.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("VOSTFR - Glass Orchard - 13.mkv", "tvshows", {"series": SeriesName("Glass Orchard", None), "episode": 13}),
     ("SomeSite.com - Glass.Orchard.S02E01.mkv", "tvshows",
      {"series": SeriesName("Glass Orchard", None), "season": 2, "episode": 1}),
     ("[www.SomeSite.cc]Glass.Orchard.S02E01.mkv", "tvshows", {"series": SeriesName("Glass Orchard", None)}),
