@@ -32,6 +32,7 @@ _BRACKETS_RE = re.compile(r"\[([^\[\]]*)\]|\{([^{}]*)\}")
 _YEAR_TEXT_RE = re.compile(r"\s*(\d{4})\s*")
 _RELEASE_TOKEN_RE = re.compile(r"(?:[A-Za-z]\.){2,}(?:[A-Za-z](?![A-Za-z0-9]))?|[^._\s]+")
 _ACRONYM_END_RE = re.compile(r"(?:^|[^A-Za-z])(?:[A-Za-z]\.){2,}$")
+_ACRONYM_END_SPAN = 5  # a non-letter (or the start), then two letters with their dots
 _EDGE_CHARS = " \t-_,:;~+|"
 
 # Whole words (case-insensitive) that only appear in the technical tail of
@@ -232,7 +233,15 @@ def trim(text: str) -> str:
     a balanced group never ends with an opening or starts with a closing one.
     """
     text = text.rstrip(_EDGE_CHARS + "[({").lstrip(_EDGE_CHARS + "])}")
-    while text.endswith(".") and _ACRONYM_END_RE.search(text) is None:
+    # A run of dots goes at once (no acronym ends with two dots), and only
+    # the last five characters can make an acronym's end (`?X.Y.`): a
+    # search of the whole text for each dot of a run was the slowest step
+    # of the slowest names (`Name..............................`).
+    while text.endswith("."):
+        if text.endswith(".."):
+            text = text.rstrip(".") + "."
+        if _ACRONYM_END_RE.search(text, max(0, len(text) - _ACRONYM_END_SPAN)) is not None:
+            break
         text = text[:-1].rstrip(_EDGE_CHARS)
     if text.startswith(".") and not text.startswith("..."):
         text = text.lstrip(".").strip(_EDGE_CHARS)
