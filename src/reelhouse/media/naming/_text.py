@@ -167,12 +167,16 @@ def is_year(token: str, *, explicit: bool) -> bool:
 def is_release_style(text: str) -> bool:
     """True for dotted or underscored names without spaces, and for a
     dotted name whose group has a space (``Movie.2012.1080p.x264-Some Group``:
-    three or more separators before the first space)."""
+    three or more separators before the first space, or fewer with a junk
+    word among them: ``show.203.hdtv-Some Group``)."""
     stripped = text.strip()
     if " " not in stripped:
         return "." in stripped or "_" in stripped
     head = stripped[: stripped.index(" ")]
-    return head.count(".") + head.count("_") >= RELEASE_HEAD_SEPARATORS and not head.endswith(".")
+    separators = head.count(".") + head.count("_")
+    if not separators or head.endswith("."):
+        return False
+    return separators >= RELEASE_HEAD_SEPARATORS or any(map(is_junk, _RELEASE_TOKEN_RE.findall(head)))
 
 
 def words(text: str, release: bool) -> list[str]:

@@ -42,6 +42,9 @@ CODES: list[Case] = [
     ("quiet.acres.2401.mkv", "tvshows", {"season": 24, "episode": 1}),
     ("Quiet Acres/Quiet Acres [401].mkv", "tvshows", {"season": 4, "episode": 1}),
     ("Quiet Acres/Season 3/quiet.acres.305.720p.mkv", "tvshows", {"season": 3, "episode": 5}),
+    # a one-word series before the code, a group with a space after it
+    ("quiet.305.hdtv-Night Owls.mp4", "tvshows", {"series": SeriesName("quiet", None), "season": 3, "episode": 5}),
+    ("Quiet/Saison 3/quiet.305.hdtv-Night Owls.mp4", "tvshows", {"season": 3, "episode": 5}),
     # a code that disagrees with its season folder is an episode number
     ("Quiet Acres/Season 2/quiet.acres.117.mkv", "tvshows", {"season": 2, "episode": 117}),
     # leading zero, large episode parts and years are not codes
@@ -65,6 +68,7 @@ RELEASE_WORDS: list[Case] = [
     ("Copper.Sky.German.DL.720p.WEB.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
     ("Copper.Sky.Extended.1080p.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
     ("Copper.Sky.2011.1080p.BluRay.x264-Night Owls.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper.Sky.1080p.x264-Night Owls.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
     ("Glass.Orchard.S01E03.German.DL.720p.mkv", "tvshows", {"episode": 3, "title": None}),
     ("Glass.Orchard.S01E03.TRUEFRENCH.mkv", "tvshows", {"episode": 3, "title": None}),
     ("Glass Orchard - S01E03 - The Old Well (WEB 1080p).mkv", "tvshows", {"title": "The Old Well"}),
