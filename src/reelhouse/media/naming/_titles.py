@@ -49,6 +49,15 @@ _SEASON_RANGE_RE = re.compile(
     r"(?![0-9]).*$",
     re.IGNORECASE | re.DOTALL,
 )
+# An edition written before a release's year (`Movie.Edition.Collector.2011`,
+# `Movie.Directors.Cut.2011`): two words, so that a title's `Extended` or
+# `Final Cut` stays (`The.Extended.Family.2014`, `The.Final.Cut.2004`).
+_EDITION_FIRST = frozenset(
+    {"director's", "directors", "extended", "special", "ultimate", "collector's", "collectors", "limited",
+     "anniversary", "unrated", "uncut", "edition"}
+)
+_EDITION_LAST = frozenset({"cut", "edition", "collector", "limitee", "limitée"})
+_ARTICLES = frozenset({"the", "a", "an"})
 _LEADING_ARTICLE_RE = re.compile(r"(?:the|an|a)\s+(?=\S)", re.IGNORECASE)
 
 
@@ -147,9 +156,18 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
         index = _bare_year_index(tokens, cut)
         if index is not None:
             year = int(tokens[index][:4])
-            return strip_release_group(trim(" ".join(tokens[:index]))), year, tags
+            return strip_release_group(trim(" ".join(_without_edition(tokens[:index])))), year, tags
     title = trim(" ".join(tokens[:cut])) or trim(" ".join(tokens)) or name.strip()
     return strip_release_group(title), None, tags
+
+
+def _without_edition(tokens: list[str]) -> list[str]:
+    """``tokens`` without an edition ending them (``Edition Collector``,
+    ``Directors Cut``), when a title other than an article is left."""
+    if len(tokens) < 3 or tokens[-1].casefold() not in _EDITION_LAST or tokens[-2].casefold() not in _EDITION_FIRST:
+        return tokens
+    rest = tokens[:-2]
+    return rest if any(token.casefold() not in _ARTICLES for token in rest) else tokens
 
 
 def _close_year(match: re.Match[str]) -> str:

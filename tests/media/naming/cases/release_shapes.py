@@ -79,8 +79,14 @@ RELEASE_WORDS: list[Case] = [
     ("Copper.Sky.2011.iTALiAN.BDRip.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("Copper Sky (2011) VOSTFR.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("Copper.Sky.VOSTFR.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
+    # an edition of two words before a release's year
+    ("Copper.Sky.Edition.Collector.2011.1080p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper.Sky.Directors.Cut.2011.720p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper Sky Extended Edition 2011.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     # the same words inside a title stay
     ("The German Clockmaker (2014).mkv", "movies", {"name": MovieName("The German Clockmaker", 2014)}),
+    ("The.Final.Cut.2004.1080p.mkv", "movies", {"name": MovieName("The Final Cut", 2004)}),
+    ("The.Special.Edition.2011.mkv", "movies", {"name": MovieName("The Special Edition", 2011)}),
     ("The.Extended.Family.2014.720p.mkv", "movies", {"name": MovieName("The Extended Family", 2014)}),
 ]
 
