@@ -156,9 +156,20 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
         index = _bare_year_index(tokens, cut)
         if index is not None:
             year = int(tokens[index][:4])
-            return strip_release_group(trim(" ".join(_without_edition(tokens[:index])))), year, tags
-    title = trim(" ".join(tokens[:cut])) or trim(" ".join(tokens)) or name.strip()
+            return strip_release_group(trim(" ".join(_first_title(tokens[:index], release)))), year, tags
+    title = trim(" ".join(_first_title(tokens[:cut], release))) or trim(" ".join(tokens)) or name.strip()
     return strip_release_group(title), None, tags
+
+
+def _first_title(tokens: list[str], release: bool) -> list[str]:
+    """The title's words: a release's second title after ``AKA`` goes
+    (``Copper.Sky.AKA.Amber.Road.2011``), then an edition ending it."""
+    if release and len(tokens) > 2:
+        for index in range(1, len(tokens) - 1):
+            if tokens[index].casefold() == "aka":
+                tokens = tokens[:index]
+                break
+    return _without_edition(tokens)
 
 
 def _without_edition(tokens: list[str]) -> list[str]:

@@ -79,6 +79,9 @@ RELEASE_WORDS: list[Case] = [
     ("Copper.Sky.2011.iTALiAN.BDRip.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("Copper Sky (2011) VOSTFR.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("Copper.Sky.VOSTFR.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
+    # a release's second title after AKA
+    ("Copper.Sky.AKA.Amber.Road.2011.1080p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper Sky AKA Amber Road 2011.mkv", "movies", {"name": MovieName("Copper Sky AKA Amber Road", 2011)}),
     # an edition of two words before a release's year
     ("Copper.Sky.Edition.Collector.2011.1080p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("Copper.Sky.Directors.Cut.2011.720p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
