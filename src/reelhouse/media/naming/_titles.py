@@ -139,9 +139,10 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
     name = strip_prefixes(name)
     text, tags = split_brackets(name)
     text = strip_3d(text)  # `Movie.3D.HSBS`: the 3D format is the version's
-    if "(" in text:
-        text = _OPEN_YEAR_RE.sub(_close_year, text)  # `Movie (2010 BD 1080p)` -> `Movie (2010) (BD 1080p)`
     match = _LAST_PAREN_YEAR_RE.match(text)
+    if (match is None or not is_year(match.group(1), explicit=True)) and "(" in text:
+        text = _OPEN_YEAR_RE.sub(_close_year, text)  # `Movie (2010 BD 1080p)` -> `Movie (2010) (BD 1080p)`
+        match = _LAST_PAREN_YEAR_RE.match(text)
     if match is not None and is_year(match.group(1), explicit=True):
         before = text[: match.start(1) - 1]
         after_tags = tuple(g.strip() for g in _PAREN_GROUP_RE.findall(text[match.end() :]) if g.strip())
@@ -164,12 +165,12 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
 def _first_title(tokens: list[str], release: bool) -> list[str]:
     """The title's words: a release's second title after ``AKA`` goes
     (``Copper.Sky.AKA.Amber.Road.2011``), then an edition ending it."""
-    if release and len(tokens) > 2:
+    if release and len(tokens) > 2 and ("AKA" in tokens or "aka" in tokens or "Aka" in tokens):
         for index in range(1, len(tokens) - 1):
             if tokens[index].casefold() == "aka":
                 tokens = tokens[:index]
                 break
-    return _without_edition(tokens)
+    return _without_edition(tokens) if len(tokens) > 2 else tokens
 
 
 def _without_edition(tokens: list[str]) -> list[str]:
