@@ -75,6 +75,11 @@ RELEASE_TAGS = LANGUAGE_TAGS | frozenset(
         "edition", "collector", "collectors", "limited", "imax", "criterion", "theatrical", "retail",
     }
 )
+# Language tags that are also words of titles (`The Good German`): a
+# hand-spaced name ending with one keeps it.
+_PURE_LANGUAGE_TAGS = LANGUAGE_TAGS - frozenset(
+    {"german", "french", "spanish", "castellano", "latino", "nordic", "dual", "ld", "md", "dubbed", "subbed"}
+)
 # Obfuscated names: one token this long with this many digits (`abc123xyz`).
 OBFUSCATED_MIN_LENGTH = 8
 OBFUSCATED_MIN_DIGITS = 3
@@ -200,28 +205,30 @@ def is_junk(word: str) -> bool:
     return head in JUNK_WORDS or _JUNK_RE.fullmatch(head) is not None
 
 
-def first_junk(tokens: list[str]) -> int:
+def first_junk(tokens: list[str], release: bool = True) -> int:
     """Index of the first junk word, or ``len(tokens)``, with the release tags
     right before it (``German DL 1080p``, ``(BD 1080p``) and, at the very
-    end of the name, the language tags (``Show.S01E01.German.DL``)."""
+    end of the name, the language tags (``Show.S01E01.German.DL``; in a
+    hand-spaced name, not ``release``, only tags no title uses: ``The Good
+    German`` keeps its last word, ``Show S01E01 VOSTFR`` does not)."""
     cut = len(tokens)
     for index, token in enumerate(tokens):
         if is_junk(token):
             cut = index
             break
     else:
-        return _tags_ending(tokens)
+        return _tags_ending(tokens, LANGUAGE_TAGS if release else _PURE_LANGUAGE_TAGS)
     while cut > 0 and _tag_key(tokens[cut - 1]) in RELEASE_TAGS:
         cut -= 1
     return cut
 
 
-def _tags_ending(tokens: list[str]) -> int:
-    """Where the release tags ending a name start (``VOSTFR WEB``), if a
-    language is among them; else ``len(tokens)`` (``The Final Extended``)."""
+def _tags_ending(tokens: list[str], languages: frozenset[str]) -> int:
+    """Where the release tags ending a name start (``VOSTFR WEB``), if one of
+    ``languages`` is among them; else ``len(tokens)`` (``The Final Extended``)."""
     cut, language = len(tokens), False
     while cut > 0 and (key := _tag_key(tokens[cut - 1])) in RELEASE_TAGS:
-        language = language or key in LANGUAGE_TAGS
+        language = language or key in languages
         cut -= 1
     return cut if language else len(tokens)
 
@@ -259,7 +266,7 @@ def tidy(text: str, release: bool, *, three_d: bool = True) -> str:
     if three_d:
         text = strip_3d(text)
     tokens = words(text, release)
-    return trim(" ".join(tokens[: first_junk(tokens)]))
+    return trim(" ".join(tokens[: first_junk(tokens, release)]))
 
 
 def is_obfuscated(stem: str) -> bool:

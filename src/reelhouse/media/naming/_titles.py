@@ -152,7 +152,7 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
     if not release and "." in text:
         text = _DOT_YEAR_RE.sub(r" \1 ", text)  # `Copper Sky.2010.1080p`: a spaced name, a dotted year
     tokens = words(join_dates(text) if release else text, release)
-    cut = first_junk(tokens)
+    cut = first_junk(tokens, release)
     if bare_years or release:
         index = _bare_year_index(tokens, cut)
         if index is not None:

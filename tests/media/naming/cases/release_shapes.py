@@ -89,6 +89,12 @@ RELEASE_WORDS: list[Case] = [
     # the same words inside a title stay
     ("The German Clockmaker (2014).mkv", "movies", {"name": MovieName("The German Clockmaker", 2014)}),
     ("The.Final.Cut.2004.1080p.mkv", "movies", {"name": MovieName("The Final Cut", 2004)}),
+    # a hand-spaced name ending with a language word keeps it; a tag no title uses goes
+    ("The Good German.mkv", "movies", {"name": MovieName("The Good German", None)}),
+    ("The Good German/The Good German.mkv", "movies", {"name": MovieName("The Good German", None)}),
+    ("Glass Orchard/Season 1/Glass Orchard - S01E02 - The Good German.mkv", "tvshows",
+     {"title": "The Good German"}),
+    ("Copper Sky VOSTFR.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
     ("The.Special.Edition.2011.mkv", "movies", {"name": MovieName("The Special Edition", 2011)}),
     ("The.Extended.Family.2014.720p.mkv", "movies", {"name": MovieName("The Extended Family", 2014)}),
 ]
