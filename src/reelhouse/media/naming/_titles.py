@@ -112,7 +112,10 @@ def parse_series_folder(name: str) -> SeriesName:
     """
     cut = _SEASON_RANGE_RE.search(name)  # memoised: each folder name is read once
     if cut is not None and trim(name[: cut.start()]):
-        name = name[: cut.start()]  # `Show.S01-S05.Complete.1080p` -> `Show`
+        # `Show.S01-S05.Complete.1080p` -> `Show`; `Show - Staffel 1-3 (2010)` keeps its year
+        bracketed = _LAST_PAREN_YEAR_RE.match(name, cut.start())
+        kept = bracketed.group(1) if bracketed is not None and is_year(bracketed.group(1), explicit=True) else None
+        name = name[: cut.start()] + (f" ({kept})" if kept is not None else "")
     season = split_season(name)
     if season is not None and trim(season[0]):
         name = season[0]  # `The.Show.S01.720p` -> `The.Show`

@@ -180,6 +180,7 @@ SEASON_FOLDERS: list[Case] = [
     ("Glass Orchard Staffel 1-3 German DL/Staffel 2/Folge 1.mkv", "tvshows",
      {"series": SeriesName("Glass Orchard", None), "season": 2, "episode": 1}),
     ("Glass Orchard Seasons 1 to 4/Season 4/E02.mkv", "tvshows", {"series": SeriesName("Glass Orchard", None)}),
+    ("Glass Orchard - Staffel 1-3 (2010)/Staffel 2/Folge 1.mkv", "tvshows", {"series": SeriesName("Glass Orchard", 2010)}),
 ]
 
 # Parts inside a version, and stacks that are not stacks.
