@@ -27,9 +27,9 @@ def out(response: httpx.Response, name: str) -> str:
 
 
 async def browse(served: Served, object_id: str, flag: str = "BrowseDirectChildren", start: int = 0,
-                 count: int = 0) -> tuple[list[ElementTree.Element], int]:  # fmt: skip
+                 count: int = 0, sort: str = "") -> tuple[list[ElementTree.Element], int]:  # fmt: skip
     response = await soap(served.url, "contentdirectory", CONTENT_DIRECTORY, "Browse", ObjectID=object_id,
-                          BrowseFlag=flag, Filter="*", StartingIndex=start, RequestedCount=count, SortCriteria="")  # fmt: skip
+                          BrowseFlag=flag, Filter="*", StartingIndex=start, RequestedCount=count, SortCriteria=sort)  # fmt: skip
     didl = ElementTree.fromstring(out(response, "Result"))
     assert int(out(response, "NumberReturned")) == len(didl)
     return list(didl), int(out(response, "TotalMatches"))
@@ -119,7 +119,8 @@ async def test_capabilities_update_id_and_protocol_info_are_answered(served: Ser
     cd = "contentdirectory"
     caps = out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSearchCapabilities"), "SearchCaps")
     assert set(caps.split(",")) >= {"dc:title", "upnp:class"}
-    assert out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSortCapabilities"), "SortCaps") == ""
+    sort_caps = out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSortCapabilities"), "SortCaps")
+    assert set(sort_caps.split(",")) >= {"dc:title", "dc:date", "upnp:episodeNumber", "res@size"}
     assert out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSystemUpdateID"), "Id").isdigit()
     source = out(await soap(served.url, "connectionmanager", CONNECTION_MANAGER, "GetProtocolInfo"), "Source")
     assert "http-get:*:video/x-matroska:DLNA.ORG_OP=01" in source and "http-get:*:video/mp4:" in source

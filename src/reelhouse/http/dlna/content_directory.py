@@ -13,6 +13,7 @@ from reelhouse.media.dlna import didl
 from reelhouse.media.dlna.descriptions import CONNECTION_MANAGER, CONTENT_DIRECTORY
 from reelhouse.media.dlna.search import SEARCH_CAPABILITIES
 from reelhouse.media.dlna.soap import INVALID_ACTION, INVALID_ARGS, SoapAction, SoapError
+from reelhouse.media.dlna.sort import SORT_CAPABILITIES, parse_sort
 from reelhouse.media.video_types import VIDEO_TYPES
 from reelhouse.storage.catalogue_stamp import catalogue_stamp
 
@@ -50,7 +51,7 @@ async def _content_directory(action: SoapAction, base_url: str) -> Out:
     if action.name == "GetSearchCapabilities":
         return (("SearchCaps", SEARCH_CAPABILITIES),)
     if action.name == "GetSortCapabilities":
-        return (("SortCaps", ""),)
+        return (("SortCaps", SORT_CAPABILITIES),)
     if action.name == "GetSystemUpdateID":
         return (("Id", await _update_id()),)
     raise SoapError(INVALID_ACTION, f"No action {action.name}.")
@@ -61,13 +62,14 @@ async def _browse(arguments: Mapping[str, str], base_url: str) -> Out:
     flag = arguments.get("BrowseFlag", "")
     start = _unsigned(arguments, "StartingIndex")
     count = _unsigned(arguments, "RequestedCount")
+    order = parse_sort(arguments.get("SortCriteria", ""))
     if not object_id:
         raise SoapError(INVALID_ARGS, "ObjectID is required.")
     if flag == "BrowseMetadata":
         objects: list[tree.DidlObject] = [await tree.metadata(object_id, base_url)]
         total = 1
     elif flag == "BrowseDirectChildren":
-        page = await tree.children(object_id, start, count, base_url)
+        page = await tree.children(object_id, start, count, base_url, order)
         objects, total = page.objects, page.total
     else:
         raise SoapError(INVALID_ARGS, "BrowseFlag must be BrowseMetadata or BrowseDirectChildren.")
@@ -78,9 +80,10 @@ async def _search(arguments: Mapping[str, str], base_url: str) -> Out:
     container_id = arguments.get("ContainerID", "")
     start = _unsigned(arguments, "StartingIndex")
     count = _unsigned(arguments, "RequestedCount")
+    order = parse_sort(arguments.get("SortCriteria", ""))
     if not container_id:
         raise SoapError(INVALID_ARGS, "ContainerID is required.")
-    found = await search(container_id, arguments.get("SearchCriteria", ""), start, count, base_url)
+    found = await search(container_id, arguments.get("SearchCriteria", ""), start, count, base_url, order)
     return await _result(found.objects, found.total)
 
 
