@@ -14,8 +14,9 @@ from reelhouse.media.dlna.descriptions import CONNECTION_MANAGER, CONTENT_DIRECT
 from reelhouse.media.dlna.search import SEARCH_CAPABILITIES
 from reelhouse.media.dlna.soap import INVALID_ACTION, INVALID_ARGS, SoapAction, SoapError
 from reelhouse.media.dlna.sort import SORT_CAPABILITIES, parse_sort
-from reelhouse.media.video_types import VIDEO_TYPES
+from reelhouse.media.video_types import video_content_type
 from reelhouse.storage.catalogue_stamp import catalogue_stamp
+from reelhouse.storage.source_containers import source_containers
 
 from ..context import app_context
 from . import tree
@@ -23,6 +24,9 @@ from .remembered import remembered
 from .search import search
 
 Out = Sequence[tuple[str, str]]
+# Containers the scanner names (media/probe.py) whose file extension is not their name.
+CONTAINER_TYPES = {"mpegts": "video/mp2t", "asf": "video/x-ms-wmv", "ogg": "video/ogg", "mpeg": "video/mpeg",
+                   "vob": "video/mpeg"}  # fmt: skip
 
 
 async def perform(service_type: str, action: SoapAction, base_url: str) -> Out:
@@ -32,15 +36,19 @@ async def perform(service_type: str, action: SoapAction, base_url: str) -> Out:
     if service_type == CONTENT_DIRECTORY:
         return await _content_directory(action, base_url)
     if service_type == CONNECTION_MANAGER and action.name == "GetProtocolInfo":
-        return (("Source", source_protocol_info()), ("Sink", ""))
+        return (("Source", await source_protocol_info()), ("Sink", ""))
     if service_type == CONNECTION_MANAGER and action.name == "GetCurrentConnectionIDs":
         return (("ConnectionIDs", "0"),)
     raise SoapError(INVALID_ACTION, f"No action {action.name}.")
 
 
-def source_protocol_info() -> str:
-    """Every video type the stream path serves, as protocolInfo entries."""
-    return ",".join(didl.protocol_info(mime) for mime in sorted(set(VIDEO_TYPES.values())))
+async def source_protocol_info() -> str:
+    """The video types of the files the DLNA member's libraries hold, as protocolInfo entries."""
+    visible = [library.id for library in await tree.libraries()]
+    containers = await remembered(f"containers:{','.join(visible)}",
+                                  lambda: source_containers(app_context().store, visible))  # fmt: skip
+    types = {CONTAINER_TYPES.get(c) or video_content_type(f"file.{c}") for c in containers}
+    return ",".join(didl.protocol_info(mime) for mime in sorted(t for t in types if t.startswith("video/")))
 
 
 async def _content_directory(action: SoapAction, base_url: str) -> Out:
