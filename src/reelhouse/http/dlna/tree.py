@@ -97,6 +97,8 @@ async def children(object_id: str, start: int, count: int, base_url: str, order:
     query, limit = _view_query(node)
     if limit < MAX_IDS and order is not None:  # Recently added: the newest, then in the order asked for
         newest, _ = await page(replace(query, limit=limit))
+        if not newest:
+            return Page([], 0)  # (an empty ids filter would be no filter at all)
         query = ItemQuery(ids=tuple(s["id"] for s in newest))
     query = ordered(query, order)
     count = max(0, min(count, limit - start))
