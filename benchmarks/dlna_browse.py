@@ -24,9 +24,9 @@ database; each has scanned everything before anything is timed.
   round), ``stream_ratio`` = minidlna / Reelhouse DLNA (time ratio; target:
   at most 1.2; also of the rounds' medians), and each server's CPU seconds per GB sent (its process's
   user and system time, minidlna's forked streaming children included).
-  With ``REELHOUSE_DLNA_BENCH_PYSPY=<file>`` py-spy (``pip install
-  py-spy``) records Reelhouse's threads during its DLNA rounds (speedscope
-  JSON).  ``--stream-only`` skips the browse rounds.
+  With ``REELHOUSE_DLNA_BENCH_PYSPY=<prefix>`` py-spy (``pip install
+  py-spy``) records Reelhouse's threads during its browse and stream
+  rounds (``<prefix>.browse.json``, ``<prefix>.stream.json``: speedscope).  ``--stream-only`` skips the browse rounds.
 
 Prints one JSON object, with the machine's load average and core count
 beside the figures: the machine is shared, so only the ratios (measured
@@ -112,7 +112,9 @@ def _measure(work: Path) -> dict[str, Any]:
     with _reelhouse(work, films, stream) as reelhouse, _minidlna(work, films, stream) as minidlna:
         browse: dict[str, list[float]] = {"reelhouse": [], "minidlna": []}
         for _ in range(0 if "--stream-only" in sys.argv[1:] else 2):
+            profiler = _py_spy(reelhouse.pid, "browse")
             browse["reelhouse"].append(_browse_load(REELHOUSE_PORT, "/dlna/control/contentdirectory", reelhouse.films))
+            _stop(profiler)
             browse["minidlna"].append(_browse_load(MINIDLNA_PORT, "/ctl/ContentDir", minidlna.films))
         streams = _streams(reelhouse, minidlna)
     rh_rps, md_rps = max(browse["reelhouse"], default=0.0), max(browse["minidlna"], default=0.0)
@@ -145,7 +147,7 @@ def _streams(reelhouse: _Served, minidlna: _Served) -> dict[str, Any]:
     rounds: dict[str, Any] = {"reelhouse": [], "reelhouse_native": [], "minidlna": []}
     cpu = {"reelhouse": 0.0, "minidlna": 0.0}
     sent = {"reelhouse": 0, "minidlna": 0}
-    profiler = _py_spy(reelhouse.pid)
+    profiler = _py_spy(reelhouse.pid, "stream")
     try:
         for _ in range(STREAM_ROUNDS):
             for name, served in (("reelhouse", reelhouse), ("minidlna", minidlna)):
@@ -157,11 +159,15 @@ def _streams(reelhouse: _Served, minidlna: _Served) -> dict[str, Any]:
             assert reelhouse.native is not None
             rounds["reelhouse_native"].append(_stream(*reelhouse.native)[1])
     finally:
-        if profiler is not None:
-            profiler.send_signal(signal.SIGINT)
-            profiler.wait(timeout=120)
+        _stop(profiler)
     rounds["cpu_seconds_per_gb"] = {k: round(cpu[k] / (sent[k] / 1e9), 3) for k in cpu if sent[k]}
     return rounds
+
+
+def _stop(profiler: subprocess.Popen[bytes] | None) -> None:
+    if profiler is not None:
+        profiler.send_signal(signal.SIGINT)
+        profiler.wait(timeout=120)
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -170,12 +176,13 @@ def _cpu_seconds(pid: int) -> float:
     return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def _py_spy(pid: int) -> subprocess.Popen[bytes] | None:
+def _py_spy(pid: int, what: str) -> subprocess.Popen[bytes] | None:
+    """py-spy recording ``pid`` (without stopping it: --nonblocking) into ``<REELHOUSE_DLNA_BENCH_PYSPY>.<what>``."""
     target = os.environ.get("REELHOUSE_DLNA_BENCH_PYSPY")
     if not target or shutil.which("py-spy") is None:
         return None
-    argv = ["py-spy", "record", "--pid", str(pid), "--threads", "--idle", "--rate", "200", "--format", "speedscope",
-            "--output", target]  # fmt: skip
+    argv = ["py-spy", "record", "--pid", str(pid), "--threads", "--nonblocking", "--rate", "100", "--format",
+            "speedscope", "--output", f"{target}.{what}.json"]  # fmt: skip
     profiler = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.0)  # attached before the first byte
     return profiler

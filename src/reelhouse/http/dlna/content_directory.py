@@ -15,11 +15,11 @@ from reelhouse.media.dlna.search import SEARCH_CAPABILITIES
 from reelhouse.media.dlna.soap import INVALID_ACTION, INVALID_ARGS, SoapAction, SoapError
 from reelhouse.media.dlna.sort import SORT_CAPABILITIES, parse_sort
 from reelhouse.media.video_types import video_content_type
-from reelhouse.storage.catalogue_stamp import catalogue_stamp
 from reelhouse.storage.source_containers import source_containers
 
 from ..context import app_context
 from . import tree
+from .objects import catalogue_update_id
 from .remembered import remembered
 from .search import search
 
@@ -106,7 +106,7 @@ async def _result(objects: Sequence[tree.DidlObject], total: int) -> Out:
 
 async def _update_id() -> str:
     """SystemUpdateID: moves when the catalogue changes (storage/catalogue_stamp.py; evented: .events)."""
-    return str(await remembered("update_id", lambda: catalogue_stamp(app_context().store)))
+    return str(await catalogue_update_id())
 
 
 def _unsigned(arguments: Mapping[str, str], name: str) -> int:
