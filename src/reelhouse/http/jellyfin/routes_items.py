@@ -17,7 +17,7 @@ from reelhouse.storage.genres import genre_names
 from reelhouse.storage.item_query import parse_item_query
 
 from ..context import app_context
-from ..library_access import library_scope_of_request
+from ..library_access import library_scope_of_request, parental_rule_of_request
 from . import ids
 from .catalogue import (
     member_id,
@@ -32,7 +32,7 @@ from .catalogue import (
     view_dto,
     visible_libraries,
 )
-from .item_query import MAX_LIMIT, lowered_args, parent_id, translate
+from .item_query import MAX_LIMIT, count, lowered_args, parent_id, translate
 from .surface import json, new_blueprint, route
 from .user_data import next_up_item_ids, resume_item_ids
 
@@ -84,7 +84,7 @@ async def item(item_id: str, user_id: str | None = None) -> Response:
 async def latest(user_id: str | None = None) -> Response:
     """The newest movies and series with new episodes (an episode stands for its series), newest first."""
     args = _args()
-    limit = min(_int(args.get("limit"), LATEST_DEFAULT), MAX_LIMIT)
+    limit = min(count(args, "limit", "Limit", LATEST_DEFAULT), MAX_LIMIT)
     summaries = await _newest_videos(args.get("parentid"), min(MAX_LIMIT, limit * 4))
     shown: dict[str, dict[str, Any] | None] = {}  # in order: a movie's summary, or a series to read
     for summary in summaries:
@@ -128,7 +128,7 @@ async def resume(user_id: str | None = None) -> Response:
 
 
 async def _resume(args: dict[str, str]) -> Response:
-    limit = min(_int(args.get("limit"), MAX_LIMIT), MAX_LIMIT)
+    limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
     wanted = await resume_item_ids(app_context().store, member_id(), limit)
     dtos = await render(await summaries_by_id(wanted), detail=False)
     return json(result(dtos, len(dtos)))
@@ -137,7 +137,7 @@ async def _resume(args: dict[str, str]) -> Response:
 @route(blueprint, "/Shows/NextUp")
 async def next_up() -> Response:
     args = _args()
-    limit = min(_int(args.get("limit"), MAX_LIMIT), MAX_LIMIT)
+    limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
     series = ids.item_id(args["seriesid"]) if args.get("seriesid") else None
     wanted = await next_up_item_ids(app_context().store, member_id(), series, limit)
     dtos = await render(await summaries_by_id(wanted), detail=False)
@@ -198,15 +198,8 @@ async def genres() -> Response:
         wanted = ids.plain_guid(args["parentid"])
         visible = [lib.id for lib in await visible_libraries()]
         libraries = [wanted] if wanted in visible else []
-    names = await genre_names(app_context().store, libraries)
+    names = await genre_names(app_context().store, libraries, parental=await parental_rule_of_request())
     server = server_guid()
     items = [{"Name": n, "Id": ids.name_guid("genre", n), "ServerId": server, "Type": "Genre", "IsFolder": True,
               "ImageTags": {}, "BackdropImageTags": []} for n in names]  # fmt: skip
     return json(result(items, len(items)))
-
-
-def _int(value: str | None, default: int) -> int:
-    try:
-        return max(0, int(value)) if value else default
-    except ValueError:
-        return default

@@ -26,6 +26,7 @@ from .surface import json, new_blueprint, no_content, route
 
 blueprint = new_blueprint("users")
 FIELD_MAX = 256
+_FIELD_NAMES = {"username": "Username", "pw": "Pw", "password": "Password"}
 
 
 def _server() -> tuple[str, str, str]:
@@ -141,5 +142,10 @@ async def _body() -> dict[str, Any]:
 
 
 def _text(body: dict[str, Any], name: str) -> str:
+    """A string field ("" when absent or null); 400 naming it when it is there as anything else."""
     value = body.get(name)
-    return value[:1024] if isinstance(value, str) else ""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise errors.Invalid(f"{_FIELD_NAMES.get(name, name)} must be a string.", field=_FIELD_NAMES.get(name, name))
+    return value[:1024]
