@@ -43,6 +43,8 @@ async def test_malformed_query_parameters_are_400_naming_the_parameter(server: R
             ("/UserItems/Resume", {"Limit": "x"}, "Limit"),
             ("/Shows/NextUp", {"Limit": "x"}, "Limit"),
             ("/Search/Hints", {"SearchTerm": "gore", "StartIndex": "first"}, "StartIndex"),
+            (f"/Shows/{shelf.calm}/Episodes", {"Season": "one"}, "Season"),
+            (f"/Shows/{shelf.calm}/Episodes", {"Limit": "all"}, "Limit"),
             (f"/Items/{shelf.gore}/Images/Primary", {"maxWidth": "wide"}, "maxWidth"),
         ]
         with trio.fail_after(LIMIT_S):

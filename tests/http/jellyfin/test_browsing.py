@@ -63,6 +63,12 @@ async def test_items_parameters_filter_sort_and_page_as_jellyfins(server: Runnin
             in_season = await names(ann, f"/Shows/{shelf.calm}/Episodes", SeasonId=seasons[0]["Id"])
             assert in_season == ["Calm episode 1", "Calm episode 2"]
             assert await names(ann, f"/Shows/{shelf.calm}/Episodes", Season="1") == in_season
+            assert await names(ann, f"/Shows/{shelf.calm}/Episodes", Season="2") == []
+            second = (await ann.get(f"/Shows/{shelf.calm}/Episodes", params={"StartIndex": 1, "Limit": 1})).json()
+            assert ([i["Name"] for i in second["Items"]], second["TotalRecordCount"]) == (["Calm episode 2"], 2)
+            assert set(await names(ann, "/Items/Latest", IncludeItemTypes="Movie")) == {"Gore", "Sunny"}
+            assert set(await names(ann, "/Items/Latest", IncludeItemTypes="Series")) == {"Scary", "Calm"}
+            assert await names(ann, "/Items/Latest", IncludeItemTypes="Audio") == []
 
 
 async def test_a_jellyfin_play_pings_and_lands_in_the_native_history(server: RunningServer) -> None:

@@ -57,11 +57,19 @@ def test_a_path_outside_every_library_is_ignored(served: Served, media: MediaFac
     outside = media.video(tmp_path / "Elsewhere" / "Season 1" / "Elsewhere S01E01.mkv")
     inside = media.video(served.media_root / "Shows" / "Severance" / "Season 1" / "Severance S01E05.mkv")
     sneaky = str(served.media_root / "Shows" / ".." / ".." / outside.parent.name)
-    assert media_updated(served, [str(outside), "relative/path", sneaky, str(inside)]).status_code == 204
-    wait_for_episodes(served, len(before) + 1)  # the call's rescans were all asked for at once
+    linked = served.media_root / "Shows" / "Linked"  # inside by its text, outside where it leads
+    (tmp_path / "Linked" / "Season 1").mkdir(parents=True)
+    (tmp_path / "Linked" / "Season 1" / "Linked S01E01.mkv").write_bytes(b"\x1a\x45\xdf\xa3" + bytes(60))
+    linked.symlink_to(tmp_path / "Linked", target_is_directory=True)
+    try:
+        reported = [str(outside), "relative/path", sneaky, str(linked), str(linked / "Season 1"), str(inside)]
+        assert media_updated(served, reported).status_code == 204
+        wait_for_episodes(served, len(before) + 1)  # the call's rescans were all asked for at once
+    finally:
+        linked.unlink()
     with served.native() as native:
-        found = native.get("/items", params={"recursive": "true", "q": "Elsewhere"}).json()["items"]
-    assert found == []
+        for name in ("Elsewhere", "Linked"):
+            assert native.get("/items", params={"recursive": "true", "q": name}).json()["items"] == [], name
 
 
 def test_only_an_administrator_or_an_api_key_reports_media(served: Served) -> None:

@@ -29,7 +29,7 @@ from ..library_access import require_item_visible
 from ..playback_reports import PlayReport, end_playback, registry_ref, report_progress, start_playback
 from . import ids
 from .access import admin
-from .catalogue import member_id, server_guid
+from .catalogue import member_id, names_of, server_guid
 from .dto_users import play_state
 from .surface import json, new_blueprint, no_content, route
 from .user_data import mark, state_dto
@@ -125,12 +125,13 @@ async def favorite(item_id: str, user_id: str | None = None) -> Response:
 async def sessions() -> Response:
     """The live playback sessions, as Home Assistant and Jellystat poll them (administrators)."""
     views: list[SessionView] = await ask(registry_ref(), ListSessions())
-    return json([_session_dto(view) for view in views])
+    names = await names_of([view.item.id for view in views])  # a session's title is an episode's series
+    return json([_session_dto(view, names.get(view.item.id, view.item.title)) for view in views])
 
 
-def _session_dto(view: SessionView) -> dict[str, Any]:
+def _session_dto(view: SessionView, name: str) -> dict[str, Any]:
     start, item = view.start, view.item
-    now_playing: dict[str, Any] = {"Name": item.title, "Id": ids.item_guid(item.id), "Type": item.type,
+    now_playing: dict[str, Any] = {"Name": name, "Id": ids.item_guid(item.id), "Type": item.type,
                                    "ServerId": server_guid(), "MediaType": "Video",
                                    "RunTimeTicks": int(item.duration_sec * TICKS_PER_SECOND)}  # fmt: skip
     if item.series_id:
