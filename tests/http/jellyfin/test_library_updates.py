@@ -85,3 +85,20 @@ def test_virtual_folders_list_the_libraries_and_their_folders(served: Served) ->
     by_name = {f["Name"]: f for f in folders}
     assert by_name["Shows"]["CollectionType"] == "tvshows"
     assert by_name["Shows"]["Locations"] == [str(served.media_root / "Shows")]
+
+
+def test_refresh_scans_every_library(served: Served) -> None:
+    with served.native() as native:
+        finished = {s["libraryId"]: s.get("finishedAt") for s in native.get("/scans/status").json()}
+    answer = httpx.post(f"{served.url}/Library/Refresh", headers={"X-Emby-Token": served.server.key})
+    assert answer.status_code == 204
+    deadline = time.monotonic() + APPEAR_TIMEOUT_S
+    while True:
+        with served.native() as native:
+            now = {s["libraryId"]: s for s in native.get("/scans/status").json()}
+        done = [i for i in (served.movies_id, served.shows_id)
+                if now[i]["state"] == "completed" and now[i].get("finishedAt") != finished[i]]  # fmt: skip
+        if len(done) == 2:
+            return
+        assert time.monotonic() < deadline, f"a library was not scanned again: {now}"
+        time.sleep(0.1)

@@ -87,6 +87,8 @@ async def refresh() -> Response:
             await ask(await library_ref(library.id), StartScan(mode="quick", trigger="manual"))
         except errors.Conflict:
             pass  # scanning already
+        except errors.NotFound:
+            pass  # deleted since it was listed
     return no_content()
 
 
