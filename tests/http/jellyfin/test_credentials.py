@@ -44,8 +44,14 @@ async def test_every_way_a_client_sends_its_token_is_taken_and_a_logout_ends_it(
 
 
 async def test_the_public_routes_need_no_token_and_the_others_do(server: RunningServer) -> None:
+    await add_member(server, "Root", password=PASSWORD, admin=True)
+    await sign_in(server, "Root")
     async with jellyfin(server, None) as anonymous, jellyfin(server, server.key) as key:
         with trio.fail_after(LIMIT_S):
+            public_users = (await anonymous.get("/Users/Public")).json()
+            assert [(u["Name"], u["HasPassword"]) for u in public_users] == [("Root", True)]
+            assert not {"Policy", "Configuration", "LastLoginDate", "LastActivityDate"} & set(public_users[0])
+            assert (await key.get(f"/Users/{public_users[0]['Id']}")).json()["Policy"]["IsAdministrator"] is True
             ping = await anonymous.get("/System/Ping")
             assert ping.status_code == 200 and ping.json() == "Jellyfin Server"
             assert (await anonymous.post("/System/Ping")).status_code == 200
