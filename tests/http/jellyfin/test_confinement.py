@@ -45,7 +45,8 @@ async def files_in_and_out(server: RunningServer, tmp_path: Path) -> Files:
             library = cat.library("Films", "movies")
             inside, escaped = cat.movie(library, "Inside", id=real_id()), cat.movie(library, "Escaped", id=real_id())
             linked = cat.movie(library, "Linked", id=real_id())
-            source = cat.source(inside, path=str(root / "Inside" / "Inside.mkv"), size=len(VIDEO_BYTES))
+            source = real_id()  # a GUID of its own spells it back (DeliveryUrl)
+            cat.source(inside, path=str(root / "Inside" / "Inside.mkv"), size=len(VIDEO_BYTES), id=source)
             cat.stream(source, "Video", "h264", 0, width=640, height=360)
             for idx, path in ((2, root / "Inside" / "Inside.en.srt"), (3, outside / "secret.srt"),
                               (4, root / "Inside" / "linked.srt"), (5, root / ".." / "outside" / "secret.srt")):
