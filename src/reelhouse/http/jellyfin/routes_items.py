@@ -34,7 +34,7 @@ from .catalogue import (
 )
 from .item_query import MAX_LIMIT, count, lowered_args, native_query, parent_id, split, translate
 from .surface import json, new_blueprint, route
-from .user_data import next_up_item_ids, resume_item_ids
+from .user_data import next_up_states, resume_states
 
 blueprint = new_blueprint("items")
 LATEST_DEFAULT = 16
@@ -136,8 +136,8 @@ async def resume(user_id: str | None = None) -> Response:
 
 async def _resume(args: dict[str, str]) -> Response:
     limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
-    wanted = await resume_item_ids(app_context().store, member_id(), limit)
-    dtos = await render(await summaries_by_id(wanted), detail=False)
+    states = await resume_states(app_context().store, member_id(), limit)
+    dtos = await render(await summaries_by_id(list(states)), detail=False, states=states)
     return json(result(dtos, len(dtos)))
 
 
@@ -146,8 +146,8 @@ async def next_up() -> Response:
     args = _args()
     limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
     series = ids.item_id(args["seriesid"]) if args.get("seriesid") else None
-    wanted = await next_up_item_ids(app_context().store, member_id(), series, limit)
-    dtos = await render(await summaries_by_id(wanted), detail=False)
+    states = await next_up_states(app_context().store, member_id(), series, limit)
+    dtos = await render(await summaries_by_id(list(states)), detail=False, states=states)
     return json(result(dtos, len(dtos)))
 
 
