@@ -24,7 +24,7 @@ from quart import request
 
 from reelhouse.storage.item_detail import item_detail
 from reelhouse.storage.item_query import ItemQuery, list_items, parse_item_query
-from reelhouse.storage.libraries import LibraryRecord, list_libraries
+from reelhouse.storage.library_views import LibraryView, library_views
 from reelhouse.storage.watch_state import WatchState
 
 from ..context import app_context
@@ -55,8 +55,8 @@ def member_id() -> str | None:
     return ids.plain_guid(named) if isinstance(named, str) and named else None
 
 
-async def visible_libraries() -> list[LibraryRecord]:
-    return [library for library in await list_libraries(app_context().store) if visible(library.id)]
+async def visible_libraries() -> list[LibraryView]:
+    return [library for library in await library_views(app_context().store) if visible(library.id)]
 
 
 def wants_detail(fields: str | None) -> bool:
@@ -156,7 +156,7 @@ async def one_item(guid: str) -> dict[str, Any]:
     return (await render([detail], detail=False))[0]
 
 
-def view_dto(library: LibraryRecord) -> dict[str, Any]:
+def view_dto(library: LibraryView) -> dict[str, Any]:
     """A library as Jellyfin's CollectionFolder (a user view)."""
     dto: dict[str, Any] = {
         "Name": library.name,
