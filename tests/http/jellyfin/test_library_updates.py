@@ -57,11 +57,19 @@ def test_a_path_outside_every_library_is_ignored(served: Served, media: MediaFac
     outside = media.video(tmp_path / "Elsewhere" / "Season 1" / "Elsewhere S01E01.mkv")
     inside = media.video(served.media_root / "Shows" / "Severance" / "Season 1" / "Severance S01E05.mkv")
     sneaky = str(served.media_root / "Shows" / ".." / ".." / outside.parent.name)
-    assert media_updated(served, [str(outside), "relative/path", sneaky, str(inside)]).status_code == 204
-    wait_for_episodes(served, len(before) + 1)  # the call's rescans were all asked for at once
+    linked = served.media_root / "Shows" / "Linked"  # inside by its text, outside where it leads
+    (tmp_path / "Linked" / "Season 1").mkdir(parents=True)
+    (tmp_path / "Linked" / "Season 1" / "Linked S01E01.mkv").write_bytes(b"\x1a\x45\xdf\xa3" + bytes(60))
+    linked.symlink_to(tmp_path / "Linked", target_is_directory=True)
+    try:
+        reported = [str(outside), "relative/path", sneaky, str(linked), str(linked / "Season 1"), str(inside)]
+        assert media_updated(served, reported).status_code == 204
+        wait_for_episodes(served, len(before) + 1)  # the call's rescans were all asked for at once
+    finally:
+        linked.unlink()
     with served.native() as native:
-        found = native.get("/items", params={"recursive": "true", "q": "Elsewhere"}).json()["items"]
-    assert found == []
+        for name in ("Elsewhere", "Linked"):
+            assert native.get("/items", params={"recursive": "true", "q": name}).json()["items"] == [], name
 
 
 def test_only_an_administrator_or_an_api_key_reports_media(served: Served) -> None:
@@ -77,3 +85,20 @@ def test_virtual_folders_list_the_libraries_and_their_folders(served: Served) ->
     by_name = {f["Name"]: f for f in folders}
     assert by_name["Shows"]["CollectionType"] == "tvshows"
     assert by_name["Shows"]["Locations"] == [str(served.media_root / "Shows")]
+
+
+def test_refresh_scans_every_library(served: Served) -> None:
+    with served.native() as native:
+        finished = {s["libraryId"]: s.get("finishedAt") for s in native.get("/scans/status").json()}
+    answer = httpx.post(f"{served.url}/Library/Refresh", headers={"X-Emby-Token": served.server.key})
+    assert answer.status_code == 204
+    deadline = time.monotonic() + APPEAR_TIMEOUT_S
+    while True:
+        with served.native() as native:
+            now = {s["libraryId"]: s for s in native.get("/scans/status").json()}
+        done = [i for i in (served.movies_id, served.shows_id)
+                if now[i]["state"] == "completed" and now[i].get("finishedAt") != finished[i]]  # fmt: skip
+        if len(done) == 2:
+            return
+        assert time.monotonic() < deadline, f"a library was not scanned again: {now}"
+        time.sleep(0.1)

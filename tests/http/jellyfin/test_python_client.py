@@ -141,6 +141,11 @@ def test_images_are_served_resized_by_the_image_route(served: Served) -> None:
     answer = httpx.get(url)
     assert answer.status_code == 200 and answer.headers["content-type"] == "image/jpeg"
     assert answer.headers["cache-control"].startswith("public")
+    filled = httpx.get(f"{served.url}/Items/{series['Id']}/Images/Primary",
+                       params={"fillWidth": 40, "fillHeight": 60, "quality": 90, "tag": series["ImageTags"]["Primary"]},
+                       headers={"X-Emby-Token": client.config.data["auth.token"]})  # fmt: skip
+    assert filled.status_code == 200 and filled.headers["content-type"] == "image/jpeg"
+    assert filled.content != answer.content  # another rendition
     assert httpx.get(client.jellyfin.image_url(series["Id"], "Logo")).status_code == 404
 
 
@@ -259,6 +264,7 @@ def test_an_api_key_sees_every_library_and_the_live_sessions(served: Served) -> 
     sessions = httpx.get(f"{served.url}/Sessions", headers=key).json()
     mine = [s for s in sessions if s.get("PlaySessionId") == "dashboard-1"]
     assert [s["NowPlayingItem"]["Id"] for s in mine] == [episode["Id"]]
+    assert (mine[0]["NowPlayingItem"]["Name"], mine[0]["NowPlayingItem"]["SeriesName"]) == (episode["Name"], "Severance")
     assert mine[0]["UserName"] == "Ann"
     client.jellyfin.session_stop({"ItemId": episode["Id"], "PlaySessionId": "dashboard-1", "PositionTicks": 0})
     assert httpx.get(f"{served.url}/Sessions", headers={"X-Emby-Token": client.config.data["auth.token"]}).status_code == 403

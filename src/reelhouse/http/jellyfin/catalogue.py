@@ -24,7 +24,8 @@ from quart import request
 
 from reelhouse.storage.item_detail import item_detail
 from reelhouse.storage.item_query import ItemQuery, list_items, parse_item_query
-from reelhouse.storage.libraries import LibraryRecord, list_libraries
+from reelhouse.storage.library_views import LibraryView, library_views
+from reelhouse.storage.watch_state import WatchState
 
 from ..context import app_context
 from ..device_auth import signed_in_member
@@ -54,8 +55,8 @@ def member_id() -> str | None:
     return ids.plain_guid(named) if isinstance(named, str) and named else None
 
 
-async def visible_libraries() -> list[LibraryRecord]:
-    return [library for library in await list_libraries(app_context().store) if visible(library.id)]
+async def visible_libraries() -> list[LibraryView]:
+    return [library for library in await library_views(app_context().store) if visible(library.id)]
 
 
 def wants_detail(fields: str | None) -> bool:
@@ -84,8 +85,11 @@ async def native_summaries(query: ItemQuery) -> tuple[list[dict[str, Any]], int]
     return summaries, total
 
 
-async def render(items: Sequence[Mapping[str, Any]], *, detail: bool) -> list[dict[str, Any]]:
-    """BaseItemDtos of native item dicts, with the member's UserData and series and season names."""
+async def render(
+    items: Sequence[Mapping[str, Any]], *, detail: bool, states: Mapping[str, WatchState] | None = None
+) -> list[dict[str, Any]]:
+    """BaseItemDtos of native item dicts, with the member's UserData (``states`` when already read)
+    and series and season names."""
     store = app_context().store
     if detail:
         items = [await item_detail(store, item["id"]) for item in items]
@@ -98,7 +102,7 @@ async def render(items: Sequence[Mapping[str, Any]], *, detail: bool) -> list[di
         names.update(await names_of(missing))
 
     async def read_user_data() -> None:
-        data.update(await user_data_for(store, member_id(), items))
+        data.update(await user_data_for(store, member_id(), items, states))
 
     async with trio.open_nursery() as nursery:  # two independent reads, side by side
         nursery.start_soon(read_names)
@@ -152,7 +156,7 @@ async def one_item(guid: str) -> dict[str, Any]:
     return (await render([detail], detail=False))[0]
 
 
-def view_dto(library: LibraryRecord) -> dict[str, Any]:
+def view_dto(library: LibraryView) -> dict[str, Any]:
     """A library as Jellyfin's CollectionFolder (a user view)."""
     dto: dict[str, Any] = {
         "Name": library.name,

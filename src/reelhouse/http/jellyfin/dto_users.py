@@ -60,6 +60,17 @@ def user_dto(member: MemberView, server_id: str, library_ids: Iterable[str]) -> 
     return {key: value for key, value in dto.items() if value is not None}
 
 
+PUBLIC_USER_FIELDS = ("Name", "ServerId", "Id", "HasPassword", "HasConfiguredPassword", "HasConfiguredEasyPassword",
+                      "EnableAutoLogin")  # fmt: skip
+
+
+def public_user_dto(member: MemberView, server_id: str) -> dict[str, Any]:
+    """A UserDto for the sign-in screen, to anyone: who can sign in and whether a password is asked,
+    not who administers, which libraries each member sees, or when they last signed in."""
+    dto = user_dto(member, server_id, ())
+    return {key: dto[key] for key in PUBLIC_USER_FIELDS if key in dto}
+
+
 def _configuration() -> dict[str, Any]:
     return {
         "PlayDefaultAudioTrack": True, "SubtitleLanguagePreference": "", "DisplayMissingEpisodes": False,

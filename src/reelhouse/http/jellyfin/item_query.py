@@ -16,7 +16,15 @@ keyed in lower case (:func:`lowered_args`).  What maps:
   ``IsFavorite``; ``IsResumable`` is answered from the watch state);
 - ``EnableTotalRecordCount`` (default true) asks for the native total.
 
-Everything else is ignored, as Jellyfin ignores what it does not know.
+A value Jellyfin itself would refuse is 400 here too, naming the
+parameter: a ``StartIndex`` or ``Limit`` that is not a whole number 0 or
+more, a boolean other than true/false, and what the native query refuses
+(``Years`` that are not years, ``Ids`` that are not ids), in the client's
+own parameter names.  Names in the comma-separated lists (types, sorts,
+sort orders, filters) that mean nothing here are skipped, as Jellyfin's
+own binder skips the ones it cannot read (an Emby app's sort name, a typo:
+the list's other names still apply).  Other parameters are ignored, as
+Jellyfin ignores what it does not know.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from reelhouse import errors
 from reelhouse.storage.item_query import ItemQuery, parse_item_query
 
 from . import ids
@@ -31,6 +40,9 @@ from . import ids
 MAX_LIMIT = 200
 KNOWN_TYPES = frozenset({"Movie", "Series", "Season", "Episode", "Folder", "BoxSet", "Video"})
 _TYPE_BY_LOWER = {name.lower(): name for name in KNOWN_TYPES}
+# The native query's parameters -> Jellyfin's, for the native query's 400s.
+JELLYFIN_NAMES = {"year": "Years", "ids": "Ids", "personId": "PersonIds", "genreId": "Genres", "q": "SearchTerm",
+                  "parentId": "ParentId", "limit": "Limit", "offset": "StartIndex"}  # fmt: skip
 SORTS = {
     "sortname": "name", "name": "name", "datecreated": "dateAdded", "premieredate": "premiereDate",
     "productionyear": "year", "communityrating": "rating", "criticrating": "criticRating",
@@ -71,21 +83,54 @@ def translate(
     """The native query for Jellyfin's ``args`` (lower-case keys); ``defaults`` fill absent ones."""
     merged = {**(defaults or {}), **args}
     params: dict[str, list[str]] = {}
+    start = count(merged, "startindex", "StartIndex", 0)
+    limit = min(count(merged, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
+    total = flag(merged, "enabletotalrecordcount", "EnableTotalRecordCount", default=True)
     if not _types(merged, params):
-        return Translated(None, 0)
+        return Translated(None, start)
     _scope(merged, params, frozenset(library_ids))
     _sorting(merged, params)
     resumable = _filters(merged, params)
-    start = _int(merged.get("startindex"), 0)
-    limit = min(max(_int(merged.get("limit"), MAX_LIMIT), 0), MAX_LIMIT)
     if limit == 0:
         return Translated(None, start)
     params["limit"] = [str(limit)]
     if start:
         params["offset"] = [str(start)]
-    if merged.get("enabletotalrecordcount", "true").lower() != "false":
+    if total:
         params["includeTotal"] = ["true"]
-    return Translated(parse_item_query(params), start, resumable)
+    return Translated(native_query(params), start, resumable)
+
+
+def native_query(params: Mapping[str, list[str]]) -> ItemQuery:
+    """``parse_item_query``, its 400s naming the client's parameter rather than ours."""
+    try:
+        return parse_item_query(params)
+    except errors.Invalid as error:
+        field = error.params.get("field")
+        theirs = JELLYFIN_NAMES.get(field, field) if isinstance(field, str) else None
+        if theirs is None or theirs == field:
+            raise
+        raise errors.Invalid(f"{theirs}: {error.message}", field=theirs) from None
+
+
+def count(args: Mapping[str, str], key: str, name: str, default: int) -> int:
+    """A whole number 0 or more (``StartIndex``, ``Limit``); ``default`` when absent or empty; else 400."""
+    value = args.get(key, "").strip()
+    if not value:
+        return default
+    if not value.isascii() or not value.isdigit() or len(value) > 10:
+        raise errors.Invalid(f"{name} must be a whole number, 0 or more (got {value[:40]!r}).", field=name)
+    return int(value)
+
+
+def flag(args: Mapping[str, str], key: str, name: str, default: bool | None = None) -> bool | None:
+    """``true`` / ``false`` in any case; ``default`` when absent or empty; else 400."""
+    value = args.get(key, "").strip().lower()
+    if not value:
+        return default
+    if value not in ("true", "false"):
+        raise errors.Invalid(f"{name} must be true or false (got {value[:40]!r}).", field=name)
+    return value == "true"
 
 
 def _types(args: Mapping[str, str], params: dict[str, list[str]]) -> bool:
@@ -96,7 +141,8 @@ def _types(args: Mapping[str, str], params: dict[str, list[str]]) -> bool:
         return False
     if known:
         params["type"] = known
-    excluded = [_TYPE_BY_LOWER[t.lower()] for t in split(args.get("excludeitemtypes")) if t.lower() in _TYPE_BY_LOWER]
+    avoided = split(args.get("excludeitemtypes"))
+    excluded = [_TYPE_BY_LOWER[t.lower()] for t in avoided if t.lower() in _TYPE_BY_LOWER]
     if excluded:
         params["excludeType"] = excluded
     return True
@@ -106,7 +152,7 @@ def _scope(args: Mapping[str, str], params: dict[str, list[str]], library_ids: f
     parent = args.get("parentid")
     if parent:
         params["parentId"] = [parent_id(parent, library_ids)]
-    if args.get("recursive", "").lower() == "true":
+    if flag(args, "recursive", "Recursive"):
         params["recursive"] = ["true"]
     if wanted := split(args.get("ids")):
         params["ids"] = [",".join(ids.item_id(value) for value in wanted)]
@@ -130,29 +176,22 @@ def _sorting(args: Mapping[str, str], params: dict[str, list[str]]) -> None:
     sort = next((SORTS[s.lower()] for s in split(args.get("sortby")) if s.lower() in SORTS), None)
     if sort is not None:
         params["sort"] = [sort]
-    order = split(args.get("sortorder"))
+    order = [o.lower() for o in split(args.get("sortorder")) if o.lower() in ("ascending", "descending")]
     if order:
-        params["order"] = ["desc" if order[0].lower().startswith("desc") else "asc"]
+        params["order"] = ["desc" if order[0] == "descending" else "asc"]
 
 
 def _filters(args: Mapping[str, str], params: dict[str, list[str]]) -> bool:
     """Played and favourite filters; True when only resumable items are wanted."""
     filters = {f.lower() for f in split(args.get("filters"))}
-    played = args.get("isplayed", "").lower()
-    if "isplayed" in filters or played == "true":
+    played = flag(args, "isplayed", "IsPlayed")
+    if "isplayed" in filters or played is True:
         params["isPlayed"] = ["true"]
-    elif "isunplayed" in filters or played == "false":
+    elif "isunplayed" in filters or played is False:
         params["isPlayed"] = ["false"]
-    favorite = args.get("isfavorite", "").lower()
-    if "isfavorite" in filters or favorite == "true":
+    favorite = flag(args, "isfavorite", "IsFavorite")
+    if filters & {"isfavorite", "isfavoriteorlikes"} or favorite is True:
         params["isFavorite"] = ["true"]
-    elif favorite == "false":
+    elif favorite is False:
         params["isFavorite"] = ["false"]
     return "isresumable" in filters
-
-
-def _int(value: str | None, default: int) -> int:
-    try:
-        return int(value) if value not in (None, "") else default
-    except ValueError:
-        return default

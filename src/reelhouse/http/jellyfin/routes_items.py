@@ -17,7 +17,7 @@ from reelhouse.storage.genres import genre_names
 from reelhouse.storage.item_query import parse_item_query
 
 from ..context import app_context
-from ..library_access import library_scope_of_request
+from ..library_access import library_scope_of_request, parental_rule_of_request
 from . import ids
 from .catalogue import (
     member_id,
@@ -32,14 +32,15 @@ from .catalogue import (
     view_dto,
     visible_libraries,
 )
-from .item_query import MAX_LIMIT, lowered_args, parent_id, translate
+from .item_query import MAX_LIMIT, count, lowered_args, native_query, parent_id, split, translate
 from .surface import json, new_blueprint, route
-from .user_data import next_up_item_ids, resume_item_ids
+from .user_data import next_up_states, resume_states
 
 blueprint = new_blueprint("items")
 LATEST_DEFAULT = 16
 VIDEO_TYPES = ["Movie", "Episode"]
 LATEST_TYPES = {"movies": ["Movie"], "tvshows": ["Episode"]}
+LATEST_KINDS = {"movie": "Movie", "episode": "Episode", "series": "Episode"}  # Jellyfin's type -> what is read
 HINT_FIELDS = ("Id", "Name", "Type", "ProductionYear", "RunTimeTicks", "MediaType", "SeriesId", "SeriesName",
                "IndexNumber", "ParentIndexNumber", "IsFolder")  # fmt: skip
 
@@ -82,10 +83,15 @@ async def item(item_id: str, user_id: str | None = None) -> Response:
 @route(blueprint, "/Items/Latest")
 @route(blueprint, "/Users/<user_id>/Items/Latest")
 async def latest(user_id: str | None = None) -> Response:
-    """The newest movies and series with new episodes (an episode stands for its series), newest first."""
+    """The newest movies and series with new episodes (an episode stands for its series), newest first;
+    ``IncludeItemTypes`` narrows it to movies or to series (episodes)."""
     args = _args()
-    limit = min(_int(args.get("limit"), LATEST_DEFAULT), MAX_LIMIT)
-    summaries = await _newest_videos(args.get("parentid"), min(MAX_LIMIT, limit * 4))
+    limit = min(count(args, "limit", "Limit", LATEST_DEFAULT), MAX_LIMIT)
+    asked = {LATEST_KINDS.get(kind.lower(), "") for kind in split(args.get("includeitemtypes"))}
+    kinds = frozenset(asked - {""}) if asked else frozenset(VIDEO_TYPES)
+    if limit == 0 or not kinds:
+        return json([])
+    summaries = await _newest_videos(args.get("parentid"), min(MAX_LIMIT, limit * 4), kinds)
     shown: dict[str, dict[str, Any] | None] = {}  # in order: a movie's summary, or a series to read
     for summary in summaries:
         key = summary.get("seriesId") or summary["id"]
@@ -96,7 +102,7 @@ async def latest(user_id: str | None = None) -> Response:
     return json(await render([s for s in newest if s is not None], detail=False))
 
 
-async def _newest_videos(parent: str | None, count: int) -> list[dict[str, Any]]:
+async def _newest_videos(parent: str | None, count: int, kinds: frozenset[str]) -> list[dict[str, Any]]:
     """The newest movies and episodes under ``parent`` (a view or an item; None: every view).
 
     One query per library and type, each on the (library, type, date added)
@@ -109,12 +115,13 @@ async def _newest_videos(parent: str | None, count: int) -> list[dict[str, Any]]
     if parent:
         wanted = parent_id(parent, library_ids)
         if wanted not in library_ids:  # a series, a season, a folder
-            summaries, _ = await native_summaries(parse_item_query({**base, "parentId": [wanted], "type": VIDEO_TYPES}))
+            types = [kind for kind in VIDEO_TYPES if kind in kinds]
+            summaries, _ = await native_summaries(parse_item_query({**base, "parentId": [wanted], "type": types}))
             return summaries
         libraries = [lib for lib in libraries if lib.id == wanted]
     found: list[dict[str, Any]] = []
     for library in libraries:
-        for kind in LATEST_TYPES.get(library.collection_type, VIDEO_TYPES):
+        for kind in [k for k in LATEST_TYPES.get(library.collection_type, VIDEO_TYPES) if k in kinds]:
             page, _ = await native_summaries(parse_item_query({**base, "libraryId": [library.id], "type": [kind]}))
             found.extend(page)
     found.sort(key=lambda s: (s["dateCreated"], s["id"]), reverse=True)
@@ -128,19 +135,19 @@ async def resume(user_id: str | None = None) -> Response:
 
 
 async def _resume(args: dict[str, str]) -> Response:
-    limit = min(_int(args.get("limit"), MAX_LIMIT), MAX_LIMIT)
-    wanted = await resume_item_ids(app_context().store, member_id(), limit)
-    dtos = await render(await summaries_by_id(wanted), detail=False)
+    limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
+    states = await resume_states(app_context().store, member_id(), limit)
+    dtos = await render(await summaries_by_id(list(states)), detail=False, states=states)
     return json(result(dtos, len(dtos)))
 
 
 @route(blueprint, "/Shows/NextUp")
 async def next_up() -> Response:
     args = _args()
-    limit = min(_int(args.get("limit"), MAX_LIMIT), MAX_LIMIT)
+    limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
     series = ids.item_id(args["seriesid"]) if args.get("seriesid") else None
-    wanted = await next_up_item_ids(app_context().store, member_id(), series, limit)
-    dtos = await render(await summaries_by_id(wanted), detail=False)
+    states = await next_up_states(app_context().store, member_id(), series, limit)
+    dtos = await render(await summaries_by_id(list(states)), detail=False, states=states)
     return json(result(dtos, len(dtos)))
 
 
@@ -154,19 +161,41 @@ async def seasons(series_id: str) -> Response:
 
 @route(blueprint, "/Shows/<series_id>/Episodes")
 async def episodes(series_id: str) -> Response:
+    """A series' episodes in order (a season's: ``SeasonId``, or ``Season`` by number), paged by
+    ``StartIndex`` and ``Limit``."""
     args = _args()
-    season = args.get("seasonid")
-    parent = ids.item_id(season) if season else ids.item_id(series_id)
-    params: dict[str, list[str]] = {"parentId": [parent], "type": ["Episode"], "sort": ["index"],
-                                    "limit": [str(MAX_LIMIT)], "includeTotal": ["true"]}  # fmt: skip
-    if not season:
+    start = count(args, "startindex", "StartIndex", 0)
+    limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
+    number = count(args, "season", "Season", -1) if args.get("season", "").strip() else None
+    parent, recursive = ids.item_id(args.get("seasonid") or series_id), not args.get("seasonid")
+    if number is not None and recursive:
+        found = await _season_numbered(parent, number)
+        if found is None:  # no season folder of that number: episodes straight under the series
+            return await _episodes_numbered(parent, number, start, limit, args.get("fields"))
+        parent, recursive = found, False
+    if limit == 0:
+        return json(result([], 0, start))
+    params: dict[str, list[str]] = {"parentId": [parent], "type": ["Episode"], "sort": ["index"], "limit": [str(limit)],
+                                    "offset": [str(start)], "includeTotal": ["true"]}  # fmt: skip
+    if recursive:
         params["recursive"] = ["true"]
-    if args.get("season") and not season:
-        dtos, _ = await native_page(parse_item_query(params), args.get("fields"))
-        dtos = [d for d in dtos if str(d.get("ParentIndexNumber")) == args["season"]]
-        return json(result(dtos, len(dtos)))
-    dtos, total = await native_page(parse_item_query(params), args.get("fields"))
-    return json(result(dtos, total))
+    dtos, total = await native_page(native_query(params), args.get("fields"))
+    return json(result(dtos, total, start))
+
+
+async def _season_numbered(series: str, number: int) -> str | None:
+    """The id of the series' season of that number, if it has one."""
+    query = native_query({"parentId": [series], "type": ["Season"], "limit": [str(MAX_LIMIT)]})
+    summaries, _ = await native_summaries(query)
+    return next((s["id"] for s in summaries if s.get("indexNumber") == number), None)
+
+
+async def _episodes_numbered(series: str, number: int, start: int, limit: int, fields: str | None) -> Response:
+    query = native_query({"parentId": [series], "recursive": ["true"], "type": ["Episode"], "sort": ["index"],
+                          "limit": [str(MAX_LIMIT)]})  # fmt: skip
+    dtos, _ = await native_page(query, fields)
+    kept = [dto for dto in dtos if dto.get("ParentIndexNumber") == number]
+    return json(result(kept[start : start + limit], len(kept), start))
 
 
 @route(blueprint, "/Search/Hints")
@@ -198,15 +227,8 @@ async def genres() -> Response:
         wanted = ids.plain_guid(args["parentid"])
         visible = [lib.id for lib in await visible_libraries()]
         libraries = [wanted] if wanted in visible else []
-    names = await genre_names(app_context().store, libraries)
+    names = await genre_names(app_context().store, libraries, parental=await parental_rule_of_request())
     server = server_guid()
     items = [{"Name": n, "Id": ids.name_guid("genre", n), "ServerId": server, "Type": "Genre", "IsFolder": True,
               "ImageTags": {}, "BackdropImageTags": []} for n in names]  # fmt: skip
     return json(result(items, len(items)))
-
-
-def _int(value: str | None, default: int) -> int:
-    try:
-        return max(0, int(value)) if value else default
-    except ValueError:
-        return default

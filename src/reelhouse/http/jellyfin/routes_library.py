@@ -26,22 +26,41 @@ from ..asks import ask, library_ref
 from ..context import app_context
 from . import ids
 from .access import admin
-from .media_updates import match_roots, on_disk
+from .media_updates import MAX_PATHS, match_roots, on_disk
 from .surface import json, new_blueprint, no_content, route
 
 blueprint = new_blueprint("library")
 log = logging.getLogger(__name__)
+MAX_UPDATES = MAX_PATHS
 
 
 @route(blueprint, "/Library/Media/Updated", ("POST",))
 @admin
 async def media_updated() -> Response:
-    body = await request.get_json(force=True, silent=True)
-    updates = _field(body, "updates")
-    paths = [p for u in updates if isinstance(u, dict) and isinstance(p := _field(u, "path", ""), str)] \
-        if isinstance(updates, list) else []  # fmt: skip
-    await rescan(paths)
+    await rescan(_reported_paths(await request.get_json(force=True, silent=True)))
     return no_content()
+
+
+def _reported_paths(body: Any) -> list[str]:
+    """The ``Path`` of each of ``Updates``; 400 for a body that is not ``{Updates: [{Path, UpdateType}]}``.
+
+    The check is of shape only: where a path leads is :func:`rescan`'s
+    business (outside every library, ignored).
+    """
+    if not isinstance(body, dict):
+        raise errors.Invalid('The body must be a JSON object: {"Updates": [{"Path": ...}]}.', field="Updates")
+    updates = _field(body, "updates")
+    if not isinstance(updates, list):
+        raise errors.Invalid("Updates must be a list of {Path, UpdateType}.", field="Updates")
+    if len(updates) > MAX_UPDATES:
+        raise errors.Invalid(f"At most {MAX_UPDATES} updates a call.", field="Updates")
+    paths = []
+    for n, update in enumerate(updates):
+        path = _field(update, "path")
+        if not isinstance(path, str) or not path:
+            raise errors.Invalid(f"Updates[{n}].Path must be a path (a non-empty string).", field="Updates")
+        paths.append(path)
+    return paths
 
 
 @route(blueprint, "/Library/Series/Updated", ("POST",))
@@ -68,6 +87,8 @@ async def refresh() -> Response:
             await ask(await library_ref(library.id), StartScan(mode="quick", trigger="manual"))
         except errors.Conflict:
             pass  # scanning already
+        except errors.NotFound:
+            pass  # deleted since it was listed
     return no_content()
 
 

@@ -13,6 +13,8 @@ report for none changes nothing.  Only a member's device reports playback
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from quart import Response, request
@@ -27,19 +29,22 @@ from ..library_access import require_item_visible
 from ..playback_reports import PlayReport, end_playback, registry_ref, report_progress, start_playback
 from . import ids
 from .access import admin
-from .catalogue import member_id, server_guid
+from .catalogue import member_id, names_of, server_guid
 from .dto_users import play_state
 from .surface import json, new_blueprint, no_content, route
 from .user_data import mark, state_dto
 
 blueprint = new_blueprint("playback")
 TICKS_PER_SECOND = 10_000_000
+MAX_PLAY_SESSION_ID = 256  # as the native report's playSessionId
+MAX_TICKS = 2**63 - 1  # .NET's long: a larger integer is no position (and no float either)
 
 
 @route(blueprint, "/Sessions/Playing", ("POST",))
 async def playing() -> Response:
     member, body = _player(), await _body()
-    await start_playback(member, _report(body))
+    with _in_ticks():
+        await start_playback(member, _report(body))
     return no_content()
 
 
@@ -48,10 +53,11 @@ async def progress() -> Response:
     member, body = _player(), await _body()
     report = _report(body)
     session_id = await _live_session(member, report)
-    if session_id is None:
-        await start_playback(member, report)
-        return no_content()
-    await report_progress(member, session_id, report.position_sec, report.paused)
+    with _in_ticks():
+        if session_id is None:
+            await start_playback(member, report)
+        else:
+            await report_progress(member, session_id, report.position_sec, report.paused)
     return no_content()
 
 
@@ -61,8 +67,21 @@ async def stopped() -> Response:
     report = _report(body)
     session_id = await _live_session(member, report)
     if session_id is not None:
-        await end_playback(member, session_id, report.position_sec, None)
+        with _in_ticks():
+            await end_playback(member, session_id, report.position_sec, None)
     return no_content()
+
+
+@contextmanager
+def _in_ticks() -> Iterator[None]:
+    """The native refusal of a position (in seconds, ``positionSec``) told in the client's field, PositionTicks."""
+    try:
+        yield
+    except errors.Invalid as error:
+        if error.params.get("field") != "positionSec":
+            raise
+        detail = error.message.replace("positionSec", "PositionTicks").replace("seconds", "ticks (100 ns)")
+        raise errors.Invalid(detail, field="PositionTicks") from None
 
 
 @route(blueprint, "/Sessions/Playing/Ping", ("POST",))
@@ -106,12 +125,13 @@ async def favorite(item_id: str, user_id: str | None = None) -> Response:
 async def sessions() -> Response:
     """The live playback sessions, as Home Assistant and Jellystat poll them (administrators)."""
     views: list[SessionView] = await ask(registry_ref(), ListSessions())
-    return json([_session_dto(view) for view in views])
+    names = await names_of([view.item.id for view in views])  # a session's title is an episode's series
+    return json([_session_dto(view, names.get(view.item.id, view.item.title)) for view in views])
 
 
-def _session_dto(view: SessionView) -> dict[str, Any]:
+def _session_dto(view: SessionView, name: str) -> dict[str, Any]:
     start, item = view.start, view.item
-    now_playing: dict[str, Any] = {"Name": item.title, "Id": ids.item_guid(item.id), "Type": item.type,
+    now_playing: dict[str, Any] = {"Name": name, "Id": ids.item_guid(item.id), "Type": item.type,
                                    "ServerId": server_guid(), "MediaType": "Video",
                                    "RunTimeTicks": int(item.duration_sec * TICKS_PER_SECOND)}  # fmt: skip
     if item.series_id:
@@ -155,11 +175,22 @@ async def _body() -> dict[str, Any]:
 
 
 def _report(body: dict[str, Any]) -> PlayReport:
+    """The report's fields; 400 naming the field a player sent in a shape Jellyfin would refuse too.
+
+    A position out of range (negative, not finite, far past the end) is
+    refused further on, as natively (``check_position``).
+    """
     item = body.get("itemid")
-    if not isinstance(item, str) or not item:
-        raise errors.Invalid("ItemId is required.", field="ItemId")
+    if not isinstance(item, str) or not item.strip():
+        raise errors.Invalid("ItemId is required: the GUID of the item playing.", field="ItemId")
     ticks = body.get("positionticks")
-    position = ticks / TICKS_PER_SECOND if isinstance(ticks, (int, float)) and not isinstance(ticks, bool) else None
+    if ticks is not None and (isinstance(ticks, bool) or not isinstance(ticks, (int, float)) or abs(ticks) > MAX_TICKS):
+        raise errors.Invalid("PositionTicks must be a number of ticks (100 ns), 0 or more.", field="PositionTicks")
     session = body.get("playsessionid")
+    if session is not None and not isinstance(session, str):
+        raise errors.Invalid("PlaySessionId must be a string.", field="PlaySessionId")
+    if session is not None and len(session) > MAX_PLAY_SESSION_ID:
+        raise errors.Invalid(f"PlaySessionId is at most {MAX_PLAY_SESSION_ID} characters.", field="PlaySessionId")
     paused = body.get("ispaused") is True
-    return PlayReport(ids.item_id(item), session if isinstance(session, str) and session else None, position, paused)
+    position = ticks / TICKS_PER_SECOND if ticks is not None else None
+    return PlayReport(ids.item_id(item.strip()), session or None, position, paused)

@@ -21,11 +21,12 @@ from ..context import app_context
 from ..device_auth import signed_in_member
 from . import ids
 from .access import admin, claims, public
-from .dto_users import public_system_info, session_info, system_info, user_dto
+from .dto_users import public_system_info, public_user_dto, session_info, system_info, user_dto
 from .surface import json, new_blueprint, no_content, route
 
 blueprint = new_blueprint("users")
 FIELD_MAX = 256
+_FIELD_NAMES = {"username": "Username", "pw": "Pw", "password": "Password"}
 
 
 def _server() -> tuple[str, str, str]:
@@ -87,8 +88,7 @@ async def authenticate_by_name() -> Response:
 async def public_users() -> Response:
     store = app_context().store
     shown = [m for m in await list_members(store) if not m.user.hidden and not m.user.disabled]
-    all_ids = await library_ids(store)
-    return json([user_dto(m, app_context().server_id, all_ids) for m in shown])
+    return json([public_user_dto(m, app_context().server_id) for m in shown])
 
 
 @route(blueprint, "/Users")
@@ -141,5 +141,10 @@ async def _body() -> dict[str, Any]:
 
 
 def _text(body: dict[str, Any], name: str) -> str:
+    """A string field ("" when absent or null); 400 naming it when it is there as anything else."""
     value = body.get(name)
-    return value[:1024] if isinstance(value, str) else ""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise errors.Invalid(f"{_FIELD_NAMES.get(name, name)} must be a string.", field=_FIELD_NAMES.get(name, name))
+    return value[:1024]

@@ -28,11 +28,21 @@ TICKS_PER_MS = 10_000
 
 
 async def user_data_for(
-    store: Store, member_id: str | None, items: Iterable[Mapping[str, Any]]
-) -> dict[str, dict[str, Any]]:
-    """UserData by our item id for each of ``items`` (native item dicts)."""
+    store: Store, member_id: str | None, items: Iterable[Mapping[str, Any]],
+    known: Mapping[str, WatchState] | None = None,
+) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """UserData by our item id for each of ``items`` (native item dicts).
+
+    ``known``: the states already read with the items (the resume and next-up
+    lists are read from the watch state itself), not read again.
+    """
     listed = list(items)
-    states = await watch_states(store, member_id, [item["id"] for item in listed]) if member_id else {}
+    if known is not None:
+        states: Mapping[str, WatchState] = known
+    elif member_id:
+        states = await watch_states(store, member_id, [item["id"] for item in listed])
+    else:
+        states = {}
     return {item["id"]: state_dto(item["id"], states.get(item["id"]), item.get("runtimeTicks")) for item in listed}
 
 
@@ -54,20 +64,21 @@ def _library_ids() -> frozenset[str] | None:
     return None if scope is None else scope.library_ids
 
 
-async def resume_item_ids(store: Store, member_id: str | None, limit: int) -> list[str]:
-    """The member's items in progress, the most recently played first."""
+async def resume_states(store: Store, member_id: str | None, limit: int) -> dict[str, WatchState]:
+    """The member's items in progress, the most recently played first, with their states."""
     if member_id is None or limit <= 0:
-        return []
+        return {}
     page = await resume_list(store, member_id, _library_ids(), limit=limit)
-    return [state.item_id for state in page.states]
+    return {state.item_id: state for state in page.states}
 
 
-async def next_up_item_ids(store: Store, member_id: str | None, series_id: str | None, limit: int) -> list[str]:
-    """The next unwatched episode of each series in progress (or of ``series_id``)."""
+async def next_up_states(store: Store, member_id: str | None, series_id: str | None,
+                         limit: int) -> dict[str, WatchState]:  # fmt: skip
+    """The next unwatched episode of each series in progress (or of ``series_id``), with its state."""
     if member_id is None or limit <= 0:
-        return []
+        return {}
     page = await next_up_list(store, member_id, _library_ids(), limit=limit, series_id=series_id)
-    return [state.item_id for state in page.states]
+    return {state.item_id: state for state in page.states}
 
 
 async def mark(member_id: str | None, item_id: str, *, played: bool | None = None,
