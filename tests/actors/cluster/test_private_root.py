@@ -12,7 +12,7 @@ import httpx
 import pytest
 import trio
 
-from .nodes import leader_of, open_cluster, until, write_films
+from .nodes import Node, leader_of, open_cluster, until, write_films
 from .test_leaders import create_library, item_count
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
@@ -39,8 +39,8 @@ async def test_a_library_only_one_node_sees_is_led_there_alone_and_offline_not_e
     mount.mkdir()
     prefix = ["unshare", "-m", "--propagation", "private", "sh", "-c", PRIVATE_MOUNT, "sh", str(mount), str(source)]
     with trio.fail_after(180):
-        async with open_cluster(tmp_path, database_url, 1) as cluster:
-            await cluster.start_node(prefix=prefix)
+        async with open_cluster(tmp_path, database_url, 0) as cluster:
+            await cluster.start_nodes(Node(), Node(prefix=prefix))
             assert not (mount / "films").exists()  # not here, nor on node 0
             async with cluster.client(0) as blind, cluster.client(1) as seeing:
                 library_id = await create_library(seeing, mount / "films")
