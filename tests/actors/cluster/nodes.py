@@ -51,7 +51,7 @@ class Cluster:
         self._nursery = nursery
         self._root = root
         self.database_url = database_url
-        self._env = clean_environ(**TEST_CLUSTER_ENV, **(env or {}))
+        self._env = clean_environ(**{**TEST_CLUSTER_ENV, **(env or {})})  # env overrides the defaults
         self.nodes: list[ServerProcess] = []
         self.urls: list[str] = []
         self.key = ""
