@@ -28,6 +28,8 @@ TEST_CLUSTER_ENV = {
     "REELHOUSE_CLUSTER__HEARTBEAT_SECONDS": "0.5",
     "REELHOUSE_CLUSTER__NODE_EXPIRY_SECONDS": "5",
     "REELHOUSE_CLUSTER__COMMAND_POLL_SECONDS": "0.5",
+    # A killed node's live sessions are recorded once its row expired and another node looked.
+    "REELHOUSE_CLUSTER__SESSION_SWEEP_SECONDS": "0.5",
     # A rule changed from the command line reaches the running Scheduler within this.
     "REELHOUSE_SCHEDULE__RELOAD_POLL_SECONDS": "0.5",
 }
