@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -119,14 +120,26 @@ async def open_cluster(root: Path, database_url: str, count: int, *, env: dict[s
 
 
 async def until(check: Callable[[], Any], *, interval: float = 0.1) -> Any:
-    """Poll ``check`` (sync or async) until it returns something truthy; the caller caps the wait."""
-    while True:
-        result = check()
-        if hasattr(result, "__await__"):
-            result = await result
-        if result:
-            return result
-        await trio.sleep(interval)
+    """Poll ``check`` (sync or async) until it returns something truthy; the caller caps the wait
+    (its fail_after's TooSlowError says only that time ran out: this says what was awaited)."""
+    try:
+        while True:
+            result = check()
+            if hasattr(result, "__await__"):
+                result = await result
+            if result:
+                return result
+            await trio.sleep(interval)
+    except trio.Cancelled:
+        print(f"gave up waiting for: {_described(check)}")  # shown with the failure
+        raise
+
+
+def _described(check: Callable[[], Any]) -> str:
+    try:
+        return inspect.getsource(check).strip()  # a lambda: the line that waits
+    except (OSError, TypeError):
+        return repr(check)
 
 
 def write_films(root: Path, count: int) -> Path:
