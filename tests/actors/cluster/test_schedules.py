@@ -12,17 +12,19 @@ import httpx
 import pytest
 import trio
 
-from reelhouse.media.schedule import CORE_TASKS, parse_rule
+from reelhouse.media.schedule import parse_rule
 from reelhouse.storage import open_store
 from reelhouse.storage import schedules as stored
 from reelhouse.storage.apikeys import create_api_key, revoke_api_key
 
-from ...conftest import migrated_copy
 from .nodes import open_cluster, until
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 
 SEAT_LINE = b"running the cluster's scheduler"
+EVERY = 300  # the shortest interval a rule may have
+# Far enough ahead that every node's Scheduler reloads the rule first (a reload poll is 0.5 s).
+DUE_IN_SECONDS = 2.0
 
 
 def schedule_view(answer: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -58,33 +60,42 @@ async def test_one_node_runs_the_scheduler_every_node_shows_and_drives_it_and_an
 
 async def test_a_task_due_once_runs_once_in_the_cluster(tmp_path: Path, database_url: str) -> None:
     with trio.fail_after(120):
-        # Due a minute ago, counted from the minute before (as if set then while every node was
-        # down): a node's Scheduler, were it to run one, would start it at its own start, before
-        # the node serves. No waiting for a wall-clock minute, and no window to hope in: once
-        # every node serves, every node has passed the due time.
-        due = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=1)
-        await due_once(database_url, "backup", due)
-        async with open_cluster(tmp_path, database_url, 3, env={"REELHOUSE_TIME_ZONE": "UTC"}) as cluster:
-            async with cluster.client(2) as client:
-                await until(lambda: _finished(client, "backup"))
-                (backup,) = [s for s in (await schedules(client))["schedules"] if s["task"] == "backup"]
-                assert datetime.fromisoformat(backup["nextRunAt"]) > datetime.now(UTC), backup  # tomorrow's
-            holders = [i for i, node in enumerate(cluster.nodes) if SEAT_LINE in node.log]
-            assert len(holders) == 1, cluster.log()  # one Scheduler started in the cluster
+        async with open_cluster(tmp_path, database_url, 3) as cluster:
+            async with cluster.client(0) as a, cluster.client(1) as b, cluster.client(2) as c:
+                due = await due_soon(database_url, "backup")
+                await until(lambda: _finished(c, "backup"))
+                # A Scheduler on any node would have started it at the due time by its own clock
+                # (rules are reloaded within a poll, well before it): once that time has passed
+                # and nothing runs on any node, every run there was to be is over.
+                assert datetime.now(UTC) > due
+                await until(lambda: _nothing_runs([a, b, c], "backup"))
             made = [path.name for node in ("node0", "node1", "node2")
                     for path in (tmp_path / node / "backups").glob("*.zip")]
             assert len(made) == 1, made
 
 
-async def due_once(database_url: str, task: str, due: datetime) -> None:
-    """Give ``task`` a daily rule due at ``due`` (UTC), counted from a minute before it: what
-    ``reelhouse schedule set`` writes (the task's row made if missing), then counted from then."""
-    await migrated_copy(database_url)
+async def due_soon(database_url: str, task: str) -> datetime:
+    """Give ``task`` a five-minute interval rule (what ``reelhouse schedule set --every 300``
+    writes) counted from so long ago that it is next due DUE_IN_SECONDS from now; that time.
+    No waiting for a wall-clock minute, as a cron rule would need."""
     async with open_store(database_url) as store:
-        await stored.ensure_tasks(store, [(name, None, t.allows_after_scan) for name, t in CORE_TASKS.items()])
-        rule = parse_rule({"trigger": "cron", "cron": f"{due.minute} {due.hour} * * *"}, allows_after_scan=False)
-        assert await stored.set_rules(store, task, (rule,))
-        await stored.record_due_passed(store, task, int((due - timedelta(minutes=1)).timestamp() * 1000))
+        assert await stored.set_rules(store, task, (parse_rule({"trigger": "interval", "everySeconds": EVERY},
+                                                               allows_after_scan=False),))
+        due = datetime.now(UTC) + timedelta(seconds=DUE_IN_SECONDS)
+        due_from = int((due - timedelta(seconds=EVERY)).timestamp() * 1000)
+        # As if the rule had been set then; the revision bump has every Scheduler reload it.
+        await store.execute("UPDATE schedules SET due_from = ? WHERE task = ?", (due_from, task))
+        await store.execute("UPDATE schedule_revision SET revision = revision + 1 WHERE id = 1")
+    return due
+
+
+async def _nothing_runs(clients: list[httpx.AsyncClient], task: str) -> bool:
+    for client in clients:
+        row = [s for s in (await schedules(client))["schedules"] if s["task"] == task]
+        jobs = (await client.get("/jobs")).json()
+        if row[0]["running"] or any(j["id"] == f"task:{task}" and j["state"] == "running" for j in jobs):
+            return False
+    return True
 
 
 async def _finished(client: httpx.AsyncClient, task: str) -> bool:
