@@ -49,6 +49,7 @@ def test_config_file_from_environment(tmp_path: Path) -> None:
         ({"REELHOUSE_DATABASE_URL": "mysql://x"}, "database_url"),
         ({"REELHOUSE_LOG_LEVEL": "loud"}, "log_level"),
         ({"REELHOUSE_NO_SUCH_SETTING": "1"}, "no_such_setting"),
+        ({"REELHOUSE_CLUSTER__SESSION_SWEEP_SECONDS": "0.1"}, "session_sweep_seconds"),
     ],
 )
 def test_invalid_value_is_one_clear_error(environ: dict[str, str], needle: str) -> None:

@@ -118,6 +118,9 @@ class ClusterSettings(_Section):
     node_expiry_seconds: float = Field(15.0, gt=0, le=3600)
     # Commands between nodes wake by LISTEN/NOTIFY; each side also looks this often.
     command_poll_seconds: float = Field(1.0, gt=0, le=60)
+    # How often each node looks for the live playback sessions of nodes that died, to record
+    # them as ended by a crash (one small query): within node_expiry_seconds plus this of a death.
+    session_sweep_seconds: float = Field(15.0, ge=0.5, le=3600)
     # The address other nodes and the node list show for this node; empty: the bound URL.
     address: str = ""
 

@@ -209,7 +209,8 @@ def _cluster_node(settings: Settings, store: Store, sockets: list[socket.socket]
         host, port = sockets[0].getsockname()[:2]
         address = f"http://{host}:{port}"
     c = settings.cluster
-    config = ClusterConfig(c.lease_seconds, c.heartbeat_seconds, c.node_expiry_seconds, c.command_poll_seconds)
+    config = ClusterConfig(c.lease_seconds, c.heartbeat_seconds, c.node_expiry_seconds, c.command_poll_seconds,
+                           c.session_sweep_seconds)
     return new_cluster_node(store, address, config)
 
 

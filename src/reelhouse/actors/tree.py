@@ -269,7 +269,7 @@ def _playback_registry(
         expiry = cluster.config.node_expiry_seconds
         live = LiveState(functools.partial(save_live_session, store, node_id=cluster.node_id),
                          functools.partial(sessions_left_behind, store, int(expiry * 1000)),
-                         settings.playback.save_interval_seconds, sweep_seconds=expiry)
+                         settings.playback.save_interval_seconds, sweep_seconds=cluster.config.session_sweep_seconds)
     return PlaybackRegistry(functools.partial(record_playback, store), times=times, activity=tell_scheduler,
                             live=live, watch=watch_state)
 

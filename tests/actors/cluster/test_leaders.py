@@ -17,7 +17,7 @@ import httpx
 import pytest
 import trio
 
-from .nodes import leader_of, open_cluster, until, write_films
+from .nodes import Node, leader_of, open_cluster, until, write_films
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 
@@ -59,8 +59,7 @@ async def test_commands_sent_to_another_node_reach_the_leader_and_answer_as_on_o
     films = write_films(tmp_path / "films", FILMS)
     with trio.fail_after(120):
         async with open_cluster(tmp_path, database_url, 0) as cluster:
-            await cluster.start_node("--config", str(hanging_probe_config(tmp_path)))
-            await cluster.start_node()
+            await cluster.start_nodes(Node(("--config", str(hanging_probe_config(tmp_path)))), Node())
             async with cluster.client(0) as leader, cluster.client(1) as other:
                 library_id = await create_library(leader, films, suspended=True)
                 assert await leader_of(other, library_id) == await leader_of(leader, library_id) is not None
@@ -89,8 +88,7 @@ async def test_a_leader_killed_during_a_scan_fails_it_with_a_reason_and_the_next
     films = write_films(tmp_path / "films", FILMS)
     with trio.fail_after(180):
         async with open_cluster(tmp_path, database_url, 0) as cluster:
-            await cluster.start_node("--config", str(hanging_probe_config(tmp_path)))
-            await cluster.start_node()
+            await cluster.start_nodes(Node(("--config", str(hanging_probe_config(tmp_path)))), Node())
             async with cluster.client(0) as first, cluster.client(1) as second:
                 library_id = await create_library(first, films)  # scans at once, on node 0, and hangs probing
                 dying = await leader_of(second, library_id)
@@ -118,8 +116,7 @@ async def test_a_paused_leader_that_lost_its_lease_cannot_record_its_scan_after_
     films = write_films(tmp_path / "films", FILMS)
     with trio.fail_after(180):
         async with open_cluster(tmp_path, database_url, 0) as cluster:
-            await cluster.start_node("--config", str(hanging_probe_config(tmp_path)))
-            await cluster.start_node()
+            await cluster.start_nodes(Node(("--config", str(hanging_probe_config(tmp_path)))), Node())
             async with cluster.client(0) as first, cluster.client(1) as second:
                 library_id = await create_library(first, films)
                 paused = await leader_of(second, library_id)

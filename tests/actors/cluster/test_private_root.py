@@ -12,7 +12,7 @@ import httpx
 import pytest
 import trio
 
-from .nodes import leader_of, open_cluster, until, write_films
+from .nodes import TEST_CLUSTER_ENV, Node, leader_of, open_cluster, until, write_films
 from .test_leaders import create_library, item_count
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
@@ -21,6 +21,11 @@ FILMS = 6
 # In a mount namespace of its own, the node mounts a tmpfs on $1 and copies the films from $2
 # into $1/films: that folder exists for this node alone (the others see $1 empty).
 PRIVATE_MOUNT = 'mount -t tmpfs tmpfs "$1" && cp -r "$2" "$1/films" && shift 2 && exec "$@"'
+# A dead node's row outlives its lease by at least two of node 0's lease rounds (one every
+# lease / 3; a second's slack for the heartbeat): once node 0 logs the node gone, it has had
+# its chances to take the library.
+LEASE_SECONDS = float(TEST_CLUSTER_ENV["REELHOUSE_CLUSTER__LEASE_SECONDS"])
+OUTLIVES_THE_LEASE = {"REELHOUSE_CLUSTER__NODE_EXPIRY_SECONDS": str(LEASE_SECONDS * 5 / 3 + 1)}
 
 
 def private_mount_problem() -> str | None:
@@ -39,8 +44,8 @@ async def test_a_library_only_one_node_sees_is_led_there_alone_and_offline_not_e
     mount.mkdir()
     prefix = ["unshare", "-m", "--propagation", "private", "sh", "-c", PRIVATE_MOUNT, "sh", str(mount), str(source)]
     with trio.fail_after(180):
-        async with open_cluster(tmp_path, database_url, 1) as cluster:
-            await cluster.start_node(prefix=prefix)
+        async with open_cluster(tmp_path, database_url, 0, env=OUTLIVES_THE_LEASE) as cluster:
+            await cluster.start_nodes(Node(), Node(prefix=prefix))
             assert not (mount / "films").exists()  # not here, nor on node 0
             async with cluster.client(0) as blind, cluster.client(1) as seeing:
                 library_id = await create_library(seeing, mount / "films")

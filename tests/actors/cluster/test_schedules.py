@@ -4,20 +4,27 @@ from __future__ import annotations
 
 import os
 import signal
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
 import trio
+
+from reelhouse.media.schedule import parse_rule
+from reelhouse.storage import open_store
+from reelhouse.storage import schedules as stored
+from reelhouse.storage.apikeys import create_api_key, revoke_api_key
 
 from .nodes import open_cluster, until
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 
 SEAT_LINE = b"running the cluster's scheduler"
+EVERY = 300  # the shortest interval a rule may have
+# Far enough ahead that every node's Scheduler reloads the rule first (a reload poll is 0.5 s).
+DUE_IN_SECONDS = 2.0
 
 
 def schedule_view(answer: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -52,18 +59,43 @@ async def test_one_node_runs_the_scheduler_every_node_shows_and_drives_it_and_an
 
 
 async def test_a_task_due_once_runs_once_in_the_cluster(tmp_path: Path, database_url: str) -> None:
-    with trio.fail_after(240):
+    with trio.fail_after(120):
         async with open_cluster(tmp_path, database_url, 3) as cluster:
-            async with cluster.client(2) as client:
-                zone = ZoneInfo((await schedules(client))["timeZone"])
-                # Due at the start of a minute at least 40 s away, once a day: once in this test.
-                due = (datetime.now(zone) + timedelta(seconds=100)).replace(second=0, microsecond=0)
-                await cluster.cli("schedule", "set", "backup", "--cron", f"{due.minute} {due.hour} * * *")
-                await until(lambda: _finished(client, "backup"), interval=1)
-                await trio.sleep(3)  # a second run on another node would have started by now
+            async with cluster.client(0) as a, cluster.client(1) as b, cluster.client(2) as c:
+                due = await due_soon(database_url, "backup")
+                await until(lambda: _finished(c, "backup"))
+                # A Scheduler on any node would have started it at the due time by its own clock
+                # (rules are reloaded within a poll, well before it): once that time has passed
+                # and nothing runs on any node, every run there was to be is over.
+                assert datetime.now(UTC) > due
+                await until(lambda: _nothing_runs([a, b, c], "backup"))
             made = [path.name for node in ("node0", "node1", "node2")
                     for path in (tmp_path / node / "backups").glob("*.zip")]
             assert len(made) == 1, made
+
+
+async def due_soon(database_url: str, task: str) -> datetime:
+    """Give ``task`` a five-minute interval rule (what ``reelhouse schedule set --every 300``
+    writes) counted from so long ago that it is next due DUE_IN_SECONDS from now; that time.
+    No waiting for a wall-clock minute, as a cron rule would need."""
+    async with open_store(database_url) as store:
+        assert await stored.set_rules(store, task, (parse_rule({"trigger": "interval", "everySeconds": EVERY},
+                                                               allows_after_scan=False),))
+        due = datetime.now(UTC) + timedelta(seconds=DUE_IN_SECONDS)
+        due_from = int((due - timedelta(seconds=EVERY)).timestamp() * 1000)
+        # As if the rule had been set then; the revision bump has every Scheduler reload it.
+        await store.execute("UPDATE schedules SET due_from = ? WHERE task = ?", (due_from, task))
+        await store.execute("UPDATE schedule_revision SET revision = revision + 1 WHERE id = 1")
+    return due
+
+
+async def _nothing_runs(clients: list[httpx.AsyncClient], task: str) -> bool:
+    for client in clients:
+        row = [s for s in (await schedules(client))["schedules"] if s["task"] == task]
+        jobs = (await client.get("/jobs")).json()
+        if row[0]["running"] or any(j["id"] == f"task:{task}" and j["state"] == "running" for j in jobs):
+            return False
+    return True
 
 
 async def _finished(client: httpx.AsyncClient, task: str) -> bool:
@@ -78,16 +110,14 @@ async def _task_job_seen(client: httpx.AsyncClient, task: str) -> bool:
 
 async def test_a_revoked_api_key_is_refused_on_its_next_request_on_every_node(tmp_path: Path, database_url: str) -> None:
     with trio.fail_after(120):
-        async with open_cluster(tmp_path, database_url, 2) as cluster:
-            created = await cluster.cli("apikey", "create", "doomed")
-            plaintext = created.strip().splitlines()[-1]
-            key_id = created.split("created API key ", 1)[1].split(" ", 1)[0]
+        async with open_cluster(tmp_path, database_url, 2) as cluster, open_store(database_url) as store:
+            record, plaintext = await create_api_key(store, "doomed")
             headers = {"Authorization": f"Bearer {plaintext}"}
             clients = [httpx.AsyncClient(base_url=f"{url}/api/v1", headers=headers) for url in cluster.urls]
             try:
                 for client in clients:
                     assert (await client.get("/libraries")).status_code == 200
-                await cluster.cli("apikey", "revoke", key_id)
+                assert await revoke_api_key(store, record.id)  # what `reelhouse apikey revoke` does
                 for client in clients:
                     assert (await client.get("/libraries")).status_code == 401
             finally:

@@ -8,6 +8,8 @@ import httpx
 import pytest
 import trio
 
+from reelhouse.storage import open_store
+from reelhouse.storage.members import add_user
 from reelhouse.storage.signin_limits import NAME_LIMIT
 
 from .nodes import open_cluster
@@ -22,13 +24,19 @@ async def test_guesses_spread_over_two_nodes_at_once_get_no_more_tries_than_in_a
 ) -> None:
     with trio.fail_after(120):
         async with open_cluster(tmp_path, database_url, 2) as cluster:
-            await cluster.cli("user", "add", "alice", "--password-stdin", stdin=b"right horse battery\n")
+            async with open_store(database_url) as store:
+                await add_user(store, "alice", is_admin=False, password="right horse battery")
             clients = [httpx.AsyncClient(base_url=f"{url}/api/v1", timeout=60) for url in cluster.urls]
             statuses: list[int] = []
+            waiting: list[int] = []
             go = trio.Event()
+            all_waiting = trio.Event()
 
             async def guess(index: int) -> None:
-                await go.wait()
+                waiting.append(index)
+                if len(waiting) == GUESSES:
+                    all_waiting.set()
+                await go.wait()  # all at once: none is sent before every one is ready
                 answer = await clients[index % 2].post("/auth/login", json={
                     "name": "alice", "password": f"wrong {index}", "deviceName": "d", "client": "c"})
                 statuses.append(answer.status_code)
@@ -37,7 +45,7 @@ async def test_guesses_spread_over_two_nodes_at_once_get_no_more_tries_than_in_a
                 async with trio.open_nursery() as nursery:
                     for index in range(GUESSES):
                         nursery.start_soon(guess, index)
-                    await trio.sleep(0.2)
+                    await all_waiting.wait()
                     go.set()
                 right = await clients[0].post("/auth/login", json={
                     "name": "alice", "password": "right horse battery", "deviceName": "d", "client": "c"})

@@ -36,6 +36,7 @@ class ClusterConfig:
     heartbeat_seconds: float = 2.0
     node_expiry_seconds: float = 15.0
     command_poll_seconds: float = 1.0
+    session_sweep_seconds: float = 15.0
 
     @property
     def lease_ms(self) -> int:
