@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reelhouse.cli._main import _parser
+from reelhouse.cli._parser import build_parser as _parser
 from reelhouse.media.schedule import CORE_TASKS
 
 from .conftest import postgres_problem
