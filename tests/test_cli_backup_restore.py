@@ -180,6 +180,16 @@ async def test_restore_keeps_the_previous_database_beside_the_restored_one(data_
     assert not list(data_dir.glob(".reelhouse-restore-*"))
 
 
+async def test_restore_takes_a_backups_name_as_backup_list_prints_it(data_dir: Path, url: str, good: Path) -> None:
+    listed = data_dir / "backups" / good.name
+    listed.parent.mkdir(parents=True)
+    good.rename(listed)
+    done = await run_cli(["--data-dir", str(data_dir), "--database", url, "backup", "restore", listed.name],
+                         env=clean_environ())
+    assert done.returncode == 0, done.stderr.decode()
+    assert await item_names(url) == ["Dune"]
+
+
 @pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 async def test_restore_answers_a_dump_cut_short_with_one_line_and_exit_2(tmp_path: Path, database_url: str) -> None:
     await live_database(database_url, ["Dune"])

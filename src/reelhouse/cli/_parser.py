@@ -123,7 +123,7 @@ def _user_set(user_commands: Any, common: argparse.ArgumentParser) -> None:
     change = user_commands.add_parser("set", parents=[common], help="change a member")
     change.add_argument("name", help="the member's sign-in name (user list)")
     for on, off, dest, what in (
-        ("--admin", "--no-admin", "admin", "administrator"),
+        ("--admin", "--no-admin", "admin", "an administrator"),
         ("--disabled", "--enabled", "disabled", "disabled"),
         ("--hidden", "--visible", "hidden", "hidden from the login list"),
     ):
@@ -170,8 +170,10 @@ def _schedule_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     trigger = put.add_mutually_exclusive_group(required=True)
     trigger.add_argument("--cron", metavar="EXPR", help="five-field cron expression or @daily etc.")
     trigger.add_argument("--every", metavar="SECONDS", type=int, help="interval, 300 to 2678400 seconds")
-    for name in ("idle", "continuous", "manual"):
-        trigger.add_argument(f"--{name}", action="store_true", help=f"the {name} trigger")
+    for name, what in (("idle", "once per quiet period: no playback and no scan for [schedule] idle_minutes"),
+                       ("continuous", "again and again while no one plays"),
+                       ("manual", "only when started (POST /admin/schedules/TASK/run)")):
+        trigger.add_argument(f"--{name}", action="store_true", help=what)
     put.add_argument("--window", metavar="HH:MM-HH:MM", help="start runs only inside this window")
     after = put.add_mutually_exclusive_group()
     after.add_argument("--after-scan", dest="after_scan", action="store_true", default=None,
@@ -191,7 +193,8 @@ def _backup_commands(commands: Any, common: argparse.ArgumentParser) -> None:
     backup_actions.add_parser("create", parents=[common], help="write a backup into <data dir>/backups")
     backup_actions.add_parser("list", parents=[common], help="list backups")
     restore = backup_actions.add_parser("restore", parents=[common], help="restore a backup (server stopped)")
-    _completes(restore.add_argument("file", help="a backup archive (backup list)"), "FILE")
+    archive = restore.add_argument("file", help="a backup archive: its path, or its name as backup list prints it")
+    _completes(archive, "FILE")
 
 
 def _import_commands(commands: Any, common: argparse.ArgumentParser) -> None:

@@ -30,7 +30,7 @@ from reelhouse.storage import schedules as stored
 from reelhouse.storage.backup_archive import BadBackup
 from reelhouse.storage.backup_restore import restore_backup
 from reelhouse.storage.backup_restore_sqlite import one_line
-from reelhouse.storage.backups import BackupError, list_backups
+from reelhouse.storage.backups import BackupError, backup_dir, list_backups
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 PAST = {"pause": "paused", "resume": "resumed", "reset": "reset to its default rules"}
@@ -144,10 +144,11 @@ async def _backup_restore_first(args: argparse.Namespace, settings: Settings) ->
     line (nothing changed); a failure to do the work (a server running, a
     disk, psql) exits 1.
     """
+    archive = _archive_path(args.file, settings)
     try:
         with hold_server_lock(settings.data_dir) as lock:
             lock.announce(f"reelhouse backup restore (pid {os.getpid()})")
-            restored = await restore_backup(Path(args.file), settings.effective_database_url, settings.data_dir,
+            restored = await restore_backup(archive, settings.effective_database_url, settings.data_dir,
                                             max_bytes=settings.schedule.restore_max_bytes)
     except BadBackup as error:
         print(f"reelhouse: {one_line(str(error))}", file=sys.stderr)
@@ -158,6 +159,15 @@ async def _backup_restore_first(args: argparse.Namespace, settings: Settings) ->
     kept = f"; the previous database is kept as {restored.kept}" if restored.kept else ""
     print(f"restored {one_line(Path(args.file).name)} (made {restored.manifest.created_at}){kept}")
     return EXIT_OK
+
+
+def _archive_path(given: str, settings: Settings) -> Path:
+    """The archive named: a path, or a bare name as ``backup list`` prints it (in <data dir>/backups)."""
+    path = Path(given)
+    listed = backup_dir(settings.data_dir) / given
+    if not path.exists() and path.name == given and listed.is_file():
+        return listed
+    return path
 
 
 async def _backup_restore(store: Store, args: argparse.Namespace, *, settings: Settings) -> int:
