@@ -19,7 +19,6 @@ from reelhouse.media.schedule import CORE_TASKS
 
 from ._parental import add_parental_flags
 
-SHELLS = ("bash", "zsh", "tcsh")  # the shells shtab writes completion for
 TASK_NAMES = ", ".join(CORE_TASKS)
 TASK_HELP = "the task's name: a core task or a plugin's (schedule list)"
 
@@ -30,8 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     # given before the command.
     parser = argparse.ArgumentParser(prog="reelhouse", parents=[_common_options(None)])
     parser.add_argument("--version", action=_PrintVersion, help="print the version and exit")
-    parser.add_argument("--print-completion", action=_PrintCompletion, choices=SHELLS, metavar="{bash,zsh,tcsh}",
-                        help="print a shell completion script and exit")
+    parser.add_argument("--print-completion", action=_PrintCompletion, metavar="SHELL",
+                        help="print a completion script for SHELL and exit: bash, zsh, tcsh, fish or powershell")
     common = _common_options(argparse.SUPPRESS)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve = commands.add_parser("serve", parents=[common], help="run the server")
@@ -66,6 +65,9 @@ class _PrintCompletion(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, namespace: object, values: Any, *_: object) -> NoReturn:
         import shtab
 
+        if values not in shtab.SUPPORTED_SHELLS:  # the shells of the installed shtab
+            parser.error(f"--print-completion: no completion for {values!r}; "
+                         f"one of {', '.join(shtab.SUPPORTED_SHELLS)}")
         _resolve_completions(parser, shtab)
         print(shtab.complete(parser, shell=values))
         parser.exit()
