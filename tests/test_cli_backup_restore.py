@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from reelhouse.storage import open_store
+
 from .backup_samples import changed, entries_of, item_names, live_database, manifest_of, real_backup, write_archive
 from .process import clean_environ, run_cli
+from .throwaway_postgres import ThrowawayPostgres
 
 LIVE = ["Arrival", "Heat"]
 
@@ -200,3 +203,21 @@ async def test_restore_answers_a_dump_cut_short_with_one_line_and_exit_2(tmp_pat
     lines = done.stderr.decode().strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and "incomplete" in lines[0], done.stderr.decode()
     assert await item_names(database_url) == ["Dune"]
+
+
+async def test_restore_on_postgresql_replaces_the_public_schema_of_a_database_of_its_own(
+    tmp_path: Path, throwaway_postgres: ThrowawayPostgres
+) -> None:
+    # A newcomer's database: no schema in the URL, so public, which also holds pg_trgm
+    # (the search indexes' operator classes); renaming public took them away from the dump.
+    url = throwaway_postgres.url
+    await live_database(url, ["Dune"])
+    backup = await real_backup(url, tmp_path / "made")
+    await live_database(url, ["Heat"])
+    done = await restore(tmp_path / "data", url, backup)
+    assert done.returncode == 0, done.stderr.decode()
+    assert await item_names(url) == ["Dune"]
+    async with open_store(url) as store:
+        homes = await store.fetch_all("SELECT n.nspname FROM pg_extension e JOIN pg_namespace n"
+                                      " ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'")
+    assert [row[0] for row in homes] in (["public"], [])  # [] where contrib is not installed

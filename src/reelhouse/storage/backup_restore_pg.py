@@ -2,7 +2,9 @@
 
 ``psql`` runs, in one transaction (``--single-transaction``, stopping at the first error):
 
-1. the live schema renamed ``<schema>_before_restore_<time>`` (kept),
+1. the live schema renamed ``<schema>_before_restore_<time>`` (kept); for
+   ``public``, a new ``public`` made and the extensions that lived in the old
+   one (pg_trgm) moved into it, where the whole-database dump names them,
 2. the dump (``database.sql``, bounded like every entry), which creates the
    schema it was made from again, under its own name,
 3. a check: that schema has ``schema_migrations``, holding exactly the
@@ -136,6 +138,7 @@ class _Load:
             lines.append(f'ALTER SCHEMA "{schema}" RENAME TO "{kept}";')
             if schema == "public":  # a whole-database dump expects public to be there
                 lines.append("CREATE SCHEMA public;")
+                lines.append(_EXTENSIONS_BACK.format(kept=kept))
         self.before.write_text("\n".join(lines) + "\n", encoding="utf-8")
         self.check.write_text(_check_sql(schema, versions), encoding="utf-8")
         script = migration_script("postgresql", set(versions))
@@ -153,6 +156,20 @@ class _Load:
                 raise
             did = "cannot be migrated" if Path(found["file"]) == self.migrate else "could not be loaded"
             raise BadBackup(f"{self.dump.name} {did} ({one_line(found['text'])}); nothing was changed.") from None
+
+
+# Extensions in public (pg_trgm: the search indexes' operator classes) went with
+# the rename; the dump names them in public and creates them only if missing.
+_EXTENSIONS_BACK = """DO $reelhouse_extensions$
+DECLARE
+  found record;
+BEGIN
+  FOR found IN SELECT e.extname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+               WHERE n.nspname = '{kept}' LOOP
+    EXECUTE format('ALTER EXTENSION %I SET SCHEMA public', found.extname);
+  END LOOP;
+END
+$reelhouse_extensions$;"""
 
 
 def _check_sql(schema: str, versions: list[int]) -> str:
