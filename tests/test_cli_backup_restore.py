@@ -7,7 +7,9 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import psycopg
 import pytest
+import trio
 
 from reelhouse.storage import open_store
 
@@ -208,16 +210,26 @@ async def test_restore_answers_a_dump_cut_short_with_one_line_and_exit_2(tmp_pat
 async def test_restore_on_postgresql_replaces_the_public_schema_of_a_database_of_its_own(
     tmp_path: Path, throwaway_postgres: ThrowawayPostgres
 ) -> None:
-    # A newcomer's database: no schema in the URL, so public, which also holds pg_trgm
-    # (the search indexes' operator classes); renaming public took them away from the dump.
-    url = throwaway_postgres.url
+    # As the README sets a newcomer up: a role that is no superuser owns a database
+    # of its own; no schema in the URL, so public, which also holds pg_trgm (the
+    # search indexes' operator classes, owned by the superuser).
+    def create_role_and_database() -> None:
+        with psycopg.connect(throwaway_postgres.url, autocommit=True) as admin:
+            admin.execute("CREATE ROLE newcomer LOGIN")
+            admin.execute("CREATE DATABASE newcomer OWNER newcomer")
+
+    await trio.to_thread.run_sync(create_role_and_database)
+    url = throwaway_postgres.url.replace("root@", "newcomer@").replace("/postgres", "/newcomer")
     await live_database(url, ["Dune"])
     backup = await real_backup(url, tmp_path / "made")
     await live_database(url, ["Heat"])
     done = await restore(tmp_path / "data", url, backup)
     assert done.returncode == 0, done.stderr.decode()
     assert await item_names(url) == ["Dune"]
+    kept = done.stdout.decode().rsplit(" ", 1)[-1].strip()
     async with open_store(url) as store:
         homes = await store.fetch_all("SELECT n.nspname FROM pg_extension e JOIN pg_namespace n"
                                       " ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'")
+        before = await store.fetch_all(f'SELECT name FROM "{kept}".items ORDER BY name')
     assert [row[0] for row in homes] in (["public"], [])  # [] where contrib is not installed
+    assert [row[0] for row in before] == ["Dune", "Heat"]

@@ -3,8 +3,8 @@
 ``psql`` runs, in one transaction (``--single-transaction``, stopping at the first error):
 
 1. the live schema renamed ``<schema>_before_restore_<time>`` (kept); for
-   ``public``, a new ``public`` made and the extensions that lived in the old
-   one (pg_trgm) moved into it, where the whole-database dump names them,
+   ``public``, our objects moved into a schema of that name instead, the
+   extensions left where the whole-database dump names them (pg_trgm),
 2. the dump (``database.sql``, bounded like every entry), which creates the
    schema it was made from again, under its own name,
 3. a check: that schema has ``schema_migrations``, holding exactly the
@@ -134,11 +134,11 @@ class _Load:
 
     def write(self, schema: str, kept: str | None, versions: list[int]) -> None:
         lines = [f"\\restrict {secrets.token_hex(24)}"]
-        if kept is not None:
+        if kept is not None and schema == "public":
+            lines.append(f'CREATE SCHEMA "{kept}";')
+            lines.append(_MOVE_OUT_OF_PUBLIC.replace("KEPT", kept))
+        elif kept is not None:
             lines.append(f'ALTER SCHEMA "{schema}" RENAME TO "{kept}";')
-            if schema == "public":  # a whole-database dump expects public to be there
-                lines.append("CREATE SCHEMA public;")
-                lines.append(_EXTENSIONS_BACK.format(kept=kept))
         self.before.write_text("\n".join(lines) + "\n", encoding="utf-8")
         self.check.write_text(_check_sql(schema, versions), encoding="utf-8")
         script = migration_script("postgresql", set(versions))
@@ -158,18 +158,36 @@ class _Load:
             raise BadBackup(f"{self.dump.name} {did} ({one_line(found['text'])}); nothing was changed.") from None
 
 
-# Extensions in public (pg_trgm: the search indexes' operator classes) went with
-# the rename; the dump names them in public and creates them only if missing.
-_EXTENSIONS_BACK = """DO $reelhouse_extensions$
+# public is not renamed: the extensions in it (pg_trgm, whose operator classes
+# the dump's search indexes name as public.gin_trgm_ops) would go along, and
+# the database's role may not move them (a trusted extension's objects belong
+# to the superuser). Our own tables (with their indexes, triggers and owned
+# sequences), other sequences, views and functions move to the kept schema;
+# what belongs to an extension stays.
+_MOVE_OUT_OF_PUBLIC = """DO $reelhouse_move$
 DECLARE
   found record;
 BEGIN
-  FOR found IN SELECT e.extname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-               WHERE n.nspname = '{kept}' LOOP
-    EXECUTE format('ALTER EXTENSION %I SET SCHEMA public', found.extname);
+  FOR found IN
+    SELECT c.relname, CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW'
+                                     WHEN 'S' THEN 'SEQUENCE' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END AS kind
+    FROM pg_class c
+    WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+                        AND (d.deptype = 'e' OR (c.relkind = 'S' AND d.deptype IN ('a', 'i'))))
+  LOOP
+    EXECUTE format('ALTER %s public.%I SET SCHEMA %I', found.kind, found.relname, 'KEPT');
+  END LOOP;
+  FOR found IN
+    SELECT p.oid::regprocedure AS routine FROM pg_proc p
+    WHERE p.pronamespace = 'public'::regnamespace
+      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+                        AND d.deptype = 'e')
+  LOOP
+    EXECUTE format('ALTER ROUTINE %s SET SCHEMA %I', found.routine, 'KEPT');
   END LOOP;
 END
-$reelhouse_extensions$;"""
+$reelhouse_move$;"""
 
 
 def _check_sql(schema: str, versions: list[int]) -> str:
