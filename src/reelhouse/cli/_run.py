@@ -75,7 +75,9 @@ def _commands(group: str, settings: Settings) -> tuple[dict[tuple[str, str | Non
     if group in ("schedule", "backup"):
         from ._schedule import ADMIN_COMMANDS, BEFORE_STORE_COMMANDS
 
-        bound = {name: functools.partial(run, settings=settings) for name, run in ADMIN_COMMANDS.items()}
+        bound: dict[tuple[str, str | None], Command] = {
+            name: functools.partial(run, settings=settings) for name, run in ADMIN_COMMANDS.items()
+        }
         return bound, BEFORE_STORE_COMMANDS
     from ._accounts import account_commands
 
