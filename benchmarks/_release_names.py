@@ -76,11 +76,12 @@ def _series(rng: random.Random) -> list[tuple[str, str]]:
     show = _title(rng, rng.randint(1, 3))
     shape = rng.random()
     paths: list[str] = []
-    if shape < 0.2:  # anime, absolute numbers
+    if shape < 0.2:  # anime: absolute numbers, or a season before the number
         group = rng.choice(FANSUBS)
         name = " ".join(show)
+        form = rng.choice(("{name} - {number:02d}", "{name} S2 - {number:02d}", "{name} {number:02d}"))
         for number in range(1, rng.randint(12, 40)):
-            paths.append(f"{name}/[{group}] {name} - {number:02d} [1080p].mkv")
+            paths.append(f"{name}/[{group}] {form.format(name=name, number=number)} [1080p].mkv")
         return [(path, "tvshows") for path in paths]
     if shape < 0.35:  # one release folder per episode, obfuscated files
         for episode in range(1, rng.randint(4, 12)):

@@ -17,8 +17,16 @@ database; each has scanned everything before anything is timed.
   server (the better round) and ``browse_ratio`` = Reelhouse / minidlna
   (target: at least 1).
 - **stream**: ``curl`` fetches the large film whole ``STREAM_ROUNDS``
-  times from each, alternating; ``mb_per_second`` (best round) and
-  ``stream_ratio`` = minidlna / Reelhouse (time ratio; target: at most 1.2).
+  times from each, alternating: Reelhouse's DLNA resource
+  (``/dlna/media/<id>``), Reelhouse's native stream route
+  (``/api/v1/videos/<id>/stream`` with an API key, to tell the DLNA path's
+  cost from the stream path's) and minidlna's; ``mb_per_second`` (best
+  round), ``stream_ratio`` = minidlna / Reelhouse DLNA (time ratio; target:
+  at most 1.2; also of the rounds' medians), and each server's CPU seconds per GB sent (its process's
+  user and system time, minidlna's forked streaming children included).
+  With ``REELHOUSE_DLNA_BENCH_PYSPY=<prefix>`` py-spy (``pip install
+  py-spy``) records Reelhouse's threads during its browse and stream
+  rounds (``<prefix>.browse.json``, ``<prefix>.stream.json``: speedscope).  ``--stream-only`` skips the browse rounds.
 
 Prints one JSON object, with the machine's load average and core count
 beside the figures: the machine is shared, so only the ratios (measured
@@ -31,6 +39,8 @@ import http.client
 import json
 import os
 import shutil
+import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,6 +48,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -46,7 +57,7 @@ FILMS = 5000
 PAGE = 50
 CLIENTS = 4
 SECONDS = 10.0
-STREAM_ROUNDS = 3
+STREAM_ROUNDS = 5
 STREAM_SECONDS = 60  # of raw 640x360 frames: 518 MB, so the stream's rate and not its first bytes is timed
 ADDRESS = "10.77.0.1"
 REELHOUSE_PORT = 8096
@@ -67,7 +78,7 @@ DC = "{http://purl.org/dc/elements/1.1/}"
 
 def main() -> int:
     global FILMS
-    if "--quick" in sys.argv[1:]:  # a smoke test: 500 films
+    if "--quick" in sys.argv[1:] or "--stream-only" in sys.argv[1:]:  # a smoke test: 500 films
         FILMS = 500
     if os.environ.get(INSIDE) != "1":
         return _in_namespace()
@@ -89,7 +100,8 @@ def _in_namespace() -> int:
                         ["link", "set", "lo", "multicast", "on"], ["route", "add", "224.0.0.0/4", "dev", "lo"]):  # fmt: skip
             subprocess.run(["ip", "netns", "exec", name, "ip", *command], check=True)
         env = {**os.environ, INSIDE: "1"}
-        return subprocess.run(["ip", "netns", "exec", name, sys.executable, __file__], env=env, check=False).returncode
+        argv = ["ip", "netns", "exec", name, sys.executable, __file__, *sys.argv[1:]]
+        return subprocess.run(argv, env=env, check=False).returncode
     finally:
         subprocess.run(["ip", "netns", "del", name], check=False)
 
@@ -97,27 +109,83 @@ def _in_namespace() -> int:
 def _measure(work: Path) -> dict[str, Any]:
     films, stream = _make_tree(work / "media")
     load_before = os.getloadavg()
-    with _reelhouse(work, films, stream) as (rh_films, rh_stream), _minidlna(work, films, stream) as (md_films, md_stream):
+    with _reelhouse(work, films, stream) as reelhouse, _minidlna(work, films, stream) as minidlna:
         browse: dict[str, list[float]] = {"reelhouse": [], "minidlna": []}
-        for _ in range(2):
-            browse["reelhouse"].append(_browse_load(REELHOUSE_PORT, "/dlna/control/contentdirectory", rh_films))
-            browse["minidlna"].append(_browse_load(MINIDLNA_PORT, "/ctl/ContentDir", md_films))
-        streams: dict[str, list[float]] = {"reelhouse": [], "minidlna": []}
-        for _ in range(STREAM_ROUNDS):
-            streams["reelhouse"].append(_stream(rh_stream))
-            streams["minidlna"].append(_stream(md_stream))
-    rh_rps, md_rps = max(browse["reelhouse"]), max(browse["minidlna"])
+        for _ in range(0 if "--stream-only" in sys.argv[1:] else 2):
+            profiler = _py_spy(reelhouse.pid, "browse")
+            browse["reelhouse"].append(_browse_load(REELHOUSE_PORT, "/dlna/control/contentdirectory", reelhouse.films))
+            _stop(profiler)
+            browse["minidlna"].append(_browse_load(MINIDLNA_PORT, "/ctl/ContentDir", minidlna.films))
+        streams = _streams(reelhouse, minidlna)
+    rh_rps, md_rps = max(browse["reelhouse"], default=0.0), max(browse["minidlna"], default=0.0)
     rh_mbs, md_mbs = max(streams["reelhouse"]), max(streams["minidlna"])
     return {
         "films": FILMS, "page": PAGE, "clients": CLIENTS, "seconds_per_round": SECONDS,
         "browse_requests_per_second": {"reelhouse": rh_rps, "minidlna": md_rps, "rounds": browse},
         "browse_ratio": round(rh_rps / md_rps, 3) if md_rps else None,
         "stream_mb": round(stream.stat().st_size / 1e6, 1),
-        "stream_mb_per_second": {"reelhouse": rh_mbs, "minidlna": md_mbs, "rounds": streams},
+        "stream_mb_per_second": {"reelhouse": rh_mbs, "reelhouse_native": max(streams["reelhouse_native"]),
+                                 "minidlna": md_mbs, "rounds": streams},
         "stream_ratio": round(md_mbs / rh_mbs, 3) if rh_mbs else None,
+        "stream_ratio_of_medians": round(statistics.median(streams["minidlna"]) / statistics.median(streams["reelhouse"]), 3),
+        "stream_cpu_seconds_per_gb": streams["cpu_seconds_per_gb"],
         "machine": {"cores": os.cpu_count(), "loadavg_before": load_before, "loadavg_after": os.getloadavg(),
                     "note": "shared with other work: the ratios, measured side by side, are the figures"},
     }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Served:
+    films: str  # the films container's id
+    stream: str  # the long film's resource URL
+    pid: int
+    native: tuple[str, dict[str, str]] | None = None  # Reelhouse's own stream route and its headers
+
+
+def _streams(reelhouse: _Served, minidlna: _Served) -> dict[str, Any]:
+    """STREAM_ROUNDS whole downloads from each, alternating: MB/s per round, CPU seconds per GB per server."""
+    rounds: dict[str, Any] = {"reelhouse": [], "reelhouse_native": [], "minidlna": []}
+    cpu = {"reelhouse": 0.0, "minidlna": 0.0}
+    sent = {"reelhouse": 0, "minidlna": 0}
+    profiler = _py_spy(reelhouse.pid, "stream")
+    try:
+        for _ in range(STREAM_ROUNDS):
+            for name, served in (("reelhouse", reelhouse), ("minidlna", minidlna)):
+                before = _cpu_seconds(served.pid)
+                size, rate = _stream(served.stream)
+                cpu[name] += _cpu_seconds(served.pid) - before
+                sent[name] += size
+                rounds[name].append(rate)
+            assert reelhouse.native is not None
+            rounds["reelhouse_native"].append(_stream(*reelhouse.native)[1])
+    finally:
+        _stop(profiler)
+    rounds["cpu_seconds_per_gb"] = {k: round(cpu[k] / (sent[k] / 1e9), 3) for k in cpu if sent[k]}
+    return rounds
+
+
+def _stop(profiler: subprocess.Popen[bytes] | None) -> None:
+    if profiler is not None:
+        profiler.send_signal(signal.SIGINT)
+        profiler.wait(timeout=120)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system time of ``pid`` and of its children it waited for (minidlna forks one per stream)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def _py_spy(pid: int, what: str) -> subprocess.Popen[bytes] | None:
+    """py-spy recording ``pid`` (without stopping it: --nonblocking) into ``<REELHOUSE_DLNA_BENCH_PYSPY>.<what>``."""
+    target = os.environ.get("REELHOUSE_DLNA_BENCH_PYSPY")
+    if not target or shutil.which("py-spy") is None:
+        return None
+    argv = ["py-spy", "record", "--pid", str(pid), "--threads", "--nonblocking", "--rate", "100", "--format",
+            "speedscope", "--output", f"{target}.{what}.json"]  # fmt: skip
+    profiler = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)  # attached before the first byte
+    return profiler
 
 
 def _make_tree(root: Path) -> tuple[Path, Path]:
@@ -134,7 +202,7 @@ def _make_tree(root: Path) -> tuple[Path, Path]:
     stream = root / "Stream" / "Long Film (2020)" / "Long Film (2020).mkv"
     stream.parent.mkdir(parents=True)
     _ffmpeg(["-f", "lavfi", "-i", "testsrc=size=640x360:rate=25", "-t", str(STREAM_SECONDS), "-c:v", "rawvideo", "-pix_fmt",
-             "yuv420p", str(stream)])  # fmt: skip (raw frames: 69 MB that take no time to make)
+             "yuv420p", str(stream)])  # fmt: skip (raw frames: 518 MB that take no time to make)
     one.unlink()
     return films, stream
 
@@ -144,8 +212,8 @@ def _ffmpeg(args: list[str]) -> None:
 
 
 @contextmanager
-def _reelhouse(work: Path, films: Path, stream: Path) -> Iterator[tuple[str, str]]:
-    """Reelhouse with DLNA on, both folders scanned: (the films container's id, the stream's URL)."""
+def _reelhouse(work: Path, films: Path, stream: Path) -> Iterator[_Served]:
+    """Reelhouse with DLNA on, both folders scanned."""
     data = work / "reelhouse"
     env = {k: v for k, v in os.environ.items() if not k.startswith("REELHOUSE_")}
     env.update(REELHOUSE_DLNA__ENABLED="true", REELHOUSE_DLNA__MEMBER="tv")
@@ -167,7 +235,9 @@ def _reelhouse(work: Path, films: Path, stream: Path) -> Iterator[tuple[str, str
               and _total(REELHOUSE_PORT, "/dlna/control/contentdirectory", f"lib.{stream_lib}.title") == 1,
               "Reelhouse to scan")  # fmt: skip
         url = _first_url(REELHOUSE_PORT, "/dlna/control/contentdirectory", f"lib.{stream_lib}.title", "Long Film")
-        yield f"lib.{film_lib}.title", url
+        native = (f"http://{ADDRESS}:{REELHOUSE_PORT}/api/v1/videos/{url.rsplit('/', 1)[1]}/stream",
+                  {"Authorization": f"Bearer {key}"})  # fmt: skip
+        yield _Served(f"lib.{film_lib}.title", url, server.pid, native)
     finally:
         server.terminate()
         server.wait(timeout=60)
@@ -201,7 +271,7 @@ class _Api:
 
 
 @contextmanager
-def _minidlna(work: Path, films: Path, stream: Path) -> Iterator[tuple[str, str]]:
+def _minidlna(work: Path, films: Path, stream: Path) -> Iterator[_Served]:
     """minidlnad over the same folders, its database built: ("2$8" All Video, the stream's URL)."""
     folder = work / "minidlna"
     (folder / "db").mkdir(parents=True)
@@ -215,7 +285,7 @@ def _minidlna(work: Path, films: Path, stream: Path) -> Iterator[tuple[str, str]
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
         _wait(lambda: _total(MINIDLNA_PORT, "/ctl/ContentDir", "2$8") == FILMS + 1, "minidlna to scan")
-        yield "2$8", _first_url(MINIDLNA_PORT, "/ctl/ContentDir", "2$8", "Long Film", walk=True)
+        yield _Served("2$8", _first_url(MINIDLNA_PORT, "/ctl/ContentDir", "2$8", "Long Film", walk=True), server.pid)
     finally:
         server.terminate()
         server.wait(timeout=60)
@@ -282,12 +352,13 @@ def _browse_load(port: int, path: str, object_id: str) -> float:
     return round(sum(done) / (time.monotonic() - began), 1)
 
 
-def _stream(url: str) -> float:
-    """MB/s of one whole GET by curl (to /dev/null)."""
-    done = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{size_download} %{time_total}", url],
+def _stream(url: str, headers: dict[str, str] | None = None) -> tuple[int, float]:
+    """Bytes and MB/s of one whole GET by curl (to /dev/null)."""
+    options = [f"-H{name}: {value}" for name, value in (headers or {}).items()]
+    done = subprocess.run(["curl", "-sf", *options, "-o", "/dev/null", "-w", "%{size_download} %{time_total}", url],
                           capture_output=True, text=True, check=True, timeout=600)  # fmt: skip
     size, seconds = done.stdout.split()
-    return round(int(size) / float(seconds) / 1e6, 1)
+    return int(size), round(int(size) / float(seconds) / 1e6, 1)
 
 
 def _wait(ready: Any, what: str) -> None:

@@ -9,7 +9,9 @@ headless Chromium (``/usr/bin/chromium``, driven by Playwright for Python)
 - ``home`` (/web/: continue watching, next up, the latest of each library),
 - ``library`` (/web/library/{films}: the first 60 posters by name),
 - ``item`` (/web/item/{id}: a film's detail, cast, versions),
-- ``admin_libraries`` (/web/admin/libraries: the libraries and their scan state).
+- ``admin_libraries`` (/web/admin/libraries: the libraries and their scan state),
+- ``admin_system`` (/web/admin/: status, caches, the update check),
+- ``admin_playback`` (/web/admin/playback: sessions, devices, the play history).
 
 Per page: ``first_paint_ms`` (the browser's first-contentful-paint entry,
 from navigation start) and ``content_ms`` (until the page's list or title
@@ -46,6 +48,8 @@ PAGES = (
     ("library", "/web/library/{films}", "#grid .card"),
     ("item", "/web/item/{item}", "#title:not(:empty)"),
     ("admin_libraries", "/web/admin/libraries", "#libraries .library"),
+    ("admin_system", "/web/admin/", "#update"),
+    ("admin_playback", "/web/admin/playback", "#history tbody tr"),
 )
 FIRST_PAINT = "() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null"
 

@@ -28,11 +28,13 @@ def clean_environ(**extra: str) -> dict[str, str]:
     """This environment without REELHOUSE_ settings, plus ``extra``.
 
     A server started with it runs no start-up media probe (a probe worker
-    process per server, as the in-process test servers): ``extra`` may turn
-    it back on.
+    process per server, as the in-process test servers) and looks for
+    changes made from the command line every quarter second, not every two
+    (tests/http/conftest.py's QUIET_SETTINGS): ``extra`` may say otherwise.
     """
     env = {k: v for k, v in os.environ.items() if not k.startswith("REELHOUSE_")}
     env["REELHOUSE_SCAN__HEALTH_PROBE_AT_START"] = "false"
+    env["REELHOUSE_SCHEDULE__RELOAD_POLL_SECONDS"] = "0.25"
     env.update(extra)
     return env
 

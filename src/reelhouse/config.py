@@ -69,10 +69,12 @@ class HttpSettings(_Section):
     # This share of max_connections is kept for clients with an API key or a device token:
     # connections without (sign-in, a client before its first request) hold the rest (http/edge/admission.py).
     authenticated_share: float = Field(0.25, ge=0, le=0.9)
+    # How long a request waits on a busy part of the server (an actor's answer) before it is 503.
+    ask_timeout_seconds: float = Field(10.0, gt=0, le=600)
 
 
 class ScheduleSettings(_Section):
-    # How often the running server looks for rule changes made from the command line.
+    # How often the running server looks for rule and plugin changes made from the command line.
     reload_poll_seconds: float = Field(2.0, gt=0, le=300)
     # idle: no playback session and no scan for this long.
     idle_minutes: float = Field(10.0, gt=0, le=1440)

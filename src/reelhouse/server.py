@@ -47,6 +47,7 @@ from reelhouse.server_lock import ServerLock, ServerRunning, hold_server_lock
 from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 from reelhouse.storage import Store, StoreOpenError, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
+from reelhouse.storage.backup_pending import restore_if_pending
 from reelhouse.storage.cluster_nodes import live_nodes, shared_setting
 from reelhouse.storage.jobs import fail_unfinished_jobs
 from reelhouse.storage.scans import fail_running_scans
@@ -111,6 +112,9 @@ async def serve(
     try:
         # One server per data directory; `reelhouse backup restore` refuses while held.
         with hold_server_lock(settings.data_dir) as lock:
+            # A restore asked for from the web console, before anything opens the database.
+            await restore_if_pending(settings.data_dir, settings.effective_database_url,
+                                     settings.schedule.restore_max_bytes)  # fmt: skip
             await _serve_bound(settings, config, sockets, shutdown, _Announcing(lock, task_status))
     finally:
         for sock in sockets:

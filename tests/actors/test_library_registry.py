@@ -52,7 +52,7 @@ async def test_a_slow_root_walk_does_not_hold_requests_for_other_libraries(
         disk_answers.wait(CAP_S)
         return False
 
-    monkeypatch.setattr(registry_module, "_roots_have_strm", slow_walk)
+    monkeypatch.setattr(registry_module, "roots_have_strm", slow_walk)  # as the registry calls it
     created: list[object] = []
 
     async def create_second() -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,8 @@ import trio
 
 from reelhouse.storage import plugin_catalog
 from tests.actors.scrape.providers import make_provider
+from tests.fakes.tmdb_api import FakeTmdb
+from tests.media_factory import MediaFactory
 
 from .conftest import RunningServer, start_server
 
@@ -25,6 +29,45 @@ async def server_with_provider(nursery: trio.Nursery, database_url: str, tmp_pat
     data_dir = tmp_path / "data"
     directory = make_provider(plugin_catalog.plugins_dir(data_dir), "test", catalogue, **provider)
     return await start_server(nursery, database_url, data_dir, **(settings or {})), directory
+
+
+@dataclass
+class TmdbServer:
+    """A server whose bundled tmdb plugin is configured against the fake TMDB API."""
+
+    server: RunningServer
+    fake: FakeTmdb
+
+
+@asynccontextmanager
+async def tmdb_server(nursery: trio.Nursery, database_url: str, tmp_path: Path,
+                      fake: FakeTmdb) -> AsyncIterator[TmdbServer]:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    plugin_catalog.update_state(data_dir, "tmdb", settings={"apiKey": fake.api_key, "baseUrl": fake.base_url})
+    server = await start_server(nursery, database_url, data_dir)
+    yield TmdbServer(server, fake)
+    server.shutdown.set()
+
+
+def films(media: MediaFactory, root: Path, *titles: str) -> Path:
+    """``root`` holding a real video per title, each in its own folder (``Title (Year)/Title (Year).mkv``)."""
+    for title in titles:
+        media.video(root / title / f"{title}.mkv")
+    return root
+
+
+async def job_matching(client: httpx.AsyncClient, job_id: str, **expected: Any) -> dict[str, Any]:
+    """The job ``job_id`` of GET /jobs once its fields hold ``expected``."""
+    async def probe() -> dict[str, Any] | None:
+        response = await client.get("/jobs")
+        assert response.status_code == 200, response.text
+        jobs = response.json()
+        jobs = jobs["items"] if isinstance(jobs, dict) else jobs
+        job = next((job for job in jobs if job["id"] == job_id), None)
+        return job if job is not None and all(job.get(k) == v for k, v in expected.items()) else None
+
+    return await wait_until(probe, f"the job {job_id} with {expected}")
 
 
 async def items_by_name(client: httpx.AsyncClient, library_id: str) -> dict[str, dict[str, Any]]:

@@ -11,14 +11,22 @@ from reelhouse.storage import open_store
 from reelhouse.storage.libraries import list_libraries
 
 from ..database_lock import database_write_lock
-from .conftest import RunningServer
+from .conftest import RunningServer, start_server
 
 CAP_S = 60
+ASK_LIMIT_S = 1.0  # the server's [http] ask_timeout_seconds: short, so the test does not wait 10 s
 
 
 async def test_a_create_that_outlasts_the_ask_limit_is_503_and_creates_nothing(
-    server: RunningServer, client: httpx.AsyncClient, tmp_path: Path
+    nursery: trio.Nursery, database_url: str, tmp_path: Path
 ) -> None:
+    server = await start_server(nursery, database_url, tmp_path / "data", http={"ask_timeout_seconds": ASK_LIMIT_S})
+    async with server.client() as client:
+        await _create_while_the_table_is_locked(server, client, tmp_path)
+    server.shutdown.set()
+
+
+async def _create_while_the_table_is_locked(server: RunningServer, client: httpx.AsyncClient, tmp_path: Path) -> None:
     (tmp_path / "films").mkdir()
     body = {"name": "Films", "paths": [str(tmp_path / "films")], "collectionType": "movies",
             "options": {"remoteAllowedHosts": [], "scansSuspended": True}}

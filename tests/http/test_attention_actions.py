@@ -18,7 +18,7 @@ from tests.media_factory import MediaFactory
 
 from .conftest import RunningServer
 from .scanning import create_library, wait_for_state
-from .scrape_support import items_by_name, server_with_provider, wait_for_states, wait_until
+from .scrape_support import films, items_by_name, job_matching, server_with_provider, wait_for_states, wait_until
 
 CAP_S = 120
 CLEAR: dict[str, Any] = {
@@ -29,22 +29,6 @@ CLEAR: dict[str, Any] = {
 NO_PROVIDERS = {"remoteAllowedHosts": [], "metadataProviders": []}
 
 
-def _films(media: MediaFactory, root: Path, *titles: str) -> Path:
-    for title in titles:
-        media.video(root / title / f"{title}.mkv")
-    return root
-
-
-async def _job(client: httpx.AsyncClient, job_id: str, **expected: Any) -> dict[str, Any]:
-    async def probe() -> dict[str, Any] | None:
-        jobs = (await client.get("/jobs")).json()
-        jobs = jobs["items"] if isinstance(jobs, dict) else jobs
-        job = next((job for job in jobs if job["id"] == job_id), None)
-        return job if job is not None and all(job.get(k) == v for k, v in expected.items()) else None
-
-    return await wait_until(probe, f"the job {job_id} with {expected}")
-
-
 async def _action(client: httpx.AsyncClient, library_id: str, **body: Any) -> httpx.Response:
     return await client.post(f"/libraries/{library_id}/attention-actions", json=body)
 
@@ -53,14 +37,14 @@ async def test_a_rescrape_action_queues_every_failed_item_and_names_the_scrape_j
     nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
 ) -> None:
     server, plugin = await server_with_provider(nursery, database_url, tmp_path, {"down": "unknown"})
-    root = _films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)")
+    root = films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)")
     with trio.fail_after(CAP_S):
         async with server.client() as client:
             library = await create_library(client, "Films", [root])
             await wait_for_states(client, library["id"], {"Heat": "failed", "Ronin": "failed"})
             set_catalogue(plugin, CLEAR)  # the provider works again
             response = await _action(client, library["id"], action="rescrape")
-            job = await _job(client, f"attentionAction:{library['id']}", state="succeeded")
+            job = await job_matching(client, f"attentionAction:{library['id']}", state="succeeded")
             await wait_for_states(client, library["id"], {"Heat": "scraped", "Ronin": "scraped"})
             activity = (await client.get("/activity", params={"action": "library.attention_action"})).json()
     assert response.status_code == 202, response.text
@@ -77,7 +61,7 @@ async def test_drop_missing_removes_only_the_missing_items_now_and_reports_done(
     nursery: trio.Nursery, server: RunningServer, tmp_path: Path, media: MediaFactory
 ) -> None:
     titles = [f"Film {n} (200{n})" for n in range(6)]  # one of six gone: under the mass-missing safeguard
-    root = _films(media, tmp_path / "films", *titles)
+    root = films(media, tmp_path / "films", *titles)
     with trio.fail_after(CAP_S):
         async with server.client() as client:
             library = await create_library(client, "Films", [root], options=NO_PROVIDERS)
@@ -86,7 +70,7 @@ async def test_drop_missing_removes_only_the_missing_items_now_and_reports_done(
             assert (await client.post(f"/libraries/{library['id']}/scan", json={"mode": "full"})).status_code < 300
             await wait_until(lambda: _missing(client, library["id"]), "a missing item")
             response = await _action(client, library["id"], action="dropMissing")
-            job = await _job(client, f"attentionAction:{library['id']}", state="succeeded")
+            job = await job_matching(client, f"attentionAction:{library['id']}", state="succeeded")
             left = await items_by_name(client, library["id"])
             still_missing = await _missing(client, library["id"])
     assert response.status_code == 202 and response.json()["count"] == 1
@@ -99,7 +83,7 @@ async def test_drop_missing_removes_only_the_missing_items_now_and_reports_done(
 async def test_reprobe_hands_the_unprobed_local_files_to_a_local_reprobe_job(
     nursery: trio.Nursery, server: RunningServer, tmp_path: Path, media: MediaFactory
 ) -> None:
-    root = _films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)")
+    root = films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)")
     with trio.fail_after(CAP_S):
         async with server.client() as client:
             library = await create_library(client, "Films", [root], options=NO_PROVIDERS)
@@ -109,8 +93,8 @@ async def test_reprobe_hands_the_unprobed_local_files_to_a_local_reprobe_job(
                 await store.execute("UPDATE items SET probe_pending = 1 WHERE id = ?", (heat["id"],))
             unprobed = await _listed(client, library["id"], "unprobed")
             response = await _action(client, library["id"], action="reprobe")
-            action = await _job(client, f"attentionAction:{library['id']}", state="succeeded")
-            reprobe = await _job(client, f"localReprobe:{library['id']}", state="succeeded")
+            action = await job_matching(client, f"attentionAction:{library['id']}", state="succeeded")
+            reprobe = await job_matching(client, f"localReprobe:{library['id']}", state="succeeded")
             after = await _listed(client, library["id"], "unprobed")
     assert unprobed == [heat["id"]]
     assert response.status_code == 202 and response.json()["count"] == 1
@@ -123,7 +107,7 @@ async def test_reprobe_hands_the_unprobed_local_files_to_a_local_reprobe_job(
 async def test_bad_attention_actions_answer_the_reference_error_bodies(
     client: httpx.AsyncClient, tmp_path: Path, media: MediaFactory
 ) -> None:
-    root = _films(media, tmp_path / "films", "Heat (1995)")
+    root = films(media, tmp_path / "films", "Heat (1995)")
     with trio.fail_after(CAP_S):
         library = await create_library(client, "Films", [root], options=NO_PROVIDERS)
         unknown = await _action(client, library["id"], action="polish")

@@ -13,7 +13,7 @@ sync writes NFO files and posters only where none exist.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +22,13 @@ import pytest
 import trio
 
 from reelhouse.http.jellyfin.ids import item_guid
-from reelhouse.storage import plugin_catalog
 from tests.fakes.tmdb_api import FakeTmdb, fake_tmdb
 from tests.fakes.tmdb_catalogue import Collection, Image, fixture_catalogue, with_collection, with_movies
 from tests.media_factory import MediaFactory
 
 from .conftest import RunningServer, start_server
 from .scanning import create_library
-from .scrape_support import detail, wait_for_states, wait_until
+from .scrape_support import TmdbServer, detail, films, job_matching, tmdb_server, wait_for_states, wait_until
 
 CAP_S = 120
 KEANU = "Keanu Reeves"
@@ -46,12 +45,6 @@ def _catalogue() -> Any:
     return with_collection(with_movies(catalogue, [reloaded]), MATRIX_COLLECTION, [603, 604])
 
 
-@dataclass
-class Setup:
-    server: RunningServer
-    fake: FakeTmdb
-
-
 @pytest.fixture
 def fake() -> Iterator[FakeTmdb]:
     with fake_tmdb(_catalogue()) as running:
@@ -59,29 +52,9 @@ def fake() -> Iterator[FakeTmdb]:
 
 
 @pytest.fixture
-async def tmdb(nursery: trio.Nursery, database_url: str, tmp_path: Path, fake: FakeTmdb) -> AsyncIterator[Setup]:
-    data_dir = tmp_path / "data"
-    data_dir.mkdir()
-    plugin_catalog.update_state(data_dir, "tmdb", settings={"apiKey": fake.api_key, "baseUrl": fake.base_url})
-    server = await start_server(nursery, database_url, data_dir)
-    yield Setup(server, fake)
-    server.shutdown.set()
-
-
-def _films(media: MediaFactory, root: Path, *titles: str) -> Path:
-    for title in titles:
-        media.video(root / title / f"{title}.mkv")
-    return root
-
-
-async def _job(client: httpx.AsyncClient, job_id: str, **expected: Any) -> dict[str, Any]:
-    async def probe() -> dict[str, Any] | None:
-        response = await client.get("/jobs")
-        assert response.status_code == 200, response.text
-        job = next((job for job in response.json() if job["id"] == job_id), None)
-        return job if job is not None and all(job.get(k) == v for k, v in expected.items()) else None
-
-    return await wait_until(probe, f"job {job_id} with {expected}")
+async def tmdb(nursery: trio.Nursery, database_url: str, tmp_path: Path, fake: FakeTmdb) -> AsyncIterator[TmdbServer]:
+    async with tmdb_server(nursery, database_url, tmp_path, fake) as running:
+        yield running
 
 
 async def _activity(client: httpx.AsyncClient, action: str) -> list[dict[str, Any]]:
@@ -99,9 +72,9 @@ async def _person_filled(client: httpx.AsyncClient, person_id: str) -> dict[str,
 
 
 async def test_after_a_scrape_a_person_has_details_a_picture_and_credits(
-    tmdb: Setup, tmp_path: Path, media: MediaFactory
+    tmdb: TmdbServer, tmp_path: Path, media: MediaFactory
 ) -> None:
-    root = _films(media, tmp_path / "films", "The Matrix (1999)")
+    root = films(media, tmp_path / "films", "The Matrix (1999)")
     with trio.fail_after(CAP_S):
         async with tmdb.server.client() as client:
             library = await create_library(client, "Films", [root])
@@ -109,7 +82,7 @@ async def test_after_a_scrape_a_person_has_details_a_picture_and_credits(
             matrix = await detail(client, items["The Matrix"]["id"])
             keanu = next(p for p in matrix["people"] if p["name"] == KEANU)
             person = await _person_filled(client, keanu["id"])  # filled after the batch, by itself
-            automatic = await _job(client, "personDetailsFill", state="succeeded")
+            automatic = await job_matching(client, "personDetailsFill", state="succeeded")
             picture = await client.get(f"/images/people/{keanu['id']}", params={"tag": person["imageTag"]})
             small = await client.get(f"/images/people/{keanu['id']}", params={"maxWidth": 60})
             credits = await client.get("/items", params={"personId": keanu["id"]})
@@ -118,7 +91,7 @@ async def test_after_a_scrape_a_person_has_details_a_picture_and_credits(
             no_picture = await client.get(f"/images/people/{_id_of(matrix, 'Joel Silver')}")
             started = await client.post("/people/details-fill")
             assert started.status_code == 202, started.text
-            job = await _job(client, started.json()["jobId"], state="succeeded", trigger="manual")
+            job = await job_matching(client, started.json()["jobId"], state="succeeded", trigger="manual")
             logged = await _activity(client, "person.details_fill")
     assert automatic["trigger"] == "scan" and automatic["messageCode"] == "peopleDetailsFilled"
     assert automatic["messageParams"]["filled"] >= 1
@@ -152,24 +125,24 @@ def _id_of(detail_json: dict[str, Any], name: str) -> str:
 
 
 async def test_recheck_and_source_refetch_bring_a_lost_picture_back(
-    tmdb: Setup, tmp_path: Path, media: MediaFactory
+    tmdb: TmdbServer, tmp_path: Path, media: MediaFactory
 ) -> None:
-    root = _films(media, tmp_path / "films", "The Matrix (1999)")
+    root = films(media, tmp_path / "films", "The Matrix (1999)")
     with trio.fail_after(CAP_S):
         async with tmdb.server.client() as client:
             library = await create_library(client, "Films", [root])
             items = await wait_for_states(client, library["id"], {"The Matrix": "scraped"})
             keanu = _id_of(await detail(client, items["The Matrix"]["id"]), KEANU)
             await _person_filled(client, keanu)
-            await _job(client, "personDetailsFill", state="succeeded")
+            await job_matching(client, "personDetailsFill", state="succeeded")
             for picture in (tmdb.server.data_dir / "people").iterdir():
                 picture.unlink()  # the picture store lost its files
             lost = await client.get(f"/images/people/{keanu}")
             refetch = await client.post("/people/source-refetch")
-            refetched = await _job(client, refetch.json()["jobId"], state="succeeded")
+            refetched = await job_matching(client, refetch.json()["jobId"], state="succeeded")
             back = await client.get(f"/images/people/{keanu}")
             recheck = await client.post("/people/recheck")
-            rechecked = await _job(client, recheck.json()["jobId"], state="succeeded")
+            rechecked = await job_matching(client, recheck.json()["jobId"], state="succeeded")
     assert lost.status_code == 404
     assert refetched["kind"] == "personSourceRefetch" and refetched["messageCode"] == "personSourceRefetchDone"
     assert refetched["messageParams"]["refetched"] >= 1 and refetched["messageParams"]["failed"] == 0
@@ -178,9 +151,9 @@ async def test_recheck_and_source_refetch_bring_a_lost_picture_back(
 
 
 async def test_films_of_one_provider_collection_become_one_boxset(
-    tmdb: Setup, tmp_path: Path, media: MediaFactory
+    tmdb: TmdbServer, tmp_path: Path, media: MediaFactory
 ) -> None:
-    root = _films(media, tmp_path / "films", "The Matrix (1999)", "The Matrix Reloaded (2003)", "Heat (1995)")
+    root = films(media, tmp_path / "films", "The Matrix (1999)", "The Matrix Reloaded (2003)", "Heat (1995)")
     with trio.fail_after(CAP_S):
         async with tmdb.server.client() as client:
             library = await create_library(client, "Films", [root])
@@ -190,11 +163,11 @@ async def test_films_of_one_provider_collection_become_one_boxset(
             boxsets = (await client.get("/items", params={"libraryId": library["id"], "type": "BoxSet"})).json()
             box = boxsets["items"][0]
             members = (await client.get("/items", params={"parentId": box["id"]})).json()["items"]
-            automatic = await _job(client, f"collectionNameFill:{library['id']}", state="succeeded")
+            automatic = await job_matching(client, f"collectionNameFill:{library['id']}", state="succeeded")
             filled = await detail(client, box["id"])
             poster = await client.get(f"/images/items/{box['id']}")
             again = await client.post("/collections/fill", params={"libraryId": library["id"]})
-            manual = await _job(client, again.json()["jobId"], state="succeeded", trigger="manual")
+            manual = await job_matching(client, again.json()["jobId"], state="succeeded", trigger="manual")
             unknown = await client.post("/collections/fill", params={"libraryId": "nope"})
             logged = await _activity(client, "library.collections_fill")
     assert "BoxSet" not in {item["type"] for item in listed}
@@ -210,9 +183,9 @@ async def test_films_of_one_provider_collection_become_one_boxset(
 
 
 async def test_an_nfo_collection_becomes_a_boxset_when_collections_are_filled(
-    tmdb: Setup, tmp_path: Path, media: MediaFactory
+    tmdb: TmdbServer, tmp_path: Path, media: MediaFactory
 ) -> None:
-    root = _films(media, tmp_path / "films", "Heat (1995)")
+    root = films(media, tmp_path / "films", "Heat (1995)")
     media.text(root / "Heat (1995)" / "Heat (1995).nfo",
                "<movie><title>Heat</title><year>1995</year><set><name>Mann Films</name></set></movie>")
     with trio.fail_after(CAP_S):
@@ -221,7 +194,7 @@ async def test_an_nfo_collection_becomes_a_boxset_when_collections_are_filled(
                 "remoteAllowedHosts": [], "metadataProviders": []})
             await wait_until(lambda: _named(client, library["id"], "Heat"), "Heat scanned")
             started = await client.post("/collections/fill")
-            await _job(client, started.json()["jobId"], state="succeeded")
+            await job_matching(client, started.json()["jobId"], state="succeeded")
             boxsets = (await client.get("/items", params={"type": "BoxSet"})).json()["items"]
     assert [b["name"] for b in boxsets] == ["Mann Films"]
 
@@ -232,9 +205,9 @@ async def _named(client: httpx.AsyncClient, library_id: str, name: str) -> bool:
 
 
 async def test_nfo_sync_writes_nfo_files_and_posters_only_where_none_exist(
-    tmdb: Setup, tmp_path: Path, media: MediaFactory
+    tmdb: TmdbServer, tmp_path: Path, media: MediaFactory
 ) -> None:
-    root = _films(media, tmp_path / "films", "The Matrix (1999)", "Heat (1995)")
+    root = films(media, tmp_path / "films", "The Matrix (1999)", "Heat (1995)")
     with trio.fail_after(CAP_S):
         async with tmdb.server.client() as client:
             library = await create_library(client, "Films", [root], options={  # no rescan reads "mine" meanwhile
@@ -246,7 +219,7 @@ async def test_nfo_sync_writes_nfo_files_and_posters_only_where_none_exist(
             options = {**library["options"], "writeBack": True}
             updated = await client.patch(f"/libraries/{library['id']}/options", json=_settable(options))
             started = await client.post(f"/libraries/{library['id']}/nfo-sync")
-            job = await _job(client, started.json()["jobId"], state="succeeded")
+            job = await job_matching(client, started.json()["jobId"], state="succeeded")
             logged = await _activity(client, "library.nfo_sync")
     matrix_nfo = root / "The Matrix (1999)" / "The Matrix (1999).nfo"
     assert refused.status_code == 409 and refused.json()["code"] == "nfo_write_disabled"
@@ -274,7 +247,7 @@ async def test_filling_people_without_a_person_provider_is_409(
             async with server.client() as client:
                 refused = await client.post("/people/details-fill")
                 refetch = await client.post("/people/source-refetch")
-                job = await _job(client, refetch.json()["jobId"], state="succeeded")
+                job = await job_matching(client, refetch.json()["jobId"], state="succeeded")
     finally:
         server.shutdown.set()
     assert refused.status_code == 409 and refused.json()["code"] == "no_person_provider"
@@ -282,21 +255,21 @@ async def test_filling_people_without_a_person_provider_is_409(
 
 
 async def test_a_running_people_job_is_cancelled_through_the_jobs_route(
-    tmdb: Setup, tmp_path: Path, media: MediaFactory
+    tmdb: TmdbServer, tmp_path: Path, media: MediaFactory
 ) -> None:
-    root = _films(media, tmp_path / "films", "The Matrix (1999)")
+    root = films(media, tmp_path / "films", "The Matrix (1999)")
     with trio.fail_after(CAP_S):
         async with tmdb.server.client() as client:
             library = await create_library(client, "Films", [root])
             items = await wait_for_states(client, library["id"], {"The Matrix": "scraped"})
             await _person_filled(client, _id_of(await detail(client, items["The Matrix"]["id"]), KEANU))
-            await _job(client, "personDetailsFill", state="succeeded")
+            await job_matching(client, "personDetailsFill", state="succeeded")
             tmdb.fake.hold()  # the recheck's first question waits
             try:
                 started = await client.post("/people/recheck")
-                running = await _job(client, "personRecheck", state="running", cancellable=True)
+                running = await job_matching(client, "personRecheck", state="running", cancellable=True)
                 cancelled = await client.post("/jobs/personRecheck/cancel")
-                ended = await _job(client, "personRecheck", state="cancelled")
+                ended = await job_matching(client, "personRecheck", state="cancelled")
             finally:
                 tmdb.fake.release()
             again = await client.post("/jobs/personRecheck/cancel")
@@ -307,9 +280,9 @@ async def test_a_running_people_job_is_cancelled_through_the_jobs_route(
 
 
 async def test_a_folder_that_refuses_the_files_ends_nfo_sync_with_nfo_write_failed(
-    tmdb: Setup, tmp_path: Path, media: MediaFactory
+    tmdb: TmdbServer, tmp_path: Path, media: MediaFactory
 ) -> None:
-    root = _films(media, tmp_path / "films", "The Matrix (1999)", "Heat (1995)")
+    root = films(media, tmp_path / "films", "The Matrix (1999)", "Heat (1995)")
     with trio.fail_after(CAP_S):
         async with tmdb.server.client() as client:
             library = await create_library(client, "Films", [root], options={
@@ -321,7 +294,7 @@ async def test_a_folder_that_refuses_the_files_ends_nfo_sync_with_nfo_write_fail
             (root / "Heat (1995)").rename(outside)  # the folder now leads out of the library's roots
             (root / "Heat (1995)").symlink_to(outside, target_is_directory=True)
             started = await client.post(f"/libraries/{library['id']}/nfo-sync")
-            job = await _job(client, started.json()["jobId"], state="succeeded")
+            job = await job_matching(client, started.json()["jobId"], state="succeeded")
     assert job["messageCode"] == "nfoWriteFailed" and job["messageParams"] == {"failures": 1}
     assert job["changed"] == 1 and job["errors"] == 1
     assert sorted(p.name for p in outside.iterdir()) == ["Heat (1995).mkv"]  # nothing written out there

@@ -20,6 +20,7 @@ from tests.media_factory import MediaFactory
 from .scanning import create_library, wait_for_state
 from .scrape_support import (
     detail,
+    films,
     items_by_name,
     scrape_job,
     server_with_provider,
@@ -41,12 +42,6 @@ AMBIGUOUS: dict[str, Any] = {
 }
 
 
-def _films(media: MediaFactory, root: Path, *titles: str) -> Path:
-    for title in titles:
-        media.video(root / title / f"{title}.mkv")
-    return root
-
-
 async def _failed_or_pending(client: Any, library_id: str) -> dict[str, int]:
     items = await items_by_name(client, library_id)
     states = [item["scrapeState"] for item in items.values()]
@@ -57,7 +52,7 @@ async def test_an_ambiguous_title_needs_identify_and_identify_lists_the_candidat
     nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
 ) -> None:
     server, _plugin = await server_with_provider(nursery, database_url, tmp_path, AMBIGUOUS)
-    root = _films(media, tmp_path / "films", "Heat (1995)")
+    root = films(media, tmp_path / "films", "Heat (1995)")
     with trio.fail_after(CAP_S):
         async with server.client() as client:
             library = await create_library(client, "Films", [root])
@@ -87,8 +82,8 @@ async def test_identify_names_a_provider_the_library_cannot_use_400_and_without_
     server, _plugin = await server_with_provider(nursery, database_url, tmp_path, AMBIGUOUS)
     with trio.fail_after(CAP_S):
         async with server.client() as client:
-            scraped = await create_library(client, "Films", [_films(media, tmp_path / "films", "Heat (1995)")])
-            bare = await create_library(client, "Bare", [_films(media, tmp_path / "bare", "Ronin (1998)")],
+            scraped = await create_library(client, "Films", [films(media, tmp_path / "films", "Heat (1995)")])
+            bare = await create_library(client, "Bare", [films(media, tmp_path / "bare", "Ronin (1998)")],
                                         options={"remoteAllowedHosts": [], "metadataProviders": []})
             await wait_for_state(client, bare["id"])
             items = await wait_for_states(client, scraped["id"], {"Heat": "needsIdentify"})
@@ -106,7 +101,7 @@ async def test_a_rate_limit_pauses_the_queue_until_retry_at_then_it_goes_on(
     nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
 ) -> None:
     server, _plugin = await server_with_provider(nursery, database_url, tmp_path, {**AMBIGUOUS, "rateLimitOnce": 3})
-    root = _films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)")
+    root = films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)")
     with trio.fail_after(CAP_S):
         async with server.client() as client:
             library = await create_library(client, "Films", [root])
@@ -126,7 +121,7 @@ async def test_an_upstream_that_dies_mid_queue_pauses_it_and_fails_no_item(
 ) -> None:
     catalogue = {**AMBIGUOUS, "down": "unreachable", "downAfter": 1}
     server, plugin = await server_with_provider(nursery, database_url, tmp_path, catalogue, concurrency=1)
-    root = _films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)", "Crashy (2001)")
+    root = films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)", "Crashy (2001)")
     with trio.fail_after(CAP_S):
         async with server.client() as client:
             library = await create_library(client, "Films", [root])
@@ -148,7 +143,7 @@ async def test_a_provider_that_crashes_is_restarted_and_the_queue_goes_on(
 ) -> None:
     server, plugin = await server_with_provider(nursery, database_url, tmp_path, {**AMBIGUOUS, "crashOnce": "Crashy"},
                                                 concurrency=1)
-    root = _films(media, tmp_path / "films", "Crashy (2001)", "Heat (1995)", "Ronin (1998)")
+    root = films(media, tmp_path / "films", "Crashy (2001)", "Heat (1995)", "Ronin (1998)")
     with trio.fail_after(CAP_S):
         async with server.client() as client:
             library = await create_library(client, "Films", [root])
@@ -166,7 +161,7 @@ async def test_a_library_whose_providers_are_gone_pauses_with_no_provider(
     nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
 ) -> None:
     server, _plugin = await server_with_provider(nursery, database_url, tmp_path, AMBIGUOUS)
-    root = _films(media, tmp_path / "films", "Heat (1995)")
+    root = films(media, tmp_path / "films", "Heat (1995)")
     with trio.fail_after(CAP_S):
         async with server.client() as client:
             library = await create_library(client, "Films", [root])
@@ -194,7 +189,7 @@ async def test_rescrape_queues_the_unmatched_again_and_reports_counts(
     nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
 ) -> None:
     server, plugin = await server_with_provider(nursery, database_url, tmp_path, AMBIGUOUS)
-    root = _films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)")
+    root = films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)")
     with trio.fail_after(CAP_S):
         async with server.client() as client:
             library = await create_library(client, "Films", [root])
@@ -217,7 +212,7 @@ async def test_scrape_requeue_queues_what_was_indexed_before_the_library_scraped
     nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
 ) -> None:
     server, plugin = await server_with_provider(nursery, database_url, tmp_path, AMBIGUOUS)
-    root = _films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)")
+    root = films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)")
     with trio.fail_after(CAP_S):
         async with server.client() as client:
             library = await create_library(client, "Films", [root],
@@ -241,7 +236,7 @@ async def test_a_locked_item_is_never_queued_nor_touched(
     nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory, mode: str
 ) -> None:
     server, plugin = await server_with_provider(nursery, database_url, tmp_path, AMBIGUOUS)
-    root = _films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)")
+    root = films(media, tmp_path / "films", "Heat (1995)", "Ronin (1998)")
     media.text(root / "Ronin (1998)" / "Ronin (1998).nfo",
                "<movie><title>Ronin</title><plot>Kept as it is.</plot><lockdata>true</lockdata></movie>")
     with trio.fail_after(CAP_S):
@@ -265,8 +260,8 @@ async def test_the_bundled_provider_waiting_for_its_key_is_not_selected_by_defau
     server, _plugin = await server_with_provider(nursery, database_url, tmp_path, AMBIGUOUS)
     with trio.fail_after(CAP_S):
         async with server.client() as client:
-            default = await create_library(client, "Films", [_films(media, tmp_path / "a", "Heat (1995)")])
-            chosen = await create_library(client, "Chosen", [_films(media, tmp_path / "b", "Ronin (1998)")],
+            default = await create_library(client, "Films", [films(media, tmp_path / "a", "Heat (1995)")])
+            chosen = await create_library(client, "Chosen", [films(media, tmp_path / "b", "Ronin (1998)")],
                                           options={"remoteAllowedHosts": [], "metadataProviders": ["tmdb"]})
             await wait_for_state(client, chosen["id"])
             job = await wait_for_job(client, chosen["id"], state="paused")
@@ -290,7 +285,7 @@ async def test_a_name_the_parser_only_guessed_needs_identify_without_a_search(
     nursery: trio.Nursery, database_url: str, tmp_path: Path, media: MediaFactory
 ) -> None:
     server, plugin = await server_with_provider(nursery, database_url, tmp_path, GUESSED)
-    root = _films(media, tmp_path / "films", "Ronin (1998)")
+    root = films(media, tmp_path / "films", "Ronin (1998)")
     media.video(root / "a8f3e9c1d2b4.mkv")
     with trio.fail_after(CAP_S):
         async with server.client() as client:

@@ -12,20 +12,26 @@ backends; nothing leaves 127.0.0.1.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import trio
 
-from reelhouse.storage import plugin_catalog
 from tests.fakes.tmdb_api import FakeTmdb, fake_tmdb
 from tests.fakes.tmdb_catalogue import fixture_catalogue, synthetic_movies, synthetic_title, with_movies
 from tests.media_factory import MediaFactory
 
-from .conftest import RunningServer, start_server
 from .scanning import create_library
-from .scrape_support import detail, items_by_name, wait_for_job, wait_for_states, wait_until
+from .scrape_support import (
+    TmdbServer,
+    detail,
+    films,
+    items_by_name,
+    tmdb_server,
+    wait_for_job,
+    wait_for_states,
+    wait_until,
+)
 
 CAP_S = 120
 SYNTHETIC = 12
@@ -35,12 +41,6 @@ SYNTHETIC = 12
 ANSWERED_BEFORE_HOLD = 12
 
 
-@dataclass
-class Setup:
-    server: RunningServer
-    fake: FakeTmdb
-
-
 @pytest.fixture
 def fake() -> Iterator[FakeTmdb]:
     with fake_tmdb(with_movies(fixture_catalogue(), synthetic_movies(SYNTHETIC))) as running:
@@ -48,25 +48,15 @@ def fake() -> Iterator[FakeTmdb]:
 
 
 @pytest.fixture
-async def tmdb(nursery: trio.Nursery, database_url: str, tmp_path: Path, fake: FakeTmdb) -> AsyncIterator[Setup]:
-    data_dir = tmp_path / "data"
-    data_dir.mkdir()
-    plugin_catalog.update_state(data_dir, "tmdb", settings={"apiKey": fake.api_key, "baseUrl": fake.base_url})
-    server = await start_server(nursery, database_url, data_dir)
-    yield Setup(server, fake)
-    server.shutdown.set()
-
-
-def _films(media: MediaFactory, root: Path, *titles: str) -> Path:
-    for title in titles:
-        media.video(root / title / f"{title}.mkv")
-    return root
+async def tmdb(nursery: trio.Nursery, database_url: str, tmp_path: Path, fake: FakeTmdb) -> AsyncIterator[TmdbServer]:
+    async with tmdb_server(nursery, database_url, tmp_path, fake) as running:
+        yield running
 
 
 async def test_films_without_nfo_end_with_titles_overviews_cast_posters_and_ratings(
-    tmdb: Setup, tmp_path: Path, media: MediaFactory
+    tmdb: TmdbServer, tmp_path: Path, media: MediaFactory
 ) -> None:
-    root = _films(media, tmp_path / "films", "The Matrix (1999)", "Heat (1995)")
+    root = films(media, tmp_path / "films", "The Matrix (1999)", "Heat (1995)")
     with trio.fail_after(CAP_S):
         async with tmdb.server.client() as client:
             library = await create_library(client, "Films", [root])
@@ -86,9 +76,9 @@ async def test_films_without_nfo_end_with_titles_overviews_cast_posters_and_rati
 
 
 async def test_an_nfo_keeps_its_values_and_the_provider_fills_the_rest(
-    tmdb: Setup, tmp_path: Path, media: MediaFactory
+    tmdb: TmdbServer, tmp_path: Path, media: MediaFactory
 ) -> None:
-    root = _films(media, tmp_path / "films", "Heat (1995)")
+    root = films(media, tmp_path / "films", "Heat (1995)")
     media.text(root / "Heat (1995)" / "Heat (1995).nfo",
                "<movie><title>Heat</title><year>1995</year><plot>My own words.</plot></movie>")
     with trio.fail_after(CAP_S):
@@ -102,9 +92,9 @@ async def test_an_nfo_keeps_its_values_and_the_provider_fills_the_rest(
 
 
 async def test_an_ambiguous_title_needs_identify_and_identify_fixes_it(
-    tmdb: Setup, tmp_path: Path, media: MediaFactory
+    tmdb: TmdbServer, tmp_path: Path, media: MediaFactory
 ) -> None:
-    root = _films(media, tmp_path / "films", "Solaris")
+    root = films(media, tmp_path / "films", "Solaris")
     with trio.fail_after(CAP_S):
         async with tmdb.server.client() as client:
             library = await create_library(client, "Films", [root])
@@ -121,9 +111,9 @@ async def test_an_ambiguous_title_needs_identify_and_identify_fixes_it(
     assert identified["productionYear"] == 1972 and identified["overview"]
 
 
-async def test_a_429_pauses_the_queue_and_it_resumes(tmdb: Setup, tmp_path: Path, media: MediaFactory) -> None:
+async def test_a_429_pauses_the_queue_and_it_resumes(tmdb: TmdbServer, tmp_path: Path, media: MediaFactory) -> None:
     tmdb.fake.rate_limit_next(1, retry_after=3)
-    root = _films(media, tmp_path / "films", "The Matrix (1999)", "Heat (1995)")
+    root = films(media, tmp_path / "films", "The Matrix (1999)", "Heat (1995)")
     with trio.fail_after(CAP_S):
         async with tmdb.server.client() as client:
             library = await create_library(client, "Films", [root])
@@ -133,10 +123,10 @@ async def test_a_429_pauses_the_queue_and_it_resumes(tmdb: Setup, tmp_path: Path
 
 
 async def test_an_upstream_dying_mid_queue_leaves_it_paused_not_items_failed(
-    tmdb: Setup, tmp_path: Path, media: MediaFactory
+    tmdb: TmdbServer, tmp_path: Path, media: MediaFactory
 ) -> None:
     titles = [synthetic_title(i) for i in range(SYNTHETIC)]
-    root = _films(media, tmp_path / "films", *(f"{name} ({year})" for name, year in titles))
+    root = films(media, tmp_path / "films", *(f"{name} ({year})" for name, year in titles))
     # Work is left when it dies, however fast the server scrapes: the fake answers
     # ANSWERED_BEFORE_HOLD API requests, then holds the rest until the test cuts it.
     tmdb.fake.hold_after(ANSWERED_BEFORE_HOLD)

@@ -45,7 +45,7 @@ class SsdpConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class _Interface:
+class Interface:
     name: str
     address: str
     sock: trio.socket.SocketType
@@ -64,6 +64,16 @@ def interface_address(name: str) -> str:
 async def run_ssdp(config: SsdpConfig, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
     interfaces = await _open(config.interfaces)
     try:
+        await serve_ssdp(interfaces, config, task_status)
+    finally:
+        for interface in interfaces:
+            interface.sock.close()
+
+
+async def serve_ssdp(interfaces: list[Interface], config: SsdpConfig,
+                     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:  # fmt: skip
+    """Announce, answer and re-announce on the opened ``interfaces`` until cancelled, then say byebye."""
+    try:
         async with trio.open_nursery() as nursery:
             answers = trio.Semaphore(MAX_PENDING_ANSWERS)
             for interface in interfaces:
@@ -76,12 +86,10 @@ async def run_ssdp(config: SsdpConfig, task_status: trio.TaskStatus[None] = trio
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(BYEBYE_SECONDS):
             await _announce(interfaces, config, "ssdp:byebye")
-        for interface in interfaces:
-            interface.sock.close()
 
 
-async def _open(names: tuple[str, ...]) -> list[_Interface]:
-    opened: list[_Interface] = []
+async def _open(names: tuple[str, ...]) -> list[Interface]:
+    opened: list[Interface] = []
     for name in names:
         try:
             address = interface_address(name)
@@ -96,12 +104,12 @@ async def _open(names: tuple[str, ...]) -> list[_Interface]:
         except OSError as exc:
             log.warning("DLNA: SSDP cannot use interface %s (%s); skipped", name, exc)
             continue
-        opened.append(_Interface(name, address, sock))
+        opened.append(Interface(name, address, sock))
         log.info("DLNA: SSDP on %s (%s)", name, address)
     return opened
 
 
-async def _announce(interfaces: list[_Interface], config: SsdpConfig, nts: str) -> None:
+async def _announce(interfaces: list[Interface], config: SsdpConfig, nts: str) -> None:
     for interface in interfaces:
         for nt, usn in ssdp.targets(config.udn):
             datagram = ssdp.notify(nts, nt, usn, interface.location(config.port), config.server)
@@ -112,7 +120,7 @@ async def _announce(interfaces: list[_Interface], config: SsdpConfig, nts: str) 
                 break
 
 
-async def _listen(interface: _Interface, config: SsdpConfig, answers: trio.Semaphore, nursery: trio.Nursery) -> None:
+async def _listen(interface: Interface, config: SsdpConfig, answers: trio.Semaphore, nursery: trio.Nursery) -> None:
     while True:
         datagram, sender = await interface.sock.recvfrom(ssdp.MAX_DATAGRAM_BYTES + 1)
         search = ssdp.parse_search(datagram)
@@ -126,7 +134,7 @@ async def _listen(interface: _Interface, config: SsdpConfig, answers: trio.Semap
 
 
 async def _answer(
-    interface: _Interface, config: SsdpConfig, search: ssdp.Search, sender: tuple[str, int], answers: trio.Semaphore
+    interface: Interface, config: SsdpConfig, search: ssdp.Search, sender: tuple[str, int], answers: trio.Semaphore
 ) -> None:
     try:
         await trio.sleep(random.uniform(0, search.max_wait))

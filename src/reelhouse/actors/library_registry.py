@@ -12,7 +12,7 @@ LibraryActor cannot start, or the asker gives up (its deadline passes),
 the library is removed again.
 
 Validating touches the disk (a root is walked for ``.strm`` files, up to
-:data:`STRM_LOOKUP_LIMIT` entries): that runs in a task of the registry's
+:data:`~.library_roots.STRM_LOOKUP_LIMIT` entries): that runs in a task of the registry's
 nursery and a worker thread, off the mailbox turn, so requests for other
 libraries do not wait behind a slow disk. The result comes back as a
 message (:class:`_Checked`), and only the overlap check and the write run
@@ -27,7 +27,6 @@ bus, which the Scheduler follows to run ``database_maintenance`` once.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,7 +35,6 @@ import trio
 
 from reelhouse import errors
 from reelhouse.errors import DomainError
-from reelhouse.media.containment import roots_overlap
 from reelhouse.media.library_options import apply_update, parse_collection_type
 from reelhouse.runtime import (
     ActorCrashed,
@@ -55,7 +53,6 @@ from reelhouse.shutdown import bounded_shield
 from reelhouse.storage import Store, StoreError
 from reelhouse.storage.cluster_fence import fenced
 from reelhouse.storage.cluster_leases import Lease
-from reelhouse.storage.confined_files import root_refusal
 from reelhouse.storage.jobs import fail_unfinished_jobs
 from reelhouse.storage.libraries import (
     LibraryRecord,
@@ -66,21 +63,20 @@ from reelhouse.storage.libraries import (
     get_library,
     list_libraries,
     new_library_id,
+    update_library_roots,
 )
 from reelhouse.storage.scans import fail_running_scans
 
 from .cluster import Leadership, LeaseLost, LeaseWon, RemoteRef, keep_leading, library_target, offer_to_lead
 from .cluster.inbox import library_targets, serve_commands
 from .library import LibraryActor, LibraryServices, StartScan
+from .library_change import ChangeLibrary, CheckedChange, check_change
+from .library_roots import check_no_overlap, others_paths, real_paths, roots_have_strm, valid_name, valid_paths
 from .library_settings import check_roots_writable, entitled
 from .plugins.infos import installed_plugin_infos
 
 log = logging.getLogger(__name__)
 
-MAX_NAME_LENGTH = 200
-MAX_PATHS = 64
-# Entries looked at when checking a root for .strm files (names only).
-STRM_LOOKUP_LIMIT = 200_000
 # How long removing a library whose creation was given up may take (never
 # past the shutdown deadline).
 REMOVE_TIMEOUT_SECONDS = 5.0
@@ -185,6 +181,11 @@ class LibraryRegistry(Supervisor):
                     await self.stop_child(_child_name(library_id))
             case DeleteLibrary(library_id=library_id):
                 return await self._delete(library_id)
+            case ChangeLibrary():
+                reply = self.defer_reply()
+                self.nursery.start_soon(self._check_change, msg, reply)
+            case CheckedChange():
+                await self._change_checked(msg)
             case _:
                 raise TypeError(f"unexpected message {msg!r}")
         return None
@@ -272,9 +273,9 @@ class LibraryRegistry(Supervisor):
         # Again in the turn: the checks ran concurrently with other creations.
         existing = await all_library_paths(store)
         real = await trio.to_thread.run_sync(
-            _real_paths, [*library.paths, *(root for _id, root in existing)], abandon_on_cancel=True
+            real_paths, [*library.paths, *(root for _id, root in existing)], abandon_on_cancel=True
         )
-        _check_no_overlap(list(library.paths), existing, real)
+        check_no_overlap(list(library.paths), existing, real)
         library_id = new_library_id()
         # In a cluster the lease comes first: no other node may lead the library once its row exists.
         lease = None if self._leadership is None else await self._leadership.acquire(library_id)
@@ -332,6 +333,73 @@ class LibraryRegistry(Supervisor):
         self._services.bus.publish(LIBRARY_DELETED, {"libraryId": library_id})
         return record
 
+    async def _check_change(self, change: ChangeLibrary, reply: PendingReply) -> None:
+        """Validate a change off the mailbox turn (the disk is read), then hand it back to the turn."""
+        with trio.CancelScope(deadline=reply.deadline):
+            try:
+                before, name, paths = await check_change(self._services.store, change, self._services.data_dir)
+                await self.ref.tell(CheckedChange(before, name, paths, reply))
+            except (DomainError, ActorStopped) as error:  # refused, or the registry is stopping
+                reply.fail(error)
+            except Exception as error:  # this request's failure, not the registry's
+                log.exception("checking a library change failed")
+                crash = ActorCrashed(self.ref.name, f"checking the library change failed: {error!r}")
+                crash.__cause__ = error
+                reply.fail(crash)
+            return
+        reply.fail(AskTimeout(self.ref.name, "the change's checks outlasted the ask's deadline"))
+
+    async def _change_checked(self, change: CheckedChange) -> None:
+        reply = change.reply
+        if not reply.wanted:
+            reply.fail(AskTimeout(self.ref.name, "the asker gave up"))
+            return  # nothing is written
+        with trio.CancelScope(deadline=reply.deadline) as scope:
+            try:
+                reply.set(await self._change(change))
+            except DomainError as error:
+                reply.fail(error)
+            except ActorError as error:  # the new scan's ask failed; the change stands
+                reply.fail(nested_ask_failed(self.ref.name, error))
+            except StoreError as error:
+                log.warning("changing library %s failed: %s", change.before.id, error)
+                reply.fail(_database_unavailable(error))
+        if scope.cancelled_caught:
+            reply.fail(AskTimeout(self.ref.name, "the change outlasted the ask's deadline"))
+
+    async def _change(self, change: CheckedChange) -> LibraryRecord:
+        """Write a checked change (:mod:`.library_change`); new roots restart the library's actor on them."""
+        store, library_id = self._services.store, change.before.id
+        if await get_library(store, library_id) is None:  # deleted since it was checked
+            raise errors.NotFound(f"No library {library_id}.", params={"libraryId": library_id})
+        if change.roots_changed:
+            if self.child(_child_name(library_id)) is None:
+                raise errors.Conflict("Another server of the cluster runs this library: change its folders there.",
+                                      params={"libraryId": library_id})  # fmt: skip
+            # Again in the turn: the checks ran concurrently with creations and other changes.
+            existing = await others_paths(store, library_id)
+            real = await trio.to_thread.run_sync(
+                real_paths, [*change.paths, *(root for _id, root in existing)], abandon_on_cancel=True
+            )
+            check_no_overlap(list(change.paths), existing, real)
+        await update_library_roots(store, library_id, change.name, change.paths)
+        record = await get_library(store, library_id)
+        if record is None:  # another node of a cluster deleted it meanwhile
+            raise errors.NotFound(f"No library {library_id}.", params={"libraryId": library_id})
+        if change.roots_changed:
+            with bounded_shield(REMOVE_TIMEOUT_SECONDS):  # never left without its actor
+                await self.stop_child(_child_name(library_id))
+                ref = await self._restart_library(record)
+            if not record.options.scans_suspended:
+                await ref.ask(StartScan(mode="full", trigger="manual"))  # inherits the asker's deadline
+        return record
+
+    async def _restart_library(self, record: LibraryRecord) -> ActorRef:
+        if self._leadership is None:
+            return await self._start_library(record)
+        with fenced(self._leadership.fence(record.id)):  # as when it began leading it
+            return await self._start_library(record)
+
     async def _let_go(self, library_id: str) -> None:
         if self._leadership is not None:
             epoch = self._leadership.epochs.get(library_id)
@@ -369,10 +437,10 @@ def _child_name(library_id: str) -> str:
 async def _checked_request(store: Store, request: CreateLibrary, services: LibraryServices) -> _NewLibrary:
     """Every check of a creation but the final overlap one; the disk is read in worker threads."""
     data_dir = services.data_dir
-    name = _valid_name(request.name)
+    name = valid_name(request.name)
     collection_type = parse_collection_type(request.collection_type)
-    paths = await _valid_paths(store, request.paths, data_dir)
-    has_strm = await trio.to_thread.run_sync(_roots_have_strm, paths, abandon_on_cancel=True)
+    paths = await valid_paths(store, request.paths, data_dir)
+    has_strm = await trio.to_thread.run_sync(roots_have_strm, paths, abandon_on_cancel=True)
     outcome = apply_update(
         None,
         None if request.options is None else dict(request.options),
@@ -387,108 +455,6 @@ async def _checked_request(store: Store, request: CreateLibrary, services: Libra
         await trio.to_thread.run_sync(check_roots_writable, paths, abandon_on_cancel=True)
     await _check_access_users(store, request.access_user_ids)
     return _NewLibrary(name, collection_type, paths, outcome.options, tuple(request.access_user_ids))
-
-
-def _valid_name(name: Any) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise errors.Invalid("The library needs a name.", field="name")
-    if len(name.strip()) > MAX_NAME_LENGTH:
-        raise errors.Invalid(
-            f"The name is longer than {MAX_NAME_LENGTH} characters.",
-            field="name",
-            code="field_too_long",
-            params={"limit": MAX_NAME_LENGTH},
-        )
-    return name.strip()
-
-
-def _absolute_paths(raw: Any) -> list[str]:
-    """The given roots, normalised as text (no file system access)."""
-    if not isinstance(raw, list) or not raw:
-        raise errors.Invalid("Give at least one root directory in paths.", field="paths")
-    if len(raw) > MAX_PATHS or not all(isinstance(p, str) and p for p in raw):
-        raise errors.Invalid("paths must be a list of directory paths.", field="paths")
-    paths: list[str] = []
-    for path in raw:
-        if not os.path.isabs(path):
-            raise errors.Invalid(
-                f"{path} is not an absolute path.", field="paths", code="path_not_absolute", params={"path": path}
-            )
-        paths.append(os.path.normpath(path))
-    return paths
-
-
-async def _valid_paths(store: Store, raw: Any, data_dir: os.PathLike[str] | None) -> tuple[str, ...]:
-    paths = _absolute_paths(raw)
-    for path in paths:
-        refusal = await trio.to_thread.run_sync(root_refusal, path, data_dir)
-        if refusal is not None:
-            raise errors.Invalid(
-                f"{path} may not be a library folder: {_REFUSALS[refusal]}.",
-                field="paths", code="library_path_not_allowed", params={"path": path, "reason": refusal},
-            )  # fmt: skip
-        problem = await trio.to_thread.run_sync(_directory_problem, path)
-        if problem is not None:
-            raise errors.Invalid(f"{path}: {problem[1]}", field="paths", params={"path": path, "reason": problem[0]})
-    existing = await all_library_paths(store)
-    real = await trio.to_thread.run_sync(_real_paths, [*paths, *(root for _id, root in existing)])
-    _check_no_overlap(paths, existing, real)
-    return tuple(dict.fromkeys(paths))
-
-
-_REFUSALS = {
-    "system_directory": "it is, holds or is under /proc, /sys or /dev",
-    "data_directory": "it is, or is under, the server's data directory",
-}
-
-
-def _real_paths(paths: Sequence[str]) -> dict[str, str]:
-    """Each path's real path (symbolic links resolved; a root offline resolves as far as it can)."""
-    return {path: os.path.realpath(path) for path in paths}
-
-
-def _directory_problem(path: str) -> tuple[str, str] | None:
-    try:
-        if not os.path.exists(path):
-            return "not_found", "the directory does not exist"
-        if not os.path.isdir(path):
-            return "not_directory", "this is not a directory"
-        os.scandir(path).close()
-    except PermissionError:
-        return "permission_denied", "the server may not read this directory"
-    except OSError as exc:
-        return "unknown", f"the directory cannot be read ({exc.strerror})"
-    return None
-
-
-def _check_no_overlap(paths: list[str], existing: list[tuple[str, str]], real: Mapping[str, str]) -> None:
-    """No two roots overlap, compared by real path (a path repeated as given is merged instead)."""
-    for i, path in enumerate(paths):
-        for other in paths[i + 1 :]:
-            if other != path and roots_overlap(real[path], real[other]):
-                raise errors.Invalid(
-                    f"{path} and {other} overlap.", field="paths", params={"path": other, "reason": "overlaps"}
-                )
-        for library_id, root in existing:
-            if roots_overlap(real[path], real[root]):
-                raise errors.Invalid(
-                    f"{path} overlaps {root}, a root of another library.",
-                    field="paths",
-                    params={"path": path, "reason": "overlaps", "libraryId": library_id},
-                )
-
-
-def _roots_have_strm(paths: Sequence[str]) -> bool:
-    """Whether any root holds a .strm file, from directory listings only."""
-    seen = 0
-    for root in paths:
-        for _dir, _subdirs, files in os.walk(root):
-            seen += len(files)
-            if any(f.lower().endswith(".strm") for f in files):
-                return True
-            if seen > STRM_LOOKUP_LIMIT:
-                return False
-    return False
 
 
 async def _check_access_users(store: Store, user_ids: Sequence[str]) -> None:

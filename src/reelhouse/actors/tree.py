@@ -28,10 +28,12 @@ from reelhouse.storage.events import StoreEventLog
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR
 from reelhouse.storage.live_sessions import save_live_session, sessions_left_behind
 from reelhouse.storage.play_history import record_playback
+from reelhouse.storage.verified_devices import VerifiedDevices
 
 from .cluster import ClusterNode, run_node
 from .cluster.playback import ClusterPlaybackRef, serve_playback
 from .cluster.seat import SchedulerSeat
+from .device_use import DeviceUse
 from .dlna_events import DlnaEvents
 from .dlna_ssdp import SsdpConfig, run_ssdp
 from .jobs import JobRegistry
@@ -82,6 +84,9 @@ class ActorTree:
     upkeep: ActorRef | None = None  # UpkeepActor: attention actions, reprobes, covers (actors/upkeep)
     metadata: ActorRef | None = None  # MetadataJobs: people, collections, NFO sync (actors/metadata_jobs)
     dlna_events: ActorRef | None = None  # DLNA's GENA subscriptions (actors/dlna_events.py), when DLNA is on
+    # Device tokens verified recently, read by every player request; DeviceUse writes their last use.
+    devices: VerifiedDevices | None = None
+    device_use: ActorRef | None = None
 
     def running(self) -> bool:
         """Every actor of the tree runs (none stopped for good or restarting), and the bus delivers."""
@@ -132,7 +137,9 @@ async def open_actor_tree(
             ChildSpec("system", lambda: SystemMonitor(monitor_config)),
             ChildSpec("jobs", lambda: JobRegistry(store, settings.schedule.job_retention_hours * 3600)),
             # Before the libraries (which check settings against it), so it stops after them.
-            ChildSpec("plugins", lambda: PluginHost(HostConfig(data_dir=settings.data_dir, server_version=version))),
+            ChildSpec("plugins", lambda: PluginHost(
+                HostConfig(data_dir=settings.data_dir, server_version=version),
+                poll_seconds=settings.schedule.reload_poll_seconds)),
         ]
         root = RootActor(children)
         await nursery.start(root.run)
@@ -179,6 +186,9 @@ async def open_actor_tree(
             seat = SchedulerSeat(cluster, root, scheduler_spec)
             await nursery.start(seat.run)
             scheduler = seat.ref
+        # Stops after everything that answers requests: the last uses noted are written.
+        devices = VerifiedDevices(store)
+        device_use = await root.start_child(ChildSpec("device_use", lambda: DeviceUse(devices)))
         # Before playback, so it stops after it: the last reports of ending sessions are still written.
         watch_state = await root.start_child(ChildSpec("watch_state", lambda: WatchStateActor(store),
                                                        mailbox_size=WATCH_STATE_MAILBOX_SIZE))
@@ -200,7 +210,8 @@ async def open_actor_tree(
                 ChildSpec("dlna_events", lambda: DlnaEvents(store, bus, http, settings.dlna.member)))
         try:
             yield ActorTree(root, bus, system, jobs, libraries, nursery, plugins, scheduler, playback, watch_state,
-                            cluster, upkeep, metadata=metadata, dlna_events=dlna_events)
+                            cluster, upkeep, metadata=metadata, dlna_events=dlna_events, devices=devices,
+                            device_use=device_use)
         finally:
             nursery.cancel_scope.cancel()
 

@@ -16,7 +16,6 @@ from .activity_log import blueprint as activity_log_blueprint
 from .auth import install_auth
 from .auth_routes import blueprint as auth_routes_blueprint
 from .context import AppContext
-from .device_auth import install_device_auth
 from .devices import blueprint as devices_blueprint
 from .dlna import PREFIX as DLNA_PREFIX
 from .dlna import blueprint as dlna_blueprint
@@ -47,6 +46,7 @@ from .schema import DUMP_OPTIONS
 from .search import blueprint as search_blueprint
 from .system import blueprint as system_blueprint
 from .upkeep import blueprint as upkeep_blueprint
+from .url_rules import LazyBuilderRule
 from .users import blueprint as users_blueprint
 from .video_stream import blueprint as stream_blueprint
 from .video_stream import stall_seconds as stream_stall_seconds
@@ -93,6 +93,7 @@ log = logging.getLogger(__name__)
 def create_app(context: AppContext) -> Quart:
     """Build the app; every route lives under /api/v1 and needs an API key."""
     app = QuartTrio("reelhouse")
+    app.url_rule_class = LazyBuilderRule  # before any route: builders compiled when used (http/url_rules.py)
     app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024
     app.extensions["reelhouse"] = context
     QuartSchema(
@@ -112,7 +113,6 @@ def create_app(context: AppContext) -> Quart:
     app.before_request(_assign_request_id)  # first: every later hook's log lines name the request
     app.before_websocket(_assign_websocket_id)
     install_auth(app)
-    install_device_auth(app)
     install_request_input(app)  # after auth: a request without a key learns only that
     app.after_request(_add_request_id)
     register_error_handlers(app)

@@ -9,22 +9,23 @@ from reelhouse.actors.library import GetScrapeQueue
 from reelhouse.actors.library_registry import GetLibraryRef
 from reelhouse.runtime import ActorRef, ActorStopped, Ask, AskTimeout, NestedAskFailed
 
-from .context import ASK_TIMEOUT_SECONDS, app_context
+from .context import app_context, ask_timeout
 from .errors import part_unavailable
 
 Answer = TypeVar("Answer")
 
 
 @overload
-async def ask(ref: ActorRef, msg: Ask[Answer], *, timeout: float = ASK_TIMEOUT_SECONDS) -> Answer: ...
+async def ask(ref: ActorRef, msg: Ask[Answer], *, timeout: float | None = None) -> Answer: ...
 @overload
-async def ask(ref: ActorRef, msg: object, *, timeout: float = ASK_TIMEOUT_SECONDS) -> Any: ...
+async def ask(ref: ActorRef, msg: object, *, timeout: float | None = None) -> Any: ...
 
 
-async def ask(ref: ActorRef, msg: object, *, timeout: float = ASK_TIMEOUT_SECONDS) -> Any:
-    """Ask ``ref``; a busy or stopping actor is a 503 with Retry-After, never a hang."""
+async def ask(ref: ActorRef, msg: object, *, timeout: float | None = None) -> Any:
+    """Ask ``ref`` (within ``[http] ask_timeout_seconds`` unless ``timeout`` says otherwise);
+    a busy or stopping actor is a 503 with Retry-After, never a hang."""
     try:
-        return await ref.ask(msg, timeout=timeout)
+        return await ref.ask(msg, timeout=ask_timeout() if timeout is None else timeout)
     except AskTimeout:
         raise errors.Unavailable(
             "The server is busy; try again shortly.", params={"retryAfterSeconds": 5}

@@ -13,9 +13,6 @@ from reelhouse.config import Settings
 from reelhouse.loop_stall_watchdog import LoopWatchdog
 from reelhouse.storage import Store
 
-# Time allowed for an ask from a request handler to an actor.
-ASK_TIMEOUT_SECONDS = 10.0
-
 
 @dataclass
 class AppContext:
@@ -34,3 +31,8 @@ class AppContext:
 
 def app_context() -> AppContext:
     return current_app.extensions["reelhouse"]
+
+
+def ask_timeout() -> float:
+    """Time allowed for an ask from a request handler to an actor (``[http] ask_timeout_seconds``)."""
+    return app_context().settings.http.ask_timeout_seconds

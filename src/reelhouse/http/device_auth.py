@@ -11,7 +11,7 @@ request then carries the member's sign-in and library scope in ``g``
 
 from __future__ import annotations
 
-from quart import Quart, current_app, g
+from quart import g
 
 from reelhouse import errors
 from reelhouse.media.member_policy import LibraryScope, MemberFacts, library_scope
@@ -43,12 +43,6 @@ PLAYER_ENDPOINTS = frozenset(
         "watch_state.next_up",
     }
 )
-_EXTENSION_KEY = "reelhouse.verified_devices"
-
-
-def install_device_auth(app: Quart) -> None:
-    app.before_serving(_start)
-    app.after_serving(_stop)
 
 
 def is_device_token(token: str) -> bool:
@@ -56,7 +50,10 @@ def is_device_token(token: str) -> bool:
 
 
 def verified_devices() -> VerifiedDevices:
-    return current_app.extensions[_EXTENSION_KEY]
+    """The actor tree's memory of verified device tokens (actors/device_use.py writes their use)."""
+    devices = app_context().actors.devices
+    assert devices is not None  # made by open_actor_tree
+    return devices
 
 
 async def authenticate_device(token: str, endpoint: str | None) -> None:
@@ -93,13 +90,3 @@ def library_scope_of_request() -> LibraryScope | None:
     return getattr(g, "library_scope", None)
 
 
-async def _start() -> None:
-    devices = VerifiedDevices(app_context().store)
-    current_app.extensions[_EXTENSION_KEY] = devices
-    current_app.nursery.start_soon(devices.run_flusher)  # type: ignore[attr-defined]
-
-
-async def _stop() -> None:
-    devices = current_app.extensions.get(_EXTENSION_KEY)
-    if devices is not None:
-        await devices.flush()

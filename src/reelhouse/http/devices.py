@@ -15,10 +15,12 @@ from quart import Blueprint, Response
 from quart_schema import document_response
 
 from reelhouse import errors
-from reelhouse.storage.devices import DeviceRecord, delete_device, list_devices
+from reelhouse.actors.device_use import FlushDeviceUse
+from reelhouse.storage.devices import WEB, DeviceRecord, delete_device, list_devices
 from reelhouse.timefmt import rfc3339_ms
 
 from .activity_recording import log_activity
+from .asks import ask
 from .context import app_context
 from .device_auth import verified_devices
 from .openapi import may_answer, raw_response
@@ -53,7 +55,9 @@ class Device(ApiModel):
 @may_answer((403, "A device token: this is the administrative API."))
 async def get_devices() -> list[dict[str, Any]]:
     """Every device with a sign-in, most recently seen first; lastSeen follows use."""
-    await verified_devices().flush()  # times noted in memory since the last flush
+    device_use = app_context().actors.device_use
+    if device_use is not None:
+        await ask(device_use, FlushDeviceUse())  # times noted in memory since the last flush
     return [device_json(record) for record in await list_devices(app_context().store)]
 
 
@@ -86,8 +90,14 @@ def device_json(record: DeviceRecord) -> dict[str, Any]:
     }
     if record.version:
         body["version"] = record.version
-    counts = not all(user.disabled for user in record.users)
-    body["countsTowardLimit"] = counts
-    if not counts:
-        body["notCountedReason"] = "memberDisabled"
+    # Not counted toward the plan's device limit (reference, Device): every member signed in on it
+    # disabled, or a web console sign-in that never played (a browser that only browsed).
+    reason = None
+    if all(user.disabled for user in record.users):
+        reason = "memberDisabled"
+    elif record.kind == WEB and not record.played:
+        reason = "notPlayed"
+    body["countsTowardLimit"] = reason is None
+    if reason is not None:
+        body["notCountedReason"] = reason
     return body

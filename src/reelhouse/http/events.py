@@ -23,7 +23,7 @@ from quart import Blueprint, Response, request
 from quart_schema import document_headers, document_querystring
 
 from reelhouse import errors
-from reelhouse.runtime import ActorRef, Event, Gap, SubscriberDropped
+from reelhouse.runtime import Event, Gap, SubscriberDropped
 
 from .abortable_streams import ABORT_KEY
 from .context import AppContext, app_context
@@ -68,7 +68,7 @@ def _last_event_id() -> int | None:
 
 
 async def _stream(after: int | None, ctx: AppContext, abort: Callable[[], None] | None) -> AsyncIterator[bytes]:
-    bus, libraries = ctx.actors.bus, ctx.actors.libraries
+    bus = ctx.actors.bus
     # Subscribing at the bus's last seq replays nothing; what follows is live.
     start = bus.last_seq if after is None else after
     async with bus.subscribe(after=start) as subscription:
@@ -76,7 +76,7 @@ async def _stream(after: int | None, ctx: AppContext, abort: Callable[[], None] 
             subscription.on_drop(abort)  # ends the response even while a write waits on the client
         yield b": stream open\n\n"  # headers go out now, not at the first event
         if after is None:
-            async for chunk in _snapshots(libraries, bus.last_seq):
+            async for chunk in _snapshots(ctx, bus.last_seq):
                 yield chunk
         events = subscription.__aiter__()
         idle = 0.0
@@ -95,14 +95,14 @@ async def _stream(after: int | None, ctx: AppContext, abort: Callable[[], None] 
                 continue
             idle = 0.0
             if isinstance(item, Gap):
-                async for chunk in _snapshots(libraries, item.live_after):
+                async for chunk in _snapshots(ctx, item.live_after):
                     yield chunk
             else:
                 yield _format(item.seq, item.kind, item.data)
 
 
-async def _snapshots(libraries: ActorRef, seq: int) -> AsyncIterator[bytes]:
-    for status in await all_scan_statuses(libraries):
+async def _snapshots(ctx: AppContext, seq: int) -> AsyncIterator[bytes]:
+    for status in await all_scan_statuses(ctx.actors.libraries, ctx.settings.http.ask_timeout_seconds):
         yield _format(seq, "scan.snapshot", status.to_json())
 
 

@@ -67,7 +67,7 @@ async def take_snapshot(ctx: AppContext) -> ServerSnapshot:
 async def _scans(ctx: AppContext, snapshot: ServerSnapshot) -> None:
     with trio.move_on_after(PART_SECONDS):
         try:
-            statuses = await all_scan_statuses(ctx.actors.libraries)
+            statuses = await all_scan_statuses(ctx.actors.libraries, ctx.settings.http.ask_timeout_seconds)
         except errors.Unavailable:
             return
         figures = ScanFigures()

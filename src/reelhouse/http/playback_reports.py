@@ -28,7 +28,7 @@ from reelhouse.storage.devices import DeviceSignIn
 from reelhouse.storage.playback_items import playback_item, player_facts
 
 from .asks import ask
-from .context import ASK_TIMEOUT_SECONDS, app_context
+from .context import app_context, ask_timeout
 from .device_auth import signed_in_member
 from .library_access import require_item_visible
 from .openapi import may_answer, raw_response
@@ -183,7 +183,7 @@ def registry_ref() -> ActorRef:
 
 async def _ask_session(session: ActorRef, session_id: str, msg: object) -> object:
     try:
-        return await session.ask(msg, timeout=ASK_TIMEOUT_SECONDS)
+        return await session.ask(msg, timeout=ask_timeout())
     except ActorStopped:  # it ended between finding it and this report
         raise errors.NotFound(f"No playback session {session_id}.", params={"sessionId": session_id}) from None
     except AskTimeout:

@@ -18,7 +18,7 @@ from reelhouse.timefmt import rfc3339_ms
 
 from .activity_recording import log_activity
 from .asks import ask, library_ref
-from .context import app_context
+from .context import app_context, ask_timeout
 from .openapi import may_answer
 from .rendered_models import ScanError, ScanErrorsQuery, ScanRequest, ScanStatus
 from .schema import SimpleSuccess
@@ -59,7 +59,7 @@ async def cancel_scan(library_id: str) -> dict[str, Any]:
 @blueprint.get("/scans/status")
 @document_response(list[ScanStatus])
 async def scan_status() -> list[dict[str, Any]]:
-    return [status.to_json() for status in await all_scan_statuses(app_context().actors.libraries)]
+    return [status.to_json() for status in await all_scan_statuses(app_context().actors.libraries, ask_timeout())]
 
 
 @blueprint.get("/scans/errors")
@@ -83,14 +83,18 @@ async def scan_errors() -> list[dict[str, Any]]:
     ]
 
 
-async def all_scan_statuses(libraries: ActorRef) -> list[ScanStatusView]:
-    """Every library's ScanStatus, asked concurrently (needs no request context)."""
-    refs: dict[str, ActorRef] = await ask(libraries, ListLibraryRefs())
+async def all_scan_statuses(libraries: ActorRef, timeout: float) -> list[ScanStatusView]:
+    """Every library's ScanStatus, asked concurrently, each ask within ``timeout``.
+
+    Needs no request context (an event stream's body runs after its
+    request): the caller passes the timeout.
+    """
+    refs: dict[str, ActorRef] = await ask(libraries, ListLibraryRefs(), timeout=timeout)
     statuses: dict[str, ScanStatusView] = {}
 
     async def one(library_id: str, ref: ActorRef) -> None:
         try:
-            statuses[library_id] = await ask(ref, GetScanStatus())
+            statuses[library_id] = await ask(ref, GetScanStatus(), timeout=timeout)
         except errors.Unavailable:
             pass  # a library being restarted is left out of this answer
 

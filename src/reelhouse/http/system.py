@@ -17,7 +17,7 @@ from reelhouse.storage.cluster_nodes import live_nodes
 from reelhouse.storage.libraries import list_libraries
 from reelhouse.timefmt import rfc3339, rfc3339_ms
 
-from .context import ASK_TIMEOUT_SECONDS, app_context
+from .context import app_context, ask_timeout
 from .schema import ApiModel
 
 blueprint = Blueprint("system", __name__)
@@ -159,7 +159,7 @@ async def _nodes(now: datetime) -> list[NodeStatus]:
 
 async def _system_report() -> SystemReport:
     system = app_context().actors.system
-    return await system.ask(GetSystemReport(), timeout=ASK_TIMEOUT_SECONDS)
+    return await system.ask(GetSystemReport(), timeout=ask_timeout())
 
 
 async def _database_check() -> CheckResult:

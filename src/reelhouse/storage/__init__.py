@@ -1,7 +1,7 @@
 """Storage: the Store (SQLite or PostgreSQL), migrations, and SQL per aggregate.
 
 Open a store with :func:`open_store`, bring its schema up to date with
-:func:`migrate`; the repositories (``apikeys``, ``users``, ``events``,
+:func:`migrate`; the repositories (``apikeys``, ``members``, ``events``,
 ``activity``, ``scans``) are plain async functions taking a Store.
 """
 

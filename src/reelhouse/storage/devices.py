@@ -70,6 +70,7 @@ class DeviceRecord:
     last_seen_ms: int
     login_count: int
     users: tuple[DeviceUser, ...]  # most recently active first
+    played: bool = True  # a playback of this device is in the history (a web sign-in that never played counts not)
 
 
 def hash_token(token: str) -> str:
@@ -165,7 +166,8 @@ async def list_devices(store: Store) -> list[DeviceRecord]:
         [
             (
                 "SELECT d.id, d.client, d.name, d.kind, d.version, d.last_seen,"
-                " (SELECT COUNT(*) FROM device_tokens t WHERE t.device_id = d.id) AS login_count"
+                " (SELECT COUNT(*) FROM device_tokens t WHERE t.device_id = d.id) AS login_count,"
+                " EXISTS (SELECT 1 FROM play_history h WHERE h.device_id = d.id) AS played"
                 " FROM devices d ORDER BY d.last_seen DESC, d.id",
                 (),
             ),
@@ -191,6 +193,7 @@ async def list_devices(store: Store) -> list[DeviceRecord]:
             last_seen_ms=int(row["last_seen"]),
             login_count=int(row["login_count"]),
             users=tuple(by_device.get(row["id"], ())),
+            played=bool(row["played"]),
         )
         for row in devices
         if by_device.get(row["id"])

@@ -98,6 +98,19 @@ async def update_library_options(store: Store, library_id: str, options: Library
     )
 
 
+async def update_library_roots(store: Store, library_id: str, name: str, paths: Sequence[str]) -> None:
+    """A library's new name and roots, in one transaction (the roots replace the old ones, in order)."""
+    statements = [
+        Statement("UPDATE libraries SET name = ?, updated_at = ? WHERE id = ?", (name, now_ms(), library_id)),
+        Statement("DELETE FROM library_paths WHERE library_id = ?", (library_id,)),
+        Statement(
+            "INSERT INTO library_paths (library_id, path, position) VALUES (?, ?, ?)",
+            many=[(library_id, path, i) for i, path in enumerate(paths)],
+        ),
+    ]
+    await store.transaction(statements)
+
+
 async def count_scrape_requeue(store: Store, library_id: str, *, with_nfo: bool) -> int:
     """Works a scrape requeue would queue: present and never queued
     (``none``), those with an NFO only when ``with_nfo`` (fillMissingFromProvider)."""

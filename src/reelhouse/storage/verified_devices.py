@@ -18,26 +18,20 @@ On PostgreSQL, whose data version does not see other processes' commits,
 nothing is remembered.
 
 Use is not written per request: :meth:`find` notes the time in memory and
-:meth:`flush` writes every noted time in one transaction, every
-:data:`FLUSH_SECONDS` (:meth:`run_flusher`), before a device list is read,
-and at shutdown.  Used from the Trio thread only.
+:meth:`flush` writes every noted time in one transaction; the actor tree's
+DeviceUse (``actors/device_use.py``) decides when: every minute, before a
+device list is read, and at shutdown.  Used from the Trio thread only.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
-
-import trio
 
 from ._store import Store, StoreError, now_ms
 from .devices import DeviceSignIn, find_sign_in, hash_token, note_seen
 from .versioned_memory import VersionedMemory
 
-FLUSH_SECONDS = 60.0
 MAX_SIGN_INS = 10_000
-
-log = logging.getLogger(__name__)
 
 
 class VerifiedDevices:
@@ -76,15 +70,6 @@ class VerifiedDevices:
             for token_hash, value in seen.items():  # kept for the next flush
                 self._seen.setdefault(token_hash, value)
             raise
-
-    async def run_flusher(self) -> None:
-        """Flush every FLUSH_SECONDS until cancelled; a failed flush is logged and retried."""
-        while True:
-            await trio.sleep(FLUSH_SECONDS)
-            try:
-                await self.flush()
-            except StoreError as exc:
-                log.warning("could not record device last-seen times: %s", exc)
 
     async def _lookup(self, token: str) -> DeviceSignIn | None:
         return await self._known.find(hash_token(token), lambda: find_sign_in(self._store, token))

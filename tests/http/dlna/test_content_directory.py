@@ -27,9 +27,9 @@ def out(response: httpx.Response, name: str) -> str:
 
 
 async def browse(served: Served, object_id: str, flag: str = "BrowseDirectChildren", start: int = 0,
-                 count: int = 0) -> tuple[list[ElementTree.Element], int]:  # fmt: skip
+                 count: int = 0, sort: str = "") -> tuple[list[ElementTree.Element], int]:  # fmt: skip
     response = await soap(served.url, "contentdirectory", CONTENT_DIRECTORY, "Browse", ObjectID=object_id,
-                          BrowseFlag=flag, Filter="*", StartingIndex=start, RequestedCount=count, SortCriteria="")  # fmt: skip
+                          BrowseFlag=flag, Filter="*", StartingIndex=start, RequestedCount=count, SortCriteria=sort)  # fmt: skip
     didl = ElementTree.fromstring(out(response, "Result"))
     assert int(out(response, "NumberReturned")) == len(didl)
     return list(didl), int(out(response, "TotalMatches"))
@@ -115,14 +115,16 @@ async def test_the_resource_serves_byte_ranges_with_dlna_headers_and_refuses_tim
         assert art.status_code == 200 and art.headers["Content-Type"] == "image/jpeg"
 
 
-async def test_capabilities_update_id_and_protocol_info_are_answered(served: Served) -> None:
+async def test_capabilities_update_id_and_the_protocol_info_of_the_held_formats_are_answered(served: Served) -> None:
     cd = "contentdirectory"
     caps = out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSearchCapabilities"), "SearchCaps")
     assert set(caps.split(",")) >= {"dc:title", "upnp:class"}
-    assert out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSortCapabilities"), "SortCaps") == ""
+    sort_caps = out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSortCapabilities"), "SortCaps")
+    assert set(sort_caps.split(",")) >= {"dc:title", "dc:date", "upnp:episodeNumber", "res@size"}
     assert out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSystemUpdateID"), "Id").isdigit()
     source = out(await soap(served.url, "connectionmanager", CONNECTION_MANAGER, "GetProtocolInfo"), "Source")
     assert "http-get:*:video/x-matroska:DLNA.ORG_OP=01" in source and "http-get:*:video/mp4:" in source
+    assert len(source.split(",")) == 2  # the formats the member's libraries hold (mkv, mp4), not every one served
 
 
 async def test_write_actions_and_unknown_services_are_refused(served: Served) -> None:

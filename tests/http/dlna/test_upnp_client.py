@@ -28,10 +28,10 @@ async def upnp_client(served: Served, *call: str) -> dict[str, Any]:
     return answer
 
 
-async def children(served: Served, object_id: str) -> list[Any]:
+async def children(served: Served, object_id: str, sort: str = "") -> list[Any]:
     answer = await upnp_client(
         served, "CD/Browse", f"ObjectID={object_id}", "BrowseFlag=BrowseDirectChildren", "Filter=*",
-        "StartingIndex=0", "RequestedCount=0", "SortCriteria=",
+        "StartingIndex=0", "RequestedCount=0", f"SortCriteria={sort}",
     )  # fmt: skip
     out = answer["out_parameters"]
     objects = didl_lite.from_xml_string(out["Result"], strict=True)
@@ -63,8 +63,13 @@ async def test_upnp_client_browses_from_the_root_to_an_episode_and_reads_its_did
     assert isinstance(films[0], didl_lite.Movie)
 
 
-async def test_upnp_client_reads_the_protocol_info_and_the_system_update_id(served: Served) -> None:
+async def test_upnp_client_reads_the_capabilities_and_browses_in_the_order_it_asks(served: Served) -> None:
     info = await upnp_client(served, "CM/GetProtocolInfo")
     assert "video/x-matroska:DLNA.ORG_OP=01" in info["out_parameters"]["Source"]
     update = await upnp_client(served, "CD/GetSystemUpdateID")
     assert isinstance(update["out_parameters"]["Id"], int)
+    caps = (await upnp_client(served, "CD/GetSortCapabilities"))["out_parameters"]["SortCaps"]
+    assert {"dc:title", "dc:date"} <= set(caps.split(","))
+    films = f"lib.{served.libraries['Films']}.title"
+    assert [f.title for f in await children(served, films, "-dc:title")] == ["Contact", "Blade Runner", "Arrival"]
+    assert [f.title for f in await children(served, films, "+dc:date")] == ["Blade Runner", "Contact", "Arrival"]

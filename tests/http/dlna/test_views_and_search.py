@@ -12,9 +12,11 @@ from .test_content_directory import DIDL, browse, out, titles
 SEC = "{http://www.sec.co.kr/}"
 
 
-async def search(served: Served, container: str, criteria: str, count: int = 0) -> tuple[list[ElementTree.Element], int]:
+async def search(served: Served, container: str, criteria: str, count: int = 0, start: int = 0,
+                 sort: str = "") -> tuple[list[ElementTree.Element], int]:  # fmt: skip
     response = await soap(served.url, "contentdirectory", CONTENT_DIRECTORY, "Search", ContainerID=container,
-                          SearchCriteria=criteria, Filter="*", StartingIndex=0, RequestedCount=count, SortCriteria="")  # fmt: skip
+                          SearchCriteria=criteria, Filter="*", StartingIndex=start, RequestedCount=count,
+                          SortCriteria=sort)  # fmt: skip
     found = ElementTree.fromstring(out(response, "Result"))
     return list(found), int(out(response, "TotalMatches"))
 
@@ -76,7 +78,7 @@ async def test_search_finds_videos_by_class_and_title_within_the_members_librari
 
 async def test_malformed_or_unsupported_search_criteria_are_error_708(served: Served) -> None:
     for criteria in ('dc:title contains', 'dc:title doesNotContain "a"', "(" * 40 + 'dc:title = "a"' + ")" * 40,
-                     'dc:title contains "a" or dc:title contains "b"'):  # fmt: skip
+                     " or ".join(f'dc:title contains "{n}"' for n in range(9))):  # fmt: skip
         refused = await soap(served.url, "contentdirectory", CONTENT_DIRECTORY, "Search", ContainerID="0",
                              SearchCriteria=criteria, Filter="*", StartingIndex=0, RequestedCount=0, SortCriteria="")  # fmt: skip
         assert refused.status_code == 500 and "<errorCode>708</errorCode>" in refused.text, criteria

@@ -14,6 +14,7 @@ from reelhouse.media.naming import (
     MovieFile,
     SkippedFile,
     classify,
+    group_episode_versions,
     season_of_absolute,
 )
 
@@ -84,6 +85,20 @@ def test_season_folders_in_other_forms_and_bare_numbers(path: str, kind: str, fi
 @pytest.mark.parametrize(("path", "kind", "fields"), EPISODE_STACKS)
 def test_parts_inside_a_version_stack_and_titles_do_not(path: str, kind: str, fields: dict[str, Any]) -> None:
     assert _fields(path, kind, fields) == fields
+
+
+def test_titled_parts_of_one_episode_are_one_version_beside_another() -> None:
+    stems = [
+        "Glass Orchard - S01E01 - Pilot [4K]",
+        "Glass Orchard - S01E01 - Pilot - part2",
+        "Glass Orchard - S01E01 - Pilot - part1",
+    ]
+    [group] = group_episode_versions(stems)
+    assert group.base == "Glass Orchard - S01E01 - Pilot"
+    assert [(v.stem, v.label, v.parts) for v in group.versions] == [
+        ("Glass Orchard - S01E01 - Pilot - part1", "", ("Glass Orchard - S01E01 - Pilot - part2",)),
+        ("Glass Orchard - S01E01 - Pilot [4K]", "4K", ()),
+    ]
 
 
 @pytest.mark.parametrize(("path", "kind", "fields"), SERIES_AS_WRITTEN)

@@ -1,4 +1,14 @@
-"""database_maintenance, cleanup and scrape: the tasks that keep the server tidy."""
+"""database_maintenance, cleanup and scrape: the tasks that keep the server tidy.
+
+``database_maintenance`` runs in a child process at low CPU priority
+(``reelhouse.maintenance_process``): in a thread it took the GIL and a core
+from the event loop.  ``cleanup`` removes, in seven steps: missing items
+past their library's ``missingGraceHours``; scan errors, finished jobs,
+play history addresses and activity entries past their ``[schedule]``
+retention; collages of deleted libraries and temporary files a crash left
+in the image cache (older than an hour); provider images no row names any
+more (``provider_image_sweep``).  ``scrape`` wakes every library's queue.
+"""
 
 from __future__ import annotations
 

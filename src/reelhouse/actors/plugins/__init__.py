@@ -8,6 +8,7 @@ from .host import (
     PluginHost,
     PluginInfos,
     PluginTaskInfo,
+    ReadCatalog,
     call_plugin,
     run_task,
 )
@@ -15,6 +16,6 @@ from .plugin_actor import HostConfig, PluginView
 
 __all__ = [
     "GetPlugin", "HostConfig", "ListPlugins", "ListTasks", "PluginCallError", "PluginConnection",
-    "PluginHost", "PluginInfos", "PluginNotRunning", "PluginTaskInfo", "PluginView",
+    "PluginHost", "PluginInfos", "PluginNotRunning", "PluginTaskInfo", "PluginView", "ReadCatalog",
     "call_plugin", "run_task",
 ]

@@ -1,7 +1,8 @@
 """PluginHost: the supervisor of every plugin, one PluginActor each.
 
 It reads the catalog (``storage/plugin_catalog.py``) at start and again
-whenever its fingerprint changes (polled every :data:`POLL_SECONDS`), so
+whenever its fingerprint changes (polled every ``poll_seconds``: the
+server passes ``[schedule] reload_poll_seconds``), so
 ``reelhouse plugin install|enable|disable|set|remove`` reach a running
 server without a restart. It tells each plugin to check its idle time
 every :data:`IDLE_TICK_SECONDS`.
@@ -13,6 +14,8 @@ carry on. Asks:
 - :class:`ListPlugins` -> ``list[PluginView]`` sorted by id
 - :class:`PluginInfos` -> ``list[PluginInfo]`` (what library settings check)
 - :class:`ListTasks` -> ``list[PluginTaskInfo]`` of enabled plugins
+- :class:`ReadCatalog` -> None, once the catalog was read again (the web
+  console's changes are then listed at once, not at the next poll)
 - :class:`GetPlugin` -> the plugin's ActorRef (ask it :class:`Acquire`);
   :func:`call_plugin` and :func:`run_task` wrap that for callers.
 """
@@ -37,7 +40,7 @@ from .plugin_actor import Acquire, Describe, HostConfig, IdleCheck, PluginActor,
 from .stats import PluginStats
 
 POLL_SECONDS: Final = 2.0
-IDLE_TICK_SECONDS: Final = 5.0
+IDLE_TICK_SECONDS: Final = 1.0  # a plugin idle past its idle_seconds stops within a second of it
 ASK_TIMEOUT_S: Final = 15.0  # covers a cold start's handshake
 
 _log = logging.getLogger("reelhouse.plugins")
@@ -55,6 +58,11 @@ class PluginInfos(Ask["list[PluginInfo]"]):
 
 @dataclass(frozen=True, slots=True)
 class ListTasks(Ask["list[PluginTaskInfo]"]):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ReadCatalog(Ask[None]):
     pass
 
 
@@ -104,6 +112,9 @@ class PluginHost(Supervisor):
             case ListTasks():
                 return [PluginTaskInfo(view.entry.id, task) for view in await self._views()
                         if view.enabled and view.entry.manifest for task in view.entry.manifest.tasks]
+            case ReadCatalog():
+                await self._rescan()
+                return None
             case GetPlugin(plugin_id=plugin_id):
                 ref = self.child(_child_name(plugin_id))
                 if ref is None:

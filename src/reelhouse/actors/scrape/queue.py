@@ -77,7 +77,10 @@ REPORT_EVERY_SECONDS: Final = 1.0
 BACKOFF_FIRST_SECONDS: Final = 2.0
 BACKOFF_MAX_SECONDS: Final = 300.0
 NO_PROVIDER_RECHECK_SECONDS: Final = 30.0
-STORE_RETRY_SECONDS: Final = 10.0
+# A store that failed is tried again after 1 s, then 2, 4, 8 and every 10 s: a database
+# back from a restart is noticed within a second or two, a long outage costs a query per 10 s.
+STORE_RETRY_FIRST_SECONDS: Final = 1.0
+STORE_RETRY_MAX_SECONDS: Final = 10.0
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +162,7 @@ class ScrapeQueue(Actor):
         self._trigger = "scan"
         self._pause: Pause | None = None
         self._backoff = services.backoff_first_seconds
+        self._store_retry = STORE_RETRY_FIRST_SECONDS
         self._changed = trio.Event()  # an item taken or left: the reporter reports
         self._recheck_pending = False  # a look for providers is scheduled
         self._threads = trio.CapacityLimiter(2)  # apply's image checks and file writes
@@ -252,9 +256,11 @@ class ScrapeQueue(Actor):
                 await self._drain()
             except Exception as exc:  # the store failed (maybe inside the workers' group): later, not a crash loop
                 self._note_failure(exc)
-                await trio.sleep(STORE_RETRY_SECONDS)
+                await trio.sleep(self._store_retry)
+                self._store_retry = min(self._store_retry * 2, STORE_RETRY_MAX_SECONDS)
                 self._wake.set()
             else:
+                self._store_retry = STORE_RETRY_FIRST_SECONDS
                 if self._failing:
                     self._failing = False
                     log.warning("scrape queue of library %s works again", self._record.id)

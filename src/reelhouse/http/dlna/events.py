@@ -43,7 +43,7 @@ async def subscribe(service_type: str) -> Response:
     except gena.BadSubscription:
         return _plain(412)
     initial = (
-        (("SourceProtocolInfo", source_protocol_info()), ("SinkProtocolInfo", ""), ("CurrentConnectionIDs", "0"))
+        (("SourceProtocolInfo", await source_protocol_info()), ("SinkProtocolInfo", ""), ("CurrentConnectionIDs", "0"))
         if service_type == CONNECTION_MANAGER
         else ()
     )

@@ -15,12 +15,14 @@ import posixpath
 from urllib.parse import quote
 
 from reelhouse.media.dlna.didl import Container
+from reelhouse.media.dlna.sort import Order
 from reelhouse.storage.item_paths import item_paths_under
 from reelhouse.storage.item_query import ItemQuery
 from reelhouse.storage.libraries import LibraryRecord
 
 from ..context import app_context
 from .objects import DidlObject, no_such_object, page, to_objects
+from .ordering import ordered_containers, ordered_ids
 
 FOLDERS_VIEW = "dir"
 
@@ -39,13 +41,14 @@ def folder_parent(library: LibraryRecord, value: str) -> str:
     return folder_id(library, None if not below else f"{index}/{posixpath.dirname(below)}".rstrip("/"))
 
 
-async def folder_children(library: LibraryRecord, value: str | None, start: int, count: int,
-                          base_url: str) -> tuple[list[DidlObject], int]:  # fmt: skip
-    """A page of the folder's children and how many there are."""
+async def folder_children(library: LibraryRecord, value: str | None, start: int, count: int, base_url: str,
+                          order: Order | None = None) -> tuple[list[DidlObject], int]:  # fmt: skip
+    """A page of the folder's children and how many there are: subfolders, then files (each in ``order``)."""
     if value is None:
-        roots = [str(i) for i in range(len(library.paths))][start : start + count]
         top = folder_id(library, None)
-        return [Container(folder_id(library, r), top, folder_title(library, r)) for r in roots], len(library.paths)
+        indexes = [str(i) for i in range(len(library.paths))]
+        roots = [Container(folder_id(library, i), top, folder_title(library, i)) for i in indexes]
+        return list(ordered_containers(roots, order)[start : start + count]), len(library.paths)
     root, index, below = _split(library, value)
     prefix = posixpath.join(root, below).rstrip("/") + "/"
     folders: dict[str, None] = {}
@@ -56,8 +59,8 @@ async def folder_children(library: LibraryRecord, value: str | None, start: int,
             folders[rest.split("/", 1)[0]] = None
         else:
             files.append(item_id)
-    names = sorted(folders, key=str.casefold)
-    entries: list[str | tuple[str]] = [*names, *((f,) for f in files)]
+    names = sorted(folders, key=str.casefold, reverse=order is not None and order.sort == "name" and order.descending)
+    entries: list[str | tuple[str]] = [*names, *((f,) for f in await ordered_ids(files, order))]
     chosen = entries[start : start + count]
     here = folder_id(library, value)
     objects: list[DidlObject] = []

@@ -13,21 +13,29 @@ and seasons become containers.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any
+
+from cachetools import LRUCache
+from quart import current_app
 
 from reelhouse import errors
 from reelhouse.media.dlna.didl import MOVIE_CLASS, VIDEO_CLASS, Container, Subtitle, VideoItem
 from reelhouse.media.dlna.profiles import Format, profile
 from reelhouse.media.dlna.soap import NO_SUCH_OBJECT, SoapError
 from reelhouse.media.video_types import VIDEO_TYPES, video_content_type
+from reelhouse.storage.catalogue_stamp import catalogue_stamp
 from reelhouse.storage.item_query import ItemQuery, list_items
 from reelhouse.storage.primary_sources import PrimaryFacts, primary_facts
 
 from ..context import app_context
 from ..items import cursor_codec
 from ..library_access import scoped_item_query
+from .remembered import remembered
 
 PLAYABLE = ("Movie", "Episode")
+MAX_TOTALS = 1024
+_TOTALS_KEY = "reelhouse.dlna.totals"
 DidlObject = Container | VideoItem
 # External subtitle codecs a television may read, as CaptionInfoEx's type and the res's MIME type.
 SUBTITLE_KINDS = {"subrip": ("srt", "text/srt"), "srt": ("srt", "text/srt"), "ass": ("ass", "text/x-ass"),
@@ -47,15 +55,39 @@ async def summary(object_id: str) -> dict[str, Any]:
 
 
 async def page(query: ItemQuery) -> tuple[list[dict[str, Any]], int]:
-    """The summaries of one page of ``query`` (scoped to the DLNA member) and the total."""
+    """The summaries of one page of ``query`` (scoped to the DLNA member) and the total.
+
+    A television pages a container by 50: its total is counted once per
+    SystemUpdateID (the count over 5,000 films was a second query per page)."""
     ctx = app_context()
     try:
         scoped = await scoped_item_query(query)
     except errors.NotFound:
         raise no_such_object() from None
+    totals: LRUCache[tuple[str, int], int] = _totals()
+    key = (scoped.fingerprint(), await catalogue_update_id()) if query.include_total else None
+    known = None if key is None else totals.get(key)
+    if known is not None:
+        scoped = replace(scoped, include_total=False)
     found = await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret))
     summaries = [item.to_json() for item in found.items]
-    return summaries, found.total_count if found.total_count is not None else len(summaries)
+    if key is not None and found.total_count is not None:
+        totals[key] = found.total_count
+    total = known if known is not None else found.total_count
+    return summaries, total if total is not None else len(summaries)
+
+
+async def catalogue_update_id() -> int:
+    """SystemUpdateID: moves when the catalogue changes (storage/catalogue_stamp.py), read at most every second."""
+    return await remembered("update_id", lambda: catalogue_stamp(app_context().store))
+
+
+def _totals() -> LRUCache[tuple[str, int], int]:
+    """The counts of the containers browsed, by query and SystemUpdateID (this server's)."""
+    found: LRUCache[tuple[str, int], int] | None = current_app.extensions.get(_TOTALS_KEY)
+    if found is None:
+        found = current_app.extensions[_TOTALS_KEY] = LRUCache(MAX_TOTALS)
+    return found
 
 
 async def to_objects(summaries: list[dict[str, Any]], base_url: str, parent: str | None) -> list[DidlObject]:

@@ -22,8 +22,9 @@ from dataclasses import dataclass, replace
 from urllib.parse import quote, unquote
 
 from reelhouse.media.dlna.didl import Container
+from reelhouse.media.dlna.sort import Order
 from reelhouse.storage.genres import genre_names
-from reelhouse.storage.item_query import ItemQuery
+from reelhouse.storage.item_query import MAX_IDS, ItemQuery
 from reelhouse.storage.item_years import production_years
 from reelhouse.storage.libraries import LibraryRecord, list_libraries
 
@@ -31,6 +32,7 @@ from ..context import app_context
 from ..library_access import visible
 from .folders import FOLDERS_VIEW, folder_children, folder_parent, folder_title
 from .objects import DidlObject, no_such_object, page, summary, to_objects
+from .ordering import ordered, ordered_containers
 from .remembered import remembered
 
 ROOT = "0"
@@ -76,23 +78,29 @@ async def metadata(object_id: str, base_url: str) -> DidlObject:
     return _container(node)
 
 
-async def children(object_id: str, start: int, count: int, base_url: str) -> Page:
-    """A page of the object's children (BrowseDirectChildren) and how many there are."""
+async def children(object_id: str, start: int, count: int, base_url: str, order: Order | None = None) -> Page:
+    """A page of the object's children (BrowseDirectChildren) and how many there are, in ``order`` if given."""
     count = MAX_PAGE if count <= 0 else min(count, MAX_PAGE)
     if object_id == ROOT:
-        return _slice([_container(Node(lib)) for lib in await libraries()], start, count)
+        return _slice([_container(Node(lib)) for lib in await libraries()], start, count, order)
     node = await find_node(object_id)
     if node is None:
-        return await _item_children(object_id, start, count, base_url)
+        return await _item_children(object_id, start, count, base_url, order)
     if node.view is None:
-        return _slice([_container(Node(node.library, v)) for v in _views(node.library)], start, count)
+        return _slice([_container(Node(node.library, v)) for v in _views(node.library)], start, count, order)
     if node.view == FOLDERS_VIEW:
-        objects, total = await folder_children(node.library, node.value, start, count, base_url)
+        objects, total = await folder_children(node.library, node.value, start, count, base_url, order)
         return Page(objects, total)
     if node.view in ("year", "genre") and node.value is None:
         values = await _values(node)
-        return _slice([_container(Node(node.library, node.view, v)) for v in values], start, count)
+        return _slice([_container(Node(node.library, node.view, v)) for v in values], start, count, order)
     query, limit = _view_query(node)
+    if limit < MAX_IDS and order is not None:  # Recently added: the newest, then in the order asked for
+        newest, _ = await page(replace(query, limit=limit))
+        if not newest:
+            return Page([], 0)  # (an empty ids filter would be no filter at all)
+        query = ItemQuery(ids=tuple(s["id"] for s in newest))
+    query = ordered(query, order)
     count = max(0, min(count, limit - start))
     summaries, total = await page(replace(query, offset=start, limit=max(count, 1), include_total=True))
     objects = await to_objects(summaries[:count], base_url, node.id if query.parent_id is None else None)
@@ -138,8 +146,9 @@ def _container(node: Node) -> Container:
     return Container(node.id, parent.id, title)
 
 
-def _slice(objects: list[DidlObject], start: int, count: int) -> Page:
-    return Page(objects[start : start + count], len(objects))
+def _slice(containers: list[Container], start: int, count: int, order: Order | None) -> Page:
+    chosen: list[DidlObject] = list(ordered_containers(containers, order)[start : start + count])
+    return Page(chosen, len(containers))
 
 
 async def _values(node: Node) -> list[str]:
@@ -163,11 +172,11 @@ def _view_query(node: Node) -> tuple[ItemQuery, int]:
     return query, 2**32
 
 
-async def _item_children(object_id: str, start: int, count: int, base_url: str) -> Page:
+async def _item_children(object_id: str, start: int, count: int, base_url: str, order: Order | None) -> Page:
     parent = await summary(object_id)
     if parent["type"] not in ("Series", "Season"):
         return Page([], 0)
     types = ("Season", "Episode") if parent["type"] == "Series" else ("Episode",)
-    query = ItemQuery(parent_id=object_id, types=types, sort="index", missing=False)
+    query = ordered(ItemQuery(parent_id=object_id, types=types, sort="index", missing=False), order)
     summaries, total = await page(replace(query, offset=start, limit=count, include_total=True))
     return Page(await to_objects(summaries, base_url, None), total)

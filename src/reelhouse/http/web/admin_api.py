@@ -27,7 +27,7 @@ API_PREFIX = "/api/v1/"
 # The API's administrative blueprints (what a key may do and the reference leaves to the console).
 ADMIN_BLUEPRINTS = frozenset({
     "system", "libraries", "scans", "events", "jobs", "item_actions", "plugins", "users", "devices",
-    "activity_log", "schedules", "playback_sessions", "playback_history",
+    "activity_log", "schedules", "playback_sessions", "playback_history", "upkeep", "metadata_jobs", "people",
 })  # fmt: skip
 METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"]
 

@@ -1,8 +1,12 @@
-"""Members from the console: add, change, password and PIN, library access, sessionOnlyLogin.
+"""Members from the console: add, change, password and PIN, library access, sessionOnlyLogin, parental rules.
 
 What ``reelhouse user add`` and ``user set`` do (``storage/members``), with
 the same checks and activity entries (field names only: never a password or
-PIN).  The list is the API's (``GET /web/admin/api/users``).
+PIN).  The list is the API's (``GET /web/admin/api/users``).  A parental
+rule is given as the stored ParentalControls fields (each over the member's
+current rule, as ``user set --max-age ...`` does), its windows also as the
+command line writes them (``"1-5 16:00-20:00"``, read by the same
+``media.parental.parse_window``).
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from quart_schema import hide
 
+from reelhouse import errors
+from reelhouse.media.parental import parse_window
 from reelhouse.storage import members
 
 from ..activity_recording import log_activity
@@ -45,6 +51,8 @@ class MemberEdit(BaseModel):
     pin: str | None = Field(None, max_length=64)
     clear_pin: bool = Field(False, alias="clearPin")
     session_only_login: bool | None = Field(None, alias="sessionOnlyLogin")
+    parental: dict[str, Any] | None = None
+    clear_parental: bool = Field(False, alias="clearParental")
 
 
 @blueprint.post("/admin/members")
@@ -68,8 +76,24 @@ async def change_member(name: str) -> dict[str, Any]:
         is_admin=data.admin, disabled=data.disabled, hidden=data.hidden, all_libraries=data.all_libraries,
         libraries=None if data.libraries is None else tuple(data.libraries), password=data.password,
         pin=data.pin, clear_pin=data.clear_pin, session_only_login=data.session_only_login,
+        parental=_parental(data.parental), clear_parental=data.clear_parental,
     )  # fmt: skip
     user, changed = await members.update_member(app_context().store, name, changes)
     if changed:
         await log_activity("user.update", "security", "user", user.id, user.name, {"fields": changed})
     return {"id": user.id, "name": user.name, "changed": changed}
+
+
+def _parental(fields: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The ParentalControls fields to set; a window written ``"DAYS HH:MM-HH:MM"`` read as the command line does."""
+    if fields is None or not isinstance(fields.get("windows"), list):
+        return fields
+    windows: list[Any] = []
+    for window in fields["windows"]:
+        if isinstance(window, str):
+            days, _, span = window.strip().partition(" ")
+            if not span.strip():
+                raise errors.Invalid(f"parental.windows: {window!r} is not DAYS HH:MM-HH:MM.", field="parental.windows")
+            window = parse_window(days, span, field="parental.windows").to_json()
+        windows.append(window)
+    return {**fields, "windows": windows}

@@ -14,9 +14,11 @@ from typing import Any
 from quart_schema import hide
 
 from . import admin_api as _admin_api  # noqa: F401  (registers /web/admin/api)
+from . import admin_backups as _admin_backups  # noqa: F401  (registers /web/admin/backups)
 from . import admin_keys as _admin_keys  # noqa: F401  (registers /web/admin/keys)
+from . import admin_libraries as _admin_libraries  # noqa: F401  (registers /web/admin/libraries/{id})
 from . import admin_members as _admin_members  # noqa: F401  (registers /web/admin/members)
-from . import admin_settings as _admin_settings  # noqa: F401  (schedules' rules, plugins, backups)
+from . import admin_settings as _admin_settings  # noqa: F401  (schedules' rules, plugins)
 from .admin_gate import admin_page
 from .blueprint import blueprint
 

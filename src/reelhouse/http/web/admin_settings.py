@@ -1,16 +1,17 @@
-"""Schedules' rules, plugins and backups from the console: what ``reelhouse schedule``, ``plugin`` and
-``backup`` do (the reference leaves these to the admin console), through the same store and catalog.
+"""Schedules' rules and plugins from the console: what ``reelhouse schedule`` and ``plugin`` do (the
+reference leaves these to the admin console), through the same store and catalog (backups: admin_backups.py).
 
 A rule is checked by ``media/schedule.parse_rule`` (its error codes:
 ``schedule_cron_invalid`` and the others) and written with a bump of the
 schedule revision, which the scheduler polls.  A plugin's settings are
 never answered back: the plugin list (``GET /web/admin/api/plugins/installed``)
-says which are set, not their values.  A backup runs in a niced child
-process, as the scheduled one does.
+says which are set, not their values.  A plugin is installed from a folder
+on the server, as the command line does; the page cannot upload one.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -19,13 +20,14 @@ from quart import Response
 from quart_schema import hide
 
 from reelhouse import errors
+from reelhouse.actors.plugins import ReadCatalog
 from reelhouse.media.schedule import CORE_TASKS, RuleError, parse_rule
 from reelhouse.storage import now_ms
 from reelhouse.storage import plugin_catalog as catalog
 from reelhouse.storage import schedules as stored
-from reelhouse.storage.backups import BackupError, BackupInfo, list_backups
 
 from ..activity_recording import log_activity
+from ..asks import ask
 from ..context import app_context
 from .admin_gate import require_admin
 from .blueprint import blueprint
@@ -40,6 +42,12 @@ class ScheduleChange(BaseModel):
     rule: dict[str, Any] | None = None
     paused: bool | None = None
     reset: bool = False
+
+
+class PluginSource(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    directory: str = Field(min_length=1, max_length=4096, description="A folder on the server holding plugin.toml.")
 
 
 class PluginChange(BaseModel):
@@ -101,43 +109,53 @@ async def change_plugin(plugin_id: str) -> Response:
         await log_activity("plugin.configure", "settings", "plugin", plugin_id, plugin_id,
                            {"keys": sorted(data.settings)})  # fmt: skip
     if data.enabled is not None:
-        stamp = {"enabled_at_ms": now_ms()} if data.enabled else {}
+        stamp: dict[str, Any] = {"enabled_at_ms": now_ms()} if data.enabled else {}
         await _catalog(catalog.update_state, data_dir, plugin_id, enabled=data.enabled, **stamp)
         await log_activity("plugin.enable" if data.enabled else "plugin.disable", "settings", "plugin",
                            plugin_id, plugin_id)  # fmt: skip
     return Response(b"", status=204)
 
 
-async def _catalog(function: Any, *args: Any, **kwargs: Any) -> Any:
+@blueprint.post("/admin/plugins")
+@hide  # the console, not the API: kept out of the OpenAPI document
+async def install_plugin() -> dict[str, Any]:
+    """Install (or update) the plugin in a folder on the server, as ``reelhouse plugin install DIR``."""
+    require_admin()
+    data = await parse_body(PluginSource)
+    source = Path(data.directory)
+    if not source.is_absolute():
+        raise errors.Invalid(f"{data.directory} is not an absolute path.", code="path_not_absolute", field="directory")
+    entry = await _catalog(catalog.install, app_context().settings.data_dir, source, field="directory")
+    version = entry.manifest.version if entry.manifest else None
+    await log_activity("plugin.install", "settings", "plugin", entry.id, entry.id, {"version": version})
+    return {"id": entry.id, "version": version}
+
+
+@blueprint.delete("/admin/plugins/<plugin_id>")
+@hide  # the console, not the API: kept out of the OpenAPI document
+async def remove_plugin(plugin_id: str) -> Response:
+    """Remove an installed plugin, as ``reelhouse plugin remove ID`` (its settings are kept)."""
+    require_admin()
+    data_dir = app_context().settings.data_dir
+    entry = {e.id: e for e in await trio.to_thread.run_sync(catalog.discover, data_dir)}.get(plugin_id)
+    if entry is None or entry.directory is None:
+        raise errors.NotFound(f"No installed plugin {plugin_id}.", params={"pluginId": plugin_id})
+    if entry.directory.parent != catalog.plugins_dir(data_dir):  # the package's own copy
+        raise errors.Conflict(f"{plugin_id} comes with the server: it can be disabled, not removed.",
+                              code="plugin_builtin", params={"pluginId": plugin_id})  # fmt: skip
+    await _catalog(catalog.remove, data_dir, plugin_id)
+    await log_activity("plugin.remove", "settings", "plugin", plugin_id, plugin_id)
+    return Response(b"", status=204)
+
+
+async def _catalog(function: Any, *args: Any, field: str = "pluginId", **kwargs: Any) -> Any:
+    """A catalog change in a worker thread, then read by the plugin host at once (the page lists it next);
+    a refusal is 400 naming ``field``."""
     try:
-        return await trio.to_thread.run_sync(lambda: function(*args, **kwargs))
+        done = await trio.to_thread.run_sync(lambda: function(*args, **kwargs))
     except catalog.PluginCatalogError as refused:
-        raise errors.Invalid(str(refused), field="pluginId") from None
-
-
-@blueprint.get("/admin/backups/list")
-@hide  # the console, not the API: kept out of the OpenAPI document
-async def backups() -> dict[str, Any]:
-    """The backups in the data directory, newest first."""
-    require_admin()
-    found = await trio.to_thread.run_sync(list_backups, app_context().settings.data_dir)
-    return {"items": [_backup_json(info) for info in found]}
-
-
-@blueprint.post("/admin/backups")
-@hide  # the console, not the API: kept out of the OpenAPI document
-async def create_backup() -> dict[str, Any]:
-    """Make a backup now (as ``reelhouse backup create``); answers it once written."""
-    from reelhouse.actors.maintenance.backup import make_backup
-
-    require_admin()
-    try:
-        info = await make_backup(app_context().store, app_context().settings)
-    except BackupError as error:
-        raise errors.Unavailable(f"The backup failed: {error}.", params={"retryAfterSeconds": 60}) from None
-    await log_activity("backup.create", "settings", "backup", info.path.name, info.path.name)
-    return _backup_json(info)
-
-
-def _backup_json(info: BackupInfo) -> dict[str, Any]:
-    return {"name": info.path.name, "size": info.size, "createdAt": info.created_at.strftime("%Y-%m-%dT%H:%M:%SZ")}
+        raise errors.Invalid(str(refused), field=field) from None
+    host = app_context().actors.plugins
+    if host is not None:
+        await ask(host, ReadCatalog())
+    return done

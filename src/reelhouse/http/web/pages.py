@@ -54,7 +54,8 @@ async def item(item_id: str) -> Any:
     states = {} if member is None else await watch_states(app_context().store, member.user_id, [item_id])
     state = states.get(item_id)
     user_data = {"played": False, "favorite": False, "positionSec": 0} if state is None else user_data_json(state)
-    return await _page("item.html", page="item", item_id=item_id, user_data=user_data)
+    script = "admin_item.js" if member is not None and member.is_admin else None  # refresh, rescan, identify
+    return await _page("item.html", page="item", item_id=item_id, user_data=user_data, script=script)
 
 
 async def _visible_libraries() -> list[dict[str, str]]:

@@ -15,11 +15,14 @@ catalogue can answer is :data:`SEARCH_CAPABILITIES`:
 - ``@refID exists false`` (true: no item here is a reference).
 
 Any other property matches nothing (a television asking for music gets
-none); ``exists false`` of one matches everything.  What one item query
-cannot express (two different titles or genres in one ``and``, an ``or``
-of different titles, ``doesNotContain``) is error 708, as is a malformed
-criterion, one longer than :data:`MAX_CRITERIA_CHARS` or nested deeper
-than :data:`MAX_DEPTH`.  Pure: the query is built by ``http/dlna``.
+none); ``exists false`` of one matches everything.  The criteria become
+an ``or`` of at most :data:`MAX_BRANCHES` :class:`Match` (each one item
+query; ``http/dlna/search.py`` runs them and joins what they find), so
+``dc:title contains "x" or upnp:genre = "x"`` is answered.  What no
+conjunction can say (two different titles or genres in one ``and``,
+``doesNotContain``) is error 708, as is a malformed criterion, one longer
+than :data:`MAX_CRITERIA_CHARS`, nested deeper than :data:`MAX_DEPTH` or
+with more branches.  Pure: the query is built by ``http/dlna``.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ INVALID_SEARCH_CRITERIA = 708
 MAX_CRITERIA_CHARS = 2048
 MAX_DEPTH = 16
 MAX_TERMS = 64
+MAX_BRANCHES = 8  # item queries one Search may run (an or of different titles, genres or dates)
 SEARCH_CAPABILITIES = "dc:title,upnp:class,upnp:genre,dc:date,@refID"
 CLASS_OF_TYPE = {"Movie": MOVIE_CLASS, "Episode": VIDEO_CLASS, "Series": FOLDER_CLASS, "Season": FOLDER_CLASS}
 EVERY_TYPE = frozenset(CLASS_OF_TYPE)
@@ -57,17 +61,20 @@ class Match:
         return self.year_from is not None and self.year_to is not None and self.year_from > self.year_to
 
 
-def parse_criteria(text: str) -> Match | None:
-    """The one :class:`Match` ``text`` asks for; None when nothing can match; SoapError 708 when refused."""
+def parse_criteria(text: str) -> list[Match]:
+    """The :class:`Match` es ``text`` asks for, any of which may hold (empty: nothing can match);
+    SoapError 708 when refused."""
     if len(text) > MAX_CRITERIA_CHARS:
         raise _refused("The search criteria are too long.")
     if text.strip() in ("", "*"):
-        return Match()
+        return [Match()]
     parser = _Parser(_tokens(text))
     found = parser.expression(0)
     if parser.position != len(parser.tokens):
         raise _refused("The search criteria are not well-formed.")
-    return _single(found)
+    if len(found) > MAX_BRANCHES:
+        raise _refused(f"An or of more than {MAX_BRANCHES} different titles, genres or dates is not supported.")
+    return found
 
 
 def _refused(why: str) -> SoapError:
@@ -222,11 +229,3 @@ def _merge(matches: list[Match]) -> list[Match]:
     if len(merged) > MAX_TERMS:
         raise _refused("The search criteria have too many terms.")
     return [replace(key, types=types) for key, types in merged.items()]
-
-
-def _single(matches: list[Match]) -> Match | None:
-    if not matches:
-        return None
-    if len(matches) > 1:
-        raise _refused("An or of different titles, genres or dates is not supported.")
-    return matches[0]

@@ -21,9 +21,9 @@ from reelhouse.media.naming._episodes import (
 from reelhouse.media.naming._numbers import parse_bare_number
 from reelhouse.media.naming._results import EpisodeFile
 from reelhouse.media.naming._seasons import parse_season_folder, season_series_prefix
-from reelhouse.media.naming._text import is_obfuscated, is_release_style, readable, split_brackets
+from reelhouse.media.naming._text import is_junk, is_obfuscated, is_release_style, readable, split_brackets
 from reelhouse.media.naming._titles import SeriesName, parse_series_folder
-from reelhouse.media.naming._versions import episode_stack
+from reelhouse.media.naming._versions import episode_stack, title_before_part
 
 FOLDER_CACHE_SIZE = 4096
 # `Show/2/`, `Show/02/`, `Show/2009/`: a season numbered by its folder alone.
@@ -63,7 +63,8 @@ def episode_file(
     season = parsed.season if parsed.season is not None else folder_season
     episode = parsed.episode if parsed.episode is not None else parsed.absolute
     stack = None if from_above else episode_stack(stem, parsed)
-    title = parsed.title if stack is None else None  # `S01E01-cd1`: the marker is no title
+    # `S01E01-cd1`: the marker is no title; `S01E01 - Pilot - part1` is titled `Pilot`
+    title = parsed.title if stack is None else title_before_part(parsed.title) or None
     return EpisodeFile(
         path, strm, series_folder, series, season_folder, season,
         episode, parsed.episode_end, parsed.absolute, parsed.air_date, title, parsed.marker,
@@ -95,11 +96,12 @@ def _above_release(folders: list[str]) -> str | None:
 
 def _bare_in_context(stem: str, folder_season: int | None, in_series: bool) -> EpisodeName | None:
     """A bare number or code after the series name (``Show.Name.05``,
-    ``show.name.117``). Outside a series folder only in release-style
-    names (``Apollo 13`` at the root is a title). In a season folder a code
-    must agree with it: ``Season 2/show.name.117`` is episode 117, not
-    season 1."""
-    if not in_series and not is_release_style(split_brackets(stem)[0]):
+    ``show.name.117``). Outside a series folder only in release names:
+    dotted or underscored, or led by a ``[Group]`` (``[Group] Show 13
+    [1080p]``); a hand-named ``Apollo 13`` at the root is a title. In a
+    season folder a code must agree with it: ``Season 2/show.name.117`` is
+    episode 117, not season 1."""
+    if not in_series and not _led_by_group(stem) and not is_release_style(split_brackets(stem)[0]):
         return None
     parsed = parse_bare_number(stem)
     if parsed is None or parsed.marker is not EpisodeMarker.CODE or folder_season is None:
@@ -107,6 +109,15 @@ def _bare_in_context(stem: str, folder_season: int | None, in_series: bool) -> E
     if parsed.season == folder_season or parsed.season is None or parsed.episode is None:
         return parsed
     return replace(parsed, marker=EpisodeMarker.BARE, season=None, episode=parsed.season * 100 + parsed.episode)
+
+
+def _led_by_group(stem: str) -> bool:
+    """``[Group] Show 13``: a release group in front (not ``[1080p] Show``)."""
+    close = stem.find("]")
+    if not stem.startswith("[") or close < 0:
+        return False
+    group = stem[1:close].strip()
+    return bool(group) and not is_junk(group)
 
 
 def _leading_in_context(

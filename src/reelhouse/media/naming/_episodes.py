@@ -81,6 +81,14 @@ _TRAILING_RE = re.compile(r"(?P<hint>.*?\S)[ ._]+#?(?P<number>\d{1,4})")
 _ABSOLUTE_RE = re.compile(
     r"(?<=[\s_])-[\s_]+#?(\d{1,4})(?:v\d{1,2})?(?:-(\d{1,4})(?:v\d{1,2})?)?(?=$|[\s_\[(])"
 )
+# A season right before an anime's dash number: `[Group] Show S2 - 05`,
+# `Show Season 2 - 05`, `Show 2nd Season - 05` (the season's episode 5).
+_ANIME_SEASON_RE = re.compile(
+    r"(?<![^\s._])(?:s(\d{1,2})|season[\s._]*(\d{1,2})|(\d{1,2})(?:st|nd|rd|th)[\s._]+season)[\s._]*$",
+    re.IGNORECASE,
+)
+# How far before the dash number a season may start (`Season 12 `).
+_ANIME_SEASON_SPAN = 16
 # `01 - Pilot`, and a leading pair `02-03 - Title` (a range in a season
 # folder, season 2 episode 3 elsewhere: the caller decides).
 _LEADING_RE = re.compile(r"(\d{1,3})(?:-(\d{1,3}))?(?=$|[ ._]|-(?!\d))")
@@ -94,7 +102,7 @@ class EpisodeMarker(StrEnum):
     CROSS = "cross"  # 1x02
     WORDS = "words"  # Season 1 Episode 2
     DATE = "date"  # 2021-03-04, 2021.03.04
-    EPISODE = "episode"  # E12, Ep 12, Episode 12 (no season)
+    EPISODE = "episode"  # E12, Ep 12, Episode 12 (no season); Show S2 - 05 (an anime's season)
     ABSOLUTE = "absolute"  # Show - 012
     LEADING = "leading"  # 01 - Pilot
     BARE = "bare"  # Show.Name.05.Title (a number after the series, in a series library)
@@ -277,6 +285,11 @@ def _find_absolute(stem: str) -> _Hit | None:
         end = int(match.group(2)) if match.group(2) else None
         if end is not None and not first < end <= first + MAX_EPISODES_IN_ONE_FILE:
             continue
+        season = _ANIME_SEASON_RE.search(stem, max(0, match.start() - _ANIME_SEASON_SPAN), match.start())
+        if season is not None:  # `Show S2 - 05`: episode 5 of season 2
+            number = int(next(group for group in season.groups() if group is not None))
+            return _Hit(EpisodeMarker.EPISODE, season.start(), match.end(), season=number, episode=first,
+                        episode_end=end)  # fmt: skip
         return _Hit(EpisodeMarker.ABSOLUTE, match.start(), match.end(), absolute=first, episode_end=end)
     return None
 

@@ -20,12 +20,12 @@ _PART_WORD_LIST = ("cd", "dvd", "part", "pt", "dis")
 # Greedy prefix: the last marker wins (`Part 1 - cd2` is cd 2). A marker
 # may sit in brackets (`(Disc 01)`, `[cd1]`) or right after one (`]part1`).
 _STACK_NUMBER_RE = re.compile(
-    rf"(?P<pre>.*)(?:^|[ ._-]+[(\[]?|[(\[]|(?<=[\])]))(?:{_PART_WORDS})[ ._-]*(?P<part>\d{{1,2}})"
+    rf"(?P<pre>.*)(?:^|[ ._-]++[(\[]?|[(\[]|(?<=[\])]))(?:{_PART_WORDS})[ ._-]*(?P<part>\d{{1,2}})"
     r"(?P<post>[\])]?(?:[ ._-].*)?)",
     re.IGNORECASE | re.DOTALL,
 )
 _STACK_WORD_LETTER_RE = re.compile(
-    rf"(?P<pre>.*)(?:^|[ ._-]+)(?:{_PART_WORDS})[ ._-]*(?P<part>[a-d])(?P<post>[ ._-].*)?",
+    rf"(?P<pre>.*)(?:^|[ ._-]++)(?:{_PART_WORDS})[ ._-]*(?P<part>[a-d])(?P<post>[ ._-].*)?",
     re.IGNORECASE | re.DOTALL,
 )
 _STACK_DASH_LETTER_RE = re.compile(r"(?P<pre>.+?)\s*-\s*(?P<part>[a-d])(?P<post>)", re.IGNORECASE | re.DOTALL)

@@ -40,7 +40,7 @@ def parse_bare_number(stem: str) -> EpisodeName | None:
     text = strip_3d(split_brackets(stem)[0])
     release = is_release_style(text)
     tokens = words(text, release)
-    cut = first_junk(tokens)
+    cut = first_junk(tokens, release)
     year: int | None = None
     for index in range(1, cut):
         match = _NUMBER_RE.fullmatch(tokens[index])

@@ -27,9 +27,11 @@ _SITE_PREFIX_RE = re.compile(
     r")(?:\s*[-~|:]+\s*|[\s._]*)",
     re.IGNORECASE,
 )
-# `Fr - Movie (2010)`, `VOSTFR - Show`: a language code then a spaced dash.
+# `Fr - Movie (2010)`, `VOSTFR - Show`, `German - Movie`: a language then a spaced dash.
 _LANGUAGE_PREFIX_RE = re.compile(
-    r"\s*(?:fr|vf|vff|vo|vost|vostfr|en|eng|de|ger|es|esp|it|ita|pt|nl|multi)\s+-\s+", re.IGNORECASE
+    r"\s*(?:fr|vf|vff|vo|vost|vostfr|en|eng|de|ger|es|esp|it|ita|pt|nl|multi"
+    r"|french|truefrench|german|deutsch|spanish|castellano|italian)\s+-\s+",
+    re.IGNORECASE,
 )
 
 

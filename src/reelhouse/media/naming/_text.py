@@ -32,6 +32,7 @@ _BRACKETS_RE = re.compile(r"\[([^\[\]]*)\]|\{([^{}]*)\}")
 _YEAR_TEXT_RE = re.compile(r"\s*(\d{4})\s*")
 _RELEASE_TOKEN_RE = re.compile(r"(?:[A-Za-z]\.){2,}(?:[A-Za-z](?![A-Za-z0-9]))?|[^._\s]+")
 _ACRONYM_END_RE = re.compile(r"(?:^|[^A-Za-z])(?:[A-Za-z]\.){2,}$")
+_ACRONYM_END_SPAN = 5  # a non-letter (or the start), then two letters with their dots
 _EDGE_CHARS = " \t-_,:;~+|"
 
 # Whole words (case-insensitive) that only appear in the technical tail of
@@ -73,6 +74,11 @@ RELEASE_TAGS = LANGUAGE_TAGS | frozenset(
         "sub", "subs", "bd", "web", "hd", "sd", "ws", "fs", "uncut", "unrated", "extended", "remastered",
         "edition", "collector", "collectors", "limited", "imax", "criterion", "theatrical", "retail",
     }
+)
+# Language tags that are also words of titles (`The Good German`): a
+# hand-spaced name ending with one keeps it.
+_PURE_LANGUAGE_TAGS = LANGUAGE_TAGS - frozenset(
+    {"german", "french", "spanish", "castellano", "latino", "nordic", "dual", "ld", "md", "dubbed", "subbed"}
 )
 # Obfuscated names: one token this long with this many digits (`abc123xyz`).
 OBFUSCATED_MIN_LENGTH = 8
@@ -166,12 +172,16 @@ def is_year(token: str, *, explicit: bool) -> bool:
 def is_release_style(text: str) -> bool:
     """True for dotted or underscored names without spaces, and for a
     dotted name whose group has a space (``Movie.2012.1080p.x264-Some Group``:
-    three or more separators before the first space)."""
+    three or more separators before the first space, or fewer with a junk
+    word among them: ``show.203.hdtv-Some Group``)."""
     stripped = text.strip()
     if " " not in stripped:
         return "." in stripped or "_" in stripped
     head = stripped[: stripped.index(" ")]
-    return head.count(".") + head.count("_") >= RELEASE_HEAD_SEPARATORS and not head.endswith(".")
+    separators = head.count(".") + head.count("_")
+    if not separators or head.endswith("."):
+        return False
+    return separators >= RELEASE_HEAD_SEPARATORS or any(map(is_junk, _RELEASE_TOKEN_RE.findall(head)))
 
 
 def words(text: str, release: bool) -> list[str]:
@@ -195,28 +205,30 @@ def is_junk(word: str) -> bool:
     return head in JUNK_WORDS or _JUNK_RE.fullmatch(head) is not None
 
 
-def first_junk(tokens: list[str]) -> int:
+def first_junk(tokens: list[str], release: bool = True) -> int:
     """Index of the first junk word, or ``len(tokens)``, with the release tags
     right before it (``German DL 1080p``, ``(BD 1080p``) and, at the very
-    end of the name, the language tags (``Show.S01E01.German.DL``)."""
+    end of the name, the language tags (``Show.S01E01.German.DL``; in a
+    hand-spaced name, not ``release``, only tags no title uses: ``The Good
+    German`` keeps its last word, ``Show S01E01 VOSTFR`` does not)."""
     cut = len(tokens)
     for index, token in enumerate(tokens):
         if is_junk(token):
             cut = index
             break
     else:
-        return _tags_ending(tokens)
+        return _tags_ending(tokens, LANGUAGE_TAGS if release else _PURE_LANGUAGE_TAGS)
     while cut > 0 and _tag_key(tokens[cut - 1]) in RELEASE_TAGS:
         cut -= 1
     return cut
 
 
-def _tags_ending(tokens: list[str]) -> int:
-    """Where the release tags ending a name start (``VOSTFR WEB``), if a
-    language is among them; else ``len(tokens)`` (``The Final Extended``)."""
+def _tags_ending(tokens: list[str], languages: frozenset[str]) -> int:
+    """Where the release tags ending a name start (``VOSTFR WEB``), if one of
+    ``languages`` is among them; else ``len(tokens)`` (``The Final Extended``)."""
     cut, language = len(tokens), False
     while cut > 0 and (key := _tag_key(tokens[cut - 1])) in RELEASE_TAGS:
-        language = language or key in LANGUAGE_TAGS
+        language = language or key in languages
         cut -= 1
     return cut if language else len(tokens)
 
@@ -232,7 +244,15 @@ def trim(text: str) -> str:
     a balanced group never ends with an opening or starts with a closing one.
     """
     text = text.rstrip(_EDGE_CHARS + "[({").lstrip(_EDGE_CHARS + "])}")
-    while text.endswith(".") and _ACRONYM_END_RE.search(text) is None:
+    # A run of dots goes at once (no acronym ends with two dots), and only
+    # the last five characters can make an acronym's end (`?X.Y.`): a
+    # search of the whole text for each dot of a run was the slowest step
+    # of the slowest names (`Name..............................`).
+    while text.endswith("."):
+        if text.endswith(".."):
+            text = text.rstrip(".") + "."
+        if _ACRONYM_END_RE.search(text, max(0, len(text) - _ACRONYM_END_SPAN)) is not None:
+            break
         text = text[:-1].rstrip(_EDGE_CHARS)
     if text.startswith(".") and not text.startswith("..."):
         text = text.lstrip(".").strip(_EDGE_CHARS)
@@ -246,7 +266,7 @@ def tidy(text: str, release: bool, *, three_d: bool = True) -> str:
     if three_d:
         text = strip_3d(text)
     tokens = words(text, release)
-    return trim(" ".join(tokens[: first_junk(tokens)]))
+    return trim(" ".join(tokens[: first_junk(tokens, release)]))
 
 
 def is_obfuscated(stem: str) -> bool:

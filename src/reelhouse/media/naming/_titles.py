@@ -33,16 +33,31 @@ FOLDER_CACHE_SIZE = 8192
 _LAST_PAREN_YEAR_RE = re.compile(r".*\((\d{4})\)", re.DOTALL)
 _DOT_YEAR_RE = re.compile(r"(?<=[^\W\d_])\.((?:18|19|20|21)\d\d)(?:\.(?=\S)|(?![0-9]))")
 _PAREN_GROUP_RE = re.compile(r"\(([^()]*)\)")
-_COMPLETE_RE = re.compile(r"[ -]+(?:the )?complete(?: series| collection)?$", re.IGNORECASE)
+# `Movie (2010 BD 1080p)`: a year opening a group of release words is the year.
+_OPEN_YEAR_RE = re.compile(r"\((\d{4})[ ._]+(?=[^()\s])")
+_COMPLETE_RE = re.compile(r"(?<![ -])[ -]++(?:the )?complete(?: series| collection)?$", re.IGNORECASE)
 # A pack of several seasons: `Show S01-S03`, `Show.S01-S05.Complete`,
 # `Show Staffel 1-3 German DL`, `Show Complete Series 1-5`, `Show Seasons 1 to 4`.
+# A run of separators is read once, from its start and without giving any
+# back (`(?<!...)` and `++`; what follows never starts with one): tried from
+# each of its characters, a long run (`Name.------.......`) cost a
+# millisecond, the slowest step of the slowest names.
 _SEASON_RANGE_RE = re.compile(
-    r"[ ._-]+(?:(?:the[ ._])?complete[ ._](?:series|seasons?)[ ._]*\d{1,2}"
+    r"(?<![ ._-])[ ._-]++(?:(?:the[ ._])?complete[ ._](?:series|seasons?)[ ._]*\d{1,2}"
     r"|s\d{1,2}[ ._]?-[ ._]?s?\d{1,2}"
     r"|(?:seasons?|series|staffeln?|saisons?|temporadas?|stagion[ei])[ ._]*\d{1,2}[ ._]*(?:-|to|a|bis|à)[ ._]*\d{1,2})"
     r"(?![0-9]).*$",
     re.IGNORECASE | re.DOTALL,
 )
+# An edition written before a release's year (`Movie.Edition.Collector.2011`,
+# `Movie.Directors.Cut.2011`): two words, so that a title's `Extended` or
+# `Final Cut` stays (`The.Extended.Family.2014`, `The.Final.Cut.2004`).
+_EDITION_FIRST = frozenset(
+    {"director's", "directors", "extended", "special", "ultimate", "collector's", "collectors", "limited",
+     "anniversary", "unrated", "uncut", "edition"}
+)
+_EDITION_LAST = frozenset({"cut", "edition", "collector", "limitee", "limitée"})
+_ARTICLES = frozenset({"the", "a", "an"})
 _LEADING_ARTICLE_RE = re.compile(r"(?:the|an|a)\s+(?=\S)", re.IGNORECASE)
 
 
@@ -97,7 +112,10 @@ def parse_series_folder(name: str) -> SeriesName:
     """
     cut = _SEASON_RANGE_RE.search(name)  # memoised: each folder name is read once
     if cut is not None and trim(name[: cut.start()]):
-        name = name[: cut.start()]  # `Show.S01-S05.Complete.1080p` -> `Show`
+        # `Show.S01-S05.Complete.1080p` -> `Show`; `Show - Staffel 1-3 (2010)` keeps its year
+        bracketed = _LAST_PAREN_YEAR_RE.match(name, cut.start())
+        kept = bracketed.group(1) if bracketed is not None and is_year(bracketed.group(1), explicit=True) else None
+        name = name[: cut.start()] + (f" ({kept})" if kept is not None else "")
     season = split_season(name)
     if season is not None and trim(season[0]):
         name = season[0]  # `The.Show.S01.720p` -> `The.Show`
@@ -125,6 +143,9 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
     text, tags = split_brackets(name)
     text = strip_3d(text)  # `Movie.3D.HSBS`: the 3D format is the version's
     match = _LAST_PAREN_YEAR_RE.match(text)
+    if (match is None or not is_year(match.group(1), explicit=True)) and "(" in text:
+        text = _OPEN_YEAR_RE.sub(_close_year, text)  # `Movie (2010 BD 1080p)` -> `Movie (2010) (BD 1080p)`
+        match = _LAST_PAREN_YEAR_RE.match(text)
     if match is not None and is_year(match.group(1), explicit=True):
         before = text[: match.start(1) - 1]
         after_tags = tuple(g.strip() for g in _PAREN_GROUP_RE.findall(text[match.end() :]) if g.strip())
@@ -134,14 +155,39 @@ def _parse_title(name: str, *, bare_years: bool) -> tuple[str, int | None, tuple
     if not release and "." in text:
         text = _DOT_YEAR_RE.sub(r" \1 ", text)  # `Copper Sky.2010.1080p`: a spaced name, a dotted year
     tokens = words(join_dates(text) if release else text, release)
-    cut = first_junk(tokens)
+    cut = first_junk(tokens, release)
     if bare_years or release:
         index = _bare_year_index(tokens, cut)
         if index is not None:
             year = int(tokens[index][:4])
-            return strip_release_group(trim(" ".join(tokens[:index]))), year, tags
-    title = trim(" ".join(tokens[:cut])) or trim(" ".join(tokens)) or name.strip()
+            return strip_release_group(trim(" ".join(_first_title(tokens[:index], release)))), year, tags
+    title = trim(" ".join(_first_title(tokens[:cut], release))) or trim(" ".join(tokens)) or name.strip()
     return strip_release_group(title), None, tags
+
+
+def _first_title(tokens: list[str], release: bool) -> list[str]:
+    """The title's words: a release's second title after ``AKA`` goes
+    (``Copper.Sky.AKA.Amber.Road.2011``), then an edition ending it."""
+    if release and len(tokens) > 2 and ("AKA" in tokens or "aka" in tokens or "Aka" in tokens):
+        for index in range(1, len(tokens) - 1):
+            if tokens[index].casefold() == "aka":
+                tokens = tokens[:index]
+                break
+    return _without_edition(tokens) if len(tokens) > 2 else tokens
+
+
+def _without_edition(tokens: list[str]) -> list[str]:
+    """``tokens`` without an edition ending them (``Edition Collector``,
+    ``Directors Cut``), when a title other than an article is left."""
+    if len(tokens) < 3 or tokens[-1].casefold() not in _EDITION_LAST or tokens[-2].casefold() not in _EDITION_FIRST:
+        return tokens
+    rest = tokens[:-2]
+    return rest if any(token.casefold() not in _ARTICLES for token in rest) else tokens
+
+
+def _close_year(match: re.Match[str]) -> str:
+    year = match.group(1)
+    return f"({year}) (" if is_year(year, explicit=True) else match.group(0)
 
 
 def _episode_prefix(name: str) -> str | None:

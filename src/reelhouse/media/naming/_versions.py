@@ -7,6 +7,7 @@ functions over file stems.
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Sequence
 
 from reelhouse.media.naming._episodes import EpisodeName, parse_episode
@@ -23,6 +24,12 @@ from reelhouse.media.naming._groups import (
 
 # Where a shared prefix may end: before a label's `` - `` or `[`.
 _LABEL_STARTS = (" - ", " [", "[", "-", "_", ".")
+
+# A part marker ending an episode's title: `part1` / `pt1` glued to their
+# number (`Pilot - part1`, `Pilot.part1.720p`), or a disc word (`Pilot-cd2`,
+# `Pilot cd 2`). A title's spaced `Part 2` (`The Flood Part 2`, `The Flood -
+# Part 2`) stays the title's.
+_TITLE_PART_RE = re.compile(r"[\s._-]+(?:(?:cd|dvd|dis[ck])[\s._-]?|part|pt)\d{1,2}$", re.IGNORECASE)
 
 _EpisodeKey = tuple[int | None, int | None, int | None, int | None, datetime.date | None]
 
@@ -68,17 +75,28 @@ def group_episode_stacks(stems: Sequence[str]) -> list[Stack]:
 
 
 def episode_stack(stem: str, parsed: EpisodeName) -> StackPart | None:
-    """A numbered part marker right after the episode's number or version
-    label (``S01E01 - 1080p part1``, ``S01E01-cd2``); a title's ``Part 2``
-    (``S01E05 - The Reckoning Part 2``) and letters (``- A``, a title's)
-    are not parts."""
+    """A numbered part marker right after the episode's number, version
+    label or title (``S01E01 - 1080p part1``, ``S01E01-cd2``, ``S01E01 -
+    Pilot - part1``); a title's spaced ``Part 2`` (``S01E05 - The Reckoning
+    Part 2``) and letters (``- A``, a title's) are not parts."""
     found = stack_part(stem)
     if found is None or found.lettered:
         return None
-    if parsed.title is None:
+    if parsed.title is None or title_before_part(parsed.title) is not None:
         return found
-    in_title = stack_part(parsed.title)
-    return found if in_title is not None and not in_title.base.strip(" ._-") else None
+    return None
+
+
+def title_before_part(title: str | None) -> str | None:
+    """The episode title before its part marker (``Pilot - part1`` ->
+    ``Pilot``, ``cd2`` -> ``""``); None when ``title`` ends with none."""
+    if title is None:
+        return None
+    in_title = stack_part(title)
+    if in_title is not None and not in_title.lettered and not in_title.base.strip(" ._-"):
+        return ""
+    match = _TITLE_PART_RE.search(title)
+    return title[: match.start()].rstrip(" ._-") if match is not None else None
 
 
 def _group(members: list[str], items: dict[str, tuple[str, tuple[str, ...]]]) -> VersionGroup | None:

@@ -14,6 +14,8 @@ from ._filters import (
 from ._model import (
     IMAGE_KINDS,
     ITEM_SORTS,
+    MAX_IDS,
+    MAX_LIMIT,
     ItemQuery,
 )
 from ._params import (
@@ -36,6 +38,8 @@ __all__ = [
     "IMAGE_KINDS",
     "ITEM_SORTS",
     "LIKE_ESCAPE",
+    "MAX_IDS",
+    "MAX_LIMIT",
     "PAGE_EXTRAS",
     "SUMMARY_COLUMNS",
     "ItemPage",

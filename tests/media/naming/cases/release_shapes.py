@@ -24,8 +24,12 @@ BARE_NUMBERS: list[Case] = [
     ("Harbor Lights/Harbor Lights 07 Low Tide.mkv", "tvshows", {"episode": 7, "title": "Low Tide"}),
     ("Harbor.Lights.2019.04.720p.mkv", "tvshows",
      {"series": SeriesName("Harbor Lights", 2019), "episode": 4}),
+    # a group in front makes a spaced name a release: its number is anime's
+    ("[Lantern] Paper Kites 13 [1080p].mkv", "tvshows",
+     {"series": SeriesName("Paper Kites", None), "episode": 13, "absolute": 13}),
     # a hand-named title at the root keeps its number; a year is never an episode
     ("Route 66.mkv", "tvshows", {"episode": None, "title": "Route 66"}),
+    ("[1080p] Route 66.mkv", "tvshows", {"episode": None, "title": "Route 66"}),
     ("Harbor Lights/Harbor Lights 2016.mkv", "tvshows", {"episode": None}),
     # movies are never read this way
     ("Rocket.88.1999.1080p.mkv", "movies", {"name": MovieName("Rocket 88", 1999)}),
@@ -38,6 +42,9 @@ CODES: list[Case] = [
     ("quiet.acres.2401.mkv", "tvshows", {"season": 24, "episode": 1}),
     ("Quiet Acres/Quiet Acres [401].mkv", "tvshows", {"season": 4, "episode": 1}),
     ("Quiet Acres/Season 3/quiet.acres.305.720p.mkv", "tvshows", {"season": 3, "episode": 5}),
+    # a one-word series before the code, a group with a space after it
+    ("quiet.305.hdtv-Night Owls.mp4", "tvshows", {"series": SeriesName("quiet", None), "season": 3, "episode": 5}),
+    ("Quiet/Saison 3/quiet.305.hdtv-Night Owls.mp4", "tvshows", {"season": 3, "episode": 5}),
     # a code that disagrees with its season folder is an episode number
     ("Quiet Acres/Season 2/quiet.acres.117.mkv", "tvshows", {"season": 2, "episode": 117}),
     # leading zero, large episode parts and years are not codes
@@ -56,9 +63,12 @@ RELEASE_WORDS: list[Case] = [
     ("Copper Sky 2011 TRUEFRENCH 720p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("Copper Sky (2011) Edition Collector.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("Copper Sky (BD 1080p).mkv", "movies", {"name": MovieName("Copper Sky", None)}),
+    ("Copper Sky (2011 BD 1080p).mkv", "movies", {"name": MovieName("Copper Sky", 2011, ("BD 1080p",))}),
+    ("Copper Sky (2011 BD 1080p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("Copper.Sky.German.DL.720p.WEB.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
     ("Copper.Sky.Extended.1080p.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
     ("Copper.Sky.2011.1080p.BluRay.x264-Night Owls.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper.Sky.1080p.x264-Night Owls.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
     ("Glass.Orchard.S01E03.German.DL.720p.mkv", "tvshows", {"episode": 3, "title": None}),
     ("Glass.Orchard.S01E03.TRUEFRENCH.mkv", "tvshows", {"episode": 3, "title": None}),
     ("Glass Orchard - S01E03 - The Old Well (WEB 1080p).mkv", "tvshows", {"title": "The Old Well"}),
@@ -69,8 +79,23 @@ RELEASE_WORDS: list[Case] = [
     ("Copper.Sky.2011.iTALiAN.BDRip.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("Copper Sky (2011) VOSTFR.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("Copper.Sky.VOSTFR.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
+    # a release's second title after AKA
+    ("Copper.Sky.AKA.Amber.Road.2011.1080p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper Sky AKA Amber Road 2011.mkv", "movies", {"name": MovieName("Copper Sky AKA Amber Road", 2011)}),
+    # an edition of two words before a release's year
+    ("Copper.Sky.Edition.Collector.2011.1080p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper.Sky.Directors.Cut.2011.720p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("Copper Sky Extended Edition 2011.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     # the same words inside a title stay
     ("The German Clockmaker (2014).mkv", "movies", {"name": MovieName("The German Clockmaker", 2014)}),
+    ("The.Final.Cut.2004.1080p.mkv", "movies", {"name": MovieName("The Final Cut", 2004)}),
+    # a hand-spaced name ending with a language word keeps it; a tag no title uses goes
+    ("The Good German.mkv", "movies", {"name": MovieName("The Good German", None)}),
+    ("The Good German/The Good German.mkv", "movies", {"name": MovieName("The Good German", None)}),
+    ("Glass Orchard/Season 1/Glass Orchard - S01E02 - The Good German.mkv", "tvshows",
+     {"title": "The Good German"}),
+    ("Copper Sky VOSTFR.mkv", "movies", {"name": MovieName("Copper Sky", None)}),
+    ("The.Special.Edition.2011.mkv", "movies", {"name": MovieName("The Special Edition", 2011)}),
     ("The.Extended.Family.2014.720p.mkv", "movies", {"name": MovieName("The Extended Family", 2014)}),
 ]
 
@@ -92,6 +117,8 @@ PREFIXES: list[Case] = [
     ("www.SomeSite.net.Copper.Sky.2011.720p.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("(somesite.to) Copper Sky 2011.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
     ("Fr - Copper Sky 2011.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("German - Copper Sky 2011.mkv", "movies", {"name": MovieName("Copper Sky", 2011)}),
+    ("VOSTFR - Glass Orchard - 13.mkv", "tvshows", {"series": SeriesName("Glass Orchard", None), "episode": 13}),
     ("SomeSite.com - Glass.Orchard.S02E01.mkv", "tvshows",
      {"series": SeriesName("Glass Orchard", None), "season": 2, "episode": 1}),
     ("[www.SomeSite.cc]Glass.Orchard.S02E01.mkv", "tvshows", {"series": SeriesName("Glass Orchard", None)}),
@@ -153,6 +180,7 @@ SEASON_FOLDERS: list[Case] = [
     ("Glass Orchard Staffel 1-3 German DL/Staffel 2/Folge 1.mkv", "tvshows",
      {"series": SeriesName("Glass Orchard", None), "season": 2, "episode": 1}),
     ("Glass Orchard Seasons 1 to 4/Season 4/E02.mkv", "tvshows", {"series": SeriesName("Glass Orchard", None)}),
+    ("Glass Orchard - Staffel 1-3 (2010)/Staffel 2/Folge 1.mkv", "tvshows", {"series": SeriesName("Glass Orchard", 2010)}),
 ]
 
 # Parts inside a version, and stacks that are not stacks.
@@ -167,6 +195,15 @@ EPISODE_STACKS: list[Case] = [
     ("Glass Orchard/Season 1/Glass Orchard - S01E05 - The Flood Part 2.mkv", "tvshows",
      {"stack": None, "title": "The Flood Part 2"}),
     ("Glass Orchard/Season 1/Glass Orchard - S01E06 - B.mkv", "tvshows", {"stack": None, "title": "B"}),
+    ("Glass Orchard/Season 1/Glass Orchard - S01E05 - The Flood - Part 2.mkv", "tvshows",
+     {"stack": None, "title": "The Flood - Part 2"}),
+    # after a title, a part glued to its number or a disc word is a part; the title stays
+    ("Glass Orchard/Season 1/Glass Orchard - S01E01 - Pilot - part1.mkv", "tvshows",
+     {"stack": StackPart("Glass Orchard - S01E01 - Pilot", 1), "title": "Pilot"}),
+    ("Glass Orchard/Season 1/Glass.Orchard.S01E01.Pilot.part2.720p.mkv", "tvshows",
+     {"stack": StackPart("Glass.Orchard.S01E01.Pilot.720p", 2), "title": "Pilot"}),
+    ("Glass Orchard/Season 1/Glass Orchard - S01E01 - Pilot cd2.mkv", "tvshows",
+     {"stack": StackPart("Glass Orchard - S01E01 - Pilot", 2), "title": "Pilot"}),
     ("Copper Sky (2011)/Copper Sky (2011) - 1080p - part2.mkv", "movies",
      {"version_label": "1080p", "stack": StackPart("Copper Sky (2011) - 1080p", 2)}),
 ]
@@ -203,6 +240,16 @@ ABSOLUTE: list[Case] = [
     ("Paper Kites/[Lantern]_Paper_Kites_-_027v2_[720p].mkv", "tvshows", {"absolute": 27}),
     ("Paper Kites/Paper Kites - 099.mkv", "tvshows", {"absolute": 99}),
     ("Paper Kites/Paper Kites #12.mkv", "tvshows", {"absolute": 12}),
+    # a season before the number makes it that season's episode
+    ("[Lantern] Paper Kites S2 - 05 [1080p].mkv", "tvshows",
+     {"series": SeriesName("Paper Kites", None), "season": 2, "episode": 5, "absolute": None}),
+    ("Paper Kites/Paper Kites Season 2 - 05.mkv", "tvshows", {"season": 2, "episode": 5, "absolute": None}),
+    ("[Lantern] Paper Kites 2nd Season - 05v2 [1080p].mkv", "tvshows",
+     {"series": SeriesName("Paper Kites", None), "season": 2, "episode": 5}),
+    ("[Lantern] Paper Kites S02 - 05-06 [1080p].mkv", "tvshows", {"season": 2, "episode": 5, "episode_end": 6}),
+    # `Season` without a number is the title's
+    ("[Lantern] Paper Kites - The Final Season - 01 [1080p].mkv", "tvshows",
+     {"series": SeriesName("Paper Kites - The Final Season", None), "season": None, "absolute": 1}),
 ]
 
 # (absolute number, the provider's episodes per season, season and episode)
@@ -229,6 +276,7 @@ CONFIDENCE: list[tuple[str, str, float, float]] = [
     ("Glass Orchard/Season 1/E02.mkv", "tvshows", 0.8, 0.9),
     ("Glass Orchard/Glass Orchard - 012.mkv", "tvshows", 0.7, 0.9),
     ("quiet.acres.117.hdtv.mp4", "tvshows", 0.4, 0.6),
+    ("[Lantern] Paper Kites S2 - 05 [1080p].mkv", "tvshows", 0.7, 0.9),
     ("Glass Orchard/Season 1/quiet.acres.117.mkv", "tvshows", 0.8, 0.9),
     ("Glass Orchard/Season 1/Dusk.mkv", "tvshows", 0.0, 0.5),
     ("Glass.Orchard.S12E02.720p-GRP/161219_06.mkv", "tvshows", 0.5, 0.9),

@@ -5,26 +5,12 @@
 "use strict";
 const ADMIN = "/web/admin";
 
+// The console's administrative door (static/fetch.js); an answer that lands clears an earlier error.
 async function admin(path, options = {}) {
-  const init = { credentials: "same-origin", headers: { Accept: "application/json" }, method: options.method || "GET" };
-  if (options.json !== undefined) {
-    init.method = options.method || "POST";
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(options.json);
-  }
-  const response = await fetch(ADMIN + path, init);
-  if (response.status === 401) { location.href = "/web/login"; throw new Error("signed out"); }
-  if (!response.ok) {
-    let message = "The server answered " + response.status + ".";
-    try { message = (await response.json()).message || message; } catch (e) { /* not JSON */ }
-    showError(message);
-    throw new Error(message);
-  }
+  const answer = await requestJson(ADMIN + path, options);
   hideError();
-  return response.status === 204 ? null : response.json();
+  return answer;
 }
-
-function hideError() { const box = document.getElementById("error"); if (box) box.hidden = true; }
 
 function notice(text) {
   const box = document.getElementById("notice");
@@ -32,7 +18,11 @@ function notice(text) {
 }
 
 function el(tag, { dataset = {}, ...props } = {}, ...children) {
-  const node = Object.assign(document.createElement(tag), props);
+  const node = document.createElement(tag);
+  // "aria-label" and the like are attributes only; the rest are the element's properties.
+  for (const [key, value] of Object.entries(props)) {
+    if (key.includes("-")) node.setAttribute(key, value); else node[key] = value;
+  }
   Object.assign(node.dataset, dataset);
   for (const child of children) node.append(child instanceof Node ? child : String(child ?? ""));
   return node;
@@ -75,7 +65,14 @@ async function systemPage() {
     ["Up for", clock(status.uptimeSeconds)], ["Started", when(status.startedAt)], ["Checks", checks]]) {
     facts.append(el("dt", {}, name), el("dd", {}, value));
   }
-  rows("#caches", status.caches || [], (c) => [c.name, c.fileCount, bytes(c.sizeBytes || 0)]);
+  const caches = (list) => rows("#caches", list, (c) => [c.name, c.fileCount, bytes(c.sizeBytes || 0),
+    c.clearable ? button("Clear", () => admin("/api/system/caches/" + encodeURIComponent(c.name) + "/clear", { method: "POST" })
+      .then((now) => { notice(c.name + ": cleared."); return caches(list.map((o) => (o.name === now.name ? now : o))); })) : ""]);
+  caches(status.caches || []);
+  const update = await admin("/api/system/update");
+  const said = !update.enabled ? "not checked (turned off)" : update.available && update.latest
+    ? update.latest.version + " is available" : "up to date" + (update.checkedAt ? " (checked " + when(update.checkedAt) + ")" : "");
+  facts.append(el("dt", {}, "Updates"), el("dd", { id: "update" }, said));
 }
 
 async function tasksPage() {
@@ -93,6 +90,10 @@ async function tasksPage() {
       button(s.paused ? "Resume" : "Pause", () => change({ paused: !s.paused })),
       button("Default", () => change({ reset: true })))];
   });
+  for (const start of document.querySelectorAll("#start-jobs button")) {
+    start.addEventListener("click", () => admin("/api" + start.dataset.path, { method: "POST" })
+      .then(() => { notice(start.textContent + ": started."); return jobs(); }).catch(() => null));
+  }
   await Promise.all([jobs(), schedules()]);
   setInterval(() => jobs().catch(() => null), 3000);  // progress bars move while jobs run
 }
@@ -131,11 +132,40 @@ async function playbackPage() {
       .then(() => { notice("Stop sent to " + s.device + "."); return sessions(); })) : el("span", { className: "note" }, "cannot be stopped"),
   ], "Nobody is playing.");
   const devices = async () => rows("#devices", await admin("/api/devices"), (d) => [
-    d.device + " · " + d.client, d.kind, d.userName || "", when(d.lastSeen),
+    d.device + " · " + d.client, d.kind + (d.notCountedReason === "notPlayed" ? " (never played: not counted)" : ""), d.userName || "", when(d.lastSeen),
     button("Sign out", () => admin("/api/devices/" + encodeURIComponent(d.id), { method: "DELETE" }).then(() => { notice(d.device + " is signed out."); return devices(); })),
   ], "No device is signed in.");
-  await Promise.all([sessions(), devices()]);
+  await Promise.all([sessions(), devices(), historyPart()]);
   setInterval(() => sessions().catch(() => null), 3000);
+}
+
+// Finished playbacks, newest first (GET /admin/playback/history): filtered, paged. Calendar dates
+// are read in the browser's own time zone.
+async function historyPart() {
+  const form = document.getElementById("history-filters");
+  const more = document.getElementById("history-more");
+  const body = document.querySelector("#history tbody");
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  let cursor = null;
+  const load = async (fresh) => {
+    const query = new URLSearchParams({ limit: "50", tz: zone });
+    for (const [key, value] of Object.entries(formJson(form))) if (value) query.set(key, value);
+    if (!fresh && cursor) query.set("cursor", cursor);
+    const page = await admin("/api/admin/playback/history?" + query);
+    if (fresh) body.replaceChildren();
+    for (const r of page.records) {
+      const title = [r.title, r.episode].filter(Boolean).join(" · ") || r.itemId;
+      body.append(el("tr", {}, el("td", {}, when(r.at)), el("td", {}, r.member), el("td", {}, title),
+        el("td", {}, r.device + " · " + r.player),
+        el("td", {}, bar(r.watchedSec, r.durationSec), " " + Math.round(r.percent) + "%" + (r.finished ? " ✓" : ""))));
+    }
+    if (fresh && !page.records.length) body.append(el("tr", {}, el("td", { colSpan: 5, className: "empty" }, "Nothing played yet.")));
+    cursor = page.nextCursor || null;
+    more.hidden = !cursor;
+  };
+  form.addEventListener("submit", (event) => { event.preventDefault(); load(true).catch(() => null); });
+  more.addEventListener("click", () => load(false).catch(() => null));
+  await load(true);
 }
 
 async function keysPage() {
@@ -170,16 +200,42 @@ async function pluginsPage() {
         el("h3", {}, p.name + " " + p.version), el("p", { className: "meta" }, p.status + missing),
         el("div", { className: "actions" },
           button(p.enabled ? "Disable" : "Enable", () => change({ enabled: !p.enabled }, p.name + (p.enabled ? " disabled." : " enabled."))),
-          key, value, button("Set", () => change({ settings: { [key.value]: value.value } }, p.name + ": " + key.value + " set.")))));
+          key, value, button("Set", () => change({ settings: { [key.value]: value.value } }, p.name + ": " + key.value + " set.")),
+          !p.bundled && p.status !== "not_installed" ? button("Remove", () => admin("/plugins/" + id, { method: "DELETE" })
+            .then(() => { notice(p.name + " is removed (its settings are kept)."); return plugins(); })) : "")));
     }
   };
-  const backups = async () => rows("#backups", (await admin("/backups/list")).items, (b) => [b.name, bytes(b.size), when(b.createdAt)], "No backup yet.");
+  const install = document.getElementById("install");
+  install.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const done = await admin("/plugins", { json: formJson(install) }).catch(() => null);
+    if (done) { notice(done.id + " " + (done.version || "") + " is installed."); install.reset(); await plugins(); }
+  });
+  await Promise.all([plugins(), backupsPart()]);
+}
+
+// Backups: make one now; restore one when the server next starts (a running server's database is
+// never replaced under it), withdraw that until then; the last restore's outcome.
+async function backupsPart() {
+  const state = document.getElementById("restore-state");
+  const backups = async () => {
+    const found = await admin("/backups/list");
+    const last = found.lastRestore;
+    const said = found.pendingRestore ? found.pendingRestore + " is restored when the server next starts."
+      : last ? "The last restore, " + when(last.at) + ": " + (last.ok ? "" : "failed: ") + last.message : "";
+    state.textContent = said; state.hidden = !said;
+    if (found.pendingRestore) state.append(" ", button("Withdraw", () => admin("/backups/restore", { method: "DELETE" })
+      .then(() => { notice("The restore is withdrawn."); return backups(); })));
+    rows("#backups", found.items.slice().reverse(), (b) => [b.name, bytes(b.size), when(b.createdAt),
+      found.pendingRestore ? "" : button("Restore at next start", () => admin("/backups/" + encodeURIComponent(b.name) + "/restore", { method: "POST" })
+        .then((answer) => { notice(answer.message); return backups(); }))], "No backup yet.");
+  };
   document.getElementById("backup").addEventListener("click", async () => {
     notice("Backing up…");
     const made = await admin("/backups", { method: "POST" }).catch(() => null);
     if (made) { notice("Wrote " + made.name + "."); await backups(); }
   });
-  await Promise.all([plugins(), backups()]);
+  await backups();
 }
 
 const ADMIN_PAGES = {

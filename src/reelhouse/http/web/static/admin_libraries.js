@@ -1,6 +1,6 @@
-// The libraries page: create (with options), edit options (the update hints shown), scan quick or
-// full, cancel, confirm missing, errors; live progress from the scan event stream
-// (GET /scans/events, server-sent events: a snapshot per library, then every change).
+// The libraries page: create (with options), rename or change folders, edit options (the update hints
+// shown), scan quick or full, cancel, confirm missing, metadata and upkeep actions, delete, errors;
+// live progress from the scan event stream (GET /scans/events: a snapshot per library, then every change).
 "use strict";
 const SCAN_EVENTS = ["scan.snapshot", "scan.queued", "scan.started", "scan.progress", "scan.paused",
   "scan.completed", "scan.failed", "scan.cancelled"];
@@ -9,6 +9,12 @@ const HINTS = {
   nfoSyncSuggested: "Writing the local metadata files again is suggested.",
   remoteReadsSuggested: "Reading remote sources again is suggested.",
   scrapeRequeueSuggested: "Fetching metadata again for the items it failed on is suggested.",
+};
+
+// Bulk actions on the items in an attention state (POST /libraries/{id}/attention-actions).
+const ATTENTION = {
+  reidentify: "Identify again (needs identifying)", rescrape: "Scrape again (scrape failed or not queued)",
+  reprobe: "Read media information again (unread)", dropMissing: "Remove missing items now",
 };
 
 function scanLine(status) {
@@ -22,13 +28,17 @@ function scanLine(status) {
   return box;
 }
 
-function libraryCard(library) {
+function libraryCard(library, reload) {
   const id = encodeURIComponent(library.id);
   const card = el("article", { className: "library", id: "library-" + library.id, dataset: { library: library.id } });
   const status = el("div", { className: "status" }, "Waiting for the scan stream…");
-  const options = el("textarea", { rows: 4, value: JSON.stringify(library.options || {}, null, 1), "aria-label": "Options of " + library.name });
+  const options = el("textarea", { className: "options", rows: 4, value: JSON.stringify(library.options || {}, null, 1), "aria-label": "Options of " + library.name });
   const hints = el("ul", { className: "hints" });
   const act = (path, said) => admin("/api/libraries/" + id + path, { method: "POST" }).then(() => notice(library.name + ": " + said));
+  const attention = el("select", { "aria-label": "Action on the items needing attention" },
+    ...Object.entries(ATTENTION).map(([value, label]) => el("option", { value }, label)));
+  const name = el("input", { value: library.name, maxLength: 200, "aria-label": "Name of " + library.name, name: "name" });
+  const folders = el("textarea", { rows: 2, value: (library.paths || []).join("\n"), "aria-label": "Folders of " + library.name, name: "paths" });
   card.append(
     el("h2", {}, library.name), el("p", { className: "meta" }, library.collectionType + " · " + (library.paths || []).join(", ")),
     status,
@@ -38,7 +48,34 @@ function libraryCard(library) {
       button("Cancel scan", () => act("/cancel-scan", "cancelling.")),
       button("Confirm missing", () => admin("/api/libraries/" + id + "/confirm-missing", { method: "POST" })
         .then((answer) => notice(library.name + ": " + (answer && answer.message ? answer.message : "missing items confirmed."))))),
-    el("details", {}, el("summary", {}, "Options"), options, hints,
+    el("details", { className: "more" }, el("summary", {}, "Metadata and upkeep"), el("div", { className: "actions" },
+      button("Refresh missing metadata", () => admin("/api/libraries/" + id + "/refresh", { json: { mode: "missing" } })
+        .then(() => notice(library.name + ": metadata refresh queued."))),
+      button("Rescrape unmatched", () => admin("/api/libraries/" + id + "/rescrape", { method: "POST" })
+        .then((r) => notice(library.name + ": " + r.queued + " queued, " + r.skipped + " skipped."))),
+      button("Scrape what was never scraped", () => admin("/api/libraries/" + id + "/scrape-requeue", { method: "POST" })
+        .then((r) => notice(library.name + ": " + r.queued + " queued, " + r.skipped + " skipped."))),
+      attention,
+      button("Run on the items needing it", () => admin("/api/libraries/" + id + "/attention-actions", { json: { action: attention.value } })
+        .then((r) => notice(library.name + ": " + r.count + " items taken (see Jobs)."))),
+      button("Regenerate covers", () => act("/covers/regenerate", "covers made again.")),
+      button("Write NFO files", () => act("/nfo-sync", "writing NFO files (see Jobs).")),
+      button("Delete library", async () => {
+        if (!confirm("Delete " + library.name + "? Its items and settings go; the files stay on disk.")) return;
+        await admin("/api/libraries/" + id, { method: "DELETE" });
+        notice(library.name + " is deleted.");
+        await reload();
+      }))),
+    el("details", { className: "more" }, el("summary", {}, "Name and folders"), el("div", { className: "form" },
+      el("label", {}, "Name ", name), el("label", {}, "Folders (one per line) ", folders),
+      button("Save name and folders", async () => {
+        const paths = folders.value.split("\n").map((p) => p.trim()).filter(Boolean);
+        const same = paths.join("\n") === (library.paths || []).join("\n");
+        const changed = await admin("/libraries/" + id, { method: "PATCH", json: { name: name.value, paths: same ? null : paths } });
+        notice(changed.name + ": saved." + (same ? "" : " A full scan of the new folders has started."));
+        await reload();
+      }))),
+    el("details", { className: "more" }, el("summary", {}, "Options"), options, hints,
       button("Save options", async () => {
         let changed;
         try { changed = JSON.parse(options.value); } catch (e) { showError("The options are not JSON."); throw e; }
@@ -65,7 +102,7 @@ async function librariesPage() {
     shown.clear();
     if (!list.length) box.append(el("p", { className: "empty" }, "No library yet: add one below."));
     for (const library of list) {
-      const view = libraryCard(library);
+      const view = libraryCard(library, libraries);
       shown.set(library.id, view);
       box.append(view.card);
       if (latest.has(library.id)) view.show(latest.get(library.id));

@@ -4,28 +4,8 @@
 const API = "/api/v1";
 const VIDEO_TYPES = new Set(["Movie", "Episode", "Video", "MusicVideo"]);
 
-async function api(path, options = {}) {
-  const init = { credentials: "same-origin", headers: { Accept: "application/json" }, ...options };
-  if (options.json !== undefined) {
-    init.method = init.method || "POST";
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(options.json);
-  }
-  const response = await fetch(API + path, init);
-  if (response.status === 401) { location.href = "/web/login"; throw new Error("signed out"); }
-  if (!response.ok) {
-    let message = "The server answered " + response.status + ".";
-    try { message = (await response.json()).message || message; } catch (e) { /* not JSON */ }
-    showError(message);
-    throw new Error(message);
-  }
-  return response.status === 204 ? null : response.json();
-}
-
-function showError(message) {
-  const box = document.getElementById("error");
-  if (box) { box.textContent = message; box.hidden = false; }
-}
+// The player API with the cookie (static/fetch.js): errors are shown as the error body's sentence.
+function api(path, options = {}) { return requestJson(API + path, options); }
 
 function card(item) {
   const link = document.createElement("a");
@@ -39,11 +19,13 @@ function card(item) {
   img.onerror = () => { img.replaceWith(Object.assign(document.createElement("div"), { className: "noposter" })); };
   const name = document.createElement("span");
   name.textContent = item.type === "Episode" && item.seriesName ? item.seriesName + " · " + item.name : item.name;
+  if (item.type === "Episode" && !item.seriesName && item.seriesId) name.dataset.seriesId = item.seriesId;
   link.append(img, name);
   const position = item.userData && item.userData.positionSec;
-  if (position && item.runTimeSec) {
+  const runtime = item.runTimeSec || (item.runtimeTicks ? item.runtimeTicks / 1e7 : 0);  // summaries say ticks
+  if (position && runtime) {
     const bar = document.createElement("progress");
-    bar.max = item.runTimeSec; bar.value = position;
+    bar.max = runtime; bar.value = position;
     link.append(bar);
   }
   return link;
@@ -54,6 +36,23 @@ function fill(container, items) {
   if (!container.children.length && container.dataset.empty) {
     container.append(Object.assign(document.createElement("p"), { className: "empty", textContent: container.dataset.empty }));
   }
+  nameSeries(container);
+}
+
+// An episode's card says its series: a summary carries the series' id only, so the names of a
+// list's series come in one request (GET /items?ids=...).
+function nameSeries(container) {
+  const labels = [...container.querySelectorAll("span[data-series-id]")];
+  const ids = [...new Set(labels.map((label) => label.dataset.seriesId))].slice(0, 200);
+  if (!ids.length) return;
+  api("/items?limit=200&ids=" + encodeURIComponent(ids.join(","))).then((page) => {
+    const names = new Map(page.items.map((series) => [series.id, series.name]));
+    for (const label of labels) {
+      const series = names.get(label.dataset.seriesId);
+      if (series) label.textContent = series + " · " + label.textContent;
+      delete label.dataset.seriesId;
+    }
+  }).catch(() => null);
 }
 
 async function home() {
@@ -65,20 +64,60 @@ async function home() {
   }
 }
 
+// The grid: sorted and filtered as GET /items allows (the form's choices stay in the address, so
+// going back finds them), 60 at a time; a newer choice aborts the page still on its way.
+const SHOW = { unplayed: ["isPlayed", "false"], played: ["isPlayed", "true"], favorite: ["isFavorite", "true"] };
+
 async function library() {
   const grid = document.getElementById("grid");
   const more = document.getElementById("more");
+  const form = document.getElementById("filters");
+  const count = document.getElementById("count");
+  const chosen = new URLSearchParams(location.search);
+  for (const field of form.elements) if (field.name && chosen.has(field.name)) field.value = chosen.get(field.name);
   let cursor = null;
-  async function next() {
-    let query = "/items?libraryId=" + encodeURIComponent(grid.dataset.library) + "&sort=name&limit=60";
-    if (cursor) query += "&cursor=" + encodeURIComponent(cursor);
-    const page = await api(query);
+  let pending = null;
+  const query = () => {
+    const params = new URLSearchParams({ libraryId: grid.dataset.library, limit: "60" });
+    for (const [name, value] of new FormData(form).entries()) {
+      if (!value) continue;
+      if (name === "show") params.set(...SHOW[value]);
+      else params.set(name, value);
+    }
+    return params;
+  };
+  async function next(fresh) {
+    if (pending) pending.abort();
+    pending = new AbortController();
+    const params = query();
+    if (!fresh && cursor) params.set("cursor", cursor);
+    if (fresh) {  // the count on its own request: counting a large library must not hold the grid back
+      const counting = query();
+      counting.set("limit", "1"); counting.set("includeTotal", "true");
+      count.textContent = "";
+      api("/items?" + counting, { signal: pending.signal }).then((first) => {
+        count.textContent = first.totalCount + (first.totalCount === 1 ? " item" : " items");
+      }).catch(() => null);
+    }
+    const page = await api("/items?" + params, { signal: pending.signal });
+    if (fresh) grid.replaceChildren();
     fill(grid, page.items);
     cursor = page.nextCursor || null;
     more.hidden = !cursor;
   }
-  more.addEventListener("click", next);
-  await next();
+  const refilter = () => {
+    const kept = new URLSearchParams([...new FormData(form).entries()].filter(([, v]) => v));
+    history.replaceState(null, "", location.pathname + (kept.size ? "?" + kept : ""));
+    next(true).catch(() => null);
+  };
+  let typing = null;
+  form.addEventListener("change", refilter);
+  form.addEventListener("input", (event) => {
+    if (event.target.type === "search" || event.target.type === "number") { clearTimeout(typing); typing = setTimeout(refilter, 300); }
+  });
+  form.addEventListener("submit", (event) => { event.preventDefault(); refilter(); });
+  more.addEventListener("click", () => next(false).catch(() => null));
+  await next(true);
 }
 
 async function itemPage() {
