@@ -8,7 +8,7 @@ BIND ?= $(or $(REELHOUSE_BIND),127.0.0.1:8096)
 DATA_DIR ?= $(or $(REELHOUSE_DATA_DIR),./data)
 NODE_CLIENT := tests/http/jellyfin/node
 
-.PHONY: run test coverage bench lint ffmpeg chromium dlna-tools clean
+.PHONY: run test coverage bench lint ffmpeg chromium dlna-tools nodejs clean
 
 # Installed once per change of pyproject.toml.
 $(VENV)/.installed-run: pyproject.toml
@@ -72,6 +72,21 @@ dlna-tools:
 	  fi; \
 	fi
 
+# Node.js and npm from Debian's packages when missing: the Jellyfin SDK's tests run it (retried like chromium).
+nodejs:
+	@if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing nodejs and npm from Debian's packages"; \
+	    for try in 1 2 3 4 5 6 7 8 9 10; do \
+	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null && break; \
+	      echo "apt-get busy or failed; retrying in 15 s"; sleep 15; \
+	    done; \
+	    command -v npm >/dev/null 2>&1 || { echo "npm could not be installed"; exit 1; }; \
+	  else \
+	    echo "node or npm is missing: install them (e.g. sudo apt-get install nodejs npm)"; exit 1; \
+	  fi; \
+	fi
+
 # Two workers (pytest-xdist): every test has its own files, ports and
 # PostgreSQL schema, so they run side by side; TEST_WORKERS=0 runs in one process.
 TEST_WORKERS ?= 2
@@ -88,7 +103,7 @@ coverage: $(VENV)/.installed-test ffmpeg chromium dlna-tools $(NODE_CLIENT)/node
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --cov --cov-report=term $(PYTEST_ARGS)
 
 # The published @jellyfin/sdk, for the Jellyfin-compatible surface's tests (a node script they run).
-$(NODE_CLIENT)/node_modules/.installed: $(NODE_CLIENT)/package.json
+$(NODE_CLIENT)/node_modules/.installed: $(NODE_CLIENT)/package.json | nodejs
 	cd $(NODE_CLIENT) && npm install --no-audit --no-fund --silent
 	touch $@
 

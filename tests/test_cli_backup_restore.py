@@ -7,10 +7,15 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import psycopg
 import pytest
+import trio
+
+from reelhouse.storage import open_store
 
 from .backup_samples import changed, entries_of, item_names, live_database, manifest_of, real_backup, write_archive
 from .process import clean_environ, run_cli
+from .throwaway_postgres import ThrowawayPostgres
 
 LIVE = ["Arrival", "Heat"]
 
@@ -180,6 +185,16 @@ async def test_restore_keeps_the_previous_database_beside_the_restored_one(data_
     assert not list(data_dir.glob(".reelhouse-restore-*"))
 
 
+async def test_restore_takes_a_backups_name_as_backup_list_prints_it(data_dir: Path, url: str, good: Path) -> None:
+    listed = data_dir / "backups" / good.name
+    listed.parent.mkdir(parents=True)
+    good.rename(listed)
+    done = await run_cli(["--data-dir", str(data_dir), "--database", url, "backup", "restore", listed.name],
+                         env=clean_environ())
+    assert done.returncode == 0, done.stderr.decode()
+    assert await item_names(url) == ["Dune"]
+
+
 @pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 async def test_restore_answers_a_dump_cut_short_with_one_line_and_exit_2(tmp_path: Path, database_url: str) -> None:
     await live_database(database_url, ["Dune"])
@@ -190,3 +205,31 @@ async def test_restore_answers_a_dump_cut_short_with_one_line_and_exit_2(tmp_pat
     lines = done.stderr.decode().strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and "incomplete" in lines[0], done.stderr.decode()
     assert await item_names(database_url) == ["Dune"]
+
+
+async def test_restore_on_postgresql_replaces_the_public_schema_of_a_database_of_its_own(
+    tmp_path: Path, throwaway_postgres: ThrowawayPostgres
+) -> None:
+    # As the README sets a newcomer up: a role that is no superuser owns a database
+    # of its own; no schema in the URL, so public, which also holds pg_trgm (the
+    # search indexes' operator classes, owned by the superuser).
+    def create_role_and_database() -> None:
+        with psycopg.connect(throwaway_postgres.url, autocommit=True) as admin:
+            admin.execute("CREATE ROLE newcomer LOGIN")
+            admin.execute("CREATE DATABASE newcomer OWNER newcomer")
+
+    await trio.to_thread.run_sync(create_role_and_database)
+    url = throwaway_postgres.url.replace("root@", "newcomer@").replace("/postgres", "/newcomer")
+    await live_database(url, ["Dune"])
+    backup = await real_backup(url, tmp_path / "made")
+    await live_database(url, ["Heat"])
+    done = await restore(tmp_path / "data", url, backup)
+    assert done.returncode == 0, done.stderr.decode()
+    assert await item_names(url) == ["Dune"]
+    kept = done.stdout.decode().rsplit(" ", 1)[-1].strip()
+    async with open_store(url) as store:
+        homes = await store.fetch_all("SELECT n.nspname FROM pg_extension e JOIN pg_namespace n"
+                                      " ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'")
+        before = await store.fetch_all(f'SELECT name FROM "{kept}".items ORDER BY name')
+    assert [row[0] for row in homes] in (["public"], [])  # [] where contrib is not installed
+    assert [row[0] for row in before] == ["Dune", "Heat"]

@@ -30,6 +30,7 @@ from .deploy_files import (
     COMPOSE_FILES,
     CONTAINERFILE,
     ROOT,
+    UNIT,
     Stage,
     compose,
     created_user,
@@ -189,6 +190,17 @@ def test_the_systemd_unit_runs_serve_as_its_user_and_stops_gracefully() -> None:
     settings = load_settings(environ=environment)
     assert str(settings.data_dir) == f"/var/lib/{service['StateDirectory']}"
     assert settings.data_dir.as_posix() in service["ReadWritePaths"].split()
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_systemd_reads_the_unit_without_a_complaint(tmp_path: Path) -> None:
+    # The unit as installed, its ExecStart pointed at this venv's command (/opt/reelhouse is not here).
+    command = str(Path(sys.executable).with_name("reelhouse"))
+    text = UNIT.read_text().replace(unit()["Service"]["ExecStart"].split()[0], command)
+    (tmp_path / UNIT.name).write_text(text)
+    done = subprocess.run(["systemd-analyze", "verify", str(tmp_path / UNIT.name)], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout + done.stderr) == (0, "")
 
 
 def _container_engine_problem() -> str | None:

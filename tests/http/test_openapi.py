@@ -19,6 +19,7 @@ import trio
 from openapi_spec_validator import OpenAPIV31SpecValidator
 from quart import Quart
 
+import reelhouse
 from reelhouse.http import create_app
 from reelhouse.http.auth import PUBLIC_PATHS
 from reelhouse.http.openapi_names import OPERATIONS
@@ -119,9 +120,13 @@ async def test_the_served_document_is_the_one_checked_and_needs_no_key(server: R
     async with httpx.AsyncClient() as anonymous:
         with trio.fail_after(20):
             response = await anonymous.get(f"{server.api_url}/openapi.json")
+            status = await anonymous.get(f"{server.api_url}/system/status",
+                                         headers={"Authorization": f"Bearer {server.key}"})
     assert response.status_code == 200
     served = response.json()
     assert list(OpenAPIV31SpecValidator(served).iter_errors()) == []
+    # One version: the installed package's, in the document and the status alike.
+    assert served["info"]["version"] == status.json()["version"] == reelhouse.__version__
     assert served["paths"]["/api/v1/search"]["get"]["responses"]["400"]["content"]
 
 

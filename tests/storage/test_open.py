@@ -12,6 +12,10 @@ def test_a_sqlite_url_names_an_absolute_file() -> None:
     assert (target.backend, target.location, target.schema) == ("sqlite", "/var/lib/reelhouse/reelhouse.db", None)
 
 
+def test_a_sqlite_url_with_an_absolute_path_after_its_three_slashes_names_that_path() -> None:
+    assert parse_database_url("sqlite:////srv/reelhouse/reelhouse.db").location == "/srv/reelhouse/reelhouse.db"
+
+
 def test_a_plain_path_is_a_sqlite_file() -> None:
     assert parse_database_url("data/reelhouse.db").location == "data/reelhouse.db"
 

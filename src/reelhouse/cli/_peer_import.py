@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import httpx
 
@@ -33,18 +32,6 @@ from ._peer_source import PeerSource, SourceError, public_address
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 Command = Callable[[Store, argparse.Namespace], Awaitable[int]]
-
-
-def add_import_commands(commands: Any, common: argparse.ArgumentParser) -> None:
-    command = commands.add_parser("import", parents=[common], help="import watch state from another server")
-    kinds = command.add_subparsers(dest="action", required=True, metavar="KIND")
-    for kind in KINDS:
-        parser = kinds.add_parser(kind, parents=[common], help=f"from a {kind.capitalize()} server; the "
-                                  "administrator token is read from the first line of stdin")
-        parser.add_argument("url", help="the server's address, e.g. http://192.168.1.5:8096")
-        parser.add_argument("--member", action="append", default=[], metavar="NAME",
-                            help="only this member of the other server (repeatable)")
-        parser.add_argument("--apply", action="store_true", help="write the changes (without: a dry run)")
 
 
 def import_commands() -> dict[tuple[str, str | None], Command]:

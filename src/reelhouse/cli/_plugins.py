@@ -20,7 +20,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import shtab
 import trio
 
 from reelhouse.media.plugin_manifest import MAX_CONCURRENCY
@@ -32,24 +31,6 @@ from reelhouse.storage.plugin_catalog import PluginCatalogError
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 Command = Callable[[Store, argparse.Namespace], Awaitable[int]]
-
-
-def add_plugin_commands(commands: Any, common: argparse.ArgumentParser) -> None:
-    plugin = commands.add_parser("plugin", parents=[common], help="install, enable and configure plugins")
-    actions = plugin.add_subparsers(dest="action", required=True, metavar="ACTION")
-    actions.add_parser("list", parents=[common], help="list plugins")
-    install = actions.add_parser("install", parents=[common], help="install (or update) a plugin directory")
-    install.add_argument("directory", help="a folder holding plugin.toml").complete = shtab.DIRECTORY
-    for name, what in (("enable", "enable a plugin"), ("disable", "disable a plugin"),
-                       ("remove", "remove an installed plugin (its settings are kept)")):
-        action = actions.add_parser(name, parents=[common], help=what)
-        action.add_argument("id", help="the plugin's id (plugin list), e.g. tmdb")
-    set_ = actions.add_parser("set", parents=[common], help="set plugin settings (KEY= unsets)")
-    set_.add_argument("id", help="the plugin's id (plugin list), e.g. tmdb")
-    set_.add_argument("pairs", nargs="*", metavar="KEY=VALUE", help="settings of the plugin's manifest, e.g. "
-                      "apiKey=...; KEY= unsets one")
-    set_.add_argument("--concurrency", type=int, metavar="N",
-                      help=f"calls in flight at once, overriding the manifest (1-{MAX_CONCURRENCY}; 0 clears)")
 
 
 def plugin_commands() -> dict[tuple[str, str | None], Command]:

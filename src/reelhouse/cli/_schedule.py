@@ -22,8 +22,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import shtab
-
 from reelhouse.config import Settings
 from reelhouse.media.schedule import CORE_TASKS, Rule, RuleError, parse_rule, parse_window
 from reelhouse.server_lock import ServerRunning, hold_server_lock
@@ -32,46 +30,12 @@ from reelhouse.storage import schedules as stored
 from reelhouse.storage.backup_archive import BadBackup
 from reelhouse.storage.backup_restore import restore_backup
 from reelhouse.storage.backup_restore_sqlite import one_line
-from reelhouse.storage.backups import BackupError, list_backups
+from reelhouse.storage.backups import BackupError, backup_dir, list_backups
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 PAST = {"pause": "paused", "resume": "resumed", "reset": "reset to its default rules"}
-TASK_NAMES = ", ".join(CORE_TASKS)
-TASK_HELP = "the task's name: a core task or a plugin's (schedule list)"
 
 AdminCommand = Callable[..., Awaitable[int]]
-
-
-def add_schedule_commands(commands: Any, common: argparse.ArgumentParser) -> None:
-    schedule = commands.add_parser("schedule", parents=[common], help="change task schedules")
-    actions = schedule.add_subparsers(dest="action", required=True, metavar="ACTION")
-    actions.add_parser("list", parents=[common], help="list tasks and their rules")
-    put = actions.add_parser("set", parents=[common], help="replace a task's rules with one rule",
-                             epilog=f"Tasks: {TASK_NAMES}, and the tasks of enabled plugins (schedule list).")
-    put.add_argument("task", help=TASK_HELP)
-    trigger = put.add_mutually_exclusive_group(required=True)
-    trigger.add_argument("--cron", metavar="EXPR", help="five-field cron expression or @daily etc.")
-    trigger.add_argument("--every", metavar="SECONDS", type=int, help="interval, 300 to 2678400 seconds")
-    for name in ("idle", "continuous", "manual"):
-        trigger.add_argument(f"--{name}", action="store_true", help=f"the {name} trigger")
-    put.add_argument("--window", metavar="HH:MM-HH:MM", help="start runs only inside this window")
-    after = put.add_mutually_exclusive_group()
-    after.add_argument("--after-scan", dest="after_scan", action="store_true", default=None,
-                       help="also run once after every library scan (tasks that allow it)")
-    after.add_argument("--no-after-scan", dest="after_scan", action="store_false",
-                       help="do not run after library scans (the default)")
-    for verb, what in (("pause", "pause a task: no scheduled runs until resumed"),
-                       ("resume", "resume a paused task"),
-                       ("reset", "back to the task's default rules, not paused")):
-        actions.add_parser(verb, parents=[common], help=what, epilog=f"Tasks: {TASK_NAMES}, and plugin tasks."
-                           ).add_argument("task", help=TASK_HELP)
-
-    backup = commands.add_parser("backup", parents=[common], help="back up and restore")
-    backup_actions = backup.add_subparsers(dest="action", required=True, metavar="ACTION")
-    backup_actions.add_parser("create", parents=[common], help="write a backup into <data dir>/backups")
-    backup_actions.add_parser("list", parents=[common], help="list backups")
-    restore = backup_actions.add_parser("restore", parents=[common], help="restore a backup (server stopped)")
-    restore.add_argument("file", help="a backup archive (backup list)").complete = shtab.FILE
 
 
 async def _known_tasks(store: Store) -> dict[str, bool]:
@@ -180,10 +144,11 @@ async def _backup_restore_first(args: argparse.Namespace, settings: Settings) ->
     line (nothing changed); a failure to do the work (a server running, a
     disk, psql) exits 1.
     """
+    archive = _archive_path(args.file, settings)
     try:
         with hold_server_lock(settings.data_dir) as lock:
             lock.announce(f"reelhouse backup restore (pid {os.getpid()})")
-            restored = await restore_backup(Path(args.file), settings.effective_database_url, settings.data_dir,
+            restored = await restore_backup(archive, settings.effective_database_url, settings.data_dir,
                                             max_bytes=settings.schedule.restore_max_bytes)
     except BadBackup as error:
         print(f"reelhouse: {one_line(str(error))}", file=sys.stderr)
@@ -194,6 +159,15 @@ async def _backup_restore_first(args: argparse.Namespace, settings: Settings) ->
     kept = f"; the previous database is kept as {restored.kept}" if restored.kept else ""
     print(f"restored {one_line(Path(args.file).name)} (made {restored.manifest.created_at}){kept}")
     return EXIT_OK
+
+
+def _archive_path(given: str, settings: Settings) -> Path:
+    """The archive named: a path, or a bare name as ``backup list`` prints it (in <data dir>/backups)."""
+    path = Path(given)
+    listed = backup_dir(settings.data_dir) / given
+    if not path.exists() and path.name == given and listed.is_file():
+        return listed
+    return path
 
 
 async def _backup_restore(store: Store, args: argparse.Namespace, *, settings: Settings) -> int:

@@ -52,7 +52,10 @@ def parse_database_url(url: str | os.PathLike[str], schema: str | None = None) -
     if parts.scheme == "sqlite":
         if parts.netloc or not parts.path:
             raise ValueError("a SQLite URL is sqlite:///absolute/path/to/file.db")
-        return _sqlite_target(parts.path, schema)
+        # sqlite:/// followed by an absolute path (the server's own default URL
+        # is built so) leaves "//" in front: one slash, or messages say "//tmp/...".
+        path = "/" + parts.path.lstrip("/") if parts.path.startswith("//") else parts.path
+        return _sqlite_target(path, schema)
     if parts.scheme in ("postgresql", "postgres"):
         return _postgres_target(parts, schema)
     raise ValueError(f"unsupported database URL scheme {parts.scheme!r}")

@@ -2,7 +2,9 @@
 
 ``psql`` runs, in one transaction (``--single-transaction``, stopping at the first error):
 
-1. the live schema renamed ``<schema>_before_restore_<time>`` (kept),
+1. the live schema renamed ``<schema>_before_restore_<time>`` (kept); for
+   ``public``, our objects moved into a schema of that name instead, the
+   extensions left where the whole-database dump names them (pg_trgm),
 2. the dump (``database.sql``, bounded like every entry), which creates the
    schema it was made from again, under its own name,
 3. a check: that schema has ``schema_migrations``, holding exactly the
@@ -132,10 +134,11 @@ class _Load:
 
     def write(self, schema: str, kept: str | None, versions: list[int]) -> None:
         lines = [f"\\restrict {secrets.token_hex(24)}"]
-        if kept is not None:
+        if kept is not None and schema == "public":
+            lines.append(f'CREATE SCHEMA "{kept}";')
+            lines.append(_MOVE_OUT_OF_PUBLIC.replace("KEPT", kept))
+        elif kept is not None:
             lines.append(f'ALTER SCHEMA "{schema}" RENAME TO "{kept}";')
-            if schema == "public":  # a whole-database dump expects public to be there
-                lines.append("CREATE SCHEMA public;")
         self.before.write_text("\n".join(lines) + "\n", encoding="utf-8")
         self.check.write_text(_check_sql(schema, versions), encoding="utf-8")
         script = migration_script("postgresql", set(versions))
@@ -153,6 +156,38 @@ class _Load:
                 raise
             did = "cannot be migrated" if Path(found["file"]) == self.migrate else "could not be loaded"
             raise BadBackup(f"{self.dump.name} {did} ({one_line(found['text'])}); nothing was changed.") from None
+
+
+# public is not renamed: the extensions in it (pg_trgm, whose operator classes
+# the dump's search indexes name as public.gin_trgm_ops) would go along, and
+# the database's role may not move them (a trusted extension's objects belong
+# to the superuser). Our own tables (with their indexes, triggers and owned
+# sequences), other sequences, views and functions move to the kept schema;
+# what belongs to an extension stays.
+_MOVE_OUT_OF_PUBLIC = """DO $reelhouse_move$
+DECLARE
+  found record;
+BEGIN
+  FOR found IN
+    SELECT c.relname, CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW'
+                                     WHEN 'S' THEN 'SEQUENCE' WHEN 'f' THEN 'FOREIGN TABLE' ELSE 'TABLE' END AS kind
+    FROM pg_class c
+    WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+                        AND (d.deptype = 'e' OR (c.relkind = 'S' AND d.deptype IN ('a', 'i'))))
+  LOOP
+    EXECUTE format('ALTER %s public.%I SET SCHEMA %I', found.kind, found.relname, 'KEPT');
+  END LOOP;
+  FOR found IN
+    SELECT p.oid::regprocedure AS routine FROM pg_proc p
+    WHERE p.pronamespace = 'public'::regnamespace
+      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+                        AND d.deptype = 'e')
+  LOOP
+    EXECUTE format('ALTER ROUTINE %s SET SCHEMA %I', found.routine, 'KEPT');
+  END LOOP;
+END
+$reelhouse_move$;"""
 
 
 def _check_sql(schema: str, versions: list[int]) -> str:

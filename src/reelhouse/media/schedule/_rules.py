@@ -21,8 +21,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeGuard
 from zoneinfo import ZoneInfo
 
-from croniter import croniter
-
 TRIGGERS = ("cron", "interval", "idle", "continuous", "manual")
 MIN_INTERVAL_SECONDS = 300
 MAX_INTERVAL_SECONDS = 2_678_400
@@ -102,6 +100,10 @@ def validate_cron(expression: str) -> str:
         pattern = _NAMED_FIELD.get(index, _NUMERIC_FIELD)
         if not pattern.match(value):
             raise RuleError("schedule_cron_invalid", f"Cron field {index + 1} ({value!r}) is not supported.", "cron")
+    # Imported here: croniter (with dateutil.tz) is the slowest import of
+    # `reelhouse --help`, which lists the task names but reads no cron rule.
+    from croniter import croniter
+
     if not croniter.is_valid(text):
         raise RuleError("schedule_cron_invalid", f"{text!r} is not a valid cron expression.", "cron")
     try:
@@ -191,6 +193,8 @@ def next_cron(expression: str, after: datetime, tz: ZoneInfo) -> datetime:
     wall = after.astimezone(tz).replace(tzinfo=None, fold=0)
     # Start a little earlier: after the repeated hour, ``after``'s wall time
     # went back, and a time between must not be missed twice.
+    from croniter import croniter  # see validate_cron
+
     walker = croniter(expression, wall - timedelta(hours=2))
     for _ in range(_MAX_CRON_STEPS):
         instant = to_instant(walker.get_next(datetime), tz)
