@@ -109,9 +109,11 @@ async def test_after_kill_9_a_live_session_is_recorded_at_restart_with_its_last_
         process.send_signal(signal.SIGKILL)
         await process.wait()
         # On PostgreSQL every server is a cluster node, and the killed one's sessions are taken as left
-        # behind once its heartbeat is older than the node expiry (it might be another node's): short here.
+        # behind once its heartbeat is older than the node expiry (it might be another node's), looking
+        # every session_sweep_seconds: both short here.
         quick_expiry = clean_environ(REELHOUSE_CLUSTER__NODE_EXPIRY_SECONDS="3",
-                                     REELHOUSE_CLUSTER__HEARTBEAT_SECONDS="0.5")
+                                     REELHOUSE_CLUSTER__HEARTBEAT_SECONDS="0.5",
+                                     REELHOUSE_CLUSTER__SESSION_SWEEP_SECONDS="0.5")
         process, running = await serving_process(nursery, tmp_path / "data", database_url, env=quick_expiry)
         async with running.client() as admin:
             while len(records := (await admin.get("/admin/playback/history")).json()["records"]) < 2:
