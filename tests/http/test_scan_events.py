@@ -46,19 +46,22 @@ async def read_events(response: httpx.Response) -> AsyncIterator[SseEvent | str]
 async def collect_until(client: httpx.AsyncClient, stop: str, *, headers: dict[str, str] | None = None,
                         params: dict[str, str] | None = None, during: Any = None,
                         after_started: str | None = None) -> list[SseEvent]:
-    """Open the stream, optionally run ``during`` once it is open, and read until an event named ``stop``
-    (of a scan started after ``after_started``, when given)."""
+    """Open the stream, optionally run ``during`` once its first event (a library's snapshot) arrived,
+    and read until an event named ``stop`` (of a scan started after ``after_started``, when given).
+
+    Not at the stream's opening comment: the snapshot is taken after it, so a scan started then
+    could already show in the snapshot (seen under load with three test workers)."""
     events: list[SseEvent] = []
     async with client.stream("GET", "/scans/events", headers=headers, params=params, timeout=None) as response:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
         started = False
         async for item in read_events(response):
-            if not started and during is not None:
-                started = True
-                await during()
             if isinstance(item, SseEvent):
                 events.append(item)
+                if not started and during is not None:
+                    started = True
+                    await during()
                 newer = after_started is None or item.data.get("startedAt", "") > after_started
                 if item.event == stop and newer:
                     break
