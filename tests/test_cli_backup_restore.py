@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
+import time
 import zipfile
 from pathlib import Path
 
@@ -233,3 +234,21 @@ async def test_restore_on_postgresql_replaces_the_public_schema_of_a_database_of
         before = await store.fetch_all(f'SELECT name FROM "{kept}".items ORDER BY name')
     assert [row[0] for row in homes] in (["public"], [])  # [] where contrib is not installed
     assert [row[0] for row in before] == ["Dune", "Heat"]
+
+
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+async def test_restore_refuses_while_another_server_runs_on_the_postgresql_database(
+    tmp_path: Path, database_url: str
+) -> None:
+    # The server lock covers this folder's server; a cluster node elsewhere would have its schema pulled away.
+    await live_database(database_url, ["Dune"])
+    backup = await real_backup(database_url, tmp_path / "made")
+    async with open_store(database_url) as store:
+        await live_database(database_url, ["Arrival"])
+        await store.execute(
+            "INSERT INTO cluster_nodes (id, address, started_at, heartbeat_at) VALUES (?, ?, ?, ?)",
+            ("node-elsewhere", "http://10.0.0.7:8096", 0, int(time.time() * 1000)))  # heard from just now
+    done = await restore(tmp_path / "data", database_url, backup)
+    lines = done.stderr.decode().strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1 and "http://10.0.0.7:8096" in lines[0], done.stderr.decode()
+    assert await item_names(database_url) == ["Arrival", "Dune"]  # untouched

@@ -43,6 +43,8 @@ from .backup_archive import BackupArchive, BadBackup, Manifest
 from .backup_restore_sqlite import check_versions, one_line
 from .backups import BackupError, run_tool
 
+# A node heartbeats at most every 60 s ([cluster] heartbeat_seconds): one heard from within this runs.
+NODE_HEARD_WITHIN_MS = 90_000
 _RESTRICT = re.compile(rb"^\\(un)?restrict ([A-Za-z0-9]+)\r?\n?$")
 _DUMP_COMPLETE = b"-- PostgreSQL database dump complete"
 _PSQL_ERROR = re.compile(r"^psql:(?P<file>.*?):\d+: (?:ERROR|error|FATAL):\s*(?P<text>.*)$")
@@ -58,6 +60,7 @@ async def restore_postgres(archive: BackupArchive, manifest: Manifest, target: D
     if psql is None:
         raise BackupError("psql is not installed: restoring a PostgreSQL backup needs it.")
     schema = target.schema or "public"
+    await trio.to_thread.run_sync(_refuse_while_nodes_run, psql, target.location, schema)
     load = _Load(work / manifest.database, work / "before.sql", work / "check.sql", work / "migrate.sql")
     versions = await trio.to_thread.run_sync(copy_dump, archive, manifest.database, load.dump, schema)
     check_versions(set(versions), known_versions, manifest.database)
@@ -204,6 +207,25 @@ BEGIN
 END
 $reelhouse_check$;
 """
+
+
+def _refuse_while_nodes_run(psql: str, dsn: str, schema: str) -> None:
+    """BackupError while another server (a cluster node) was heard from on this database lately.
+
+    The restore replaces the schema the running nodes read and write; the
+    command line's server lock covers this folder's server only. A node
+    stopped gracefully leaves the node list; a killed one is heard from no
+    more and stops counting after :data:`NODE_HEARD_WITHIN_MS`.
+    """
+    table = f"{schema}.cluster_nodes"
+    if _psql(psql, dsn, f"SELECT to_regclass('{table}') IS NOT NULL").strip() != "t":
+        return  # no cluster table yet: nothing ever ran here as a node
+    since = f"CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) - {NODE_HEARD_WITHIN_MS}"
+    running = _psql(psql, dsn, f"SELECT coalesce(nullif(address, ''), id) FROM {table}"
+                               f" WHERE heartbeat_at >= {since} ORDER BY 1")
+    if addresses := running.splitlines():
+        raise BackupError(f"{len(addresses)} server(s) still run on this database ({', '.join(addresses)}):"
+                          " stop every server using it, then restore.")
 
 
 def _psql(psql: str, dsn: str, sql: str) -> str:
