@@ -139,7 +139,10 @@ async def test_a_cancelled_probe_kills_its_worker_and_the_pool_goes_on(video: Pa
                 while not hanging.exists():  # cancelled once the worker hangs, however long its start took
                     await trio.sleep(0.02)
                 nursery.cancel_scope.cancel()
-            assert probe_worker_pids() == []  # killed and reaped, not left hanging
+            # Killed, not left hanging: SIGKILL is sent at the cancel, the process dies when the
+            # kernel next runs it (on a loaded machine, not at once; it failed CI so).
+            while probe_worker_pids():
+                await trio.sleep(0.02)  # a worker left hanging ends the test at its cap instead
             (answer,) = await pool.probe([str(video)])
             assert answer.result is not None and pool.started == 2
     assert probe_worker_pids() == []
