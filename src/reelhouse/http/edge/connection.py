@@ -139,6 +139,7 @@ class Connection(TCPServer):
     async def _end_event_stream(self) -> None:
         protocol = self._h11()
         assert protocol is not None
+        ended_by_app = False
         try:
             with trio.move_on_after(END_STREAM_SECONDS):
                 # Under the send lock: no chunk of the app's is half sent,
@@ -147,10 +148,18 @@ class Connection(TCPServer):
                 async with self.send_lock:
                     if data := protocol.end_of_event_stream():
                         await self.stream.send_all(data)
+                    else:
+                        ended_by_app = protocol.event_stream_ended
         except _GONE:
             pass
         finally:
-            self.close_now()
+            # The app ended the stream itself (it sees the shutdown too): its
+            # last chunk, framed already, may be waiting for the send lock we
+            # held. Cancelling now would cut it (a client saw an incomplete
+            # chunked body under load); it goes out, the connection turns
+            # idle and closes, within the handlers' graceful deadline.
+            if not ended_by_app:
+                self.close_now()
 
     async def run(self) -> None:
         try:

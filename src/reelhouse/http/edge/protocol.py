@@ -102,6 +102,12 @@ class ReelhouseH11Protocol(H11Protocol):
             h11.EndOfMessage(),
         ))  # fmt: skip
 
+    @property
+    def event_stream_ended(self) -> bool:
+        """The app ended its server-sent events response itself (its last bytes may not be sent yet)."""
+        return (self._event_stream and isinstance(self.connection, h11.Connection)
+                and self.connection.our_state in (h11.DONE, h11.MUST_CLOSE))
+
     def end_of_event_stream(self) -> bytes:
         """The bytes that end a server-sent events response cleanly (the last
         chunk), when one is under way; else nothing. Only an event stream:
