@@ -110,7 +110,10 @@ async def test_a_scan_that_loses_its_database_fails_with_a_message_and_the_next_
         completed = await wait_for_state(client, library_id)
         assert completed["state"] == "completed", completed
     tracebacks = [r for r in caplog.records if r.exc_info is not None and "storage" in str(r.exc_info[1].__class__)]
-    assert len(tracebacks) <= 1, [r.getMessage() for r in tracebacks]  # at most the event bus's one
+    # Each failing operation is logged once (the event bus's read and its append may both
+    # meet the outage, depending on timing), never once per retry.
+    messages = [r.getMessage() for r in tracebacks]
+    assert len(messages) == len(set(messages)) and len(messages) <= 2, messages
     lost = [r for r in caplog.records if r.name == "reelhouse.storage" and "cannot be reached" in r.getMessage()]
     assert len(lost) == 1
 
