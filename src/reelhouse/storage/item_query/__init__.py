@@ -11,6 +11,10 @@ from ._filters import (
     LIKE_ESCAPE,
     like_escape,
 )
+from ._files import (
+    ItemFiles,
+    list_with_files,
+)
 from ._model import (
     IMAGE_KINDS,
     ITEM_SORTS,
@@ -42,11 +46,13 @@ __all__ = [
     "MAX_LIMIT",
     "PAGE_EXTRAS",
     "SUMMARY_COLUMNS",
+    "ItemFiles",
     "ItemPage",
     "ItemQuery",
     "ItemSummary",
     "like_escape",
     "list_items",
+    "list_with_files",
     "parse_item_query",
     "rating_levels",
     "summary_of",
