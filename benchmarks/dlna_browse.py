@@ -13,9 +13,11 @@ database; each has scanned everything before anything is timed.
   each, stdlib ``http.client``) send ``BrowseDirectChildren`` of the films
   container (Reelhouse ``lib.<id>.title``, minidlna ``2$8`` "All Video")
   with ``RequestedCount=50`` and ``StartingIndex`` walking the pages, for
-  ``SECONDS`` s; twice each, alternating; ``requests_per_second`` per
+  ``SECONDS`` s; ``REELHOUSE_DLNA_BENCH_ROUNDS`` times each (2), alternating; ``requests_per_second`` per
   server (the better round) and ``browse_ratio`` = Reelhouse / minidlna
-  (target: at least 1).
+  (target: at least 1); ``browse_cpu_ms_per_request``: each server's CPU
+  time (user and system, every thread) per answered page, the lowest round:
+  less disturbed by other work on a shared machine than the rates.
 - **stream**: ``curl`` fetches the large film whole ``STREAM_ROUNDS``
   times from each, alternating: Reelhouse's DLNA resource
   (``/dlna/media/<id>``), Reelhouse's native stream route
@@ -114,11 +116,12 @@ def _measure(work: Path) -> dict[str, Any]:
     load_before = os.getloadavg()
     with _reelhouse(work, films, stream) as reelhouse, _minidlna(work, films, stream) as minidlna:
         browse: dict[str, list[float]] = {"reelhouse": [], "minidlna": []}
+        cpu: dict[str, list[float]] = {"reelhouse": [], "minidlna": []}
         for _ in range(0 if "--stream-only" in sys.argv[1:] else BROWSE_ROUNDS):
             profiler = _py_spy(reelhouse.pid, "browse")
-            browse["reelhouse"].append(_browse_load(REELHOUSE_PORT, "/dlna/control/contentdirectory", reelhouse.films))
+            _browse_round(browse, cpu, "reelhouse", reelhouse, REELHOUSE_PORT, "/dlna/control/contentdirectory")
             _stop(profiler)
-            browse["minidlna"].append(_browse_load(MINIDLNA_PORT, "/ctl/ContentDir", minidlna.films))
+            _browse_round(browse, cpu, "minidlna", minidlna, MINIDLNA_PORT, "/ctl/ContentDir")
         streams = _streams(reelhouse, minidlna) if "--browse-only" not in sys.argv[1:] else _NO_STREAMS
     rh_rps, md_rps = max(browse["reelhouse"], default=0.0), max(browse["minidlna"], default=0.0)
     rh_mbs, md_mbs = max(streams["reelhouse"], default=0.0), max(streams["minidlna"], default=0.0)
@@ -126,6 +129,7 @@ def _measure(work: Path) -> dict[str, Any]:
         "films": FILMS, "page": PAGE, "clients": CLIENTS, "seconds_per_round": SECONDS,
         "browse_requests_per_second": {"reelhouse": rh_rps, "minidlna": md_rps, "rounds": browse},
         "browse_ratio": round(rh_rps / md_rps, 3) if md_rps else None,
+        "browse_cpu_ms_per_request": {k: min(v, default=None) for k, v in cpu.items()} | {"rounds": cpu},
         "stream_mb": round(stream.stat().st_size / 1e6, 1),
         "stream_mb_per_second": {"reelhouse": rh_mbs, "reelhouse_native": max(streams["reelhouse_native"], default=0.0),
                                  "minidlna": md_mbs, "rounds": streams},
@@ -169,6 +173,15 @@ def _streams(reelhouse: _Served, minidlna: _Served) -> dict[str, Any]:
         _stop(profiler)
     rounds["cpu_seconds_per_gb"] = {k: round(cpu[k] / (sent[k] / 1e9), 3) for k in cpu if sent[k]}
     return rounds
+
+
+def _browse_round(rates: dict[str, list[float]], cpu: dict[str, list[float]], name: str, served: _Served, port: int,
+                  path: str) -> None:  # fmt: skip
+    """One browse round of ``served``: requests per second, and its process's CPU ms per request (all threads)."""
+    before = _cpu_seconds(served.pid)
+    rate, count = _browse_load(port, path, served.films)
+    rates[name].append(rate)
+    cpu[name].append(round((_cpu_seconds(served.pid) - before) * 1000 / max(count, 1), 3))
 
 
 def _stop(profiler: subprocess.Popen[bytes] | None) -> None:
@@ -337,8 +350,8 @@ def _first_url(port: int, path: str, object_id: str, title: str, walk: bool = Fa
             raise RuntimeError(f"{title} not found in {object_id}")
 
 
-def _browse_load(port: int, path: str, object_id: str) -> float:
-    """Pages of 50 by CLIENTS keep-alive clients for SECONDS: answered requests per second."""
+def _browse_load(port: int, path: str, object_id: str) -> tuple[float, int]:
+    """Pages of 50 by CLIENTS keep-alive clients for SECONDS: answered requests per second, and how many."""
     done = [0] * CLIENTS
     stop = time.monotonic() + SECONDS
 
@@ -356,7 +369,7 @@ def _browse_load(port: int, path: str, object_id: str) -> float:
         thread.start()
     for thread in threads:
         thread.join()
-    return round(sum(done) / (time.monotonic() - began), 1)
+    return round(sum(done) / (time.monotonic() - began), 1), sum(done)
 
 
 def _stream(url: str, headers: dict[str, str] | None = None) -> tuple[int, float]:

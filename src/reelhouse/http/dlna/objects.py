@@ -12,6 +12,7 @@ and seasons become containers.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import replace
 from typing import Any
@@ -162,10 +163,11 @@ def video_item(item: ItemFiles, parent: str, art: str | None, urls: _Urls) -> Vi
         return VideoItem(item.id, parent, item.name, MOVIE_CLASS if item.type == "Movie" else VIDEO_CLASS, None,
                          "video/mpeg", date, item.runtime_ticks, album_art_url=art)  # fmt: skip
     streams: list[dict[str, Any]] = source["streams"]
-    video = next((s for s in streams if s["type"] == "Video"), _NONE)
+    video, audio = _first_video_audio(streams)
     path = str(source.get("path") or "")
     extension = os.path.splitext(path)[1].lower()  # PurePath's suffix costs 10x as much, 50 times a page
     year = item.production_year
+    width, height = video.get("width"), video.get("height")
     return VideoItem(
         id=item.id,
         parent_id=parent,
@@ -175,11 +177,11 @@ def video_item(item: ItemFiles, parent: str, art: str | None, urls: _Urls) -> Vi
         mime_type=VIDEO_TYPES.get(extension) or video_content_type(path),
         date=item.facts.premiere_date or (f"{year}-01-01" if year else None),
         runtime_ticks=item.runtime_ticks,
-        width=video.get("width"),
-        height=video.get("height"),
+        width=width,
+        height=height,
         size=source.get("size"),
         album_art_url=art,
-        profile=profile_of(source, extension),
+        profile=_profile(extension.lstrip("."), video.get("codec"), audio.get("codec"), width, height),
         subtitles=tuple(subtitles_of(item.id, streams, urls.base)),
     )
 
@@ -190,11 +192,29 @@ def primary_source(detail: dict[str, Any]) -> dict[str, Any] | None:
 
 def profile_of(source: dict[str, Any], extension: str) -> str | None:
     """The DLNA profile of the source whose file ends in ``extension`` (".mp4")."""
-    streams: list[dict[str, Any]] = source.get("streams", [])
-    video = next((s for s in streams if s.get("type") == "Video"), {})
-    audio = next((s for s in streams if s.get("type") == "Audio"), {})
-    return profile(Format(extension.lstrip("."), video.get("codec"), audio.get("codec"), video.get("width"),
-                          video.get("height")))  # fmt: skip
+    video, audio = _first_video_audio(source.get("streams", []))
+    return _profile(extension.lstrip("."), video.get("codec"), audio.get("codec"), video.get("width"),
+                    video.get("height"))  # fmt: skip
+
+
+def _first_video_audio(streams: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The file's first video and first audio stream ({} for none), in one pass."""
+    video: dict[str, Any] | None = None
+    audio: dict[str, Any] | None = None
+    for stream in streams:
+        kind = stream.get("type")
+        if kind == "Video" and video is None:
+            video = stream
+        elif kind == "Audio" and audio is None:
+            audio = stream
+        if video is not None and audio is not None:
+            break
+    return video or _NONE, audio or _NONE
+
+
+@functools.lru_cache(maxsize=256)  # by the plain values: a page of 50 films has a handful of distinct formats
+def _profile(extension: str, video: str | None, audio: str | None, width: int | None, height: int | None) -> str | None:
+    return profile(Format(extension, video, audio, width, height))
 
 
 def subtitles_of(item_id: str, streams: list[dict[str, Any]], base_url: str) -> list[Subtitle]:

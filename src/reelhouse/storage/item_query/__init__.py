@@ -6,14 +6,14 @@ WHERE clause, ``_sorts`` the order and keyset paging, ``_member`` the
 member-state conditions, ``_render`` the summary columns and rows.
 """
 
+from ._files import (
+    ItemFiles,
+    list_with_files,
+)
 from ._filters import (
     ATTENTION,
     LIKE_ESCAPE,
     like_escape,
-)
-from ._files import (
-    ItemFiles,
-    list_with_files,
 )
 from ._model import (
     IMAGE_KINDS,
