@@ -75,8 +75,8 @@ async def page_objects(query: ItemQuery, base_url: str, parent: str | None) -> t
     scoped, known = await _scoped(query)
     found, count = await list_with_files(app_context().store, scoped)
     total = _remember_total(known, count)
-    prefix = _Urls(base_url)
-    objects = [_object(item, parent, prefix) for item in found]
+    urls = _Urls(base_url)
+    objects = [_object(item, parent, urls) for item in found]
     return objects, total if total is not None else len(objects)
 
 
