@@ -13,9 +13,11 @@ database; each has scanned everything before anything is timed.
   each, stdlib ``http.client``) send ``BrowseDirectChildren`` of the films
   container (Reelhouse ``lib.<id>.title``, minidlna ``2$8`` "All Video")
   with ``RequestedCount=50`` and ``StartingIndex`` walking the pages, for
-  ``SECONDS`` s; twice each, alternating; ``requests_per_second`` per
+  ``SECONDS`` s; ``REELHOUSE_DLNA_BENCH_ROUNDS`` times each (2), alternating; ``requests_per_second`` per
   server (the better round) and ``browse_ratio`` = Reelhouse / minidlna
-  (target: at least 1).
+  (target: at least 1); ``browse_cpu_ms_per_request``: each server's CPU
+  time (user and system, every thread) per answered page, the lowest round:
+  less disturbed by other work on a shared machine than the rates.
 - **stream**: ``curl`` fetches the large film whole ``STREAM_ROUNDS``
   times from each, alternating: Reelhouse's DLNA resource
   (``/dlna/media/<id>``), Reelhouse's native stream route
@@ -56,6 +58,7 @@ from xml.etree import ElementTree
 FILMS = 5000
 PAGE = 50
 CLIENTS = 4
+BROWSE_ROUNDS = int(os.environ.get("REELHOUSE_DLNA_BENCH_ROUNDS", "2"))  # each server's, alternating
 SECONDS = 10.0
 STREAM_ROUNDS = 5
 STREAM_SECONDS = 60  # of raw 640x360 frames: 518 MB, so the stream's rate and not its first bytes is timed
@@ -77,9 +80,11 @@ DC = "{http://purl.org/dc/elements/1.1/}"
 
 
 def main() -> int:
-    global FILMS
+    global FILMS, STREAM_SECONDS
     if "--quick" in sys.argv[1:] or "--stream-only" in sys.argv[1:]:  # a smoke test: 500 films
         FILMS = 500
+    if "--browse-only" in sys.argv[1:]:  # the stream's film is only found, not timed
+        STREAM_SECONDS = 1
     if os.environ.get(INSIDE) != "1":
         return _in_namespace()
     with tempfile.TemporaryDirectory(prefix="dlna-bench-") as work:
@@ -111,27 +116,33 @@ def _measure(work: Path) -> dict[str, Any]:
     load_before = os.getloadavg()
     with _reelhouse(work, films, stream) as reelhouse, _minidlna(work, films, stream) as minidlna:
         browse: dict[str, list[float]] = {"reelhouse": [], "minidlna": []}
-        for _ in range(0 if "--stream-only" in sys.argv[1:] else 2):
+        cpu: dict[str, list[float]] = {"reelhouse": [], "minidlna": []}
+        for _ in range(0 if "--stream-only" in sys.argv[1:] else BROWSE_ROUNDS):
             profiler = _py_spy(reelhouse.pid, "browse")
-            browse["reelhouse"].append(_browse_load(REELHOUSE_PORT, "/dlna/control/contentdirectory", reelhouse.films))
+            _browse_round(browse, cpu, "reelhouse", reelhouse, REELHOUSE_PORT, "/dlna/control/contentdirectory")
             _stop(profiler)
-            browse["minidlna"].append(_browse_load(MINIDLNA_PORT, "/ctl/ContentDir", minidlna.films))
-        streams = _streams(reelhouse, minidlna)
+            _browse_round(browse, cpu, "minidlna", minidlna, MINIDLNA_PORT, "/ctl/ContentDir")
+        streams = _streams(reelhouse, minidlna) if "--browse-only" not in sys.argv[1:] else _NO_STREAMS
     rh_rps, md_rps = max(browse["reelhouse"], default=0.0), max(browse["minidlna"], default=0.0)
-    rh_mbs, md_mbs = max(streams["reelhouse"]), max(streams["minidlna"])
+    rh_mbs, md_mbs = max(streams["reelhouse"], default=0.0), max(streams["minidlna"], default=0.0)
     return {
         "films": FILMS, "page": PAGE, "clients": CLIENTS, "seconds_per_round": SECONDS,
         "browse_requests_per_second": {"reelhouse": rh_rps, "minidlna": md_rps, "rounds": browse},
         "browse_ratio": round(rh_rps / md_rps, 3) if md_rps else None,
+        "browse_cpu_ms_per_request": {k: min(v, default=None) for k, v in cpu.items()} | {"rounds": cpu},
         "stream_mb": round(stream.stat().st_size / 1e6, 1),
-        "stream_mb_per_second": {"reelhouse": rh_mbs, "reelhouse_native": max(streams["reelhouse_native"]),
+        "stream_mb_per_second": {"reelhouse": rh_mbs, "reelhouse_native": max(streams["reelhouse_native"], default=0.0),
                                  "minidlna": md_mbs, "rounds": streams},
         "stream_ratio": round(md_mbs / rh_mbs, 3) if rh_mbs else None,
-        "stream_ratio_of_medians": round(statistics.median(streams["minidlna"]) / statistics.median(streams["reelhouse"]), 3),
+        "stream_ratio_of_medians": round(statistics.median(streams["minidlna"]) / statistics.median(streams["reelhouse"]), 3)
+        if streams["reelhouse"] else None,
         "stream_cpu_seconds_per_gb": streams["cpu_seconds_per_gb"],
         "machine": {"cores": os.cpu_count(), "loadavg_before": load_before, "loadavg_after": os.getloadavg(),
                     "note": "shared with other work: the ratios, measured side by side, are the figures"},
     }  # fmt: skip
+
+
+_NO_STREAMS: dict[str, Any] = {"reelhouse": [], "reelhouse_native": [], "minidlna": [], "cpu_seconds_per_gb": {}}
 
 
 @dataclass(frozen=True)
@@ -162,6 +173,15 @@ def _streams(reelhouse: _Served, minidlna: _Served) -> dict[str, Any]:
         _stop(profiler)
     rounds["cpu_seconds_per_gb"] = {k: round(cpu[k] / (sent[k] / 1e9), 3) for k in cpu if sent[k]}
     return rounds
+
+
+def _browse_round(rates: dict[str, list[float]], cpu: dict[str, list[float]], name: str, served: _Served, port: int,
+                  path: str) -> None:  # fmt: skip
+    """One browse round of ``served``: requests per second, and its process's CPU ms per request (all threads)."""
+    before = _cpu_seconds(served.pid)
+    rate, count = _browse_load(port, path, served.films)
+    rates[name].append(rate)
+    cpu[name].append(round((_cpu_seconds(served.pid) - before) * 1000 / max(count, 1), 3))
 
 
 def _stop(profiler: subprocess.Popen[bytes] | None) -> None:
@@ -330,8 +350,8 @@ def _first_url(port: int, path: str, object_id: str, title: str, walk: bool = Fa
             raise RuntimeError(f"{title} not found in {object_id}")
 
 
-def _browse_load(port: int, path: str, object_id: str) -> float:
-    """Pages of 50 by CLIENTS keep-alive clients for SECONDS: answered requests per second."""
+def _browse_load(port: int, path: str, object_id: str) -> tuple[float, int]:
+    """Pages of 50 by CLIENTS keep-alive clients for SECONDS: answered requests per second, and how many."""
     done = [0] * CLIENTS
     stop = time.monotonic() + SECONDS
 
@@ -349,7 +369,7 @@ def _browse_load(port: int, path: str, object_id: str) -> float:
         thread.start()
     for thread in threads:
         thread.join()
-    return round(sum(done) / (time.monotonic() - began), 1)
+    return round(sum(done) / (time.monotonic() - began), 1), sum(done)
 
 
 def _stream(url: str, headers: dict[str, str] | None = None) -> tuple[int, float]:

@@ -46,7 +46,7 @@ async def primary_facts(store: Store, item_ids: Sequence[str]) -> dict[str, Prim
         (f"SELECT id, premiere_date FROM items WHERE id IN ({marks})", tuple(ids)),
         (_SOURCES.format(marks=marks), tuple(ids)),
     ])  # fmt: skip
-    facts = {row["id"]: PrimaryFacts(_date(row["premiere_date"])) for row in dates}
+    facts = {row["id"]: PrimaryFacts(premiere_day(row["premiere_date"])) for row in dates}
     for row in sources:
         found = facts.get(row["item_id"])
         if found is None or (found._source_id is not None and found._source_id != row["source_id"]):
@@ -62,5 +62,6 @@ async def primary_facts(store: Store, item_ids: Sequence[str]) -> dict[str, Prim
     return facts
 
 
-def _date(epoch_ms: int | None) -> str | None:
+def premiere_day(epoch_ms: int | None) -> str | None:
+    """``YYYY-MM-DD`` (UTC) of a stored premiere date."""
     return None if epoch_ms is None else datetime.fromtimestamp(epoch_ms / 1000, UTC).strftime("%Y-%m-%d")

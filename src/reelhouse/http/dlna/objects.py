@@ -12,6 +12,7 @@ and seasons become containers.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import replace
 from typing import Any
@@ -25,7 +26,7 @@ from reelhouse.media.dlna.profiles import Format, profile
 from reelhouse.media.dlna.soap import NO_SUCH_OBJECT, SoapError
 from reelhouse.media.video_types import VIDEO_TYPES, video_content_type
 from reelhouse.storage.catalogue_stamp import catalogue_stamp
-from reelhouse.storage.item_query import ItemQuery, list_items
+from reelhouse.storage.item_query import ItemFiles, ItemQuery, list_items, list_with_files
 from reelhouse.storage.primary_sources import PrimaryFacts, primary_facts
 
 from ..context import app_context
@@ -34,6 +35,7 @@ from ..library_access import scoped_item_query
 from .remembered import remembered
 
 PLAYABLE = ("Movie", "Episode")
+_NONE: dict[str, Any] = {}
 MAX_TOTALS = 1024
 _TOTALS_KEY = "reelhouse.dlna.totals"
 DidlObject = Container | VideoItem
@@ -55,26 +57,53 @@ async def summary(object_id: str) -> dict[str, Any]:
 
 
 async def page(query: ItemQuery) -> tuple[list[dict[str, Any]], int]:
-    """The summaries of one page of ``query`` (scoped to the DLNA member) and the total.
+    """The summaries of one page of ``query`` (scoped to the DLNA member) and the total."""
+    ctx = app_context()
+    scoped, known = await _scoped(query)
+    found = await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret))
+    summaries = [item.to_json() for item in found.items]
+    total = _remember_total(known, found.total_count)
+    return summaries, total if total is not None else len(summaries)
+
+
+async def page_objects(query: ItemQuery, base_url: str, parent: str | None) -> tuple[list[DidlObject], int]:
+    """One page of ``query`` (scoped to the DLNA member) as DIDL objects, and the total.
+
+    One read for the page, its files and (unless known) its count
+    (:func:`list_with_files`); the objects' parent is ``parent`` or, when
+    None, their series, season or library."""
+    scoped, known = await _scoped(query)
+    found, count = await list_with_files(app_context().store, scoped)
+    total = _remember_total(known, count)
+    urls = _Urls(base_url)
+    objects = [_object(item, parent, urls) for item in found]
+    return objects, total if total is not None else len(objects)
+
+
+async def _scoped(query: ItemQuery) -> tuple[ItemQuery, tuple[tuple[str, int], int | None] | None]:
+    """``query`` scoped to the member, without its count when it is known, and (count key, known count).
 
     A television pages a container by 50: its total is counted once per
-    SystemUpdateID (the count over 5,000 films was a second query per page)."""
-    ctx = app_context()
+    SystemUpdateID (the count over 5,000 films was a second scan per page)."""
     try:
         scoped = await scoped_item_query(query)
     except errors.NotFound:
         raise no_such_object() from None
-    totals: LRUCache[tuple[str, int], int] = _totals()
-    key = (scoped.fingerprint(), await catalogue_update_id()) if query.include_total else None
-    known = None if key is None else totals.get(key)
-    if known is not None:
-        scoped = replace(scoped, include_total=False)
-    found = await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret))
-    summaries = [item.to_json() for item in found.items]
-    if key is not None and found.total_count is not None:
-        totals[key] = found.total_count
-    total = known if known is not None else found.total_count
-    return summaries, total if total is not None else len(summaries)
+    if not query.include_total:
+        return scoped, None
+    key = (scoped.fingerprint(), await catalogue_update_id())
+    known = _totals().get(key)
+    return (scoped if known is None else replace(scoped, include_total=False)), (key, known)
+
+
+def _remember_total(known: tuple[tuple[str, int], int | None] | None, counted: int | None) -> int | None:
+    """The count known or ``counted`` (then remembered under its key)."""
+    if known is None:
+        return counted
+    key, total = known
+    if total is None and counted is not None:
+        _totals()[key] = counted
+    return total if total is not None else counted
 
 
 async def catalogue_update_id() -> int:
@@ -97,40 +126,63 @@ async def to_objects(summaries: list[dict[str, Any]], base_url: str, parent: str
     """
     playable = [found["id"] for found in summaries if found["type"] in PLAYABLE]
     facts = await primary_facts(app_context().store, playable) if playable else {}
-    objects: list[DidlObject] = []
-    for found in summaries:
-        art = f"{base_url}/dlna/art/{found['id']}" if found.get("hasPoster") else None
-        parent_id = parent or found.get("seasonId") or found.get("seriesId") or f"lib.{found['libraryId']}"
-        if found["type"] in PLAYABLE:
-            objects.append(video_item(found, facts.get(found["id"], PrimaryFacts()), parent_id, art, base_url))
-        else:
-            objects.append(Container(found["id"], parent_id, found["name"], album_art_url=art))
-    return objects
+    urls = _Urls(base_url)
+    return [_object(_item_files(found, facts.get(found["id"])), parent, urls) for found in summaries]
 
 
-def video_item(found: dict[str, Any], facts: PrimaryFacts, parent: str, art: str | None, base_url: str) -> VideoItem:
+def _item_files(found: dict[str, Any], facts: PrimaryFacts | None) -> ItemFiles:
+    return ItemFiles(found["id"], found["libraryId"], found["type"], found["name"], found.get("productionYear"),
+                     found.get("runtimeTicks"), found.get("seasonId"), found.get("seriesId"),
+                     bool(found.get("hasPoster")), facts or PrimaryFacts())  # fmt: skip
+
+
+class _Urls:
+    """A page's URL prefixes, joined once per page rather than per object."""
+
+    __slots__ = ("art", "base", "media")
+
+    def __init__(self, base_url: str) -> None:
+        self.base = base_url
+        self.media = f"{base_url}/dlna/media/"
+        self.art = f"{base_url}/dlna/art/"
+
+
+def _object(item: ItemFiles, parent: str | None, urls: _Urls) -> DidlObject:
+    art = urls.art + item.id if item.has_poster else None
+    parent_id = parent or item.season_id or item.series_id or f"lib.{item.library_id}"
+    if item.type in PLAYABLE:
+        return video_item(item, parent_id, art, urls)
+    return Container(item.id, parent_id, item.name, album_art_url=art)
+
+
+def video_item(item: ItemFiles, parent: str, art: str | None, urls: _Urls) -> VideoItem:
     """A film or episode with what is known of its primary file (size, resolution, date, subtitles)."""
-    source = facts.source
-    streams: list[dict[str, Any]] = (source or {}).get("streams", [])
-    video = next((s for s in streams if s.get("type") == "Video"), {})
-    year = found.get("productionYear")
-    path = str((source or {}).get("path") or "")
+    source = item.facts.source
+    if source is None:
+        date = item.facts.premiere_date or (f"{item.production_year}-01-01" if item.production_year else None)
+        return VideoItem(item.id, parent, item.name, MOVIE_CLASS if item.type == "Movie" else VIDEO_CLASS, None,
+                         "video/mpeg", date, item.runtime_ticks, album_art_url=art)  # fmt: skip
+    streams: list[dict[str, Any]] = source["streams"]
+    video, audio = _first_video_audio(streams)
+    path = str(source.get("path") or "")
     extension = os.path.splitext(path)[1].lower()  # PurePath's suffix costs 10x as much, 50 times a page
+    year = item.production_year
+    width, height = video.get("width"), video.get("height")
     return VideoItem(
-        id=found["id"],
+        id=item.id,
         parent_id=parent,
-        title=found["name"],
-        upnp_class=MOVIE_CLASS if found["type"] == "Movie" else VIDEO_CLASS,
-        url=f"{base_url}/dlna/media/{found['id']}" if source is not None else None,
-        mime_type=(VIDEO_TYPES.get(extension) or video_content_type(path)) if source is not None else "video/mpeg",
-        date=facts.premiere_date or (f"{year}-01-01" if year else None),
-        runtime_ticks=found.get("runtimeTicks"),
-        width=video.get("width"),
-        height=video.get("height"),
-        size=source.get("size") if source is not None else None,
+        title=item.name,
+        upnp_class=MOVIE_CLASS if item.type == "Movie" else VIDEO_CLASS,
+        url=urls.media + item.id,
+        mime_type=VIDEO_TYPES.get(extension) or video_content_type(path),
+        date=item.facts.premiere_date or (f"{year}-01-01" if year else None),
+        runtime_ticks=item.runtime_ticks,
+        width=width,
+        height=height,
+        size=source.get("size"),
         album_art_url=art,
-        profile=None if source is None else profile_of(source, extension),
-        subtitles=tuple(subtitles_of(found["id"], streams, base_url)),
+        profile=_profile(extension.lstrip("."), video.get("codec"), audio.get("codec"), width, height),
+        subtitles=tuple(subtitles_of(item.id, streams, urls.base)),
     )
 
 
@@ -140,11 +192,29 @@ def primary_source(detail: dict[str, Any]) -> dict[str, Any] | None:
 
 def profile_of(source: dict[str, Any], extension: str) -> str | None:
     """The DLNA profile of the source whose file ends in ``extension`` (".mp4")."""
-    streams: list[dict[str, Any]] = source.get("streams", [])
-    video = next((s for s in streams if s.get("type") == "Video"), {})
-    audio = next((s for s in streams if s.get("type") == "Audio"), {})
-    return profile(Format(extension.lstrip("."), video.get("codec"), audio.get("codec"), video.get("width"),
-                          video.get("height")))  # fmt: skip
+    video, audio = _first_video_audio(source.get("streams", []))
+    return _profile(extension.lstrip("."), video.get("codec"), audio.get("codec"), video.get("width"),
+                    video.get("height"))  # fmt: skip
+
+
+def _first_video_audio(streams: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The file's first video and first audio stream ({} for none), in one pass."""
+    video: dict[str, Any] | None = None
+    audio: dict[str, Any] | None = None
+    for stream in streams:
+        kind = stream.get("type")
+        if kind == "Video" and video is None:
+            video = stream
+        elif kind == "Audio" and audio is None:
+            audio = stream
+        if video is not None and audio is not None:
+            break
+    return video or _NONE, audio or _NONE
+
+
+@functools.lru_cache(maxsize=256)  # by the plain values: a page of 50 films has a handful of distinct formats
+def _profile(extension: str, video: str | None, audio: str | None, width: int | None, height: int | None) -> str | None:
+    return profile(Format(extension, video, audio, width, height))
 
 
 def subtitles_of(item_id: str, streams: list[dict[str, Any]], base_url: str) -> list[Subtitle]:

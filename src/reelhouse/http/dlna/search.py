@@ -26,7 +26,7 @@ from reelhouse.media.dlna.search import Match, parse_criteria
 from reelhouse.media.dlna.sort import Order
 from reelhouse.storage.item_query import MAX_LIMIT, ItemQuery
 
-from .objects import page, summary, to_objects
+from .objects import page, page_objects, summary, to_objects
 from .ordering import ordered
 from .tree import MAX_PAGE, ROOT, Page, find_node
 
@@ -45,8 +45,8 @@ async def search(container_id: str, criteria: str, start: int, count: int, base_
         return Page([], 0)
     if len(matches) == 1:
         query = replace(_matching(scope, matches[0]), offset=start, limit=count, include_total=True)
-        summaries, total = await page(query)
-        return Page(await to_objects(summaries, base_url, None), total)
+        objects, total = await page_objects(query, base_url, None)
+        return Page(objects, total)
     found: dict[str, dict[str, Any]] = {}
     for match in matches:
         await _read_into(found, _matching(scope, match))

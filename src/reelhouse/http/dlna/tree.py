@@ -31,7 +31,7 @@ from reelhouse.storage.libraries import LibraryRecord, list_libraries
 from ..context import app_context
 from ..library_access import visible
 from .folders import FOLDERS_VIEW, folder_children, folder_parent, folder_title
-from .objects import DidlObject, no_such_object, page, summary, to_objects
+from .objects import DidlObject, no_such_object, page, page_objects, summary, to_objects
 from .ordering import ordered, ordered_containers
 from .remembered import remembered
 
@@ -102,9 +102,9 @@ async def children(object_id: str, start: int, count: int, base_url: str, order:
         query = ItemQuery(ids=tuple(s["id"] for s in newest))
     query = ordered(query, order)
     count = max(0, min(count, limit - start))
-    summaries, total = await page(replace(query, offset=start, limit=max(count, 1), include_total=True))
-    objects = await to_objects(summaries[:count], base_url, node.id if query.parent_id is None else None)
-    return Page(objects, min(total, limit))
+    objects, total = await page_objects(replace(query, offset=start, limit=max(count, 1), include_total=True),
+                                        base_url, node.id if query.parent_id is None else None)  # fmt: skip
+    return Page(objects[:count], min(total, limit))
 
 
 async def libraries() -> list[LibraryRecord]:
@@ -178,5 +178,5 @@ async def _item_children(object_id: str, start: int, count: int, base_url: str, 
         return Page([], 0)
     types = ("Season", "Episode") if parent["type"] == "Series" else ("Episode",)
     query = ordered(ItemQuery(parent_id=object_id, types=types, sort="index", missing=False), order)
-    summaries, total = await page(replace(query, offset=start, limit=count, include_total=True))
-    return Page(await to_objects(summaries, base_url, None), total)
+    objects, total = await page_objects(replace(query, offset=start, limit=count, include_total=True), base_url, None)
+    return Page(objects, total)

@@ -6,6 +6,10 @@ WHERE clause, ``_sorts`` the order and keyset paging, ``_member`` the
 member-state conditions, ``_render`` the summary columns and rows.
 """
 
+from ._files import (
+    ItemFiles,
+    list_with_files,
+)
 from ._filters import (
     ATTENTION,
     LIKE_ESCAPE,
@@ -42,11 +46,13 @@ __all__ = [
     "MAX_LIMIT",
     "PAGE_EXTRAS",
     "SUMMARY_COLUMNS",
+    "ItemFiles",
     "ItemPage",
     "ItemQuery",
     "ItemSummary",
     "like_escape",
     "list_items",
+    "list_with_files",
     "parse_item_query",
     "rating_levels",
     "summary_of",

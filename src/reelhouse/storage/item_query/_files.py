@@ -1,0 +1,105 @@
+"""A page of items with their primary files in one read (a DLNA Browse page).
+
+:func:`list_items` reads a page's summaries (25 columns, a signed cursor)
+and :func:`~reelhouse.storage.primary_sources.primary_facts` then reads the
+page's files in a second read: a DLNA page of 50 films paid for two thread
+hops, a summary and a JSON dict per item and a cursor nobody follows.
+:func:`list_with_files` reads the same page (the same filters, order and
+offset: :func:`build_where`, :func:`sort_plan`) with what DIDL-Lite needs of
+each item (title, year, runtime, parents, poster, premiere date) and of its
+first present file (path, size, its video and audio streams and external
+subtitles, as ``primary_facts`` shapes them), and the count when asked, in
+one read: rows are one per stream, grouped here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._store import Row, Store
+from ..primary_sources import PrimaryFacts, premiere_day
+from ._filters import build_where
+from ._model import ItemQuery
+from ._query import _labels_in_bounds, _needs_levels, _resolve_scope, rating_levels
+from ._sorts import sort_plan
+
+# The first present file's id; its streams a television needs (video, audio, external subtitles).
+_FILE_JOINS = (
+    " LEFT JOIN media_sources ms ON ms.id = (SELECT m.id FROM media_sources m WHERE m.item_id = i.id"
+    " AND m.missing = 0 ORDER BY m.position, m.id LIMIT 1)"
+    " LEFT JOIN media_streams st ON st.source_id = ms.id"
+    " AND (st.type IN ('Video', 'Audio') OR (st.type = 'Subtitle' AND st.is_external = 1))"
+)
+_COLUMNS = (
+    "i.id, i.library_id, i.type, i.name, i.production_year, i.runtime_ticks, i.season_id, i.series_id,"
+    " i.premiere_date, CASE WHEN EXISTS (SELECT 1 FROM images im WHERE im.item_id = i.id AND im.kind = 'primary')"
+    " THEN 1 ELSE 0 END, ms.path, ms.size, st.idx, st.type, st.codec, st.width, st.height, st.is_external,"
+    " st.external_path"
+)
+
+
+@dataclass(slots=True)
+class ItemFiles:
+    """An item as a DLNA page shows it, with its first present file (``facts.source`` None: none)."""
+
+    id: str
+    library_id: str
+    type: str
+    name: str
+    production_year: int | None
+    runtime_ticks: int | None
+    season_id: str | None
+    series_id: str | None
+    has_poster: bool
+    facts: PrimaryFacts = field(default_factory=PrimaryFacts)
+
+
+async def list_with_files(store: Store, query: ItemQuery) -> tuple[list[ItemFiles], int | None]:
+    """The page ``query`` asks for (by ``offset``; no cursor) with each item's file, and the count if asked."""
+    parent = await _resolve_scope(store, query) if query.parent_id is not None else None
+    levels = await rating_levels(store) if _needs_levels(query) else {}
+    where = build_where(query, parent, _labels_in_bounds(query, levels), store.backend)
+    plan = sort_plan(query, levels, None, store.backend)
+    scoped = f"SELECT i.id, {plan.value_sql} AS sv, i.name_key AS sk FROM items i WHERE {where.sql}"
+    if plan.computed:
+        with_sql, source = where.with_clause(f"scoped AS MATERIALIZED ({scoped})"), "scoped t"
+    else:
+        with_sql, source = where.with_clause(), f"({scoped}) t"
+    sql = (
+        f"{with_sql}SELECT {_COLUMNS} FROM (SELECT t.id, t.sv, t.sk FROM {source} ORDER BY {plan.order_by}"
+        f" LIMIT ? OFFSET ?) t JOIN items i ON i.id = t.id{_FILE_JOINS}"
+        f" ORDER BY {plan.order_by}, st.is_external NULLS FIRST, st.idx NULLS FIRST"
+    )
+    params = [*where.with_params, *plan.value_params, *where.params, query.limit, query.offset]
+    reads: list[tuple[str, Any]] = [(sql, params)]
+    if query.include_total:
+        count = f"{where.with_clause()}SELECT count(*) FROM items i WHERE {where.sql}"
+        reads.append((count, [*where.with_params, *where.params]))
+    answers = await store.fetch_each(reads)
+    items = _grouped(answers[0])
+    if not items and query.library_id is not None and parent is None:
+        await _resolve_scope(store, query)  # an empty page: is the library there at all?
+    return items, int(answers[1][0][0]) if query.include_total else None
+
+
+def _grouped(rows: list[Row]) -> list[ItemFiles]:
+    """One :class:`ItemFiles` per item (its rows are adjacent: one per stream), in the rows' order."""
+    items: list[ItemFiles] = []
+    current: ItemFiles | None = None
+    for row in rows:
+        (item_id, library_id, kind, name, year, runtime, season_id, series_id, premiere, poster, path, size,
+         idx, stream_type, codec, width, height, external, external_path) = tuple(row)  # fmt: skip
+        if current is None or current.id != item_id:
+            source = None if path is None else {"path": path, "size": size, "streams": []}
+            current = ItemFiles(item_id, library_id, kind, name, year, runtime,
+                                season_id if kind == "Episode" else None,
+                                series_id if kind in ("Episode", "Season") else None, bool(poster),
+                                PrimaryFacts(premiere_day(premiere), source))  # fmt: skip
+            items.append(current)
+        if stream_type is not None and current.facts.source is not None:
+            current.facts.source["streams"].append({
+                "index": idx, "type": stream_type, "codec": codec, "width": width, "height": height,
+                "isExternal": bool(external), "externalPath": external_path,
+            })  # fmt: skip
+    return items
