@@ -58,3 +58,13 @@ async def test_a_library_another_process_adds_is_seen_on_the_next_read(database_
         async with open_store(database_url) as command_line:
             await _add(command_line, "lib-c", "Shows")
         assert [v.id for v in await views.views()] == ["lib-c"]
+
+
+async def test_a_caller_that_read_the_data_version_after_a_commit_sees_what_it_committed(store) -> None:
+    """A request reads the data version once (http/context.py) and asks every memory with it."""
+    views = RememberedViews(store)
+    with trio.fail_after(LIMIT_S):
+        await _add(store, "lib-a", "Anime")
+        assert [v.id for v in await views.views(version=store.data_version())] == ["lib-a"]
+        await _add(store, "lib-b", "Films")
+        assert [v.id for v in await views.views(version=store.data_version())] == ["lib-a", "lib-b"]

@@ -37,8 +37,9 @@ class RememberedViews:
         self.store = store
         self._memory: VersionedMemory[str, tuple[LibraryView, ...]] = VersionedMemory(store, 1)
 
-    async def views(self) -> tuple[LibraryView, ...]:
-        found = await self._memory.find("views", self._read)
+    async def views(self, *, version: int | None = None) -> tuple[LibraryView, ...]:
+        """``version``: the store's data version the caller read (:meth:`VersionedMemory.find`)."""
+        found = await self._memory.find("views", self._read, version=version)
         return found if found is not None else ()
 
     async def _read(self) -> tuple[LibraryView, ...]:

@@ -27,7 +27,7 @@ from reelhouse.storage.item_query import ItemPage, ItemQuery, list_items, parse_
 from reelhouse.storage.library_views import LibraryView, RememberedViews
 from reelhouse.storage.watch_state import WatchState
 
-from ..context import app_context
+from ..context import app_context, request_data_version
 from ..device_auth import signed_in_member
 from ..items import cursor_codec
 from ..library_access import require_item_visible, scoped_item_query, visible
@@ -66,7 +66,7 @@ async def all_libraries() -> tuple[LibraryView, ...]:
     remembered = current_app.extensions.get(_VIEWS_KEY)
     if not isinstance(remembered, RememberedViews) or remembered.store is not store:
         remembered = current_app.extensions[_VIEWS_KEY] = RememberedViews(store)
-    return await remembered.views()
+    return await remembered.views(version=request_data_version())
 
 
 async def all_library_ids() -> list[str]:
