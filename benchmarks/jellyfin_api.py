@@ -10,6 +10,10 @@ Two figures, in one run, on SQLite:
    /api/v1/items`` first page (limit 40) with the same token.  Medians of
    ``ROUNDS`` alternating rounds; the ratio of the medians.  Target: within
    3x (Jellyfin's users report 30-50 s for "latest" alone at this size).
+   Beside it, the server's CPU time per home screen against per native page
+   (``cpu_ratio``), over ``CPU_ROUNDS`` of each in a block: on a machine
+   shared with other work the wall-clock ratio moves with the load, the CPU
+   one much less.
 2. **Media/Updated to listed**: a new episode file is written into a season
    folder, ``POST /Library/Media/Updated`` names it, and the native item
    count of the library is polled every 20 ms until it is one more: the
@@ -40,10 +44,11 @@ from typing import Any
 import httpx
 
 from _api_processes import reelhouse_server
-from _http_probe import BenchmarkError, Server, sigterm_as_interrupt
+from _http_probe import BenchmarkError, Server, cpu_seconds, sigterm_as_interrupt
 from _tree import write_library
 
 ROUNDS = 15
+CPU_ROUNDS = 100  # home screens (and three times as many native pages) per CPU figure: jiffies are 10 ms
 UPDATES = 3
 PASSWORD = "benchmark password"
 MEMBER = "viewer"
@@ -141,6 +146,21 @@ def timed(action: Any) -> float:
     return time.perf_counter() - started
 
 
+def server_cpu_ms(pid: int, action: Any, times: int) -> float:
+    """The server's CPU milliseconds per ``action``, over ``times`` of them."""
+    before = cpu_seconds(pid)
+    for _ in range(times):
+        action()
+    return (cpu_seconds(pid) - before) * 1000 / times
+
+
+def cpu_figures(jf: httpx.Client, native: httpx.Client, views: list[str], pid: int) -> dict[str, Any]:
+    with ThreadPoolExecutor(max_workers=len(home_requests(views))) as pool:
+        home = server_cpu_ms(pid, lambda: home_screen_at_once(jf, views, pool), CPU_ROUNDS)
+    page = server_cpu_ms(pid, lambda: native.get("/items", params={"limit": 40}).raise_for_status(), CPU_ROUNDS * 3)
+    return {"home_screen_cpu_ms": round(home, 2), "native_page_cpu_ms": round(page, 2), "cpu_ratio": round(home / page, 2)}
+
+
 def home_versus_native(jf: httpx.Client, native: httpx.Client, views: list[str]) -> dict[str, Any]:
     home_screen(jf, views)  # warm both paths once
     native.get("/items", params={"limit": 40}).raise_for_status()
@@ -202,7 +222,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             views = [v["Id"] for v in jf.get("/UserViews").json()["Items"]]
             shows_view = next(v["Id"] for v in jf.get("/UserViews").json()["Items"] if v.get("CollectionType") == "tvshows")
             watch_some(jf, shows_view)
-            home = home_versus_native(jf, native, views)
+            home = home_versus_native(jf, native, views) | cpu_figures(jf, native, views, server.process.pid)
             with httpx.Client(base_url=server.api_url, headers={"Authorization": f"Bearer {server.key}"}, timeout=60) as admin:
                 listed = update_to_listed(base_url, server.key, admin, workdir / "shows", shows_id)
         return {"items": {"movies": movies.videos, "episodes": shows.videos}, "scan_seconds": round(scan_seconds, 1),

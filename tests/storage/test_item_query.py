@@ -343,3 +343,13 @@ async def test_unknown_library_or_parent_is_not_found(store: Store, samples: Sam
         await page(store, samples, libraryId="nope")
     with pytest.raises(NotFound):
         await page(store, samples, parentId="nope")
+
+
+async def test_a_page_read_with_names_carries_its_series_and_season_names(store: Store, samples: Samples) -> None:
+    query = parse_item_query(_params(samples, {"parentId": "@Dark S1", "limit": 1}))
+    named = await list_items(store, query, CODEC, with_cursor=False, with_names=True)
+    assert named.names == {samples.ids["Dark"]: "Dark", samples.ids["Dark S1"]: "Season 1"}
+    assert named.next_cursor is None  # a second page exists: without_cursor, no cursor is made
+    plain = await list_items(store, query, CODEC)
+    assert plain.names == {} and plain.next_cursor is not None
+    assert [item.id for item in named.items] == [item.id for item in plain.items]

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import trio
-from quart import current_app
+from quart import current_app, g
 
 from reelhouse.actors.tree import ActorTree
 from reelhouse.config import Settings
@@ -31,6 +31,15 @@ class AppContext:
 
 def app_context() -> AppContext:
     return current_app.extensions["reelhouse"]
+
+
+def request_data_version() -> int:
+    """The store's data version, read once per request: the memories a request asks (its sign-in, the
+    libraries) answer as of the request's start, and a commit after it is seen by the next request."""
+    version: int | None = getattr(g, "data_version", None)
+    if version is None:
+        version = g.data_version = app_context().store.data_version()
+    return version
 
 
 def ask_timeout() -> float:

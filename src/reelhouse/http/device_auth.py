@@ -18,7 +18,7 @@ from reelhouse.media.member_policy import LibraryScope, MemberFacts, library_sco
 from reelhouse.storage.devices import TOKEN_PREFIX, DeviceSignIn
 from reelhouse.storage.verified_devices import VerifiedDevices
 
-from .context import app_context
+from .context import app_context, request_data_version
 
 # Endpoint names (blueprint.function) a device token may call.
 PLAYER_ENDPOINTS = frozenset(
@@ -59,7 +59,7 @@ def verified_devices() -> VerifiedDevices:
 async def authenticate_device(token: str, endpoint: str | None) -> None:
     """Accept ``token`` for this request (or WebSocket) to ``endpoint``, or raise 401
     (unknown, revoked, member disabled) / 403 (not a player endpoint)."""
-    sign_in = await verified_devices().find(token)
+    sign_in = await verified_devices().find(token, version=request_data_version())
     if sign_in is None:
         raise errors.Unauthorized("The sign-in is invalid or has been revoked.")
     if endpoint not in PLAYER_ENDPOINTS:
@@ -69,7 +69,7 @@ async def authenticate_device(token: str, endpoint: str | None) -> None:
 
 async def find_device_sign_in(token: str) -> DeviceSignIn | None:
     """The live sign-in of ``token`` (remembered as :class:`VerifiedDevices` says), else None."""
-    return await verified_devices().find(token)
+    return await verified_devices().find(token, version=request_data_version())
 
 
 def admit_sign_in(sign_in: DeviceSignIn) -> None:

@@ -29,11 +29,13 @@ blueprint = Blueprint("items", __name__)
 
 
 @functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=4)
 def cursor_codec(secret: bytes) -> CursorCodec:
     """The codec signing item cursors, keyed by the server's private cursor secret.
 
     Cursors stay valid across restarts of one server and are refused by
     another server; the key is never shown (unlike the public server id).
+    Made once per secret (it holds no state between calls): every page asks.
     """
     return CursorCodec(hashlib.sha256(b"reelhouse-item-cursor:" + secret).digest())
 

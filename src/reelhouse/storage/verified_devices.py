@@ -42,9 +42,10 @@ class VerifiedDevices:
         self._known: VersionedMemory[str, DeviceSignIn] = VersionedMemory(store, MAX_SIGN_INS)
         self._seen: dict[str, tuple[str, int]] = {}
 
-    async def find(self, token: str) -> DeviceSignIn | None:
-        """The enabled member's sign-in this token stands for, else None; raises StoreError."""
-        sign_in = await self._lookup(token)
+    async def find(self, token: str, *, version: int | None = None) -> DeviceSignIn | None:
+        """The enabled member's sign-in this token stands for, else None; raises StoreError.
+        ``version``: the store's data version the caller read (:meth:`VersionedMemory.find`)."""
+        sign_in = await self._lookup(token, version)
         if sign_in is None or sign_in.disabled:
             return None
         self._seen[sign_in.token_hash] = (sign_in.device_id, now_ms())
@@ -71,5 +72,5 @@ class VerifiedDevices:
                 self._seen.setdefault(token_hash, value)
             raise
 
-    async def _lookup(self, token: str) -> DeviceSignIn | None:
-        return await self._known.find(hash_token(token), lambda: find_sign_in(self._store, token))
+    async def _lookup(self, token: str, version: int | None) -> DeviceSignIn | None:
+        return await self._known.find(hash_token(token), lambda: find_sign_in(self._store, token), version=version)

@@ -38,11 +38,18 @@ class VersionedMemory(Generic[K, V]):
         self._answers: LRUCache[K, tuple[V, int]] = LRUCache(maxsize)
         self._forgotten = 0  # moves on every forget
 
-    async def find(self, key: K, lookup: Callable[[], Awaitable[V | None]]) -> V | None:
-        """The remembered answer for ``key`` while it holds, else ``await lookup()``."""
+    async def find(self, key: K, lookup: Callable[[], Awaitable[V | None]], *, version: int | None = None) -> V | None:
+        """The remembered answer for ``key`` while it holds, else ``await lookup()``.
+
+        ``version``: the data version the caller read already (a request reads
+        it once for every memory it asks: on SQLite a read of it costs a
+        shared-memory lock, two ``fcntl`` calls); an answer is then given as of
+        that version, never one remembered from before it.
+        """
         if not self._remembers:
             return await lookup()
-        before, forgotten = self._store.data_version(), self._forgotten
+        before = self._store.data_version() if version is None else version
+        forgotten = self._forgotten
         known = self._answers.get(key)
         if known is not None and known[1] == before:
             return known[0]

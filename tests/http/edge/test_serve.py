@@ -3,6 +3,7 @@ cannot show yet (a WebSocket open at shutdown)."""
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import trio
@@ -28,9 +29,36 @@ async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             pass
     elif scope["path"] == "/crash":
         raise RuntimeError("the app failed before answering")
+    elif scope["path"] in ("/held", "/stream"):
+        await _answer_in_two_steps(scope["path"] == "/held", send)
     else:
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
         await send({"type": "http.response.body", "body": b"ok"})
+
+
+class _Steps:
+    """Where the two-step app stands: its head handed to the server, and the gate its body waits on."""
+
+    head_sent = trio.Event()
+    body_gate = trio.Event()
+
+
+async def _answer_in_two_steps(with_length: bool, send: Any) -> None:
+    headers = [(b"content-length", b"4")] if with_length else [(b"content-type", b"text/event-stream")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    _Steps.head_sent.set()
+    await _Steps.body_gate.wait()
+    await send({"type": "http.response.body", "body": b"body"})
+
+
+def _nothing_to_read(stream: trio.SocketStream) -> bool:
+    """Nothing has arrived on ``stream`` yet (a peek that does not wait)."""
+    with socket.fromfd(stream.socket.fileno(), socket.AF_INET, socket.SOCK_STREAM) as peek:
+        try:
+            peek.recv(1, socket.MSG_DONTWAIT | socket.MSG_PEEK)
+        except BlockingIOError:
+            return True
+    return False
 
 
 async def _read_to_eof(stream: trio.SocketStream) -> None:
@@ -91,3 +119,38 @@ async def test_shutdown_closes_open_websockets_and_idle_connections_at_once() ->
         for stream in (websocket, idle):
             await _read_to_eof(stream)  # closed by the server
     assert took < 1.0  # not the grace: nothing was in flight
+
+
+async def test_a_response_with_a_length_leaves_head_and_body_in_one_write() -> None:
+    _Steps.head_sent, _Steps.body_gate = trio.Event(), trio.Event()
+    config = _config()
+    shutdown = trio.Event()
+    with trio.fail_after(LIMIT_S):
+        async with trio.open_nursery() as nursery:
+            binds = await nursery.start(EdgeServer(_app, config, 10).serve, bind_sockets(config), shutdown)
+            stream = await connect(binds[0])
+            await stream.send_all(request("GET", "/held"))
+            await _Steps.head_sent.wait()
+            held = _nothing_to_read(stream)  # the head waits for the body
+            _Steps.body_gate.set()
+            first = await stream.receive_some(65536)
+            shutdown.set()
+    assert held
+    assert first.startswith(b"HTTP/1.1 200") and first.endswith(b"\r\n\r\nbody"), first
+
+
+async def test_a_streamed_response_gets_its_head_before_any_body() -> None:
+    _Steps.head_sent, _Steps.body_gate = trio.Event(), trio.Event()
+    config = _config()
+    shutdown = trio.Event()
+    with trio.fail_after(LIMIT_S):
+        async with trio.open_nursery() as nursery:
+            binds = await nursery.start(EdgeServer(_app, config, 10).serve, bind_sockets(config), shutdown)
+            stream = await connect(binds[0])
+            await stream.send_all(request("GET", "/stream"))
+            head = b""
+            while b"\r\n\r\n" not in head:
+                head += await stream.receive_some(65536)  # the body is still held back by the app
+            _Steps.body_gate.set()
+            shutdown.set()
+    assert head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head

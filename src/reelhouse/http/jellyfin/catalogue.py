@@ -20,14 +20,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import trio
-from quart import request
+from quart import current_app, request
 
 from reelhouse.storage.item_detail import item_detail
-from reelhouse.storage.item_query import ItemQuery, list_items, parse_item_query
-from reelhouse.storage.library_views import LibraryView, library_views
+from reelhouse.storage.item_query import ItemPage, ItemQuery, list_items, parse_item_query
+from reelhouse.storage.library_views import LibraryView, RememberedViews
 from reelhouse.storage.watch_state import WatchState
 
-from ..context import app_context
+from ..context import app_context, request_data_version
 from ..device_auth import signed_in_member
 from ..items import cursor_codec
 from ..library_access import require_item_visible, scoped_item_query, visible
@@ -41,6 +41,7 @@ DETAIL_FIELDS = frozenset({
     "tags", "genreitems", "officialrating", "premieredate", "enddate",
 })  # fmt: skip
 COLLECTION_TYPES = {"movies": "movies", "tvshows": "tvshows"}
+_VIEWS_KEY = "reelhouse.jellyfin.views"
 
 
 def server_guid() -> str:
@@ -56,7 +57,21 @@ def member_id() -> str | None:
 
 
 async def visible_libraries() -> list[LibraryView]:
-    return [library for library in await library_views(app_context().store) if visible(library.id)]
+    return [library for library in await all_libraries() if visible(library.id)]
+
+
+async def all_libraries() -> tuple[LibraryView, ...]:
+    """Every library (most home-screen requests ask: remembered while no write commits, RememberedViews)."""
+    store = app_context().store
+    remembered = current_app.extensions.get(_VIEWS_KEY)
+    if not isinstance(remembered, RememberedViews) or remembered.store is not store:
+        remembered = current_app.extensions[_VIEWS_KEY] = RememberedViews(store)
+    return await remembered.views(version=request_data_version())
+
+
+async def all_library_ids() -> list[str]:
+    """Every library's id, in id order (a User's grants when the policy says all libraries)."""
+    return sorted(library.id for library in await all_libraries())
 
 
 def wants_detail(fields: str | None) -> bool:
@@ -77,25 +92,32 @@ async def native_page(query: ItemQuery, fields: str | None) -> tuple[list[dict[s
 
 async def native_summaries(query: ItemQuery) -> tuple[list[dict[str, Any]], int]:
     """One page of native summaries within the request's libraries, and the total (the page's end when not counted)."""
-    ctx = app_context()
-    scoped = await scoped_item_query(query)
-    page = await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret))
+    page = await native_items(query)
     summaries = [item.to_json() for item in page.items]
     total = page.total_count if page.total_count is not None else (query.offset or 0) + len(summaries)
     return summaries, total
 
 
+async def native_items(query: ItemQuery) -> ItemPage:
+    """One page of items within the request's libraries, as read (no cursor: this surface pages by offset)."""
+    ctx = app_context()
+    scoped = await scoped_item_query(query)
+    return await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret), with_cursor=False)
+
+
 async def render(
-    items: Sequence[Mapping[str, Any]], *, detail: bool, states: Mapping[str, WatchState] | None = None
-) -> list[dict[str, Any]]:
+    items: Sequence[Mapping[str, Any]], *, detail: bool, states: Mapping[str, WatchState] | None = None,
+    known_names: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:  # fmt: skip
     """BaseItemDtos of native item dicts, with the member's UserData (``states`` when already read)
-    and series and season names."""
+    and series and season names (``known_names``: those read with the items)."""
     store = app_context().store
     if detail:
         items = [await item_detail(store, item["id"]) for item in items]
+    names: dict[str, str] = dict(known_names or {})
     missing = [item.get(key) for item in items for key in ("seriesId", "seasonId")
-               if not item.get("seriesName" if key == "seriesId" else "seasonName")]  # fmt: skip
-    names: dict[str, str] = {}
+               if not item.get("seriesName" if key == "seriesId" else "seasonName")
+               and item.get(key) not in names]  # fmt: skip
     data: dict[str, dict[str, Any]] = {}
 
     async def read_names() -> None:
@@ -104,9 +126,12 @@ async def render(
     async def read_user_data() -> None:
         data.update(await user_data_for(store, member_id(), items, states))
 
-    async with trio.open_nursery() as nursery:  # two independent reads, side by side
-        nursery.start_soon(read_names)
-        nursery.start_soon(read_user_data)
+    if not missing:
+        await read_user_data()
+    else:
+        async with trio.open_nursery() as nursery:  # two independent reads, side by side
+            nursery.start_soon(read_names)
+            nursery.start_soon(read_user_data)
     server = server_guid()
     dtos = [item_dto(item, server, data.get(item["id"]), names) for item in items]
     if detail and signed_in_member() is None:
@@ -130,19 +155,24 @@ async def names_of(wanted: Iterable[str | None]) -> dict[str, str]:
         return {}
     ctx = app_context()
     query = parse_item_query({"ids": [",".join(unique)], "limit": [str(MAX_LIMIT)]})
-    page = await list_items(ctx.store, query, cursor_codec(ctx.cursor_secret))
+    page = await list_items(ctx.store, query, cursor_codec(ctx.cursor_secret), with_cursor=False)
     return {item.id: item.name for item in page.items}
 
 
 async def summaries_by_id(item_ids: Sequence[str]) -> list[dict[str, Any]]:
     """Native summaries of these items the request may see, in the order given."""
+    return (await summaries_with_names(item_ids))[0]
+
+
+async def summaries_with_names(item_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """:func:`summaries_by_id`, and their series' and seasons' names by id (read with them: one trip)."""
     if not item_ids:
-        return []
+        return [], {}
     ctx = app_context()
     query = await scoped_item_query(parse_item_query({"ids": [",".join(item_ids)], "limit": [str(MAX_LIMIT)]}))
-    page = await list_items(ctx.store, query, cursor_codec(ctx.cursor_secret))
+    page = await list_items(ctx.store, query, cursor_codec(ctx.cursor_secret), with_cursor=False, with_names=True)
     by_id = {item.id: item.to_json() for item in page.items}
-    return [by_id[i] for i in item_ids if i in by_id]
+    return [by_id[i] for i in item_ids if i in by_id], page.names
 
 
 async def one_item(guid: str) -> dict[str, Any]:

@@ -14,13 +14,14 @@ from typing import Any
 from quart import Response, request
 
 from reelhouse.storage.genres import genre_names
-from reelhouse.storage.item_query import parse_item_query
+from reelhouse.storage.item_query import ItemSummary, parse_item_query
 
 from ..context import app_context
 from ..library_access import library_scope_of_request, parental_rule_of_request
 from . import ids
 from .catalogue import (
     member_id,
+    native_items,
     native_page,
     native_summaries,
     one_item,
@@ -29,6 +30,7 @@ from .catalogue import (
     result,
     server_guid,
     summaries_by_id,
+    summaries_with_names,
     view_dto,
     visible_libraries,
 )
@@ -91,41 +93,46 @@ async def latest(user_id: str | None = None) -> Response:
     kinds = frozenset(asked - {""}) if asked else frozenset(VIDEO_TYPES)
     if limit == 0 or not kinds:
         return json([])
-    summaries = await _newest_videos(args.get("parentid"), min(MAX_LIMIT, limit * 4), kinds)
-    shown: dict[str, dict[str, Any] | None] = {}  # in order: a movie's summary, or a series to read
-    for summary in summaries:
-        key = summary.get("seriesId") or summary["id"]
+    newest = await _newest_videos(args.get("parentid"), limit, kinds)
+    shown: dict[str, ItemSummary | None] = {}  # in order: a movie, or a series to read
+    for item in newest:
+        key = item.series_id or item.id
         if key not in shown and len(shown) < limit:
-            shown[key] = None if summary.get("seriesId") else summary
+            shown[key] = None if item.series_id else item
     series = {s["id"]: s for s in await summaries_by_id([k for k, v in shown.items() if v is None])}
-    newest = [v if v is not None else series.get(k) for k, v in shown.items()]
-    return json(await render([s for s in newest if s is not None], detail=False))
+    found = [v.to_json() if v is not None else series.get(k) for k, v in shown.items()]
+    return json(await render([s for s in found if s is not None], detail=False))
 
 
-async def _newest_videos(parent: str | None, count: int, kinds: frozenset[str]) -> list[dict[str, Any]]:
-    """The newest movies and episodes under ``parent`` (a view or an item; None: every view).
+async def _newest_videos(parent: str | None, limit: int, kinds: frozenset[str]) -> list[ItemSummary]:
+    """The newest movies and episodes under ``parent`` (a view or an item; None: every view), enough of
+    them for ``limit`` entries: ``limit`` movies, four times as many episodes (an episode stands for its
+    series, and a series' newest episodes come together).
 
     One query per library and type, each on the (library, type, date added)
     index, merged: one query over several types or by parentId read every
     video of the library (20-40 ms over 10,000 against 1 ms).
     """
     libraries = await visible_libraries()
-    base = {"recursive": ["true"], "sort": ["dateAdded"], "order": ["desc"], "limit": [str(count)]}
+    base = {"recursive": ["true"], "sort": ["dateAdded"], "order": ["desc"]}
     library_ids = frozenset(lib.id for lib in libraries)
+    episodes = str(min(MAX_LIMIT, limit * 4))
     if parent:
         wanted = parent_id(parent, library_ids)
         if wanted not in library_ids:  # a series, a season, a folder
             types = [kind for kind in VIDEO_TYPES if kind in kinds]
-            summaries, _ = await native_summaries(parse_item_query({**base, "parentId": [wanted], "type": types}))
-            return summaries
+            count = episodes if "Episode" in types else str(limit)
+            return (await native_items(parse_item_query({**base, "parentId": [wanted], "type": types,
+                                                          "limit": [count]}))).items  # fmt: skip
         libraries = [lib for lib in libraries if lib.id == wanted]
-    found: list[dict[str, Any]] = []
+    found: list[ItemSummary] = []
     for library in libraries:
         for kind in [k for k in LATEST_TYPES.get(library.collection_type, VIDEO_TYPES) if k in kinds]:
-            page, _ = await native_summaries(parse_item_query({**base, "libraryId": [library.id], "type": [kind]}))
-            found.extend(page)
-    found.sort(key=lambda s: (s["dateCreated"], s["id"]), reverse=True)
-    return found[:count]
+            count = episodes if kind == "Episode" else str(limit)
+            query = parse_item_query({**base, "libraryId": [library.id], "type": [kind], "limit": [count]})
+            found.extend((await native_items(query)).items)
+    found.sort(key=lambda item: (item.date_created_ms, item.id), reverse=True)
+    return found
 
 
 @route(blueprint, "/UserItems/Resume")
@@ -137,7 +144,8 @@ async def resume(user_id: str | None = None) -> Response:
 async def _resume(args: dict[str, str]) -> Response:
     limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
     states = await resume_states(app_context().store, member_id(), limit)
-    dtos = await render(await summaries_by_id(list(states)), detail=False, states=states)
+    summaries, names = await summaries_with_names(list(states))
+    dtos = await render(summaries, detail=False, states=states, known_names=names)
     return json(result(dtos, len(dtos)))
 
 
@@ -147,7 +155,8 @@ async def next_up() -> Response:
     limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
     series = ids.item_id(args["seriesid"]) if args.get("seriesid") else None
     states = await next_up_states(app_context().store, member_id(), series, limit)
-    dtos = await render(await summaries_by_id(list(states)), detail=False, states=states)
+    summaries, names = await summaries_with_names(list(states))
+    dtos = await render(summaries, detail=False, states=states, known_names=names)
     return json(result(dtos, len(dtos)))
 
 

@@ -14,13 +14,14 @@ from typing import Any
 from quart import Response, request
 
 from reelhouse import errors
-from reelhouse.storage.members import get_member, library_ids, list_members
+from reelhouse.storage.members import get_member, list_members
 
 from ..auth_routes import SignInAttempt, sign_in, sign_out
 from ..context import app_context
 from ..device_auth import signed_in_member
 from . import ids
 from .access import admin, claims, public
+from .catalogue import all_library_ids
 from .dto_users import public_system_info, public_user_dto, session_info, system_info, user_dto
 from .surface import json, new_blueprint, no_content, route
 
@@ -77,7 +78,7 @@ async def authenticate_by_name() -> Response:
     if member is None:  # deleted between the sign-in and here
         raise errors.Unauthorized("The member no longer exists.")
     server_id = ids.plain_guid(app_context().server_id)
-    user = user_dto(member, server_id, await library_ids(store))
+    user = user_dto(member, server_id, await all_library_ids())
     session = session_info(signed_in.device_id, user, attempt.client, attempt.device_name,
                            who.device_id or signed_in.device_id, who.version or "", server_id)  # fmt: skip
     return json({"User": user, "SessionInfo": session, "AccessToken": signed_in.token, "ServerId": server_id})
@@ -95,7 +96,7 @@ async def public_users() -> Response:
 @admin
 async def users() -> Response:
     store = app_context().store
-    all_ids = await library_ids(store)
+    all_ids = await all_library_ids()
     return json([user_dto(m, app_context().server_id, all_ids) for m in await list_members(store)])
 
 
@@ -121,7 +122,7 @@ async def _user(user_id: str) -> Response:
     member = await get_member(store, user_id)
     if member is None:
         raise errors.NotFound(f"No user {user_id}.")
-    return json(user_dto(member, app_context().server_id, await library_ids(store)))
+    return json(user_dto(member, app_context().server_id, await all_library_ids()))
 
 
 @route(blueprint, "/Sessions/Logout", ("POST",))

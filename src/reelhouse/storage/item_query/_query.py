@@ -25,7 +25,7 @@ propagate; cancellation behaves as the Store's reads do (nothing is written).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from reelhouse.errors import Invalid, NotFound
@@ -36,7 +36,7 @@ from ..cursor import FINGERPRINT_KEY, CursorCodec
 from ._filters import Parent, Where, build_where
 from ._model import ItemQuery
 from ._params import PARAMETERS, parse_item_query
-from ._render import PAGE_EXTRAS, SUMMARY_COLUMNS, ItemSummary, summary_of
+from ._render import NAME_EXTRAS, PAGE_EXTRAS, SUMMARY_COLUMNS, ItemSummary, names_of_row, summary_of
 from ._sorts import SortPlan, new_seed, sort_plan
 
 __all__ = [
@@ -71,6 +71,8 @@ class ItemPage:
     items: list[ItemSummary]
     next_cursor: str | None
     total_count: int | None = None
+    names: dict[str, str] = field(default_factory=dict)
+    """With ``with_names``: the page's series and season names by id."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"items": [item.to_json() for item in self.items]}
@@ -81,26 +83,37 @@ class ItemPage:
         return data
 
 
-async def list_items(store: Store, query: ItemQuery, codec: CursorCodec) -> ItemPage:
-    """The page of items ``query`` asks for (see the module docstring)."""
-    fingerprint = query.fingerprint()
+async def list_items(
+    store: Store, query: ItemQuery, codec: CursorCodec, *, with_cursor: bool = True, with_names: bool = False
+) -> ItemPage:
+    """The page of items ``query`` asks for (see the module docstring).
+
+    ``with_cursor=False``: a caller that pages by offset or reads one page
+    (the Jellyfin surface) gets no ``next_cursor``, and the query's
+    fingerprint (a hash of every filter, 5 % of such a request's time) is
+    not computed unless the query carries a cursor.  ``with_names``: the
+    page's series and season names too (:attr:`ItemPage.names`), read with
+    its rows.
+    """
+    fingerprint = query.fingerprint() if with_cursor or query.cursor is not None else ""
     key, seed = _read_cursor(query, codec, fingerprint)
     parent = await _resolve_scope(store, query) if query.parent_id is not None else None
     levels = await rating_levels(store) if _needs_levels(query) else {}
     where = build_where(query, parent, _labels_in_bounds(query, levels), store.backend)
     plan = sort_plan(query, levels, seed, store.backend)
-    rows = await _page_rows(store, query, where, plan, key)
+    rows = await _page_rows(store, query, where, plan, key, NAME_EXTRAS if with_names else "")
     if not rows and query.library_id is not None and parent is None:
         await _resolve_scope(store, query)  # an empty page: is the library there at all?
     items = [summary_of(row) for row in rows[: query.limit]]
     next_cursor = None
-    if len(rows) > query.limit:
+    if with_cursor and len(rows) > query.limit:
         payload: dict[str, Any] = {FINGERPRINT_KEY: fingerprint, _KEY: plan.key_of(rows[query.limit - 1])}
         if seed is not None:
             payload[_SEED] = seed
         next_cursor = codec.encode(payload)
     total = await _count(store, where) if query.include_total else None
-    return ItemPage(items, next_cursor, total)
+    names = {k: v for row in rows[: query.limit] for k, v in names_of_row(row).items()} if with_names else {}
+    return ItemPage(items, next_cursor, total, names)
 
 
 async def rating_levels(store: Store) -> dict[str, int]:
@@ -165,7 +178,7 @@ def _labels_in_bounds(query: ItemQuery, levels: dict[str, int]) -> list[str] | N
 
 
 async def _page_rows(
-    store: Store, query: ItemQuery, where: Where, plan: SortPlan, key: list[Any] | None
+    store: Store, query: ItemQuery, where: Where, plan: SortPlan, key: list[Any] | None, extras: str
 ) -> list[Any]:
     after_sql, after_params = plan.after(key) if key is not None else ("1 = 1", [])
     offset = 0 if key is not None else query.offset
@@ -181,7 +194,8 @@ async def _page_rows(
     # columns, poster tags and version counts for those rows only: a sort
     # that no index serves moves three values per row.
     sql = (
-        f"{with_sql}SELECT {SUMMARY_COLUMNS}{PAGE_EXTRAS}, t.sv, t.sk FROM (SELECT t.id, t.sv, t.sk FROM {source}"
+        f"{with_sql}SELECT {SUMMARY_COLUMNS}{PAGE_EXTRAS}{extras}, t.sv, t.sk"
+        f" FROM (SELECT t.id, t.sv, t.sk FROM {source}"
         f" WHERE {after_sql} ORDER BY {plan.order_by} LIMIT ? OFFSET ?) t"
         f" JOIN items i ON i.id = t.id ORDER BY {plan.order_by}"
     )

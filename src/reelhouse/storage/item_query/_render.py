@@ -36,6 +36,12 @@ PAGE_EXTRAS = (
 )
 """Columns to select right after :data:`SUMMARY_COLUMNS` (only on a page's rows,
 they are subqueries): the primary image tag and the version-member count."""
+NAME_EXTRAS = (
+    ", (SELECT s.name FROM items s WHERE s.id = i.series_id) AS series_name,"
+    " (SELECT s.name FROM items s WHERE s.id = i.season_id) AS season_name"
+)
+"""Optional, right after :data:`PAGE_EXTRAS`: the names of an episode's series and season
+(:func:`names_of_row`), for lists that show them (a player's resume and next-up lists)."""
 
 
 # Not frozen: a page builds one per row, and a frozen dataclass sets each of
@@ -146,6 +152,19 @@ def summary_of(row: Row) -> ItemSummary:
         version_member_count=int(count) if count and version_of is None else None,
         version_of=version_of,
     )
+
+
+def names_of_row(row: Row) -> dict[str, str]:
+    """Series and season names by id, from a row that selected :data:`NAME_EXTRAS` after :data:`PAGE_EXTRAS`."""
+    values = tuple(row)
+    series_id, season_id = values[_SUMMARY_WIDTH - 2], values[_SUMMARY_WIDTH - 3]
+    series_name, season_name = values[_SUMMARY_WIDTH + 2], values[_SUMMARY_WIDTH + 3]
+    names = {}
+    if series_id and series_name is not None:
+        names[series_id] = series_name
+    if season_id and season_name is not None:
+        names[season_id] = season_name
+    return names
 
 
 def _json_list(text: str | None) -> list[Any]:
