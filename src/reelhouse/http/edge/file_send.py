@@ -251,9 +251,9 @@ class FileSender:
             trio.lowlevel.reschedule(task, outcome.Value((moved, error)))
 
     def _fail_all(self) -> None:
-        self._failed = self._failed or OSError("the sendfile process has ended")
-        if self._process.poll() is not None and self._process.returncode != 0:
-            log.error("the sendfile process ended with %s", self._process.returncode)
+        if self._failed is None:  # not stopped by aclose: it died (each body from now on is cut short)
+            log.error("the sendfile process ended (exit status %s)", self._process.poll())
+            self._failed = OSError("the sendfile process has ended")
         for task in self._waiting.values():
             trio.lowlevel.reschedule(task, outcome.Error(self._failed))
         self._waiting.clear()

@@ -122,7 +122,7 @@ class EdgeServer:
                 await lifespan.wait_for_shutdown()
                 lifespan_nursery.cancel_scope.cancel()
         finally:
-            with trio.CancelScope(shield=True):  # bounded: a hung mount's thread is left behind
+            with trio.CancelScope(shield=True):  # bounded: a process a hung mount holds is killed
                 if not await self._send_threads.aclose(CLOSE_SECONDS):
                     log.warning("the sendfile process still busy after %.0f s (a hung mount?); killed",
                                 CLOSE_SECONDS)
