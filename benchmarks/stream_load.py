@@ -13,7 +13,8 @@ bodies read into one reused buffer):
 
 Figures per run: ``mib_per_s`` (body bytes the clients received over the
 window) and ``cpu_s_per_gib`` (user + system CPU of the serving process
-over the window, per GiB sent).  Ratios: ``fraction_of_floor`` (MiB/s over
+and its living children, the server's sendfile process, over the window,
+per GiB sent).  Ratios: ``fraction_of_floor`` (MiB/s over
 the floor's at the same client count) and ``cpu_over_floor``.  Then
 ``GET /items`` of the library is sampled every 20 ms, alone (``idle``)
 and in a third run of eight clients (apart: the sampled requests cost
