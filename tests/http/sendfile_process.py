@@ -29,6 +29,13 @@ class SendfileProcess:
             os.kill(pid, signal.SIGSTOP)
             self._stopped.append(pid)
 
+    def kill(self) -> None:
+        """Kill every sendfile process of the servers running in this process (SIGKILL)."""
+        pids = _sendfile_processes()
+        assert pids, "no sendfile process is running"
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+
     def resume(self) -> None:
         for pid in self._stopped:
             with contextlib.suppress(ProcessLookupError):

@@ -280,6 +280,7 @@ async def test_a_file_that_hangs_mid_body_cuts_the_response_within_the_deadline(
     sendfile_process: SendfileProcess,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    deadline = stream_module.READ_TIMEOUT_SECONDS
     monkeypatch.setattr(stream_module, "READ_TIMEOUT_SECONDS", 0.3)
     film = tmp_path / "big" / "Big (2020)" / "Big (2020).mkv"
     film.parent.mkdir(parents=True)
@@ -304,9 +305,21 @@ async def test_a_file_that_hangs_mid_body_cuts_the_response_within_the_deadline(
     body = received.partition(b"\r\n\r\n")[2]
     assert 0 < len(body) < film.stat().st_size and film.read_bytes().startswith(body)
     sendfile_process.resume()
+    monkeypatch.setattr(stream_module, "READ_TIMEOUT_SECONDS", deadline)  # a turn may take 0.25 s
     with trio.fail_after(LIMIT_S):
         again = await client.get(f"/videos/{items['Big']}/stream")
     assert again.content == film.read_bytes()  # the process still serves
+
+
+@SQLITE_ONLY
+async def test_a_sendfile_process_that_died_is_replaced_and_the_next_stream_is_served(
+    catalogue: Catalogue, sendfile_process: SendfileProcess
+) -> None:
+    film = catalogue.files["Heat"].read_bytes()
+    assert (await catalogue.get("Heat")).content == film
+    sendfile_process.kill()  # killed (the out-of-memory killer, an operator)
+    again = await catalogue.get("Heat")
+    assert (again.status_code, again.content) == (200, film)
 
 
 def open_descriptors(path: Path) -> int:

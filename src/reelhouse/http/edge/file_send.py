@@ -182,19 +182,26 @@ class FileSender:
     """The sendfile process (sendfile_worker.py) and the server's side of its socket.
 
     Requests go from the loop; a thread of this process reads the answers
-    and wakes the task that waits for each (one wake-up per turn).
+    and wakes the task that waits for each (one wake-up per turn).  A
+    process that died (killed, out of memory) fails the turns it had and is
+    replaced at the next one.
     """
 
     def __init__(self, threads: int) -> None:
         self._token = trio.lowlevel.current_trio_token()
-        self._control, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        with child:
-            argv = [sys.executable, "-I", str(WORKER), str(child.fileno()), str(SEND_NICENESS), str(threads)]
-            self._process = subprocess.Popen(argv, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL)
+        self._threads = threads
         self._ids = itertools.count(1)
         self._waiting: dict[int, trio.lowlevel.Task] = {}  # touched on the loop thread only
-        self._failed: OSError | None = None
-        self._replies = _start_thread(self._read_replies, "edge-sendfile-replies")
+        self._closing = False
+        self._start()
+
+    def _start(self) -> None:
+        self._control, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with child:
+            argv = [sys.executable, "-I", str(WORKER), str(child.fileno()), str(SEND_NICENESS), str(self._threads)]
+            self._process = subprocess.Popen(argv, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL)
+        self._dead = False
+        self._replies = _start_thread(lambda: self._read_replies(self._control), "edge-sendfile-replies")
 
     @property
     def pid(self) -> int:
@@ -204,20 +211,29 @@ class FileSender:
         """One turn: the bytes sent, 0 at the end of the file, -1 when the socket stayed full.
 
         A checkpoint.  Raises what the send raised (OSError: the peer is
-        gone), or OSError when the process is gone.  Cancelled, the turn
-        is abandoned (its answer is dropped; the caller cuts the socket).
+        gone), or OSError when the process is stopping or died during the
+        turn.  Cancelled, the turn is abandoned (its answer is dropped; the
+        caller cuts the socket).
         """
         await trio.lowlevel.checkpoint_if_cancelled()
-        if self._failed is not None:
-            raise self._failed
+        if self._closing:
+            raise OSError("the sendfile process is stopping")
+        if self._dead:
+            self._replace()
         ident = next(self._ids)
         request = REQUEST.pack(ident, offset, count, THREAD_WAIT_SECONDS, THREAD_TURN_SECONDS)
+        replaced = False
         while True:
             try:
                 hand_over(self._control, request, [out_fd, in_fd])
                 break
             except BlockingIOError:
                 await trio.lowlevel.wait_writable(self._control)
+            except ConnectionError:  # the process died before its answers' thread told the loop
+                if replaced:
+                    raise
+                self._replace()
+                replaced = True
         self._waiting[ident] = trio.lowlevel.current_task()
 
         def abort(_raise_cancel: Any) -> trio.lowlevel.Abort:
@@ -229,11 +245,25 @@ class FileSender:
             raise OSError(error, os.strerror(error))
         return int(moved)
 
-    def _read_replies(self) -> None:
+    def _replace(self) -> None:
+        """A new process for one that died: the turns it had fail (their bodies are cut short)."""
+        self._fail_waiting()
+        self._process.poll()  # reaped
+        self._control.close()  # its answers' thread ends, if it has not yet
+        self._start()
+        log.warning("the sendfile process was started again")
+
+    def _fail_waiting(self) -> None:
+        failed = OSError("the sendfile process has ended")
+        for task in self._waiting.values():
+            trio.lowlevel.reschedule(task, outcome.Error(failed))
+        self._waiting.clear()
+
+    def _read_replies(self, control: socket.socket) -> None:
         """On a thread: each answer wakes its task on the loop; at the process's end, all."""
         while True:
             try:
-                data = self._control.recv(REPLY.size)
+                data = control.recv(REPLY.size)
             except OSError:
                 data = b""
             if len(data) != REPLY.size:
@@ -243,25 +273,27 @@ class FileSender:
             except trio.RunFinishedError:
                 return
         with contextlib.suppress(trio.RunFinishedError):
-            self._token.run_sync_soon(self._fail_all)
+            self._token.run_sync_soon(self._ended, control)
 
     def _answer(self, ident: int, moved: int, error: int) -> None:
         task = self._waiting.pop(ident, None)
         if task is not None:
             trio.lowlevel.reschedule(task, outcome.Value((moved, error)))
 
-    def _fail_all(self) -> None:
-        if self._failed is None:  # not stopped by aclose: it died (each body from now on is cut short)
+    def _ended(self, control: socket.socket) -> None:
+        """On the loop: the process behind ``control`` ended; the turns it had fail (their bodies
+        are cut short)."""
+        if control is not self._control or self._dead:
+            return  # one replaced already
+        if not self._closing:
             log.error("the sendfile process ended (exit status %s)", self._process.poll())
-            self._failed = OSError("the sendfile process has ended")
-        for task in self._waiting.values():
-            trio.lowlevel.reschedule(task, outcome.Error(self._failed))
-        self._waiting.clear()
+            self._dead = True
+        self._fail_waiting()
 
     async def aclose(self, timeout: float | None = None) -> bool:
         """Stop the process: True when it ended within ``timeout`` seconds (else it is killed:
         a thread of it held by a hung mount never holds shutdown).  Idempotent."""
-        self._failed = self._failed or OSError("the sendfile process is stopping")
+        self._closing = True
         with contextlib.suppress(OSError):
             self._control.shutdown(socket.SHUT_RDWR)  # it reads the end; the answers' thread too
         try:
