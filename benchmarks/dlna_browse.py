@@ -37,6 +37,7 @@ side by side in one run) mean something.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -191,9 +192,27 @@ def _stop(profiler: subprocess.Popen[bytes] | None) -> None:
 
 
 def _cpu_seconds(pid: int) -> float:
-    """User and system time of ``pid`` and of its children it waited for (minidlna forks one per stream)."""
+    """User and system time of ``pid``, of its children it waited for (minidlna forks one per stream)
+    and of its living children (Reelhouse's sendfile process, http/edge/sendfile_worker.py)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    own = sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return own + sum(_living_cpu_seconds(child) for child in _children(pid))
+
+
+def _children(pid: int) -> list[int]:
+    children = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(FileNotFoundError):
+            children.extend(int(child) for child in (task / "children").read_text().split())
+    return children
+
+
+def _living_cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0  # a stream's child that ended meanwhile: counted once waited for
+    return sum(int(f) for f in fields[11:13]) / os.sysconf("SC_CLK_TCK")
 
 
 def _py_spy(pid: int, what: str) -> subprocess.Popen[bytes] | None:

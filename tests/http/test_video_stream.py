@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import gc
 import os
+import socket
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +28,7 @@ from .conftest import RunningServer
 from .hung_mount import HungMount
 from .members import add_member, token_for
 from .scanning import create_library, wait_for_state
+from .sendfile_process import SendfileProcess, sendfile_process  # noqa: F401  (the fixture)
 from .upstream import Upstream, upstream  # noqa: F401  (the fixture)
 
 LIMIT_S = 120
@@ -105,20 +108,21 @@ async def test_the_whole_file_is_served_with_its_container_type(catalogue: Catal
 async def test_a_local_file_is_sent_by_sendfile_from_the_descriptor_the_route_opened(
     catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sent_from: list[str] = []
-    real = file_send.sendfile
+    handed: list[tuple[bool, str]] = []
+    real = file_send.hand_over
 
-    def watched(out_fd: int, in_fd: int, offset: int, count: int) -> int:
-        sent_from.append(os.path.realpath(f"/proc/self/fd/{in_fd}"))
-        return real(out_fd, in_fd, offset, count)
+    def watched(control: socket.socket, request: bytes, fds: list[int]) -> None:
+        out_fd, in_fd = fds  # what the sendfile process sends from: these very open files
+        handed.append((stat.S_ISSOCK(os.fstat(out_fd).st_mode), os.path.realpath(f"/proc/self/fd/{in_fd}")))
+        real(control, request, fds)
 
-    monkeypatch.setattr(file_send, "sendfile", watched)
+    monkeypatch.setattr(file_send, "hand_over", watched)
     whole = await catalogue.get("Heat")
     part = await catalogue.get("Heat", headers={"Range": "bytes=100-4195"})
     film = catalogue.files["Heat"]
     assert (whole.status_code, whole.content) == (200, film.read_bytes())
     assert (part.status_code, part.content) == (206, film.read_bytes()[100:4196])
-    assert sent_from and set(sent_from) == {os.path.realpath(film)}  # no byte went through Python
+    assert handed and set(handed) == {(True, os.path.realpath(film))}  # no byte went through Python
 
 
 @SQLITE_ONLY
@@ -270,18 +274,52 @@ async def test_a_file_that_hangs_before_the_first_byte_is_503_within_the_deadlin
 
 @SQLITE_ONLY
 async def test_a_file_that_hangs_mid_body_cuts_the_response_within_the_deadline(
-    catalogue: Catalogue, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch
+    server: RunningServer,
+    client: httpx.AsyncClient,
+    tmp_path: Path,
+    sendfile_process: SendfileProcess,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(stream_module, "SLICE_BYTES", 1024)  # the small real video is many sendfiles
-    monkeypatch.setattr(file_send, "sendfile", hung_mount.hang(file_send.sendfile, after=3))
-    received = bytearray()
-    with trio.fail_after(10), pytest.raises(httpx.RemoteProtocolError):  # fewer bytes than Content-Length
-        async with catalogue.client.stream("GET", catalogue.url("Heat")) as response:
-            async for chunk in response.aiter_raw():
-                received += chunk
-    assert 0 < len(received) < catalogue.files["Heat"].stat().st_size
-    hung_mount.release()
-    assert (await catalogue.get("Heat")).content == catalogue.files["Heat"].read_bytes()  # threads still serve
+    deadline = stream_module.READ_TIMEOUT_SECONDS
+    monkeypatch.setattr(stream_module, "READ_TIMEOUT_SECONDS", 0.3)
+    film = tmp_path / "big" / "Big (2020)" / "Big (2020).mkv"
+    film.parent.mkdir(parents=True)
+    film.write_bytes(bytes(range(256)) * (128 * 1024))  # 32 MiB: more than the sockets' buffers hold
+    with trio.fail_after(LIMIT_S):
+        items = await scanned(client, "Big", tmp_path / "big", [])
+    host, port = server.base_url.removeprefix("http://").rsplit(":", 1)
+    request = f"GET /api/v1/videos/{items['Big']}/stream HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {server.key}\r\n\r\n"
+    received = b""
+    with trio.fail_after(30):  # the deadline is 0.3 s; a stuck request would hit this cap
+        sock = trio.socket.socket()
+        # A small receive buffer (no autotuning): what the server can send ahead is far less than the film.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+        await sock.connect((host, int(port)))
+        async with trio.SocketStream(sock) as stream:
+            await stream.send_all(request.encode())
+            while len(received.partition(b"\r\n\r\n")[2]) == 0:  # the head and the first bytes of the body
+                received += await stream.receive_some(65536)
+            sendfile_process.stop()  # the file stops answering mid-body
+            while data := await stream.receive_some(1024 * 1024):
+                received += data
+    body = received.partition(b"\r\n\r\n")[2]
+    assert 0 < len(body) < film.stat().st_size and film.read_bytes().startswith(body)
+    sendfile_process.resume()
+    monkeypatch.setattr(stream_module, "READ_TIMEOUT_SECONDS", deadline)  # a turn may take 0.25 s
+    with trio.fail_after(LIMIT_S):
+        again = await client.get(f"/videos/{items['Big']}/stream")
+    assert again.content == film.read_bytes()  # the process still serves
+
+
+@SQLITE_ONLY
+async def test_a_sendfile_process_that_died_is_replaced_and_the_next_stream_is_served(
+    catalogue: Catalogue, sendfile_process: SendfileProcess
+) -> None:
+    film = catalogue.files["Heat"].read_bytes()
+    assert (await catalogue.get("Heat")).content == film
+    sendfile_process.kill()  # killed (the out-of-memory killer, an operator)
+    again = await catalogue.get("Heat")
+    assert (again.status_code, again.content) == (200, film)
 
 
 def open_descriptors(path: Path) -> int:
@@ -292,11 +330,9 @@ def open_descriptors(path: Path) -> int:
 
 @SQLITE_ONLY
 async def test_a_stream_whose_client_left_mid_read_closes_its_file_without_a_garbage_collection(
-    catalogue: Catalogue, hung_mount: HungMount, monkeypatch: pytest.MonkeyPatch
+    catalogue: Catalogue, sendfile_process: SendfileProcess, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(stream_module, "READ_TIMEOUT_SECONDS", 60.0)  # the client leaves, not the deadline
-    monkeypatch.setattr(stream_module, "SLICE_BYTES", 1024)
-    monkeypatch.setattr(file_send, "sendfile", hung_mount.hang(file_send.sendfile, after=3))
     ended = trio.Event()
 
     class EndSeen(stream_module.Meter):
@@ -310,15 +346,16 @@ async def test_a_stream_whose_client_left_mid_read_closes_its_file_without_a_gar
     gc.disable()  # only closing the file frees its descriptor, not a collection
     try:
         with trio.fail_after(LIMIT_S):
+            sendfile_process.stop()  # the body's first send hangs, as on a mount that stopped answering
             client = await trio.open_tcp_stream(host, int(port))
             await client.send_all(head.encode())
             received = b""
-            while b"\r\n\r\n" not in received:  # the head and a first chunk; then the next read hangs
+            while b"\r\n\r\n" not in received:  # the head; the body waits on the hung send
                 received += await client.receive_some(65536)
-            assert open_descriptors(film) >= 1  # the route's, and the hung sendfile's duplicate
-            await client.aclose()  # the client leaves while the server waits on the hung sendfile
+            assert open_descriptors(film) == 1  # the route's (the process has its own copy)
+            await client.aclose()  # the client leaves while the server waits on the hung send
             await ended.wait()
-            hung_mount.release()  # the abandoned sendfile returns and closes its duplicate
+            sendfile_process.resume()  # the abandoned send fails on the shut socket
             while open_descriptors(film):
                 await trio.sleep(0.01)
     finally:

@@ -269,18 +269,18 @@ async def file_slices(
     """The opened range as :class:`~reelhouse.http.zero_copy.FileSlice` items the server sends
     from the file (``reader.open(..., read_first=False)``), ``slice_bytes`` each.
 
-    ``on_sent(n)`` is called once each slice was sent, ``on_end()`` once it
-    ends, however; the file is then closed on the file threads.  The
-    server sends from duplicates of the descriptor, so closing never waits
-    on a send (not even one a hung mount holds).
+    ``on_sent(n)`` is called by the server as the kernel takes each ``n``
+    bytes (:data:`~reelhouse.http.edge.file_send.ON_SENT_KEY`), so a large
+    slice counts its bytes as they go; ``on_end()`` once the body ends,
+    however; the file is then closed on the file threads.  The server sends
+    from duplicates of the descriptor, so closing never waits on a send
+    (not even one a hung mount holds).
     """
     offset, end = reader.start, reader.start + reader.length
     try:
         while offset < end:
             count = min(slice_bytes, end - offset)
-            yield FileSlice(reader, offset, count, read_seconds)
-            if on_sent is not None:
-                on_sent(count)
+            yield FileSlice(reader, offset, count, read_seconds, on_sent)
             offset += count
     finally:
         if on_end is not None:

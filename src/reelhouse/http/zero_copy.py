@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .edge.file_send import READ_SECONDS_KEY, ZERO_COPY_EXTENSION
+from .edge.file_send import ON_SENT_KEY, READ_SECONDS_KEY, ZERO_COPY_EXTENSION
 
 Message = dict[str, Any]
 Send = Callable[[Message], Any]
@@ -28,12 +28,14 @@ class HasFileno(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class FileSlice:
-    """``count`` bytes of ``file`` from ``offset``, each sendfile of them within ``read_seconds``."""
+    """``count`` bytes of ``file`` from ``offset``, each sendfile of them within ``read_seconds``;
+    ``on_sent(n)`` is called (on the loop) as the kernel takes each ``n`` of them."""
 
     file: HasFileno
     offset: int
     count: int
     read_seconds: float
+    on_sent: Callable[[int], None] | None = None
 
 
 def offered(scope: Mapping[str, Any]) -> bool:
@@ -57,7 +59,7 @@ class ZeroCopyBodies:
             if message["type"] == "http.response.body" and isinstance(body, FileSlice):
                 message = {"type": ZERO_COPY_EXTENSION, "file": body.file, "offset": body.offset,
                            "count": body.count, "more_body": message.get("more_body", False),
-                           READ_SECONDS_KEY: body.read_seconds}  # fmt: skip
+                           READ_SECONDS_KEY: body.read_seconds, ON_SENT_KEY: body.on_sent}  # fmt: skip
             await send(message)
 
         await self._inner(scope, receive, translated)

@@ -38,10 +38,8 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import AppWrapper, ConnectionState
 from hypercorn.utils import parse_socket_addr
 
-from reelhouse.thread_pool import ThreadPool
-
 from .admission import ADMISSION_KEY
-from .file_send import ClientStalled, FileData, FileSpan, FileStalled, send_span
+from .file_send import ClientStalled, FileData, FileSender, FileSpan, FileStalled, send_span
 from .limits import BodyClock, EdgeLimits
 from .protocol import ReelhouseH11Protocol
 
@@ -78,7 +76,7 @@ class Connection(TCPServer):
         server: EdgeState,
         *,
         on_trial: bool = False,
-        send_threads: ThreadPool[None] | None = None,
+        send_threads: FileSender | None = None,
     ) -> None:
         super().__init__(app, config, context, ConnectionState(state), stream)  # type: ignore[arg-type]
         self._server = server

@@ -10,59 +10,75 @@ to the loop and written through h11) to the figures in that benchmark's
 report.
 
 How a span is sent (:func:`send_span`): the loop waits until the socket
-can take bytes, then one ``os.sendfile`` on a thread of the edge's pool
-moves what the socket's buffer takes (the socket is non-blocking, so only
-the file's side can block: a hung mount holds the thread, never the
-loop), and again until the span is sent.  Two clocks:
+can take bytes, then hands the socket and the file to the edge's sendfile
+process (:class:`FileSender`, sendfile_worker.py), whose thread moves what
+the socket's buffer takes, waits there a moment for more room, and answers
+with the count (the socket is non-blocking, so only the file's side can
+block: a hung mount holds a thread of that process, never the loop); and
+again until the span is sent.  A process and not threads of the server:
+each ``sendfile`` return takes the GIL back, and under eight streams the
+server's loop waited for the GIL a quarter of its time (sendfile_worker.py
+has the figures).  Two clocks:
 
-- ``read_seconds``: one ``sendfile`` that does not return in time (a
-  network mount that stopped answering) is abandoned and the connection
-  cut (:class:`FileStalled`);
+- ``read_seconds``: a hand-over that is not answered in time (a network
+  mount that stopped answering) is abandoned and the connection cut
+  (:class:`FileStalled`);
 - ``stall_seconds``: a client that takes no byte for that long is cut off
   (a paused player with a full buffer asks again with a Range).
 
-The thread works on duplicates of both descriptors, closed when it
-returns: an abandoned ``sendfile`` can never write to a socket, or read a
-file, that reused the number of one the app or the connection closed
-meanwhile.  When one is abandoned the socket is shut down as well, so the
-client sees the end at once and the late ``sendfile`` fails on it.
-Confinement is the app's: the descriptor sent is the one it opened.
+The process gets the descriptors themselves (``SCM_RIGHTS``: the same open
+socket and the same open file, the one ``open_confined`` opened) and closes
+its copies once it answered: an abandoned send can never write to a
+socket, or read a file, that reused the number of one the app or the
+connection closed meanwhile.  When one is abandoned the socket is shut
+down as well, so the client sees the end at once and the late
+``sendfile`` fails on it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
+import logging
 import os
-import select
 import socket
+import subprocess
+import sys
 import threading
-import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import outcome
 import trio
 from hypercorn.events import Event
 
-from reelhouse.thread_pool import ThreadPool
+from .sendfile_worker import REPLY, REQUEST
+
+log = logging.getLogger(__name__)
 
 ZERO_COPY_EXTENSION = "http.response.zerocopysend"
 """The ASGI scope extension (and message type) of a body sent from a file."""
 READ_SECONDS_KEY = "reelhouse.read_seconds"
 """Optional message key: seconds one sendfile may take (default :data:`READ_SECONDS`)."""
+ON_SENT_KEY = "reelhouse.on_sent"
+"""Optional message key: ``f(n)``, called on the loop as the kernel takes each ``n`` bytes of the span
+(so a body may be sent in large spans and still count its bytes as they go, not once a span is sent)."""
 STALL_SECONDS_KEY = "reelhouse.stall_seconds"
 """Optional message key: a client taking no byte for this long is cut (default: never)."""
 READ_SECONDS = 10.0
 SEND_THREADS = 8
-"""Sendfile calls at once (a hung mount holds one until it answers)."""
+"""Sendfile calls at once, threads of the sendfile process (a hung mount holds one until it answers)."""
 CLOSE_SECONDS = 5.0
 THREAD_WAIT_SECONDS = 0.02
-"""How long a sendfile thread waits for room in a full socket before handing the wait to the loop."""
+"""How long a sendfile thread waits for room in a full socket before handing the wait back to the loop."""
 THREAD_TURN_SECONDS = 0.25
 """At most this long on a thread per call (the read deadline counts it; other streams wait for threads)."""
 SEND_NICENESS = 10
 """The sendfile threads' nice value (Linux sets it per thread): the kernel's copying, which is most of
 a stream's CPU, takes what the event loop leaves, so requests stay quick while streams run."""
-_niced = threading.local()
+WORKER = Path(__file__).with_name("sendfile_worker.py")
 
 
 class FileStalled(Exception):
@@ -82,6 +98,7 @@ class FileSpan:
     count: int
     read_seconds: float = READ_SECONDS
     stall_seconds: float | None = None
+    on_sent: Callable[[int], None] | None = None
 
     def __len__(self) -> int:
         return self.count
@@ -91,8 +108,14 @@ class FileSpan:
         """The span of a ``http.response.zerocopysend`` message (offset and count are required here)."""
         file = message["file"]
         fd = file if isinstance(file, int) else file.fileno()
-        return cls(fd, int(message["offset"]), int(message["count"]),
-                   float(message.get(READ_SECONDS_KEY) or READ_SECONDS), message.get(STALL_SECONDS_KEY))
+        return cls(
+            fd,
+            int(message["offset"]),
+            int(message["count"]),
+            float(message.get(READ_SECONDS_KEY) or READ_SECONDS),
+            message.get(STALL_SECONDS_KEY),
+            message.get(ON_SENT_KEY),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +125,12 @@ class FileData(Event):
     span: FileSpan
 
 
-def send_threads() -> ThreadPool[None]:
-    """The edge's sendfile threads (created inside ``trio.run``; closed with ``aclose``)."""
-    return ThreadPool([None] * SEND_THREADS, name="edge-sendfile")
+def send_threads() -> FileSender:
+    """The edge's sendfile process (started inside ``trio.run``; stopped with ``aclose``)."""
+    return FileSender(SEND_THREADS)
 
 
-async def send_span(sock: trio.socket.SocketType, span: FileSpan, threads: ThreadPool[None]) -> int:
+async def send_span(sock: trio.socket.SocketType, span: FileSpan, sender: FileSender) -> int:
     """Send ``span`` on ``sock``; the bytes sent (fewer when the file turned out shorter).
 
     Raises FileStalled or ClientStalled past a limit, OSError when the
@@ -119,105 +142,173 @@ async def send_span(sock: trio.socket.SocketType, span: FileSpan, threads: Threa
             await sock.wait_writable()
         if waiting.cancelled_caught:
             raise ClientStalled()
-        moved = await _sendfile(sock, span, sent, threads)
+        moved = await _sendfile(sock, span, sent, sender)
         if moved == 0:
             return sent  # the file is shorter than it was: the response ends short
-        sent += max(moved, 0)
+        if moved > 0:
+            sent += moved
+            if span.on_sent is not None:
+                span.on_sent(moved)
     return sent
 
 
-async def _sendfile(sock: trio.socket.SocketType, span: FileSpan, sent: int, threads: ThreadPool[None]) -> int:
-    """One sendfile from the span's ``sent``-th byte on: what the socket's buffer took."""
-    call = _SendfileCall(os.dup(sock.fileno()), os.dup(span.fd), span.offset + sent, span.count - sent)
+async def _sendfile(sock: trio.socket.SocketType, span: FileSpan, sent: int, sender: FileSender) -> int:
+    """One turn of the sendfile process from the span's ``sent``-th byte on: what the socket took."""
     try:
         with trio.fail_after(span.read_seconds):
-            return await threads.call(call.run, abandon_on_cancel=True)
+            return await sender.send(sock.fileno(), span.fd, span.offset + sent, span.count - sent)
     except trio.TooSlowError:
-        call.give_up(sock)
+        _cut(sock)
         raise FileStalled() from None
     except BaseException:
-        call.give_up(sock)
+        _cut(sock)
         raise
 
 
-class _SendfileCall:
-    """One ``os.sendfile`` on duplicated descriptors, which are closed exactly once:
-    by the thread when it ran the call, else by the loop when it gave the call up first."""
-
-    def __init__(self, out_fd: int, in_fd: int, offset: int, count: int) -> None:
-        self._fds = (out_fd, in_fd)
-        self._offset = offset
-        self._count = count
-        self._lock = threading.Lock()
-        self._state = "queued"  # -> running -> done, or queued -> given up
-
-    def run(self) -> int:
-        """On a pool thread."""
-        with self._lock:
-            if self._state != "queued":
-                return 0
-            self._state = "running"
-        _nice_this_thread()
-        try:
-            return _send_while_taken(*self._fds, self._offset, self._count)
-        finally:
-            with self._lock:
-                self._state = "done"
-                self._close()
-
-    def give_up(self, sock: trio.socket.SocketType) -> None:
-        """On the loop: the caller stopped waiting (cancelled, or past the read deadline)."""
-        with self._lock:
-            if self._state == "queued":
-                self._state = "given up"
-                self._close()
-            elif self._state == "running":
-                # It writes on for a moment: end the connection under it now.
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-
-    def _close(self) -> None:
-        for fd in self._fds:
-            os.close(fd)
+def _cut(sock: trio.socket.SocketType) -> None:
+    """Given up (cancelled, past the read deadline, or failed): the process may still be writing on
+    its copy of the socket, so end the connection under it now."""
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
 
 
-def _send_while_taken(out_fd: int, in_fd: int, offset: int, count: int) -> int:
-    """Sendfile until ``count`` bytes are sent, the file ends, or the socket stays full
-    :data:`THREAD_WAIT_SECONDS` (or this call has run :data:`THREAD_TURN_SECONDS`).
+def hand_over(control: socket.socket, request: bytes, fds: list[int]) -> None:
+    """Send one request and its descriptors to the sendfile process (never blocks: raises
+    BlockingIOError when its socket is full)."""
+    socket.send_fds(control, [request], fds, socket.MSG_DONTWAIT)
 
-    The bytes sent; 0 at the end of the file; -1 when none could be (the
-    socket's buffer is full: the loop waits for room).  Waiting here a
-    moment for a client that is reading saves a hop back to the loop and
-    another to a thread: a loopback client drains the socket in pieces,
-    and one hop per piece cost four times the CPU per GiB of a bare
-    sendfile loop.
+
+class FileSender:
+    """The sendfile process (sendfile_worker.py) and the server's side of its socket.
+
+    Requests go from the loop; a thread of this process reads the answers
+    and wakes the task that waits for each (one wake-up per turn).  A
+    process that died (killed, out of memory) fails the turns it had and is
+    replaced at the next one.
     """
-    sent, turn_ends = 0, time.monotonic() + THREAD_TURN_SECONDS
-    room = select.poll()
-    room.register(out_fd, select.POLLOUT)
-    while sent < count:
+
+    def __init__(self, threads: int) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        self._threads = threads
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, trio.lowlevel.Task] = {}  # touched on the loop thread only
+        self._closing = False
+        self._start()
+
+    def _start(self) -> None:
+        self._control, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with child:
+            argv = [sys.executable, "-I", str(WORKER), str(child.fileno()), str(SEND_NICENESS), str(self._threads)]
+            self._process = subprocess.Popen(argv, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL)
+        self._dead = False
+        self._replies = _start_thread(lambda: self._read_replies(self._control), "edge-sendfile-replies")
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    async def send(self, out_fd: int, in_fd: int, offset: int, count: int) -> int:
+        """One turn: the bytes sent, 0 at the end of the file, -1 when the socket stayed full.
+
+        A checkpoint.  Raises what the send raised (OSError: the peer is
+        gone), or OSError when the process is stopping or died during the
+        turn.  Cancelled, the turn is abandoned (its answer is dropped; the
+        caller cuts the socket).
+        """
+        await trio.lowlevel.checkpoint_if_cancelled()
+        if self._closing:
+            raise OSError("the sendfile process is stopping")
+        if self._dead:
+            self._replace()
+        ident = next(self._ids)
+        request = REQUEST.pack(ident, offset, count, THREAD_WAIT_SECONDS, THREAD_TURN_SECONDS)
+        replaced = False
+        while True:
+            try:
+                hand_over(self._control, request, [out_fd, in_fd])
+                break
+            except BlockingIOError:
+                await trio.lowlevel.wait_writable(self._control)
+            except ConnectionError:  # the process died before its answers' thread told the loop
+                if replaced:
+                    raise
+                self._replace()
+                replaced = True
+        self._waiting[ident] = trio.lowlevel.current_task()
+
+        def abort(_raise_cancel: Any) -> trio.lowlevel.Abort:
+            self._waiting.pop(ident, None)
+            return trio.lowlevel.Abort.SUCCEEDED
+
+        moved, error = await trio.lowlevel.wait_task_rescheduled(abort)
+        if error:
+            raise OSError(error, os.strerror(error))
+        return int(moved)
+
+    def _replace(self) -> None:
+        """A new process for one that died: the turns it had fail (their bodies are cut short)."""
+        self._fail_waiting()
+        self._process.poll()  # reaped
+        self._control.close()  # its answers' thread ends, if it has not yet
+        self._start()
+        log.warning("the sendfile process was started again")
+
+    def _fail_waiting(self) -> None:
+        failed = OSError("the sendfile process has ended")
+        for task in self._waiting.values():
+            trio.lowlevel.reschedule(task, outcome.Error(failed))
+        self._waiting.clear()
+
+    def _read_replies(self, control: socket.socket) -> None:
+        """On a thread: each answer wakes its task on the loop; at the process's end, all."""
+        while True:
+            try:
+                data = control.recv(REPLY.size)
+            except OSError:
+                data = b""
+            if len(data) != REPLY.size:
+                break
+            try:
+                self._token.run_sync_soon(self._answer, *REPLY.unpack(data))
+            except trio.RunFinishedError:
+                return
+        with contextlib.suppress(trio.RunFinishedError):
+            self._token.run_sync_soon(self._ended, control)
+
+    def _answer(self, ident: int, moved: int, error: int) -> None:
+        task = self._waiting.pop(ident, None)
+        if task is not None:
+            trio.lowlevel.reschedule(task, outcome.Value((moved, error)))
+
+    def _ended(self, control: socket.socket) -> None:
+        """On the loop: the process behind ``control`` ended; the turns it had fail (their bodies
+        are cut short)."""
+        if control is not self._control or self._dead:
+            return  # one replaced already
+        if not self._closing:
+            log.error("the sendfile process ended (exit status %s)", self._process.poll())
+            self._dead = True
+        self._fail_waiting()
+
+    async def aclose(self, timeout: float | None = None) -> bool:
+        """Stop the process: True when it ended within ``timeout`` seconds (else it is killed:
+        a thread of it held by a hung mount never holds shutdown).  Idempotent."""
+        self._closing = True
+        with contextlib.suppress(OSError):
+            self._control.shutdown(socket.SHUT_RDWR)  # it reads the end; the answers' thread too
         try:
-            moved = sendfile(out_fd, in_fd, offset + sent, count - sent)
-        except BlockingIOError:
-            moved = -1
-        if moved == 0:
-            break  # the end of the file
-        if moved > 0:
-            sent += moved
-            continue
-        if time.monotonic() >= turn_ends or not room.poll(THREAD_WAIT_SECONDS * 1000):
-            return sent or -1
-    return sent
+            await trio.to_thread.run_sync(self._process.wait, timeout)
+            ended = True
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            await trio.to_thread.run_sync(self._process.wait)
+            ended = False
+        await trio.to_thread.run_sync(self._replies.join)
+        self._control.close()
+        return ended
 
 
-def _nice_this_thread() -> None:
-    if getattr(_niced, "done", False):
-        return
-    _niced.done = True
-    with contextlib.suppress(OSError, AttributeError):  # not Linux, or not allowed: the default priority
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SEND_NICENESS)
-
-
-def sendfile(out_fd: int, in_fd: int, offset: int, count: int) -> int:
-    """``os.sendfile`` (a name of its own so tests can stand in for a mount that hangs)."""
-    return os.sendfile(out_fd, in_fd, offset, count)
+def _start_thread(target: Callable[[], None], name: str) -> threading.Thread:
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    thread.start()
+    return thread

@@ -30,11 +30,9 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ASGIFramework
 from hypercorn.utils import repr_socket_addr
 
-from reelhouse.thread_pool import ThreadPool
-
 from ..errors import error_body_bytes
 from .connection import MAX_RECV, Connection, close_stream
-from .file_send import CLOSE_SECONDS, send_threads
+from .file_send import CLOSE_SECONDS, FileSender, send_threads
 from .limits import EdgeLimits
 
 log = logging.getLogger(__name__)
@@ -105,7 +103,7 @@ class EdgeServer:
     closing: bool = False
     _refusing: int = 0
     _context: WorkerContext = field(default_factory=lambda: WorkerContext(None))
-    _send_threads: ThreadPool[None] | None = None  # the sendfile threads, while serving (file_send.py)
+    _send_threads: FileSender | None = None  # the sendfile process, while serving (file_send.py)
 
     async def serve(
         self, sockets: list[socket.socket], shutdown: trio.Event, task_status: trio.TaskStatus[list[str]]
@@ -124,9 +122,9 @@ class EdgeServer:
                 await lifespan.wait_for_shutdown()
                 lifespan_nursery.cancel_scope.cancel()
         finally:
-            with trio.CancelScope(shield=True):  # bounded: a hung mount's thread is left behind
+            with trio.CancelScope(shield=True):  # bounded: a process a hung mount holds is killed
                 if not await self._send_threads.aclose(CLOSE_SECONDS):
-                    log.warning("sendfile threads still busy after %.0f s (a hung mount?); left behind",
+                    log.warning("the sendfile process still busy after %.0f s (a hung mount?); killed",
                                 CLOSE_SECONDS)
 
     async def _accept_until(
