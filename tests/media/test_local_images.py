@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import random
+import zlib
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
+from reelhouse.media import local_images
 from reelhouse.media.local_images import (
     SIZE_HEADER_BYTES,
     SNIFF_BYTES,
@@ -258,3 +260,43 @@ def test_non_images_are_not_sniffed_as_images(head: bytes) -> None:
 @given(st.binary(max_size=64))
 def test_sniffing_never_raises_and_only_names_known_types(head: bytes) -> None:
     assert sniff_image_type(head) in (None, "image/jpeg", "image/png", "image/gif", "image/bmp", "image/webp")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    width=st.integers(1, 900),
+    height=st.integers(1, 900),
+    variant=st.sampled_from(
+        [("PNG", "RGB", {}), ("PNG", "RGBA", {}), ("PNG", "L", {}), ("PNG", "P", {}), ("PNG", "1", {}),
+         ("PNG", "I;16", {}), ("JPEG", "RGB", {}), ("JPEG", "L", {}), ("JPEG", "CMYK", {}),
+         ("JPEG", "RGB", {"progressive": True}), ("JPEG", "RGB", {"optimize": True, "quality": 95})]
+    ),
+)
+def test_png_and_jpeg_headers_read_without_pillow_give_pillows_size(
+    width: int, height: int, variant: tuple[str, str, dict[str, object]]
+) -> None:
+    # Regression (issue #29): the scan reads plain PNG and JPEG headers itself, not through Pillow.
+    file_format, mode, options = variant
+    buffer = io.BytesIO()
+    Image.new(mode, (width, height)).save(buffer, format=file_format, **options)  # type: ignore[arg-type]
+    data = buffer.getvalue()
+    plain = local_images._plain_png_size(data) if file_format == "PNG" else local_images._plain_jpeg_size(data)
+    with Image.open(io.BytesIO(data)) as image:
+        assert plain == image.size == (width, height)
+    assert read_image_size(data) == (width, height)
+
+
+def test_a_png_header_with_a_wrong_checksum_or_colour_type_is_left_to_pillow() -> None:
+    data = bytearray(_encoded(4, 3, "PNG"))
+    assert local_images._plain_png_size(bytes(data)) == (4, 3)
+    data[16:20] = (5).to_bytes(4, "big")  # width 5, checksum of width 4
+    assert local_images._plain_png_size(bytes(data)) is None
+    assert read_image_size(bytes(data)) is None  # Pillow: broken PNG file
+
+
+def test_a_plain_image_past_the_decompression_bomb_limit_has_no_size() -> None:
+    data = bytearray(_encoded(4, 4, "PNG"))
+    data[16:24] = (60_000).to_bytes(4, "big") * 2
+    data[29:33] = zlib.crc32(bytes(data[12:29])).to_bytes(4, "big")  # a valid header this time
+    assert local_images._plain_png_size(bytes(data)) == (60_000, 60_000)
+    assert read_image_size(bytes(data)) is None

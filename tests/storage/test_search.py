@@ -9,10 +9,10 @@ from importlib import resources
 import pytest
 import trio
 
-from reelhouse.storage import Store, migrate, open_store
+from reelhouse.storage import Statement, Store, migrate, open_store
 from reelhouse.storage import search as search_module
 from reelhouse.storage._migrations import load_migrations, render
-from reelhouse.storage._search_fold import FOLD_TABLE, fold, postgres_fold_function, sqlite_fold_steps
+from reelhouse.storage._search_fold import FOLD_TABLE, fold, postgres_fold_function, search_key, sqlite_fold_steps
 from reelhouse.storage.search import search
 
 LIMIT_S = 20
@@ -358,3 +358,42 @@ def test_render_keeps_trigger_bodies_and_dollar_quotes_whole() -> None:
     assert len(statements) == 4
     assert statements[1].startswith("CREATE TRIGGER") and statements[1].endswith("END")
     assert statements[2].endswith("LANGUAGE sql")
+
+
+# -- many rows in one statement (the scan's batches) ------------------------------------
+
+_MANY_ITEMS = (
+    "INSERT INTO items (id, library_id, type, name, sort_name, original_title, missing, owner_id, extra_type,"
+    " date_created, date_modified) VALUES (?, 'lib', ?, ?, ?, ?, ?, ?, ?, 1, 1)"
+    " ON CONFLICT (id) DO UPDATE SET name = excluded.name, sort_name = excluded.sort_name"
+)
+_MANY_PEOPLE = "INSERT INTO people (id, name, sort_name, created_at, updated_at) VALUES (?, ?, ?, 1, 1)"
+
+
+async def test_items_and_people_written_many_at_once_get_their_search_rows(catalogue: Store) -> None:
+    # Regression (0026): on PostgreSQL a statement trigger fills the search
+    # tables from all of a statement's inserted rows; each row keeps its keys.
+    rows = [
+        ("m1", "Movie", "Amélie: Le Fabuleux", "Amelie", "Le Fabuleux Destin", 0, None, None),
+        ("m2", "Movie", "Heat", "Heat", None, 0, None, None),
+        ("m3", "Movie", "Gone", "Gone", None, 1, None, None),  # missing: not searchable
+        ("m4", "Video", "Heat trailer", "Heat trailer", None, 0, "m2", "Trailer"),  # an extra: not either
+    ]
+    people = [("p1", "Zoë Kravitz", "Kravitz, Zoë"), ("p2", "Jean Reno", "Reno, Jean")]
+    await catalogue.transaction([Statement(_MANY_ITEMS, many=rows), Statement(_MANY_PEOPLE, many=people)])
+    found = await catalogue.fetch_all("SELECT item_id, name_f, title_f, sort_f FROM search_items ORDER BY item_id")
+    assert [tuple(r) for r in found] == [
+        ("m1", search_key("Amélie: Le Fabuleux"), search_key("Le Fabuleux Destin"), search_key("Amelie")),
+        ("m2", "heat", "", "heat"),
+    ]
+    found = await catalogue.fetch_all("SELECT person_id, name_f, sort_f FROM search_people ORDER BY person_id")
+    assert [tuple(r) for r in found] == [
+        ("p1", search_key("Zoë Kravitz"), search_key("Kravitz, Zoë")),
+        ("p2", "jean reno", "reno jean"),
+    ]
+    # The same statement again: the conflicting rows update (the update trigger), nothing doubles.
+    renamed = [("m2", "Movie", "Heat 2", "Heat 2", None, 0, None, None), ("m5", "Movie", "Ronin", "Ronin", None, 0, None, None)]
+    await catalogue.transaction([Statement(_MANY_ITEMS, many=renamed)])
+    found = await catalogue.fetch_all("SELECT item_id, name_f FROM search_items ORDER BY item_id")
+    assert [tuple(r) for r in found] == [("m1", search_key("Amélie: Le Fabuleux")), ("m2", "heat 2"), ("m5", "ronin")]
+    assert await names(catalogue, "ronin") == ["Ronin"]

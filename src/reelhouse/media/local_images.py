@@ -33,6 +33,7 @@ import hashlib
 import io
 import re
 import struct
+import zlib
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
@@ -144,27 +145,86 @@ def sniff_image_type(head: bytes) -> str | None:
 
 
 def read_image_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) of a PNG, JPEG, WebP, GIF or BMP, from Pillow's lazy open.
+    """(width, height) of a PNG, JPEG, WebP, GIF or BMP, from its header.
 
-    ``data`` is the file, or its start: Pillow reads the header only, and
-    of a JPEG, PNG, GIF or BMP no more than :data:`SIZE_HEADER_BYTES` is
-    looked at (enough for nearly every JPEG). A WebP is the exception:
-    libwebp's demuxer wants the whole file, so a WebP cut short has no size.
-    None when the format is not one of those five, the header is damaged or
-    too short, a size is 0, or the image is past Pillow's decompression-bomb
-    limit. EXIF orientation is not applied: the size is the stored one.
-    Never raises.
+    ``data`` is the file, or its start: of a JPEG, PNG, GIF or BMP no more
+    than :data:`SIZE_HEADER_BYTES` is looked at (enough for nearly every
+    JPEG). A WebP is the exception: libwebp's demuxer wants the whole file,
+    so a WebP cut short has no size. None when the format is not one of
+    those five, the header is damaged or too short, a size is 0, or the
+    image is past Pillow's decompression-bomb limit. EXIF orientation is not
+    applied: the size is the stored one. Never raises.
+
+    A plain PNG or JPEG header is read here (:func:`_plain_png_size`,
+    :func:`_plain_jpeg_size`): Pillow's lazy open of a poster cost about
+    25 us, most of a scan's image work (issue #29); anything else, or
+    anything unusual in those headers, is Pillow's. A file damaged past its
+    frame header (a bad quantisation table) gets its size and fails when
+    decoded, as a file damaged in its pixel data always did.
     """
     content_type = sniff_image_type(data[:SNIFF_BYTES])
     if content_type is None:
         return None
     header = data if content_type == "image/webp" else data[:SIZE_HEADER_BYTES]
+    plain = _plain_png_size(header) if content_type == "image/png" else None
+    if plain is None and content_type == "image/jpeg":
+        plain = _plain_jpeg_size(header)
+    if plain is not None:
+        return plain if plain[0] > 0 and plain[1] > 0 and not _past_bomb_limit(*plain) else None
     try:
         with Image.open(io.BytesIO(header), formats=_PILLOW_FORMATS) as image:
             width, height = image.size
     except _UNREADABLE:
         return None
     return (width, height) if width > 0 and height > 0 else None
+
+
+_PNG_IHDR = struct.Struct(">I4sIIBBBBBI")  # length, type, width, height, depth, colour, ..., CRC
+_PNG_DEPTHS = {0: (1, 2, 4, 8, 16), 2: (8, 16), 3: (1, 2, 4, 8), 4: (8, 16), 6: (8, 16)}
+_JPEG_FRAMES = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF})
+_JPEG_SCAN = 0xDA
+
+
+def _plain_png_size(data: bytes) -> tuple[int, int] | None:
+    """A PNG's size from an IHDR whose CRC, depth and colour type check; else None (Pillow decides)."""
+    if len(data) < 8 + _PNG_IHDR.size:
+        return None
+    length, kind, width, height, depth, colour, _, _, _, crc = _PNG_IHDR.unpack_from(data, 8)
+    if length != 13 or kind != b"IHDR" or zlib.crc32(data[12:29]) != crc or depth not in _PNG_DEPTHS.get(colour, ()):
+        return None
+    return width, height
+
+
+def _plain_jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """A JPEG's size from its frame header, found walking the segments up to
+    the first scan (as Pillow does); None at anything unusual (Pillow decides)."""
+    at, size = 2, None
+    while at + 4 <= len(data):
+        if data[at] != 0xFF:
+            return None
+        marker = data[at + 1]
+        if marker == 0xFF:  # a fill byte
+            at += 1
+            continue
+        if marker == _JPEG_SCAN:
+            return size
+        if marker == 0x01 or 0xD0 <= marker <= 0xD9:  # markers without a length: rare in a header
+            return None
+        length = int.from_bytes(data[at + 2 : at + 4], "big")
+        if length < 2:
+            return None
+        if marker in _JPEG_FRAMES:
+            if size is not None or length < 8 or at + 10 > len(data) or data[at + 9] not in (1, 3, 4):
+                return None
+            size = (int.from_bytes(data[at + 7 : at + 9], "big"), int.from_bytes(data[at + 5 : at + 7], "big"))
+        at += 2 + length
+    return None
+
+
+def _past_bomb_limit(width: int, height: int) -> bool:
+    """Pillow's refusal (DecompressionBombError) of what it would not open."""
+    limit = Image.MAX_IMAGE_PIXELS
+    return limit is not None and width * height > 2 * limit
 
 
 def _by_video_stem(lowered: str, video_stem: str) -> ImageRef | None:
