@@ -12,10 +12,14 @@ Other processes (the ``reelhouse`` admin commands while the server runs) may
 write to the same file: ``BEGIN IMMEDIATE`` and a busy timeout make them wait
 for each other instead of failing.
 
+Background work (scans) reads on reader threads of its own
+(:mod:`._read_lane`): requests never wait for a free reader behind it.
+
 Memory: every connection (the writer, the checkpointer, the readers, the
-data version's) keeps SQLite's default page cache, at most 2 MB
-(``cache_size`` -2000), and sqlite3's default 128 prepared statements, so
-the backend holds at most about 16 MB of cache whatever the uptime; no
+background readers, the data version's) keeps SQLite's default page cache,
+at most 2 MB (``cache_size`` -2000), and sqlite3's default 128 prepared
+statements, so the backend holds at most about 20 MB of cache whatever the
+uptime; no
 memory map (``mmap_size`` 0).
 """
 
@@ -34,6 +38,7 @@ from reelhouse.shutdown import bounded_shield, shutdown_deadline
 from reelhouse.thread_pool import PoolClosed, ThreadPool
 
 from ._name_key import name_key
+from ._read_lane import reads_in_background
 from ._scrape_record import keep_scrape_record
 from ._search_fold import search_key
 from ._sqlite_checkpoint import Checkpointer, writer_pragmas
@@ -49,7 +54,8 @@ from ._store import (
     WriteResult,
 )
 
-READER_POOL_SIZE = 4  # reader connections (and so concurrent reads)
+READER_POOL_SIZE = 4  # reader connections (and so concurrent reads) for requests
+BACKGROUND_READERS = 2  # reader connections of background work (scans): see _read_lane
 BUSY_TIMEOUT_MS = 5_000  # how long to wait for another process's write lock
 # How long closing waits for queued writes to commit, and then for the
 # connections to close; both also end at the server's shutdown deadline.
@@ -106,7 +112,8 @@ def _open_connections(path: str) -> tuple[sqlite3.Connection, sqlite3.Connection
             raise StoreError(f"SQLite refused WAL mode for {path} (got {mode})")
         writer_pragmas(writer)
         others.append(_connect(path, query_only=False))
-        others.extend(_connect(path, query_only=True) for _ in range(READER_POOL_SIZE + 1))
+        readers = READER_POOL_SIZE + BACKGROUND_READERS
+        others.extend(_connect(path, query_only=True) for _ in range(readers + 1))
     except BaseException:
         for conn in [writer, *others]:
             conn.close()
@@ -146,9 +153,11 @@ class SqliteStore(StoreShorthands):
         readers: ThreadPool[sqlite3.Connection],
         writer: StoreWriter,
         version_conn: sqlite3.Connection,
+        background: ThreadPool[sqlite3.Connection] | None = None,
     ) -> None:
         self.path = path
         self._readers = readers
+        self._background = background or readers  # the scans' readers (_read_lane)
         self._writer = writer
         self._version_conn = version_conn  # used on the event loop only
         self._closed = False
@@ -156,8 +165,12 @@ class SqliteStore(StoreShorthands):
     def pool_usage(self) -> list[PoolUsage]:
         # One writer connection (its queue is not a pool's wait); the readers' threads.
         busy = self._readers.outstanding
-        return [PoolUsage("readers", min(busy, self._readers.size), self._readers.size,
-                          max(busy - self._readers.size, 0))]
+        usage = [PoolUsage("readers", min(busy, self._readers.size), self._readers.size,
+                           max(busy - self._readers.size, 0))]
+        if self._background is not self._readers:
+            busy, size = self._background.outstanding, self._background.size
+            usage.append(PoolUsage("background readers", min(busy, size), size, max(busy - size, 0)))
+        return usage
 
     def data_version(self) -> int:
         # A memory read of the WAL index (a few microseconds): cheaper on the
@@ -179,13 +192,15 @@ class SqliteStore(StoreShorthands):
         return await self._read(_fetch_each(queries))
 
     async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """``fn(conn)`` on an idle reader connection, in its thread.
+        """``fn(conn)`` on an idle reader connection, in its thread
+        (a background reader's under :func:`~._read_lane.background_reads`).
 
         Cancellation waits for the query to finish (a thread cannot be
         interrupted safely), then raises Cancelled.
         """
         try:
-            return await self._readers.run(fn)
+            pool = self._background if reads_in_background() else self._readers
+            return await pool.run(fn)
         except PoolClosed:
             raise StoreError("the store is closed") from None
         except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
@@ -219,10 +234,11 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     except sqlite3.Error as exc:
         raise translate_error(exc) from exc
     *reader_conns, version_conn = other_conns
-    readers = ThreadPool(reader_conns, name="sqlite-reader")
+    readers = ThreadPool(reader_conns[:READER_POOL_SIZE], name="sqlite-reader")
+    background = ThreadPool(reader_conns[READER_POOL_SIZE:], name="sqlite-background-reader")
     checkpointer = Checkpointer(checkpoint_conn)
     writer = StoreWriter(writer_conn, after_commit=checkpointer.request)
-    store = SqliteStore(path, readers, writer, version_conn)
+    store = SqliteStore(path, readers, writer, version_conn, background)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(checkpointer.run)
@@ -238,18 +254,21 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     finally:
         with bounded_shield(CLOSE_TIMEOUT_S):
             store._closed = True
-            await _close_connections(readers, writer, writer_conn, checkpoint_conn, [*reader_conns, version_conn])
+            pools = [readers, background]
+            await _close_connections(pools, writer, writer_conn, checkpoint_conn, [*reader_conns, version_conn])
 
 
 async def _close_connections(
-    readers: ThreadPool[sqlite3.Connection],
+    pools: list[ThreadPool[sqlite3.Connection]],
     writer: StoreWriter,
     writer_conn: sqlite3.Connection,
     checkpoint_conn: sqlite3.Connection,
     other_conns: list[sqlite3.Connection],
 ) -> None:
     """Close every connection no thread still uses; the rest go with the process."""
-    readers_stopped = await readers.aclose(min(CLOSE_TIMEOUT_S, shutdown_deadline().remaining()))
+    readers_stopped = True
+    for pool in pools:
+        readers_stopped &= await pool.aclose(min(CLOSE_TIMEOUT_S, shutdown_deadline().remaining()))
     conns = list(other_conns) if readers_stopped else []
     conns.append(checkpoint_conn)
     if not writer.commit_abandoned:

@@ -1,4 +1,6 @@
-"""The SQLite writer's order: small transactions before bulk ones, bulk ones never starved.
+"""The SQLite store under background work: small transactions before bulk
+ones (bulk ones never starved), and reader threads of its own for background
+reads.
 
 SQLite only: PostgreSQL runs each transaction on a connection of its own,
 with no queue of writes to order.
@@ -6,12 +8,14 @@ with no queue of writes to order.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import trio
 import trio.testing
 
-from reelhouse.storage import Statement, open_store
+from reelhouse.storage import Statement, background_reads, open_store
+from reelhouse.storage._sqlite import BACKGROUND_READERS, READER_POOL_SIZE
 from reelhouse.storage._sqlite_writer import BULK_PASSES_MAX, BULK_ROWS, _FairQueue, _WriteRequest
 
 LIMIT_S = 20
@@ -70,3 +74,23 @@ def test_bulk_writes_commit_one_at_a_time_in_arrival_order() -> None:
     assert queue.next_batch() == [first]
     assert queue.next_batch() == [second]
     assert queue.empty()
+
+
+async def test_a_request_is_answered_while_background_reads_hold_their_readers(tmp_path: Path) -> None:
+    # Eight scans starting at once each read their library's whole index;
+    # a request's one-row read (an API key, the status ping) must not wait.
+    release = threading.Event()
+    async with open_store(f"sqlite:///{tmp_path / 'lanes.db'}") as store:
+
+        async def background_read() -> None:
+            with background_reads():
+                await store._read(lambda _conn: release.wait(LIMIT_S))  # type: ignore[attr-defined]
+
+        with trio.fail_after(LIMIT_S):
+            async with trio.open_nursery() as nursery:
+                for _ in range(READER_POOL_SIZE + BACKGROUND_READERS):
+                    nursery.start_soon(background_read)
+                await trio.testing.wait_all_tasks_blocked()
+                assert await store.fetch_value("SELECT 41 + 1") == 42
+                assert not release.is_set()  # answered while every background read still waits
+                release.set()
