@@ -14,7 +14,7 @@ from pathlib import Path
 import trio
 import trio.testing
 
-from reelhouse.storage import Statement, background_reads, open_store
+from reelhouse.storage import Statement, background_reads, open_store, prepared_for_sqlite
 from reelhouse.storage._sqlite import BACKGROUND_READERS, READER_POOL_SIZE
 from reelhouse.storage._sqlite_writer import BULK_PASSES_MAX, BULK_ROWS, _FairQueue, _WriteRequest
 
@@ -94,3 +94,24 @@ async def test_a_request_is_answered_while_background_reads_hold_their_readers(t
                 assert await store.fetch_value("SELECT 41 + 1") == 42
                 assert not release.is_set()  # answered while every background read still waits
                 release.set()
+
+
+async def test_rows_prepared_away_from_the_writer_are_written_as_given(tmp_path: Path) -> None:
+    rows = [(n, f"note {n} " + "x" * 500, None if n % 3 else n * 1.5) for n in range(BULK_ROWS)]  # rows as long as a scan's
+    statements = [
+        Statement("INSERT INTO notes (id, body, x) VALUES (?, ?, ?)", many=rows),
+        Statement("UPDATE notes SET body = body || ? WHERE id = ?", many=[("!", 1), ("?", 2)]),  # no JSON form
+    ]
+    prepared = prepared_for_sqlite(statements)
+    assert prepared[0].many is None and prepared[1] == statements[1]
+    async with open_store(f"sqlite:///{tmp_path / 'prepared.db'}") as store:
+        with trio.fail_after(LIMIT_S):
+            await store.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, x REAL)")
+            await store.transaction(prepared)
+            stored = await store.fetch_all("SELECT id, body, x FROM notes ORDER BY id")
+    expected = [(n, body + {1: "!", 2: "?"}.get(n, ""), x) for n, body, x in rows]
+    assert [tuple(row) for row in stored] == expected
+    queue = _FairQueue()
+    queue.add(_WriteRequest(tuple(prepared)))
+    queue.add(small := _WriteRequest(tuple(_small("small"))))
+    assert queue.next_batch() == [small]  # the prepared rows weigh as what they are: bulk

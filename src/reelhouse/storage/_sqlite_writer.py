@@ -26,6 +26,7 @@ from ._store import IntegrityError, Params, Statement, StoreError, StoreFull, Wr
 WRITE_QUEUE_SIZE = 256  # queued transactions before callers wait (backpressure)
 WRITE_BATCH_MAX = 64  # transactions committed together in one batch
 BULK_ROWS = 256  # parameter rows from which a transaction is bulk: it commits alone
+JSON_CHARS_PER_ROW = 500  # JSON text counted as one row (a scan's item row is about this long)
 BULK_PASSES_MAX = 4  # small batches that may go before a waiting bulk transaction
 
 
@@ -173,8 +174,15 @@ class _FairQueue:
 
 
 def _rows(request: _WriteRequest) -> int:
-    """Parameter rows a request binds: what its commit costs, roughly."""
-    return sum(len(s.many) if s.many is not None else 1 for s in request.statements)
+    """Parameter rows a request binds: what its commit costs, roughly. Rows
+    sent as one JSON text (``prepared_for_sqlite``) count by its length."""
+    return sum(_statement_rows(s) for s in request.statements)
+
+
+def _statement_rows(statement: Statement) -> int:
+    if statement.many is not None:
+        return len(statement.many)
+    return 1 + sum(len(p) // JSON_CHARS_PER_ROW for p in statement.params if isinstance(p, str))
 
 
 def _answer(batch: list[_WriteRequest]) -> None:

@@ -164,7 +164,9 @@ async def _run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: 
         global_limit = int(deps.probe_limiter.total_tokens)
         deps.probe_pool.warm(effective_read_concurrency(plan.options, global_probe_limit=global_limit))
     progress.phase = "parse"
-    setup = ParserSetup(rules, index, plan.rewrite, timing in ("scan", "background"), walker.within)
+    setup = ParserSetup(
+        rules, index, plan.rewrite, timing in ("scan", "background"), walker.within, store.backend == "sqlite"
+    )
     async with open_parser(
         setup, listed_files=listed, thread_limiter=limiter, process_slots=deps.parse_processes
     ) as parser:
