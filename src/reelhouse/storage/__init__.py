@@ -7,6 +7,8 @@ Open a store with :func:`open_store`, bring its schema up to date with
 
 from ._migrations import applied_versions, migrate
 from ._open import open_store, parse_database_url
+from ._read_lane import background_reads
+from ._sqlite_bulk import prepared_for_sqlite
 from ._store import (
     Backend,
     IntegrityError,
@@ -41,10 +43,12 @@ __all__ = [
     "WriteResult",
     "applied_versions",
     "as_dict",
+    "background_reads",
     "failure_summary",
     "migrate",
     "now_ms",
     "open_store",
     "parse_database_url",
+    "prepared_for_sqlite",
     "root_cause",
 ]

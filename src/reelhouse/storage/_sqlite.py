@@ -5,61 +5,57 @@ thread (:class:`reelhouse.thread_pool.ThreadPool`); WAL lets
 them read a consistent snapshot while a write is in progress, so reads never
 queue behind writes.  Every write goes through the :class:`StoreWriter`, the
 one task that owns the write connection: it takes the transactions callers
-queued, up to :data:`WRITE_BATCH_MAX` at a time, and commits them together in
-one database transaction (one fsync for many callers), each caller's
-statements inside its own SAVEPOINT so that a failing caller is rolled back
-alone and gets its error while the others commit.
+queued and commits them together in one database transaction (one fsync for
+many callers), small ones before bulk ones (:mod:`._sqlite_writer`).
 
 Other processes (the ``reelhouse`` admin commands while the server runs) may
 write to the same file: ``BEGIN IMMEDIATE`` and a busy timeout make them wait
 for each other instead of failing.
 
+Background work (scans) reads on reader threads of its own
+(:mod:`._read_lane`): requests never wait for a free reader behind it.
+
 Memory: every connection (the writer, the checkpointer, the readers, the
-data version's) keeps SQLite's default page cache, at most 2 MB
-(``cache_size`` -2000), and sqlite3's default 128 prepared statements, so
-the backend holds at most about 16 MB of cache whatever the uptime; no
+background readers, the data version's) keeps SQLite's default page cache,
+at most 2 MB (``cache_size`` -2000), and sqlite3's default 128 prepared
+statements, so the backend holds at most about 20 MB of cache whatever the
+uptime; no
 memory map (``mmap_size`` 0).
 """
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from typing import TypeVar
 
-import outcome
 import trio
 
 from reelhouse.shutdown import bounded_shield, shutdown_deadline
 from reelhouse.thread_pool import PoolClosed, ThreadPool
 
 from ._name_key import name_key
+from ._read_lane import reads_in_background
 from ._scrape_record import keep_scrape_record
 from ._search_fold import search_key
-from ._sqlite_bulk import BULK_MIN_ROWS, bulk_form, encode_rows
 from ._sqlite_checkpoint import Checkpointer, writer_pragmas
+from ._sqlite_writer import StoreWriter, translate_error
 from ._store import (
     Backend,
-    IntegrityError,
     Params,
     PoolUsage,
     Row,
     Statement,
     StoreError,
-    StoreFull,
     StoreShorthands,
     WriteResult,
-    store_error,
 )
 
-READER_POOL_SIZE = 4  # reader connections (and so concurrent reads)
-WRITE_QUEUE_SIZE = 256  # queued transactions before callers wait (backpressure)
-WRITE_BATCH_MAX = 64  # transactions committed together in one batch
+READER_POOL_SIZE = 4  # reader connections (and so concurrent reads) for requests
+BACKGROUND_READERS = 2  # reader connections of background work (scans): see _read_lane
 BUSY_TIMEOUT_MS = 5_000  # how long to wait for another process's write lock
 # How long closing waits for queued writes to commit, and then for the
 # connections to close; both also end at the server's shutdown deadline.
@@ -67,16 +63,6 @@ CLOSE_TIMEOUT_S = 30.0
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-
-
-def translate_error(exc: BaseException) -> StoreError:
-    """The Store error for a failure of sqlite3 (or of binding parameters)."""
-    if isinstance(exc, sqlite3.IntegrityError):
-        return store_error(exc, IntegrityError)
-    full = getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
-    if full or (isinstance(exc, OSError) and exc.errno == errno.ENOSPC):
-        return store_error(exc, StoreFull)
-    return store_error(exc)
 
 
 def _connect(path: str, *, query_only: bool) -> sqlite3.Connection:
@@ -126,195 +112,13 @@ def _open_connections(path: str) -> tuple[sqlite3.Connection, sqlite3.Connection
             raise StoreError(f"SQLite refused WAL mode for {path} (got {mode})")
         writer_pragmas(writer)
         others.append(_connect(path, query_only=False))
-        others.extend(_connect(path, query_only=True) for _ in range(READER_POOL_SIZE + 1))
+        readers = READER_POOL_SIZE + BACKGROUND_READERS
+        others.extend(_connect(path, query_only=True) for _ in range(readers + 1))
     except BaseException:
         for conn in [writer, *others]:
             conn.close()
         raise
     return writer, others[0], others[1:]
-
-
-@dataclass(eq=False, slots=True)
-class _WriteRequest:
-    statements: tuple[Statement, ...]
-    done: trio.Event = field(default_factory=trio.Event)
-    result: outcome.Outcome | None = None  # set by the writer's worker thread
-
-
-class StoreWriter:
-    """The one task that writes: batches queued transactions into one commit.
-
-    Callers use :meth:`submit`; the task runs :meth:`run` in the store's
-    nursery.  A transaction handed to the writer (``submit`` got past its
-    queueing) is committed (or fails) even if its caller is cancelled
-    meanwhile: cancellation only stops the caller waiting for the answer.
-    """
-
-    def __init__(self, conn: sqlite3.Connection, after_commit: Callable[[], None] = lambda: None) -> None:
-        self._conn = conn
-        self._after_commit = after_commit
-        self._send, self._receive = trio.open_memory_channel[_WriteRequest](WRITE_QUEUE_SIZE)
-        self._stopped = trio.Event()
-        # A commit left running in its thread when the writer was cancelled
-        # (a close cut short by the shutdown deadline): the connection is
-        # still in use and must not be closed under it.
-        self.commit_abandoned = False
-
-    async def submit(self, statements: Sequence[Statement]) -> list[WriteResult]:
-        """Queue one transaction and wait for its results.
-
-        Raises IntegrityError or StoreError for this caller's statements;
-        StoreError when the store is closed.
-        """
-        request = _WriteRequest(tuple(statements))
-        try:
-            await self._send.send(request)
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
-            raise StoreError("the store is closed") from None
-        await request.done.wait()
-        assert request.result is not None
-        return request.result.unwrap()
-
-    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Commit batches until :meth:`close`; answers every request it took."""
-        batch: list[_WriteRequest] = []
-        task_status.started()
-        try:
-            async for first in self._receive:
-                batch = self._take_batch(first)
-                # Abandonable: a commit waiting out another process's lock
-                # (the busy timeout) must not hold a shutdown past its deadline.
-                self.commit_abandoned = True
-                await trio.to_thread.run_sync(_commit_batch, self._conn, batch, abandon_on_cancel=True)
-                self.commit_abandoned = False
-                _answer(batch)
-                self._after_commit()
-                batch = []
-        finally:
-            # Cancelled (close timed out) or crashed: fail what was not run,
-            # so that no caller waits forever, then refuse new writes.
-            _answer(batch + self._drain_queue())
-            self._receive.close()
-            self._stopped.set()
-
-    async def close(self) -> None:
-        """Stop taking writes and wait until every queued one is committed."""
-        self._send.close()
-        await self._stopped.wait()
-
-    def _take_batch(self, first: _WriteRequest) -> list[_WriteRequest]:
-        batch = [first]
-        while len(batch) < WRITE_BATCH_MAX:
-            try:
-                batch.append(self._receive.receive_nowait())
-            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
-                break
-        return batch
-
-    def _drain_queue(self) -> list[_WriteRequest]:
-        drained: list[_WriteRequest] = []
-        while True:
-            try:
-                drained.append(self._receive.receive_nowait())
-            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
-                return drained
-
-
-def _answer(batch: list[_WriteRequest]) -> None:
-    """Wake every caller of the batch; a request left unanswered failed."""
-    for request in batch:
-        if request.result is None:
-            request.result = outcome.Error(StoreError("the store stopped before this write ran"))
-        request.done.set()
-
-
-def _commit_batch(conn: sqlite3.Connection, batch: list[_WriteRequest]) -> None:
-    """Worker thread: run the batch in one transaction, one savepoint per caller."""
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:
-        _fail(batch, exc)
-        return
-    for position, request in enumerate(batch):
-        request.result = _run_in_savepoint(conn, request.statements)
-        if not conn.in_transaction:
-            # An error (disk full, I/O) that SQLite answers by rolling back
-            # the whole transaction: every caller of the batch lost its work,
-            # and the callers after this one learn its cause.
-            _fail(batch[: position + 1], None, keep_errors=True)
-            _fail(batch[position + 1 :], _cause_of(request.result))
-            return
-    try:
-        conn.execute("COMMIT")
-    except sqlite3.Error as exc:
-        _rollback_quietly(conn)
-        _fail(batch, exc, keep_errors=True)
-
-
-def _run_in_savepoint(conn: sqlite3.Connection, statements: tuple[Statement, ...]) -> outcome.Outcome:
-    conn.execute("SAVEPOINT caller")
-    try:
-        results = [_run_statement(conn, statement) for statement in statements]
-    except Exception as exc:  # any failure belongs to this caller alone
-        _undo_savepoint(conn)
-        return outcome.Error(translate_error(exc))
-    conn.execute("RELEASE caller")
-    return outcome.Value(results)
-
-
-def _run_statement(conn: sqlite3.Connection, statement: Statement) -> WriteResult:
-    if statement.many is not None:
-        _run_many(conn, statement.sql, statement.many)
-        return WriteResult(rowcount=len(statement.many), rows=[])
-    cursor = conn.execute(statement.sql, statement.params)
-    rows = cursor.fetchall()  # rowcount of a RETURNING statement is known only now
-    rowcount = cursor.rowcount if cursor.rowcount >= 0 else len(rows)
-    return WriteResult(rowcount=rowcount, rows=rows)
-
-
-def _run_many(conn: sqlite3.Connection, sql: str, rows: Sequence[Params]) -> None:
-    """Every row in one step where the statement has a JSON form (see _sqlite_bulk)."""
-    bulk = bulk_form(sql) if len(rows) >= BULK_MIN_ROWS else None
-    encoded = encode_rows(rows) if bulk is not None else None
-    if bulk is not None and encoded is not None:
-        conn.execute(bulk, (encoded,))
-    else:
-        conn.executemany(sql, rows)
-
-
-def _undo_savepoint(conn: sqlite3.Connection) -> None:
-    if not conn.in_transaction:
-        return
-    try:
-        conn.execute("ROLLBACK TO caller")
-        conn.execute("RELEASE caller")
-    except sqlite3.Error:
-        _rollback_quietly(conn)
-
-
-def _rollback_quietly(conn: sqlite3.Connection) -> None:
-    if conn.in_transaction:
-        try:
-            conn.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass  # the transaction is gone either way
-
-
-def _cause_of(result: outcome.Outcome | None) -> BaseException | None:
-    """The driver's failure behind a caller's error, if it had one."""
-    if isinstance(result, outcome.Error) and isinstance(result.error.__cause__, sqlite3.Error):
-        return result.error.__cause__
-    return None
-
-
-def _fail(batch: list[_WriteRequest], cause: BaseException | None, *, keep_errors: bool = False) -> None:
-    for request in batch:
-        if keep_errors and isinstance(request.result, outcome.Error):
-            continue
-        error = translate_error(cause) if cause is not None else StoreError("the batch's transaction was rolled back")
-        if isinstance(error, IntegrityError):  # a failed COMMIT is never the caller's constraint
-            error = StoreError(str(error))
-        request.result = outcome.Error(error)
 
 
 def _fetch_all(sql: str, params: Params) -> Callable[[sqlite3.Connection], list[Row]]:
@@ -349,9 +153,11 @@ class SqliteStore(StoreShorthands):
         readers: ThreadPool[sqlite3.Connection],
         writer: StoreWriter,
         version_conn: sqlite3.Connection,
+        background: ThreadPool[sqlite3.Connection] | None = None,
     ) -> None:
         self.path = path
         self._readers = readers
+        self._background = background or readers  # the scans' readers (_read_lane)
         self._writer = writer
         self._version_conn = version_conn  # used on the event loop only
         self._closed = False
@@ -359,8 +165,12 @@ class SqliteStore(StoreShorthands):
     def pool_usage(self) -> list[PoolUsage]:
         # One writer connection (its queue is not a pool's wait); the readers' threads.
         busy = self._readers.outstanding
-        return [PoolUsage("readers", min(busy, self._readers.size), self._readers.size,
-                          max(busy - self._readers.size, 0))]
+        usage = [PoolUsage("readers", min(busy, self._readers.size), self._readers.size,
+                           max(busy - self._readers.size, 0))]
+        if self._background is not self._readers:
+            busy, size = self._background.outstanding, self._background.size
+            usage.append(PoolUsage("background readers", min(busy, size), size, max(busy - size, 0)))
+        return usage
 
     def data_version(self) -> int:
         # A memory read of the WAL index (a few microseconds): cheaper on the
@@ -382,13 +192,15 @@ class SqliteStore(StoreShorthands):
         return await self._read(_fetch_each(queries))
 
     async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """``fn(conn)`` on an idle reader connection, in its thread.
+        """``fn(conn)`` on an idle reader connection, in its thread
+        (a background reader's under :func:`~._read_lane.background_reads`).
 
         Cancellation waits for the query to finish (a thread cannot be
         interrupted safely), then raises Cancelled.
         """
         try:
-            return await self._readers.run(fn)
+            pool = self._background if reads_in_background() else self._readers
+            return await pool.run(fn)
         except PoolClosed:
             raise StoreError("the store is closed") from None
         except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
@@ -422,10 +234,11 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     except sqlite3.Error as exc:
         raise translate_error(exc) from exc
     *reader_conns, version_conn = other_conns
-    readers = ThreadPool(reader_conns, name="sqlite-reader")
+    readers = ThreadPool(reader_conns[:READER_POOL_SIZE], name="sqlite-reader")
+    background = ThreadPool(reader_conns[READER_POOL_SIZE:], name="sqlite-background-reader")
     checkpointer = Checkpointer(checkpoint_conn)
     writer = StoreWriter(writer_conn, after_commit=checkpointer.request)
-    store = SqliteStore(path, readers, writer, version_conn)
+    store = SqliteStore(path, readers, writer, version_conn, background)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(checkpointer.run)
@@ -441,18 +254,21 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
     finally:
         with bounded_shield(CLOSE_TIMEOUT_S):
             store._closed = True
-            await _close_connections(readers, writer, writer_conn, checkpoint_conn, [*reader_conns, version_conn])
+            pools = [readers, background]
+            await _close_connections(pools, writer, writer_conn, checkpoint_conn, [*reader_conns, version_conn])
 
 
 async def _close_connections(
-    readers: ThreadPool[sqlite3.Connection],
+    pools: list[ThreadPool[sqlite3.Connection]],
     writer: StoreWriter,
     writer_conn: sqlite3.Connection,
     checkpoint_conn: sqlite3.Connection,
     other_conns: list[sqlite3.Connection],
 ) -> None:
     """Close every connection no thread still uses; the rest go with the process."""
-    readers_stopped = await readers.aclose(min(CLOSE_TIMEOUT_S, shutdown_deadline().remaining()))
+    readers_stopped = True
+    for pool in pools:
+        readers_stopped &= await pool.aclose(min(CLOSE_TIMEOUT_S, shutdown_deadline().remaining()))
     conns = list(other_conns) if readers_stopped else []
     conns.append(checkpoint_conn)
     if not writer.commit_abandoned:

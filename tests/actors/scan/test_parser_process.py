@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
@@ -180,4 +181,17 @@ async def test_parse_all_in_a_child_answers_each_chunk_in_order_like_a_thread(tr
     assert len(in_child) == len(chunks) + 1  # and finish's
     assert [(r.current_dir, r.added, r.processed) for r in in_child] == [(r.current_dir, r.added, r.processed) for r in in_thread]
     assert sum(r.added for r in in_child) == 7
+
+
+
+async def test_the_child_parses_at_a_lower_priority_than_the_server(tree: Tree) -> None:
+    # Two big scans' parsers beside the server on 2 cores took the CPU its
+    # event loop needed: requests waited. The child's nice value is higher.
+    _fill(tree)
+    with trio.fail_after(LIMIT_S):
+        async with _in_child(_setup(tree)) as parser:
+            assert isinstance(parser, parser_process._ProcessParser)
+            await parser.parse(_visits(tree))  # answered: the child has set its priority
+            child = os.getpriority(os.PRIO_PROCESS, parser._process.pid)
+    assert child == min(os.getpriority(os.PRIO_PROCESS, 0) + parser_process.CHILD_NICENESS, 19)
 

@@ -41,7 +41,7 @@ from reelhouse.media.library_options import (
     effective_media_info_timing,
     effective_read_concurrency,
 )
-from reelhouse.storage import Store, now_ms
+from reelhouse.storage import Store, background_reads, now_ms
 from reelhouse.storage.catalog import (
     ScanIndex,
     count_probe_pending,
@@ -136,8 +136,15 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
 
     Raises StoreError when the catalogue cannot be read or written (the
     scan fails; what was written stays). Cancellation stops between hops:
-    batches already written stay, nothing is marked missing.
+    batches already written stay, nothing is marked missing. Its reads (a
+    whole library's index, eight scans at once) take the store's background
+    readers: the requests' readers stay free.
     """
+    with background_reads():
+        return await _run_scan(plan, store, progress, deps)
+
+
+async def _run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: ScanDeps) -> ScanOutcome:
     limiter = deps.thread_limiter
     rules = ScanRules.from_options(plan.library_id, plan.collection_type, plan.options)
     index = await load_scan_index(store, plan.library_id)
@@ -157,7 +164,9 @@ async def run_scan(plan: ScanPlan, store: Store, progress: ScanProgress, deps: S
         global_limit = int(deps.probe_limiter.total_tokens)
         deps.probe_pool.warm(effective_read_concurrency(plan.options, global_probe_limit=global_limit))
     progress.phase = "parse"
-    setup = ParserSetup(rules, index, plan.rewrite, timing in ("scan", "background"), walker.within)
+    setup = ParserSetup(
+        rules, index, plan.rewrite, timing in ("scan", "background"), walker.within, store.backend == "sqlite"
+    )
     async with open_parser(
         setup, listed_files=listed, thread_limiter=limiter, process_slots=deps.parse_processes
     ) as parser:
