@@ -172,6 +172,10 @@ def build_where(
     the query's min/max bounds (None when the query has no such bound).
     """
     where = Where(backend, drive_from_subqueries=_drives_from_subqueries(query))
+    # Values first: SQLite tests a walk's rows in the order written, and a
+    # value (rare) rules out most rows before the scope's dense tests run
+    # (a year range's page by premiere date: 1.3 ms against 1.6 ms).
+    _values(where, query)
     _scope(where, query, parent)
     for add_filter in FILTERS:
         add_filter(where, query)
@@ -527,7 +531,6 @@ def _missing_and_attention(where: Where, query: ItemQuery) -> None:
 FILTERS: tuple[Callable[[Where, ItemQuery], None], ...] = (
     _types,
     _missing_and_attention,
-    _values,
     _years,
     _ratings,
     _media,

@@ -17,7 +17,8 @@
 --
 -- Triggers keep both exact whoever writes item_values or images (the scan,
 -- provider matches, collections, tools): an insert appends one value, a
--- delete or an update recomputes the item's facets.
+-- delete or an update recomputes the item's facets (storage/_facets.py).
+-- facets is a set: a value twice is there once.
 ALTER TABLE items ADD COLUMN facets TEXT NOT NULL DEFAULT '';
 ALTER TABLE items ADD COLUMN primary_image INTEGER NOT NULL DEFAULT 0;
 
@@ -43,8 +44,12 @@ CREATE INDEX items_library_parent_by_year ON items
     (library_id, parent_id, production_year, name_key, id, owner_id, missing, type, premiere_date,
      primary_image, facets);
 
+-- An insert appends the value unless the item has it already (the scanner
+-- fills a new item's facets as it inserts it: then the trigger only reads).
 CREATE TRIGGER item_facets_value_insert AFTER INSERT ON item_values
-WHEN NEW.kind IN ('genre', 'studio', 'tag') AND instr(NEW.value, char(31)) = 0 BEGIN
+WHEN NEW.kind IN ('genre', 'studio', 'tag') AND instr(NEW.value, char(31)) = 0
+    AND NOT EXISTS (SELECT 1 FROM items WHERE id = NEW.item_id
+        AND instr(facets, char(31) || substr(NEW.kind, 1, 1) || lower(NEW.value) || char(31)) > 0) BEGIN
     UPDATE items SET facets = (CASE WHEN facets = '' THEN char(31) ELSE facets END)
         || substr(NEW.kind, 1, 1) || lower(NEW.value) || char(31)
     WHERE id = NEW.item_id;
