@@ -37,15 +37,23 @@ CREATE INDEX items_library_by_name_key ON items (library_id, name_key, id)
 CREATE INDEX items_library_top_by_year ON items (library_id, production_year, name_key, id)
     INCLUDE (owner_id, missing, type, premiere_date, primary_image, facets) WHERE parent_id IS NULL;
 
+-- Each item a statement touched gets its facets recomputed, written only
+-- when they differ: the scanner fills a new item's facets as it inserts it
+-- (storage/_facets.py), and an item row rewritten would be a new version
+-- in every index of items.
 CREATE FUNCTION reelhouse_item_facets_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP IN ('UPDATE', 'DELETE') THEN
-        UPDATE items i SET facets = reelhouse_item_facets(i.id)
-        WHERE i.id IN (SELECT item_id FROM old_rows WHERE kind IN ('genre', 'studio', 'tag'));
+        UPDATE items i SET facets = f.facets
+        FROM (SELECT item_id, reelhouse_item_facets(item_id) AS facets FROM (
+            SELECT DISTINCT item_id FROM old_rows WHERE kind IN ('genre', 'studio', 'tag')) AS touched) AS f
+        WHERE i.id = f.item_id AND i.facets <> f.facets;
     END IF;
     IF TG_OP IN ('UPDATE', 'INSERT') THEN
-        UPDATE items i SET facets = reelhouse_item_facets(i.id)
-        WHERE i.id IN (SELECT item_id FROM new_rows WHERE kind IN ('genre', 'studio', 'tag'));
+        UPDATE items i SET facets = f.facets
+        FROM (SELECT item_id, reelhouse_item_facets(item_id) AS facets FROM (
+            SELECT DISTINCT item_id FROM new_rows WHERE kind IN ('genre', 'studio', 'tag')) AS touched) AS f
+        WHERE i.id = f.item_id AND i.facets <> f.facets;
     END IF;
     RETURN NULL;
 END $$;
