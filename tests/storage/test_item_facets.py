@@ -19,7 +19,8 @@ import trio
 from reelhouse.media.assembly import ImageRecord
 from reelhouse.media.nfo import NfoData
 from reelhouse.media.provider_fields import FieldPlan
-from reelhouse.storage import Statement, Store
+from reelhouse.storage import Statement, Store, migrate, open_store
+from reelhouse.storage._migrations import load_migrations
 from reelhouse.storage.catalog import write_batch
 from reelhouse.storage.collections import BoxSetRow, save_collection_name
 from reelhouse.storage.cursor import CursorCodec
@@ -155,3 +156,24 @@ async def test_a_collections_poster_and_a_tools_own_writes_keep_the_columns(stor
         await assert_exact(store)
         assert await listed(store, genreId="neo-noir") == []
         assert await store.fetch_value("SELECT primary_image FROM items WHERE id = 'box'") == 0
+
+
+async def test_the_migration_fills_both_columns_for_items_already_stored(database_url: str) -> None:
+    facets_version = next(m.version for m in load_migrations() if m.name == "item_facets")
+    with trio.fail_after(LIMIT_S):
+        async with open_store(database_url) as store:
+            await migrate(store, up_to=facets_version - 1)
+            await library(store)
+            for item in ("a", "b"):
+                await store.execute(
+                    "INSERT INTO items (id, library_id, type, name, sort_name, name_key, date_created, date_modified)"
+                    " VALUES (?, ?, 'Movie', ?, ?, ?, 0, 0)", (item, LIB, item, item, item))  # fmt: skip
+            rows = [("a", "genre", "Drama", 0), ("a", "studio", "Blue Films", 1), ("a", "country", "France", 2)]
+            await store.transaction([Statement(VALUE_INSERT, many=rows)])
+            await store.execute(
+                "INSERT INTO images (item_id, kind, idx, path, tag, width, height, size, mtime, source)"
+                " VALUES ('b', 'primary', 0, '/m/b.jpg', 't', 1, 1, 1, 1, 'local')")  # fmt: skip
+            await migrate(store)
+            await assert_exact(store)
+            assert await listed(store, genreId="drama") == ["a"]
+            assert await listed(store, attention="noPoster") == ["a"]
