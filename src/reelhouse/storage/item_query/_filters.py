@@ -194,9 +194,10 @@ def _drives_from_subqueries(query: ItemQuery) -> bool:
     """
     if query.ids is not None or query.person_ids or query.q is not None:
         return True
-    # With a year the top-level walk of items_library_parent_by_year stops
-    # at the years asked for and tests the values on its own entries.
-    return bool(query.genres or query.studios or query.tags) and not _index_ordered(query) and not _has_years(query)
+    # With a year, a top-level page reads the years asked for from
+    # items_library_parent_by_year and tests the values on its own entries.
+    year_walk = _has_years(query) and query.parent_id is None and not (query.recursive or query.card)
+    return bool(query.genres or query.studios or query.tags) and not _index_ordered(query) and not year_walk
 
 
 def _index_ordered(query: ItemQuery) -> bool:
