@@ -41,13 +41,13 @@ from .._name_key import name_key, sql_name_key
 from .._parental_sql import parental_sql
 from . import _member as member_state
 from ._model import ItemQuery
+from ._value_filters import TEXT, has_years, index_ordered, marks, value_filters, year_filters
 
 # Widths (primary video stream) where the resolution classes start.
 HD_MIN_WIDTH = 1200
 UHD_MIN_WIDTH = 3200
 LIKE_ESCAPE = "!"
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
-TEXT = "lower(CAST(? AS TEXT))"  # a parameter folded like the column it meets
 
 PRIMARY_SOURCE = "ms.item_id = i.id AND ms.position = 0"
 UNPROBED_REMOTE = "ms.remote = 1 AND ms.probed_at IS NULL"
@@ -175,7 +175,7 @@ def build_where(
     # Values first: SQLite tests a walk's rows in the order written, and a
     # value (rare) rules out most rows before the scope's dense tests run
     # (a year range's page by premiere date: 1.3 ms against 1.6 ms).
-    _values(where, query)
+    value_filters(where, query)
     _scope(where, query, parent)
     for add_filter in FILTERS:
         add_filter(where, query)
@@ -196,21 +196,8 @@ def _drives_from_subqueries(query: ItemQuery) -> bool:
         return True
     # With a year, a top-level page reads the years asked for from
     # items_library_parent_by_year and tests the values on its own entries.
-    year_walk = _has_years(query) and query.parent_id is None and not (query.recursive or query.card)
-    return bool(query.genres or query.studios or query.tags) and not _index_ordered(query) and not year_walk
-
-
-def _index_ordered(query: ItemQuery) -> bool:
-    """Whether an index walk gives the listing's order (name; date added)."""
-    return query.sort == "name" or (query.sort == "dateAdded" and query.types != ("BoxSet",))
-
-
-def _has_years(query: ItemQuery) -> bool:
-    return bool(query.years) or query.year_from is not None or query.year_to is not None
-
-
-def marks(values: Sequence[Any], mark: str = "?") -> str:
-    return ", ".join(mark for _ in values)
+    year_walk = has_years(query) and query.parent_id is None and not (query.recursive or query.card)
+    return bool(query.genres or query.studios or query.tags) and not index_ordered(query) and not year_walk
 
 
 # -- scope --------------------------------------------------------------------
@@ -294,53 +281,6 @@ def _types(where: Where, query: ItemQuery) -> None:
         where.add("i.type <> 'BoxSet'")  # collections are listed when asked for (type=BoxSet)
     if query.exclude_types:
         where.add(f"i.type NOT IN ({marks(query.exclude_types)})", *query.exclude_types)
-
-
-# items.facets (migration 0027, kept by triggers): the item's genres,
-# studios and tags, FACET_SEPARATOR + (first letter of the kind +
-# lower(value) + FACET_SEPARATOR) each, carried by the name walks' index
-# entries.  Tested along a walk, a value costs one substring search per row,
-# where it was a probe of item_values_by_item (a genre) or a list of the
-# value's items built first (a studio, a tag): measured on 100,000 items,
-# SQLite, a genre page's walk 0.10 ms against 0.34 ms with the probe.  The
-# name is folded by the same lower() as the stored values, as the
-# item_values filter compares them.
-FACET_SEPARATOR = "\x1f"
-_FIND = {"sqlite": "instr", "postgresql": "strpos"}
-
-
-def _values(where: Where, query: ItemQuery) -> None:
-    for kind, names in (("genre", query.genres), ("studio", query.studios), ("tag", query.tags)):
-        if not names:
-            continue
-        if where.drive_from_subqueries or any(FACET_SEPARATOR in name for name in names):
-            # The value's items as a list (item_values_by_value): the rows
-            # come from it (a value holding the separator is not in facets).
-            where.add(
-                "i.id IN (SELECT v.item_id FROM item_values v WHERE v.kind = ?"
-                f" AND lower(v.value) IN ({marks(names, TEXT)}))",
-                kind, *names,
-            )  # fmt: skip
-        else:
-            find = f"{_FIND[where.backend]}(i.facets, ? || {TEXT} || ?) > 0"
-            where.add(f"({' OR '.join(find for _ in names)})",
-                      *(p for name in names for p in (FACET_SEPARATOR + kind[0], name, FACET_SEPARATOR)))
-
-
-def _years(where: Where, query: ItemQuery) -> None:
-    if query.years:
-        _in(where, "i.production_year", query.years)
-    # Bounds seek items_library_parent_by_year and sort what they select,
-    # unless an index gives the order: then the walk in order stops once
-    # the page is full, where a wide range would sort thousands of rows
-    # (SQLite, which has no statistics, is kept off the year index).
-    year = "i.production_year"
-    if where.backend == "sqlite" and _index_ordered(query):
-        year = "i.production_year + 0"
-    if query.year_from is not None:
-        where.add(f"{year} >= ?", query.year_from)
-    if query.year_to is not None:
-        where.add(f"{year} <= ?", query.year_to)
 
 
 def _ratings(where: Where, query: ItemQuery) -> None:
@@ -532,7 +472,7 @@ def _missing_and_attention(where: Where, query: ItemQuery) -> None:
 FILTERS: tuple[Callable[[Where, ItemQuery], None], ...] = (
     _types,
     _missing_and_attention,
-    _years,
+    year_filters,
     _ratings,
     _media,
     _special_features,
