@@ -54,7 +54,7 @@ async def assert_exact(store: Store) -> None:
         # A value holding the separator is left out (its filter reads item_values).
         pieces = {row["piece"] for row in values if row["item_id"] == item["id"] and SEPARATOR not in row["piece"]}
         stored = item["facets"].strip(SEPARATOR)
-        assert (set(stored.split(SEPARATOR)) if stored else set()) == pieces, item  # a set: a value twice is once
+        assert (set(stored.split(SEPARATOR)) if stored else set()) == pieces, item  # presence counts, not how often
         assert item["primary_image"] == (1 if item["id"] in posters else 0), item
 
 

@@ -18,7 +18,7 @@
 -- Triggers keep both exact whoever writes item_values or images (the scan,
 -- provider matches, collections, tools): an insert appends one value, a
 -- delete or an update recomputes the item's facets (storage/_facets.py).
--- facets is a set: a value twice is there once.
+-- Only presence counts: a value the item has twice may be there once or twice.
 ALTER TABLE items ADD COLUMN facets TEXT NOT NULL DEFAULT '';
 ALTER TABLE items ADD COLUMN primary_image INTEGER NOT NULL DEFAULT 0;
 
