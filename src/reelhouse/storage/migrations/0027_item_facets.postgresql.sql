@@ -7,10 +7,13 @@
 -- item_values filter compares.  primary_image: 1 when the item has a
 -- primary image row.  Both ride in the two name walks' INCLUDE lists, and
 -- statement-level triggers keep them exact whoever writes item_values or
--- images: one UPDATE per statement, recomputing the items it touched.
+-- images: one UPDATE per statement, recomputing the items it touched (the
+-- trigger functions keep the schema they were created in, as 0003's do).
 ALTER TABLE items ADD COLUMN facets TEXT NOT NULL DEFAULT '';
 ALTER TABLE items ADD COLUMN primary_image INTEGER NOT NULL DEFAULT 0;
 
+-- The item's facets from item_values (called by the triggers below, whose
+-- search_path, the schema they were created in, it resolves tables with).
 CREATE FUNCTION reelhouse_item_facets(item text) RETURNS text
 LANGUAGE sql STABLE PARALLEL SAFE
 AS $$ SELECT COALESCE(chr(31) || string_agg(left(v.kind, 1) || lower(v.value), chr(31) ORDER BY v.kind, v.position) || chr(31), '')
@@ -41,7 +44,7 @@ CREATE INDEX items_library_top_by_year ON items (library_id, production_year, na
 -- when they differ: the scanner fills a new item's facets as it inserts it
 -- (storage/_facets.py), and an item row rewritten would be a new version
 -- in every index of items.
-CREATE FUNCTION reelhouse_item_facets_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION reelhouse_item_facets_changed() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
     IF TG_OP IN ('UPDATE', 'DELETE') THEN
         UPDATE items i SET facets = f.facets
@@ -65,7 +68,7 @@ CREATE TRIGGER item_facets_values_update AFTER UPDATE ON item_values
 CREATE TRIGGER item_facets_values_delete AFTER DELETE ON item_values
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reelhouse_item_facets_changed();
 
-CREATE FUNCTION reelhouse_item_primary_image_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION reelhouse_item_primary_image_changed() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
     IF TG_OP IN ('UPDATE', 'DELETE') THEN
         UPDATE items i SET primary_image = 0
