@@ -195,7 +195,7 @@ def filter_paths(films: str, person_id: str | None) -> dict[str, list[str]]:
         "items_studio": [_items_path(libraryId=films, studioId=studio) for studio in STUDIOS[:3]],
         "items_person": [_items_path(libraryId=films, personId=person_id)] if person_id else [],
         "items_year": [_items_path(libraryId=films, year=year) for year in (1975, 1999, 2012)],
-        "items_tag": [_items_path(libraryId=films, tag=tag) for tag in TAGS[:3]],
+        "items_tag": [_items_path(libraryId=films, tagId=tag) for tag in TAGS[:3]],
         "items_attention": [_items_path(libraryId=films, attention="noPoster")],
     }
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from reelhouse.media.assembly import ItemRecord, item_id
 
+from ._facets import new_item_facets
 from ._name_key import name_key
 from ._store import Params, Statement
 
@@ -42,6 +43,7 @@ def _nfo_value(column: str) -> str:
 ITEM_COLUMNS = (
     "id", "library_id", *_STRUCTURE, *_METADATA, *_NUMBERS,
     "runtime_ticks", "date_created", "missing", "missing_since", "probe_pending",
+    "facets", "primary_image",  # as a new item's (._facets); a rewrite leaves them to the triggers
 )  # fmt: skip
 
 _ITEM_UPSERT = (
@@ -239,4 +241,9 @@ def item_row(library_id: str, record: ItemRecord, now_ms: int) -> Params:
         )  # fmt: skip
         numbers = (meta.index_number, meta.index_number_end, meta.parent_index_number)
         runtime = meta.runtime_ticks
-    return (d.id, library_id, *structure, *metadata, *numbers, runtime, now_ms, 0, None, int(record.probe))
+    facets = new_item_facets(list(meta.values)) if meta is not None else ""
+    primary_image = int(any(image.kind == "primary" for image in record.images))
+    return (
+        d.id, library_id, *structure, *metadata, *numbers, runtime, now_ms, 0, None, int(record.probe),
+        facets, primary_image,
+    )  # fmt: skip
