@@ -4,6 +4,8 @@ cannot show yet (a WebSocket open at shutdown)."""
 from __future__ import annotations
 
 import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import trio
@@ -121,7 +123,9 @@ async def test_shutdown_closes_open_websockets_and_idle_connections_at_once() ->
     assert took < 1.0  # not the grace: nothing was in flight
 
 
-async def test_a_response_with_a_length_leaves_head_and_body_in_one_write() -> None:
+@asynccontextmanager
+async def _asking(path: str) -> AsyncIterator[trio.SocketStream]:
+    """A served edge with ``path`` asked on a new connection (stopped on leaving)."""
     _Steps.head_sent, _Steps.body_gate = trio.Event(), trio.Event()
     config = _config()
     shutdown = trio.Event()
@@ -129,28 +133,25 @@ async def test_a_response_with_a_length_leaves_head_and_body_in_one_write() -> N
         async with trio.open_nursery() as nursery:
             binds = await nursery.start(EdgeServer(_app, config, 10).serve, bind_sockets(config), shutdown)
             stream = await connect(binds[0])
-            await stream.send_all(request("GET", "/held"))
-            await _Steps.head_sent.wait()
-            held = _nothing_to_read(stream)  # the head waits for the body
-            _Steps.body_gate.set()
-            first = await stream.receive_some(65536)
+            await stream.send_all(request("GET", path))
+            yield stream
             shutdown.set()
+
+
+async def test_a_response_with_a_length_leaves_head_and_body_in_one_write() -> None:
+    async with _asking("/held") as stream:
+        await _Steps.head_sent.wait()
+        held = _nothing_to_read(stream)  # the head waits for the body
+        _Steps.body_gate.set()
+        first = await stream.receive_some(65536)
     assert held
     assert first.startswith(b"HTTP/1.1 200") and first.endswith(b"\r\n\r\nbody"), first
 
 
 async def test_a_streamed_response_gets_its_head_before_any_body() -> None:
-    _Steps.head_sent, _Steps.body_gate = trio.Event(), trio.Event()
-    config = _config()
-    shutdown = trio.Event()
-    with trio.fail_after(LIMIT_S):
-        async with trio.open_nursery() as nursery:
-            binds = await nursery.start(EdgeServer(_app, config, 10).serve, bind_sockets(config), shutdown)
-            stream = await connect(binds[0])
-            await stream.send_all(request("GET", "/stream"))
-            head = b""
-            while b"\r\n\r\n" not in head:
-                head += await stream.receive_some(65536)  # the body is still held back by the app
-            _Steps.body_gate.set()
-            shutdown.set()
+    async with _asking("/stream") as stream:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += await stream.receive_some(65536)  # the body is still held back by the app
+        _Steps.body_gate.set()
     assert head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head
