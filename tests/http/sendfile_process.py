@@ -10,11 +10,14 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import time
 from collections.abc import Iterator
 
 import pytest
 
 from reelhouse.http.edge import file_send
+
+KILL_WAIT_S = 10.0
 
 
 class SendfileProcess:
@@ -23,7 +26,7 @@ class SendfileProcess:
 
     def stop(self) -> None:
         """Stop every sendfile process of the servers running in this process."""
-        pids = _sendfile_processes()
+        pids = sendfile_processes()
         assert pids, "no sendfile process is running"
         for pid in pids:
             os.kill(pid, signal.SIGSTOP)
@@ -31,10 +34,17 @@ class SendfileProcess:
 
     def kill(self) -> None:
         """Kill every sendfile process of the servers running in this process (SIGKILL)."""
-        pids = _sendfile_processes()
+        pids = sendfile_processes()
         assert pids, "no sendfile process is running"
         for pid in pids:
             os.kill(pid, signal.SIGKILL)
+        # Gone when the kernel next runs it: until its descriptors are closed the server could still
+        # hand it a body, which is then cut. Waited for here (a zombie has closed them), as an
+        # operator's kill lands long before the next request.
+        deadline = time.monotonic() + KILL_WAIT_S
+        while not all(_ended(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert all(_ended(pid) for pid in pids), f"a killed sendfile process still ran after {KILL_WAIT_S} s"
 
     def resume(self) -> None:
         for pid in self._stopped:
@@ -43,7 +53,16 @@ class SendfileProcess:
         self._stopped.clear()
 
 
-def _sendfile_processes() -> list[int]:
+def _ended(pid: int) -> bool:
+    """The process has exited (a zombie, or reaped): its descriptors are closed."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return any(line.startswith("State:") and "Z" in line.split()[1] for line in status)
+    except FileNotFoundError:
+        return True
+
+
+def sendfile_processes() -> list[int]:
     pids = []
     for task in os.listdir("/proc/self/task"):
         with contextlib.suppress(FileNotFoundError):

@@ -178,7 +178,7 @@ class Connection(TCPServer):
                         False, client, server, self.protocol_send)
                 self.protocol = ProtocolWrapper(*args, alpn_protocol="http/1.1")
                 self.protocol.protocol = h11 = ReelhouseH11Protocol(*args)
-                h11.zero_copy = self._send_threads is not None
+                h11.zero_copy = self._send_threads is not None and self._send_threads.usable
                 await self.protocol.initiate()
                 await self._read_data()
         except OSError:

@@ -126,7 +126,7 @@ class FileData(Event):
 
 
 def send_threads() -> FileSender:
-    """The edge's sendfile process (started inside ``trio.run``; stopped with ``aclose``)."""
+    """The edge's sendfile process (made in ``trio.run``, started at the first body; stopped by ``aclose``)."""
     return FileSender(SEND_THREADS)
 
 
@@ -193,19 +193,38 @@ class FileSender:
         self._ids = itertools.count(1)
         self._waiting: dict[int, trio.lowlevel.Task] = {}  # touched on the loop thread only
         self._closing = False
-        self._start()
+        # Started at the first body sent, not with the server: most servers (and every test server
+        # that streams nothing) never send one, and a process each cost their start and stop.
+        self._process: subprocess.Popen[bytes] | None = None
+        self._dead = False
+        # Where this user may not run the interpreter (a path it cannot search, a frozen build),
+        # connections are not offered the extension and the route reads its file itself.
+        self.usable = os.access(sys.executable, os.X_OK) and os.access(WORKER, os.R_OK)
+
+    def _start_first(self) -> None:
+        try:
+            self._start()
+        except OSError as exc:
+            self.usable = False  # later connections get bodies read by the route
+            log.error("the sendfile process could not be started (%s); file bodies are read instead", exc)
+            raise
 
     def _start(self) -> None:
         self._control, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         with child:
             argv = [sys.executable, "-I", str(WORKER), str(child.fileno()), str(SEND_NICENESS), str(self._threads)]
-            self._process = subprocess.Popen(argv, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL)
+            try:
+                self._process = subprocess.Popen(argv, pass_fds=[child.fileno()], stdin=subprocess.DEVNULL)
+            except OSError:
+                self._control.close()
+                raise
         self._dead = False
         self._replies = _start_thread(lambda: self._read_replies(self._control), "edge-sendfile-replies")
 
     @property
-    def pid(self) -> int:
-        return self._process.pid
+    def pid(self) -> int | None:
+        """The process's, once the first body started it."""
+        return self._process.pid if self._process is not None else None
 
     async def send(self, out_fd: int, in_fd: int, offset: int, count: int) -> int:
         """One turn: the bytes sent, 0 at the end of the file, -1 when the socket stayed full.
@@ -218,7 +237,9 @@ class FileSender:
         await trio.lowlevel.checkpoint_if_cancelled()
         if self._closing:
             raise OSError("the sendfile process is stopping")
-        if self._dead:
+        if self._process is None:
+            self._start_first()
+        elif self._dead:
             self._replace()
         ident = next(self._ids)
         request = REQUEST.pack(ident, offset, count, THREAD_WAIT_SECONDS, THREAD_TURN_SECONDS)
@@ -247,6 +268,7 @@ class FileSender:
 
     def _replace(self) -> None:
         """A new process for one that died: the turns it had fail (their bodies are cut short)."""
+        assert self._process is not None, "a process is replaced only once it was started"
         self._fail_waiting()
         self._process.poll()  # reaped
         self._control.close()  # its answers' thread ends, if it has not yet
@@ -285,7 +307,7 @@ class FileSender:
         are cut short)."""
         if control is not self._control or self._dead:
             return  # one replaced already
-        if not self._closing:
+        if not self._closing and self._process is not None:
             log.error("the sendfile process ended (exit status %s)", self._process.poll())
             self._dead = True
         self._fail_waiting()
@@ -294,6 +316,8 @@ class FileSender:
         """Stop the process: True when it ended within ``timeout`` seconds (else it is killed:
         a thread of it held by a hung mount never holds shutdown).  Idempotent."""
         self._closing = True
+        if self._process is None:
+            return True  # never started: no body was sent
         with contextlib.suppress(OSError):
             self._control.shutdown(socket.SHUT_RDWR)  # it reads the end; the answers' thread too
         try:
