@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -36,30 +36,25 @@ class SendfileProcess:
         """Kill every sendfile process of the servers running in this process (SIGKILL)."""
         pids = sendfile_processes()
         assert pids, "no sendfile process is running"
-        for pid in pids:
-            os.kill(pid, signal.SIGKILL)
-        # Gone when the kernel next runs it: until its descriptors are closed the server could still
-        # hand it a body, which is then cut. Waited for here (a zombie has closed them), as an
-        # operator's kill lands long before the next request.
-        deadline = time.monotonic() + KILL_WAIT_S
-        while not all(_ended(pid) for pid in pids) and time.monotonic() < deadline:
-            time.sleep(0.001)
-        assert all(_ended(pid) for pid in pids), f"a killed sendfile process still ran after {KILL_WAIT_S} s"
+        exits = [os.pidfd_open(pid) for pid in pids]
+        try:
+            for pid in pids:
+                os.kill(pid, signal.SIGKILL)
+            # Gone when the kernel next runs it: until its descriptors are closed the server could
+            # still hand it a body, which is then cut. Its pidfd becomes readable once it has exited
+            # (descriptors closed), as an operator's kill lands long before the next request.
+            for exit_fd in exits:
+                ready, _, _ = select.select([exit_fd], [], [], KILL_WAIT_S)
+                assert ready, f"a killed sendfile process still ran after {KILL_WAIT_S} s"
+        finally:
+            for exit_fd in exits:
+                os.close(exit_fd)
 
     def resume(self) -> None:
         for pid in self._stopped:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)
         self._stopped.clear()
-
-
-def _ended(pid: int) -> bool:
-    """The process has exited (a zombie, or reaped): its descriptors are closed."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            return any(line.startswith("State:") and "Z" in line.split()[1] for line in status)
-    except FileNotFoundError:
-        return True
 
 
 def sendfile_processes() -> list[int]:

@@ -11,23 +11,9 @@ from reelhouse.storage import open_store
 from reelhouse.storage.libraries import create_library, delete_library, update_library_roots
 from reelhouse.storage.library_views import LibraryView, RememberedViews
 
+from .counting_reads import CountingReads
+
 LIMIT_S = 20
-
-
-class CountingReads:
-    """The store, counting the reads that reach it."""
-
-    def __init__(self, store: Any) -> None:
-        self._store = store
-        self.backend = store.backend
-        self.reads = 0
-
-    def data_version(self) -> int:
-        return self._store.data_version()
-
-    async def fetch_all(self, sql: str, params: Any = ()) -> Any:
-        self.reads += 1
-        return await self._store.fetch_all(sql, params)
 
 
 async def _add(store: Any, library_id: str, name: str) -> None:

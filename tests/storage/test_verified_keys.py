@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import trio
 
 from reelhouse.storage import open_store
 from reelhouse.storage.apikeys import create_api_key, revoke_api_key
 from reelhouse.storage.verified_keys import VerifiedKeys
 
+from .counting_reads import CountingReads
+
 LIMIT_S = 20
-
-
-class CountingReads:
-    """The store, counting the reads that reach it."""
-
-    def __init__(self, store: Any) -> None:
-        self._store = store
-        self.backend = store.backend
-        self.reads = 0
-
-    def data_version(self) -> int:
-        return self._store.data_version()
-
-    async def fetch_one(self, sql: str, params: Any = ()) -> Any:
-        self.reads += 1
-        return await self._store.fetch_one(sql, params)
 
 
 async def test_a_key_revoked_by_another_process_fails_at_once(database_url: str, store) -> None:
