@@ -19,8 +19,7 @@ import trio
 from reelhouse.media.assembly import ImageRecord
 from reelhouse.media.nfo import NfoData
 from reelhouse.media.provider_fields import FieldPlan
-from reelhouse.storage import IntegrityError, Statement, Store, migrate, open_store
-from reelhouse.storage._catalog_write import PREFILLED_OFF, PREFILLED_ON, batch_statements
+from reelhouse.storage import Statement, Store, migrate, open_store
 from reelhouse.storage._migrations import load_migrations
 from reelhouse.storage.catalog import write_batch
 from reelhouse.storage.collections import BoxSetRow, save_collection_name
@@ -99,50 +98,6 @@ async def test_a_first_scan_records_the_values_and_the_poster(store: Store) -> N
         assert await listed(store, tagId="épique") == await listed_by_values(store, "tag", "épique")  # lower() decides
         assert await listed(store, attention="noPoster") == []
         assert await listed(store, hasPrimaryImage="true") == [movie]
-
-
-async def test_a_scans_new_items_write_the_columns_themselves_and_skip_the_insert_triggers(store: Store) -> None:
-    """Regression (#29): a first scan's values and posters each fired a trigger that only found its work done."""
-    with trio.fail_after(LIMIT_S):
-        await library(store)
-        first, second = records("A (2001).mkv", "B (2002).mkv", meta=NFO)
-        new = [replace(first, images=(poster(),)), second]
-        statements = batch_statements(LIB, new, [], now_ms=1000, prefilled=True)
-        sqls = [statement.sql for statement in statements]
-        on, off = sqls.index(PREFILLED_ON), sqls.index(PREFILLED_OFF)
-        assert {sql.split(" (")[0] for sql in sqls[on + 1 : off]} == {"INSERT INTO item_values", "INSERT INTO images"}
-        await store.transaction(statements)
-        await assert_exact(store)
-        assert await store.fetch_value("SELECT count(*) FROM item_facets_prefilled") == 0  # never outlives the write
-        assert sorted(await listed(store, genreId="drama")) == sorted([first.draft.id, second.draft.id])
-        assert await listed(store, attention="noPoster") == [second.draft.id]
-        # A rewrite and every other writer still have the triggers: the marker is gone.
-        await rescanned(store, NfoData(kind="movie", title="A", genres=("Comedy",)), ())
-        await store.transaction([Statement(VALUE_INSERT, many=[(second.draft.id, "tag", "Heist", 9)])])
-        await assert_exact(store)
-        assert await listed(store, genreId="comedy") == [first.draft.id]
-        assert await listed(store, tagId="heist") == [second.draft.id]
-
-
-async def test_the_marker_holds_the_facet_insert_triggers_only_while_its_row_is_there(store: Store) -> None:
-    if store.backend != "sqlite":
-        return  # PostgreSQL's statement triggers never read it
-    with trio.fail_after(LIMIT_S):
-        movie = await scanned(store, meta=None, images=())
-        marked = [Statement(VALUE_INSERT, many=[(movie, "genre", "Noir", 0), (movie, "genre", "War", 1)])]
-        await store.transaction([Statement(PREFILLED_ON), *marked, Statement(PREFILLED_OFF)])
-        assert await store.fetch_value("SELECT facets FROM items WHERE id = ?", (movie,)) == ""  # the writer's promise
-        await store.execute("DELETE FROM item_values WHERE item_id = ?", (movie,))
-        failing = [Statement(VALUE_INSERT, many=[(movie, "genre", "Noir", 0), (movie, "genre", "Noir", 0)])]
-        try:
-            await store.transaction([Statement(PREFILLED_ON), *failing, Statement(PREFILLED_OFF)])
-        except IntegrityError:
-            pass  # the caller's savepoint is rolled back, the marker with it
-        else:
-            raise AssertionError("a repeated value position must fail")
-        assert await store.fetch_value("SELECT count(*) FROM item_facets_prefilled") == 0
-        await store.transaction(marked)
-        await assert_exact(store)
 
 
 async def test_an_nfo_edited_and_rescanned_replaces_the_values_and_a_removed_poster_is_gone(store: Store) -> None:

@@ -3,13 +3,6 @@
 Private to ``reelhouse.storage.catalog``. Statements run in foreign-key
 order (people, items, their values, credits, images, sources, streams);
 every row list goes through one ``executemany``.
-
-On SQLite (``prefilled=True``) the values and images of new items are
-written between two statements that set and clear the marker of migration
-0028: their rows came with the item's own facets and primary_image
-(:func:`item_row`), so the per-row insert triggers that would only find them
-there are skipped.  A rewritten item's values and images are written outside
-the marker: the triggers keep its columns as they did.
 """
 
 from __future__ import annotations
@@ -73,9 +66,6 @@ _PERSON_INSERT = (
     " ON CONFLICT (id) DO NOTHING"
 )
 _VALUES_DELETE = "DELETE FROM item_values WHERE item_id = ?"
-# The marker's row lives only between these two, inside the caller's savepoint.
-PREFILLED_ON = "INSERT INTO item_facets_prefilled (one) VALUES (1)"
-PREFILLED_OFF = "DELETE FROM item_facets_prefilled"
 _VALUES_INSERT = "INSERT INTO item_values (item_id, kind, value, position) VALUES (?, ?, ?, ?)"
 _CREDITS_DELETE = "DELETE FROM credits WHERE item_id = ?"
 _CREDITS_INSERT = "INSERT INTO credits (item_id, person_id, kind, role, sort_order) VALUES (?, ?, ?, ?, ?)"
@@ -123,12 +113,10 @@ def batch_statements(
     *,
     cleared: Sequence[str] = (),
     now_ms: int,
-    prefilled: bool = False,
 ) -> list[Statement]:
     """The statements writing ``records`` (in the order given: parents
     first) and ``errors``, replacing earlier errors of the same paths and
-    dropping those of ``cleared`` paths.  ``prefilled``: new items' values
-    and images skip SQLite's facet insert triggers (migration 0028)."""
+    dropping those of ``cleared`` paths."""
     rows = _Rows(library_id, now_ms)
     for record in records:
         rows.add(record)
@@ -136,7 +124,7 @@ def batch_statements(
     for error in errors:
         rows.errors_delete.append((library_id, error.path))
         rows.errors.append((library_id, error.path, error.error, now_ms))
-    return rows.statements(prefilled=prefilled)
+    return rows.statements()
 
 
 class _Rows:
@@ -149,11 +137,9 @@ class _Rows:
         self.items: list[Params] = []
         self.meta_ids: list[Params] = []
         self.values: list[Params] = []
-        self.new_values: list[Params] = []  # of new items: their facets came with the item row
         self.credits: list[Params] = []
         self.image_ids: list[Params] = []
         self.images: list[Params] = []
-        self.new_images: list[Params] = []  # of new items: primary_image came with the item row
         self.sources: list[Params] = []
         self.resets: list[Params] = []
         self.source_ids: list[Params] = []  # changed files: their media info goes
@@ -167,7 +153,7 @@ class _Rows:
         self.items.append(item_row(self.library_id, record, self.now))
         if not record.is_new:  # a new item has nothing to replace
             self.image_ids.append((draft.id,))
-        (self.new_images if record.is_new else self.images).extend(
+        self.images.extend(
             (draft.id, i.kind, i.index, i.path, i.tag, i.width, i.height, i.size, i.mtime_ms)
             for i in record.images
         )
@@ -181,8 +167,7 @@ class _Rows:
         assert meta is not None
         if not record.is_new:
             self.meta_ids.append((item,))
-        values = self.new_values if record.is_new else self.values
-        values.extend((item, kind, value, position) for position, (kind, value) in enumerate(meta.values))
+        self.values.extend((item, kind, value, position) for position, (kind, value) in enumerate(meta.values))
         for credit in meta.credits:
             self.people.setdefault(credit.person_id, (credit.person_id, credit.name, credit.name, self.now, self.now))
             self.credits.append((item, credit.person_id, credit.kind, credit.role, credit.order))
@@ -204,33 +189,25 @@ class _Rows:
             for s in record.streams
         )
 
-    def statements(self, *, prefilled: bool) -> list[Statement]:
-        new_items = _many([(_VALUES_INSERT, self.new_values), (_IMAGES_UPSERT, self.new_images)])
-        if prefilled and new_items:
-            new_items = [Statement(PREFILLED_ON), *new_items, Statement(PREFILLED_OFF)]
-        return [
-            *_many([(_PERSON_INSERT, list(self.people.values())), (_ITEM_UPSERT, self.items)]),
-            *new_items,
-            *_many([
-                (_VALUES_DELETE, self.meta_ids),
-                (_VALUES_INSERT, self.values),
-                (_CREDITS_DELETE, self.meta_ids),
-                (_CREDITS_INSERT, self.credits),
-                (_IMAGES_DELETE, self.image_ids),
-                (_IMAGES_UPSERT, self.images),
-                (_SOURCE_UPSERT, self.sources),
-                (_SOURCE_RESET, self.resets),
-                (_EMBEDDED_DELETE, self.source_ids),
-                (_EXTERNAL_DELETE, self.source_ids_old),
-                (_EXTERNAL_INSERT, self.streams),
-                (_ERRORS_DELETE, self.errors_delete),
-                (_ERRORS_INSERT, self.errors),
-            ]),
-        ]  # fmt: skip
-
-
-def _many(plan: Sequence[tuple[str, list[Params]]]) -> list[Statement]:
-    return [Statement(sql, many=rows) for sql, rows in plan if rows]
+    def statements(self) -> list[Statement]:
+        plan: list[tuple[str, list[Params]]] = [
+            (_PERSON_INSERT, list(self.people.values())),
+            (_ITEM_UPSERT, self.items),
+            (_VALUES_DELETE, self.meta_ids),
+            (_VALUES_INSERT, self.values),
+            (_CREDITS_DELETE, self.meta_ids),
+            (_CREDITS_INSERT, self.credits),
+            (_IMAGES_DELETE, self.image_ids),
+            (_IMAGES_UPSERT, self.images),
+            (_SOURCE_UPSERT, self.sources),
+            (_SOURCE_RESET, self.resets),
+            (_EMBEDDED_DELETE, self.source_ids),
+            (_EXTERNAL_DELETE, self.source_ids_old),
+            (_EXTERNAL_INSERT, self.streams),
+            (_ERRORS_DELETE, self.errors_delete),
+            (_ERRORS_INSERT, self.errors),
+        ]
+        return [Statement(sql, many=rows) for sql, rows in plan if rows]
 
 
 def source_id(library_id: str, path: str) -> str:

@@ -182,13 +182,8 @@ async def write_batch(
 
     Turning a few hundred records into rows is tens of milliseconds of
     Python: it runs in a worker thread so the event loop never waits on it.
-    New items skip SQLite's facet insert triggers, as a scan's parser
-    writes them (migration 0028).
     """
-    prefilled = store.backend == "sqlite"
-    build = functools.partial(
-        batch_statements, library_id, records, errors, cleared=cleared, now_ms=now_ms, prefilled=prefilled
-    )
+    build = functools.partial(batch_statements, library_id, records, errors, cleared=cleared, now_ms=now_ms)
     statements = await trio.to_thread.run_sync(build)
     if statements:
         await store.transaction(statements)

@@ -100,9 +100,7 @@ class ParsedRows:
 
 
 def parsed_rows(batch: ParsedBatch, library_id: str, *, sqlite: bool = False) -> ParsedRows:
-    statements = batch_statements(
-        library_id, batch.records, batch.errors, cleared=batch.cleared, now_ms=now_ms(), prefilled=sqlite
-    )
+    statements = batch_statements(library_id, batch.records, batch.errors, cleared=batch.cleared, now_ms=now_ms())
     if sqlite:
         statements = prepared_for_sqlite(statements)
     added = sum(1 for record in batch.records if record.is_new)
