@@ -47,7 +47,8 @@ async def test_page_with_files_is_list_items_page_with_primary_facts(store: Stor
     for offset in (0, 5, 11, 20):
         page = replace(query, offset=offset, limit=6)
         expected = await list_items(store, page, CODEC)
-        found, total = await list_with_files(store, page)
+        read = await list_with_files(store, page)
+        found, total = read.items, read.total
         assert [item.id for item in found] == [item.id for item in expected.items]
         assert total == expected.total_count
         facts = await primary_facts(store, [item.id for item in found])
@@ -62,10 +63,27 @@ async def test_page_with_files_is_list_items_page_with_primary_facts(store: Stor
 
 async def test_page_with_files_counts_only_when_asked(store: Store) -> None:
     library = await _catalog(store)
-    found, total = await list_with_files(
-        store, ItemQuery(library_id=library, types=("Movie",), recursive=True, limit=3)
-    )
-    assert len(found) == 3 and total is None
+    read = await list_with_files(store, ItemQuery(library_id=library, types=("Movie",), recursive=True, limit=3))
+    assert len(read.items) == 3 and read.total is None
+
+
+@pytest.mark.parametrize("sort, order", [("name", "asc"), ("name", "desc"), ("year", "desc"), ("dateAdded", "desc")])
+async def test_a_page_read_after_the_previous_page_end_is_the_page_at_its_offset(
+    store: Store, sort: str, order: str
+) -> None:
+    library = await _catalog(store)
+    query = ItemQuery(library_id=library, recursive=True, sort=sort, order=order, missing=False, limit=4)
+    end, offset = None, 0
+    while True:
+        by_offset = await list_with_files(store, replace(query, offset=offset))
+        if not by_offset.items:
+            break
+        after = await list_with_files(store, replace(query, offset=offset), end) if end is not None else by_offset
+        assert [item.id for item in after.items] == [item.id for item in by_offset.items]
+        assert after.end == by_offset.end
+        end, offset = by_offset.end, offset + 4
+    assert end is not None and offset >= 12
+    assert (await list_with_files(store, query, end)).items == []  # past the last item
 
 
 def _television_view(source: dict | None) -> tuple | None:  # type: ignore[type-arg]

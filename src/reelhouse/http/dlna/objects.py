@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cachetools import LRUCache
 from quart import current_app
 
 from reelhouse import errors
+from reelhouse.media.dlna import didl
 from reelhouse.media.dlna.didl import MOVIE_CLASS, VIDEO_CLASS, Container, Subtitle, VideoItem
 from reelhouse.media.dlna.profiles import Format, profile
 from reelhouse.media.dlna.soap import NO_SUCH_OBJECT, SoapError
@@ -37,8 +38,10 @@ from .remembered import remembered
 PLAYABLE = ("Movie", "Episode")
 _NONE: dict[str, Any] = {}
 MAX_TOTALS = 1024
+MAX_POSITIONS = 4096  # a page's end each: a few containers of 5,000 items paged by 50
 _TOTALS_KEY = "reelhouse.dlna.totals"
-DidlObject = Container | VideoItem
+_POSITIONS_KEY = "reelhouse.dlna.positions"
+DidlObject = Container | VideoItem | str  # str: an item's DIDL-Lite text (didl.item_text)
 # External subtitle codecs a television may read, as CaptionInfoEx's type and the res's MIME type.
 SUBTITLE_KINDS = {"subrip": ("srt", "text/srt"), "srt": ("srt", "text/srt"), "ass": ("ass", "text/x-ass"),
                   "ssa": ("ass", "text/x-ass"), "webvtt": ("vtt", "text/vtt"), "vtt": ("vtt", "text/vtt")}  # fmt: skip
@@ -59,10 +62,10 @@ async def summary(object_id: str) -> dict[str, Any]:
 async def page(query: ItemQuery) -> tuple[list[dict[str, Any]], int]:
     """The summaries of one page of ``query`` (scoped to the DLNA member) and the total."""
     ctx = app_context()
-    scoped, known = await _scoped(query)
+    scoped, memo = await _scoped(query, keyed=query.include_total)
     found = await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret))
     summaries = [item.to_json() for item in found.items]
-    total = _remember_total(known, found.total_count)
+    total = _remember_total(memo, found.total_count)
     return summaries, total if total is not None else len(summaries)
 
 
@@ -71,39 +74,56 @@ async def page_objects(query: ItemQuery, base_url: str, parent: str | None) -> t
 
     One read for the page, its files and (unless known) its count
     (:func:`list_with_files`); the objects' parent is ``parent`` or, when
-    None, their series, season or library."""
-    scoped, known = await _scoped(query)
-    found, count = await list_with_files(app_context().store, scoped)
-    total = _remember_total(known, count)
+    None, their series, season or library.  Where an earlier page ended at
+    this page's offset (same query and SystemUpdateID), the read starts
+    after that page's last item rather than skipping ``offset`` rows."""
+    scoped, memo = await _scoped(query, keyed=True)
+    assert memo is not None
+    positions = _memory(_POSITIONS_KEY, MAX_POSITIONS)
+    after = positions.get((memo.key, query.offset)) if query.offset else None
+    found = await list_with_files(app_context().store, scoped, after)
+    if found.end is not None:
+        positions[(memo.key, query.offset + len(found.items))] = found.end
+    total = _remember_total(memo, found.total)
     urls = _Urls(base_url)
-    objects = [_object(item, parent, urls) for item in found]
+    objects = [_object(item, parent, urls) for item in found.items]
     return objects, total if total is not None else len(objects)
 
 
-async def _scoped(query: ItemQuery) -> tuple[ItemQuery, tuple[tuple[str, int], int | None] | None]:
-    """``query`` scoped to the member, without its count when it is known, and (count key, known count).
+@dataclass(frozen=True, slots=True)
+class _Memo:
+    """What is remembered of a scoped query, by ``key`` (its fingerprint and SystemUpdateID): its count if known."""
+
+    key: tuple[str, int]
+    total: int | None
+
+
+async def _scoped(query: ItemQuery, *, keyed: bool) -> tuple[ItemQuery, _Memo | None]:
+    """``query`` scoped to the member (without its count when it is known) and, if ``keyed``, its memo.
 
     A television pages a container by 50: its total is counted once per
-    SystemUpdateID (the count over 5,000 films was a second scan per page)."""
+    SystemUpdateID (the count over 5,000 films was a second scan per page),
+    and where each page ended is remembered as long (:func:`page_objects`)."""
     try:
         scoped = await scoped_item_query(query)
     except errors.NotFound:
         raise no_such_object() from None
-    if not query.include_total:
+    if not keyed:
         return scoped, None
     key = (scoped.fingerprint(), await catalogue_update_id())
-    known = _totals().get(key)
-    return (scoped if known is None else replace(scoped, include_total=False)), (key, known)
+    known = _memory(_TOTALS_KEY, MAX_TOTALS).get(key) if query.include_total else None
+    if known is not None:
+        scoped = replace(scoped, include_total=False)
+    return scoped, _Memo(key, known)
 
 
-def _remember_total(known: tuple[tuple[str, int], int | None] | None, counted: int | None) -> int | None:
-    """The count known or ``counted`` (then remembered under its key)."""
-    if known is None:
-        return counted
-    key, total = known
-    if total is None and counted is not None:
-        _totals()[key] = counted
-    return total if total is not None else counted
+def _remember_total(memo: _Memo | None, counted: int | None) -> int | None:
+    """The count known or ``counted`` (then remembered under the memo's key)."""
+    if memo is None or memo.total is not None:
+        return counted if memo is None else memo.total
+    if counted is not None:
+        _memory(_TOTALS_KEY, MAX_TOTALS)[memo.key] = counted
+    return counted
 
 
 async def catalogue_update_id() -> int:
@@ -111,11 +131,12 @@ async def catalogue_update_id() -> int:
     return await remembered("update_id", lambda: catalogue_stamp(app_context().store))
 
 
-def _totals() -> LRUCache[tuple[str, int], int]:
-    """The counts of the containers browsed, by query and SystemUpdateID (this server's)."""
-    found: LRUCache[tuple[str, int], int] | None = current_app.extensions.get(_TOTALS_KEY)
+def _memory(name: str, size: int) -> LRUCache[Any, Any]:
+    """This server's memory ``name``: counts of the containers browsed, or where their pages ended,
+    by query and SystemUpdateID (a new SystemUpdateID makes new keys; the old ones age out)."""
+    found: LRUCache[Any, Any] | None = current_app.extensions.get(name)
     if found is None:
-        found = current_app.extensions[_TOTALS_KEY] = LRUCache(MAX_TOTALS)
+        found = current_app.extensions[name] = LRUCache(size)
     return found
 
 
@@ -151,39 +172,30 @@ def _object(item: ItemFiles, parent: str | None, urls: _Urls) -> DidlObject:
     art = urls.art + item.id if item.has_poster else None
     parent_id = parent or item.season_id or item.series_id or f"lib.{item.library_id}"
     if item.type in PLAYABLE:
-        return video_item(item, parent_id, art, urls)
+        return video_text(item, parent_id, art, urls)
     return Container(item.id, parent_id, item.name, album_art_url=art)
 
 
-def video_item(item: ItemFiles, parent: str, art: str | None, urls: _Urls) -> VideoItem:
-    """A film or episode with what is known of its primary file (size, resolution, date, subtitles)."""
+def video_text(item: ItemFiles, parent: str, art: str | None, urls: _Urls) -> str:
+    """A film or episode with what is known of its primary file (size, resolution, date, subtitles), as DIDL-Lite
+    text straight away: a page builds 50, and an object per item only to be written out cost as much again."""
+    upnp_class = MOVIE_CLASS if item.type == "Movie" else VIDEO_CLASS
+    year = item.production_year
+    date = item.facts.premiere_date or (f"{year}-01-01" if year else None)
     source = item.facts.source
     if source is None:
-        date = item.facts.premiere_date or (f"{item.production_year}-01-01" if item.production_year else None)
-        return VideoItem(item.id, parent, item.name, MOVIE_CLASS if item.type == "Movie" else VIDEO_CLASS, None,
-                         "video/mpeg", date, item.runtime_ticks, album_art_url=art)  # fmt: skip
+        return didl.item_text(item.id, parent, item.name, upnp_class, date, art, "")
     streams: list[dict[str, Any]] = source["streams"]
     video, audio = _first_video_audio(streams)
     path = str(source.get("path") or "")
     extension = os.path.splitext(path)[1].lower()  # PurePath's suffix costs 10x as much, 50 times a page
-    year = item.production_year
     width, height = video.get("width"), video.get("height")
-    return VideoItem(
-        id=item.id,
-        parent_id=parent,
-        title=item.name,
-        upnp_class=MOVIE_CLASS if item.type == "Movie" else VIDEO_CLASS,
-        url=urls.media + item.id,
-        mime_type=VIDEO_TYPES.get(extension) or video_content_type(path),
-        date=item.facts.premiere_date or (f"{year}-01-01" if year else None),
-        runtime_ticks=item.runtime_ticks,
-        width=width,
-        height=height,
-        size=source.get("size"),
-        album_art_url=art,
-        profile=_profile(extension.lstrip("."), video.get("codec"), audio.get("codec"), width, height),
-        subtitles=tuple(subtitles_of(item.id, streams, urls.base)),
-    )
+    resource = didl.resource_text(
+        urls.media + item.id, VIDEO_TYPES.get(extension) or video_content_type(path),
+        _profile(extension.lstrip("."), video.get("codec"), audio.get("codec"), width, height),
+        source.get("size"), item.runtime_ticks, width, height, subtitles_of(item.id, streams, urls.base),
+    )  # fmt: skip
+    return didl.item_text(item.id, parent, item.name, upnp_class, date, art, resource)
 
 
 def primary_source(detail: dict[str, Any]) -> dict[str, Any] | None:
@@ -221,7 +233,9 @@ def subtitles_of(item_id: str, streams: list[dict[str, Any]], base_url: str) -> 
     """The external text subtitles of the primary file, served at ``/dlna/subtitles/<id>/<index>.<ext>``."""
     found: list[Subtitle] = []
     for stream in streams:
+        if stream.get("type") != "Subtitle" or not stream.get("isExternal"):
+            continue  # (most of a page's streams: asked first)
         kind = SUBTITLE_KINDS.get(str(stream.get("codec") or "").lower())
-        if stream.get("type") == "Subtitle" and stream.get("isExternal") and kind is not None:
+        if kind is not None:
             found.append(Subtitle(f"{base_url}/dlna/subtitles/{item_id}/{stream['index']}.{kind[0]}", *kind))
     return found
