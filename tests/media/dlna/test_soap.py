@@ -44,7 +44,7 @@ def test_an_action_is_read_with_its_service_and_arguments() -> None:
         b'<?xml version="1.0"?><!DOCTYPE s:Envelope SYSTEM "http://example.invalid/soap.dtd">' + BROWSE[21:],
     ],
     ids=["xxe", "entities", "huge-and-deep", "deep", "huge", "malformed", "not-soap", "undeclared-entity",
-         "external-dtd"],  # fmt: skip
+         "external-dtd"],
 )
 def test_hostile_or_malformed_bodies_are_invalid_args(body: bytes) -> None:
     with pytest.raises(SoapError) as refused:

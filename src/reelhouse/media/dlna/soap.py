@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 from xml.parsers import expat
 from xml.sax.saxutils import escape
 
@@ -73,8 +74,8 @@ class _ActionReader:
     whose root is not a SOAP envelope, the moment the parser meets it.
     """
 
-    __slots__ = ("action", "arguments", "_argument", "_collecting", "_depth", "_in_action", "_in_body", "_seen_body",
-                 "_text")  # fmt: skip
+    __slots__ = ("_argument", "_collecting", "_depth", "_in_action", "_in_body", "_seen_body", "_text", "action",
+                 "arguments")  # fmt: skip
 
     def __init__(self) -> None:
         self.action: str | None = None  # "namespace}name", as expat names it
@@ -126,7 +127,7 @@ class _ActionReader:
             self._text.append(text)
 
 
-def _refuse_declarations(*_: object) -> None:
+def _refuse_declarations(*_: object) -> NoReturn:
     raise SoapError(INVALID_ARGS, "The request declares a DTD, entities or external references.")
 
 
