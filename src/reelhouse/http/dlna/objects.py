@@ -62,7 +62,9 @@ async def summary(object_id: str) -> dict[str, Any]:
 async def page(query: ItemQuery) -> tuple[list[dict[str, Any]], int]:
     """The summaries of one page of ``query`` (scoped to the DLNA member) and the total."""
     ctx = app_context()
-    scoped, memo = await _scoped(query, keyed=query.include_total)
+    scoped, memo = await _scoped(query), None
+    if query.include_total:
+        scoped, memo = await _remembered(scoped)
     found = await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret))
     summaries = [item.to_json() for item in found.items]
     total = _remember_total(memo, found.total_count)
@@ -77,8 +79,7 @@ async def page_objects(query: ItemQuery, base_url: str, parent: str | None) -> t
     None, their series, season or library.  Where an earlier page ended at
     this page's offset (same query and SystemUpdateID), the read starts
     after that page's last item rather than skipping ``offset`` rows."""
-    scoped, memo = await _scoped(query, keyed=True)
-    assert memo is not None
+    scoped, memo = await _remembered(await _scoped(query))
     positions = _memory(_POSITIONS_KEY, MAX_POSITIONS)
     after = positions.get((memo.key, query.offset)) if query.offset else None
     found = await list_with_files(app_context().store, scoped, after)
@@ -98,23 +99,23 @@ class _Memo:
     total: int | None
 
 
-async def _scoped(query: ItemQuery, *, keyed: bool) -> tuple[ItemQuery, _Memo | None]:
-    """``query`` scoped to the member (without its count when it is known) and, if ``keyed``, its memo.
+async def _scoped(query: ItemQuery) -> ItemQuery:
+    """``query`` scoped to the member; 701 for a library or parent outside what the member sees."""
+    try:
+        return await scoped_item_query(query)
+    except errors.NotFound:
+        raise no_such_object() from None
+
+
+async def _remembered(scoped: ItemQuery) -> tuple[ItemQuery, _Memo]:
+    """``scoped`` without its count when the count is known, and its memo.
 
     A television pages a container by 50: its total is counted once per
     SystemUpdateID (the count over 5,000 films was a second scan per page),
     and where each page ended is remembered as long (:func:`page_objects`)."""
-    try:
-        scoped = await scoped_item_query(query)
-    except errors.NotFound:
-        raise no_such_object() from None
-    if not keyed:
-        return scoped, None
     key = (scoped.fingerprint(), await catalogue_update_id())
-    known = _memory(_TOTALS_KEY, MAX_TOTALS).get(key) if query.include_total else None
-    if known is not None:
-        scoped = replace(scoped, include_total=False)
-    return scoped, _Memo(key, known)
+    known = _memory(_TOTALS_KEY, MAX_TOTALS).get(key) if scoped.include_total else None
+    return (scoped if known is None else replace(scoped, include_total=False)), _Memo(key, known)
 
 
 def _remember_total(memo: _Memo | None, counted: int | None) -> int | None:
