@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from reelhouse.storage import Store
 from reelhouse.storage.cursor import CursorCodec
-from reelhouse.storage.item_query import ItemQuery, list_items, list_with_files
+from reelhouse.storage.item_query import ItemFiles, ItemQuery, list_items, list_with_files
 from reelhouse.storage.primary_sources import primary_facts
 from tests.catalog_factory import CatalogFactory
 
@@ -57,8 +58,8 @@ async def test_page_with_files_is_list_items_page_with_primary_facts(store: Stor
             assert (item.production_year, item.runtime_ticks) == (summary.production_year, summary.runtime_ticks)
             assert (item.season_id, item.series_id, item.has_poster) == (
                 summary.season_id, summary.series_id, summary.has_poster)  # fmt: skip
-            assert item.facts.premiere_date == facts[item.id].premiere_date
-            assert _television_view(item.facts.source) == _television_view(facts[item.id].source)
+            assert item.premiere_date == facts[item.id].premiere_date
+            assert _files_view(item) == _television_view(facts[item.id].source)
 
 
 async def test_page_with_files_counts_only_when_asked(store: Store) -> None:
@@ -86,9 +87,19 @@ async def test_a_page_read_after_the_previous_page_end_is_the_page_at_its_offset
     assert (await list_with_files(store, query, end)).items == []  # past the last item
 
 
-def _television_view(source: dict | None) -> tuple | None:  # type: ignore[type-arg]
-    """What a DLNA page reads of a file: path, size, its video and audio streams and its external subtitles."""
+def _television_view(source: dict[str, Any] | None) -> tuple[Any, ...] | None:
+    """What a DLNA page reads of a file: path, size, its first video and audio streams, its external subtitles."""
     if source is None:
         return None
-    streams = [s for s in source["streams"] if s["type"] in ("Video", "Audio") or s["isExternal"]]
-    return source["path"], source["size"], streams
+    streams = source["streams"]
+    video: dict[str, Any] = next((s for s in streams if s["type"] == "Video"), {})
+    audio: dict[str, Any] = next((s for s in streams if s["type"] == "Audio"), {})
+    subtitles = [(s["index"], s["codec"]) for s in streams if s["type"] == "Subtitle" and s["isExternal"]]
+    return (source["path"], source["size"], video.get("codec"), video.get("width"), video.get("height"),
+            audio.get("codec"), subtitles)  # fmt: skip
+
+
+def _files_view(item: ItemFiles) -> tuple[Any, ...] | None:
+    if item.path is None:
+        return None
+    return item.path, item.size, item.video_codec, item.width, item.height, item.audio_codec, item.subtitles

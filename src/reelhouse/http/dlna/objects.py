@@ -153,9 +153,18 @@ async def to_objects(summaries: list[dict[str, Any]], base_url: str, parent: str
 
 
 def _item_files(found: dict[str, Any], facts: PrimaryFacts | None) -> ItemFiles:
-    return ItemFiles(found["id"], found["libraryId"], found["type"], found["name"], found.get("productionYear"),
+    item = ItemFiles(found["id"], found["libraryId"], found["type"], found["name"], found.get("productionYear"),
                      found.get("runtimeTicks"), found.get("seasonId"), found.get("seriesId"),
-                     bool(found.get("hasPoster")), facts or PrimaryFacts())  # fmt: skip
+                     bool(found.get("hasPoster")), facts.premiere_date if facts is not None else None)  # fmt: skip
+    source = facts.source if facts is not None else None
+    if source is not None:
+        streams: list[dict[str, Any]] = source["streams"]
+        video, audio = _first_video_audio(streams)
+        item.path, item.size, item.audio_codec = str(source.get("path") or ""), source.get("size"), audio.get("codec")
+        item.video_codec, item.width, item.height = video.get("codec"), video.get("width"), video.get("height")
+        item.subtitles = [(s["index"], s.get("codec")) for s in streams
+                          if s.get("type") == "Subtitle" and s.get("isExternal")]  # fmt: skip
+    return item
 
 
 class _Urls:
@@ -182,19 +191,17 @@ def video_text(item: ItemFiles, parent: str, art: str | None, urls: _Urls) -> st
     text straight away: a page builds 50, and an object per item only to be written out cost as much again."""
     upnp_class = MOVIE_CLASS if item.type == "Movie" else VIDEO_CLASS
     year = item.production_year
-    date = item.facts.premiere_date or (f"{year}-01-01" if year else None)
-    source = item.facts.source
-    if source is None:
+    date = item.premiere_date or (f"{year}-01-01" if year else None)
+    path = item.path
+    if path is None:
         return didl.item_text(item.id, parent, item.name, upnp_class, date, art, "")
-    streams: list[dict[str, Any]] = source["streams"]
-    video, audio = _first_video_audio(streams)
-    path = str(source.get("path") or "")
     extension = os.path.splitext(path)[1].lower()  # PurePath's suffix costs 10x as much, 50 times a page
-    width, height = video.get("width"), video.get("height")
+    width, height = item.width, item.height
+    found = [_subtitle(item.id, index, codec, urls.base) for index, codec in item.subtitles] if item.subtitles else ()
     resource = didl.resource_text(
         urls.media + item.id, VIDEO_TYPES.get(extension) or video_content_type(path),
-        _profile(extension.lstrip("."), video.get("codec"), audio.get("codec"), width, height),
-        source.get("size"), item.runtime_ticks, width, height, subtitles_of(item.id, streams, urls.base),
+        _profile(extension.lstrip("."), item.video_codec, item.audio_codec, width, height),
+        item.size, item.runtime_ticks, width, height, [sub for sub in found if sub is not None] if found else (),
     )  # fmt: skip
     return didl.item_text(item.id, parent, item.name, upnp_class, date, art, resource)
 
@@ -232,11 +239,14 @@ def _profile(extension: str, video: str | None, audio: str | None, width: int | 
 
 def subtitles_of(item_id: str, streams: list[dict[str, Any]], base_url: str) -> list[Subtitle]:
     """The external text subtitles of the primary file, served at ``/dlna/subtitles/<id>/<index>.<ext>``."""
-    found: list[Subtitle] = []
-    for stream in streams:
-        if stream.get("type") != "Subtitle" or not stream.get("isExternal"):
-            continue  # (most of a page's streams: asked first)
-        kind = SUBTITLE_KINDS.get(str(stream.get("codec") or "").lower())
-        if kind is not None:
-            found.append(Subtitle(f"{base_url}/dlna/subtitles/{item_id}/{stream['index']}.{kind[0]}", *kind))
-    return found
+    found = (_subtitle(item_id, s["index"], s.get("codec"), base_url) for s in streams
+             if s.get("type") == "Subtitle" and s.get("isExternal"))  # fmt: skip
+    return [sub for sub in found if sub is not None]
+
+
+def _subtitle(item_id: str, index: int, codec: str | None, base_url: str) -> Subtitle | None:
+    """An external subtitle stream as the DIDL-Lite resource it is served as; None for a format not listed."""
+    kind = SUBTITLE_KINDS.get(str(codec or "").lower())
+    if kind is None:
+        return None
+    return Subtitle(f"{base_url}/dlna/subtitles/{item_id}/{index}.{kind[0]}", *kind)
