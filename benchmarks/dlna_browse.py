@@ -273,6 +273,9 @@ def _reelhouse(work: Path, films: Path, stream: Path) -> Iterator[_Served]:
         _wait(lambda: _total(REELHOUSE_PORT, "/dlna/control/contentdirectory", f"lib.{film_lib}.title") == FILMS
               and _total(REELHOUSE_PORT, "/dlna/control/contentdirectory", f"lib.{stream_lib}.title") == 1,
               "Reelhouse to scan")  # fmt: skip
+        # The items are listed once written; the scan then probes them (its probe workers, children
+        # counted in the CPU figures): timing starts once both scans have completed.
+        _wait(lambda: api.scans_completed({film_lib, stream_lib}), "Reelhouse's scans to complete")
         url = _first_url(REELHOUSE_PORT, "/dlna/control/contentdirectory", f"lib.{stream_lib}.title", "Long Film")
         native = (f"http://{ADDRESS}:{REELHOUSE_PORT}/api/v1/videos/{url.rsplit('/', 1)[1]}/stream",
                   {"Authorization": f"Bearer {key}"})  # fmt: skip
@@ -296,6 +299,11 @@ class _Api:
             raise RuntimeError(f"creating library {name}: {status} {answer[:200]!r}")
         library_id: str = json.loads(answer)["id"]
         return library_id
+
+    def scans_completed(self, libraries: set[str]) -> bool:
+        status, answer = self.get("/api/v1/scans/status")
+        states = {s["libraryId"]: s["state"] for s in json.loads(answer)} if status == 200 else {}
+        return all(states.get(library) == "completed" for library in libraries)
 
     def _call(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
         connection = http.client.HTTPConnection(ADDRESS, REELHOUSE_PORT, timeout=30)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from quart import g
 
@@ -61,22 +62,23 @@ async def parental_visible_ids(item_ids: Sequence[str]) -> set[str] | None:
 async def scoped_item_query(query: ItemQuery) -> ItemQuery:
     """``query`` limited to the member's libraries and read with their watch state;
     404 for a libraryId or parentId outside them."""
+    changes: dict[str, Any] = {}  # made in one replace: each costs about 10 us (ItemQuery has 60 fields)
     member = signed_in_member()
     if member is not None:
-        query = replace(query, member_id=member.user_id)
+        changes["member_id"] = member.user_id
     rule = await parental_rule_of_request()
     if rule is not None:
         if query.parent_id is not None and query.parent_id != query.library_id:
             await _require_parent_allowed(query.parent_id, rule)
-        query = replace(query, parental=rule)
+        changes["parental"] = rule
     scope = library_scope_of_request()
-    if scope is None or scope.library_ids is None:
-        return query
-    if query.library_id is not None and not scope.allows(query.library_id):
-        raise errors.NotFound(f"No library {query.library_id}.", params={"libraryId": query.library_id})
-    if query.parent_id is not None and not await _parent_visible(query.parent_id, scope.library_ids):
-        raise errors.NotFound(f"No item or library {query.parent_id}.")
-    return replace(query, visible_library_ids=tuple(sorted(scope.library_ids)))
+    if scope is not None and scope.library_ids is not None:
+        if query.library_id is not None and not scope.allows(query.library_id):
+            raise errors.NotFound(f"No library {query.library_id}.", params={"libraryId": query.library_id})
+        if query.parent_id is not None and not await _parent_visible(query.parent_id, scope.library_ids):
+            raise errors.NotFound(f"No item or library {query.parent_id}.")
+        changes["visible_library_ids"] = tuple(sorted(scope.library_ids))
+    return replace(query, **changes) if changes else query
 
 
 async def _require_parent_allowed(parent_id: str, rule: ParentalFilter) -> None:

@@ -40,13 +40,37 @@ def test_an_action_is_read_with_its_service_and_arguments() -> None:
         b"<a>" + b"x" * MAX_BODY_BYTES + b"</a>",
         b"<not xml",
         b"<a>not an envelope</a>",
+        BROWSE.replace(b"<ObjectID> 0 </ObjectID>", b"<ObjectID>&undeclared;</ObjectID>"),
+        b'<?xml version="1.0"?><!DOCTYPE s:Envelope SYSTEM "http://example.invalid/soap.dtd">' + BROWSE[21:],
     ],
-    ids=["xxe", "entities", "huge-and-deep", "deep", "huge", "malformed", "not-soap"],
+    ids=["xxe", "entities", "huge-and-deep", "deep", "huge", "malformed", "not-soap", "undeclared-entity",
+         "external-dtd"],
 )
 def test_hostile_or_malformed_bodies_are_invalid_args(body: bytes) -> None:
     with pytest.raises(SoapError) as refused:
         parse_action(body)
     assert refused.value.code == INVALID_ARGS
+
+
+def test_only_the_first_body_action_and_the_text_before_an_arguments_elements_are_read() -> None:
+    body = (
+        '<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Header><u:Search xmlns:u="x">'
+        "<ObjectID>header</ObjectID></u:Search></s:Header><s:Body>"
+        f'<u:Browse xmlns:u="{CD}"><ObjectID> 0<b>inner</b>tail</ObjectID><Filter>*</Filter></u:Browse>'
+        f'<u:Search xmlns:u="{CD}"><ObjectID>second</ObjectID><Other>x</Other></u:Search>'
+        "</s:Body></s:Envelope>"
+    ).encode()
+    action = parse_action(body)
+    assert (action.service_type, action.name) == (CD, "Browse")
+    assert action.arguments == {"ObjectID": "0", "Filter": "*"}
+
+
+def test_an_envelope_nested_too_deeply_inside_its_action_is_refused() -> None:
+    deep = b"<a>" * 13 + b"</a>" * 13
+    body = BROWSE.replace(b"<BrowseFlag>", b"<BrowseFlag>" + deep)
+    with pytest.raises(SoapError) as refused:
+        parse_action(body)
+    assert refused.value.code == INVALID_ARGS and "deeply" in refused.value.description
 
 
 def test_an_envelope_without_an_action_is_invalid_action() -> None:

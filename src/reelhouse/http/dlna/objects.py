@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cachetools import LRUCache
 from quart import current_app
 
 from reelhouse import errors
+from reelhouse.media.dlna import didl
 from reelhouse.media.dlna.didl import MOVIE_CLASS, VIDEO_CLASS, Container, Subtitle, VideoItem
 from reelhouse.media.dlna.profiles import Format, profile
 from reelhouse.media.dlna.soap import NO_SUCH_OBJECT, SoapError
@@ -37,8 +38,10 @@ from .remembered import remembered
 PLAYABLE = ("Movie", "Episode")
 _NONE: dict[str, Any] = {}
 MAX_TOTALS = 1024
+MAX_POSITIONS = 4096  # a page's end each: a few containers of 5,000 items paged by 50
 _TOTALS_KEY = "reelhouse.dlna.totals"
-DidlObject = Container | VideoItem
+_POSITIONS_KEY = "reelhouse.dlna.positions"
+DidlObject = Container | VideoItem | str  # str: an item's DIDL-Lite text (didl.item_text)
 # External subtitle codecs a television may read, as CaptionInfoEx's type and the res's MIME type.
 SUBTITLE_KINDS = {"subrip": ("srt", "text/srt"), "srt": ("srt", "text/srt"), "ass": ("ass", "text/x-ass"),
                   "ssa": ("ass", "text/x-ass"), "webvtt": ("vtt", "text/vtt"), "vtt": ("vtt", "text/vtt")}  # fmt: skip
@@ -59,10 +62,12 @@ async def summary(object_id: str) -> dict[str, Any]:
 async def page(query: ItemQuery) -> tuple[list[dict[str, Any]], int]:
     """The summaries of one page of ``query`` (scoped to the DLNA member) and the total."""
     ctx = app_context()
-    scoped, known = await _scoped(query)
+    scoped, memo = await _scoped(query), None
+    if query.include_total:
+        scoped, memo = await _remembered(scoped)
     found = await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret))
     summaries = [item.to_json() for item in found.items]
-    total = _remember_total(known, found.total_count)
+    total = _remember_total(memo, found.total_count)
     return summaries, total if total is not None else len(summaries)
 
 
@@ -71,39 +76,55 @@ async def page_objects(query: ItemQuery, base_url: str, parent: str | None) -> t
 
     One read for the page, its files and (unless known) its count
     (:func:`list_with_files`); the objects' parent is ``parent`` or, when
-    None, their series, season or library."""
-    scoped, known = await _scoped(query)
-    found, count = await list_with_files(app_context().store, scoped)
-    total = _remember_total(known, count)
+    None, their series, season or library.  Where an earlier page ended at
+    this page's offset (same query and SystemUpdateID), the read starts
+    after that page's last item rather than skipping ``offset`` rows."""
+    scoped, memo = await _remembered(await _scoped(query))
+    positions = _memory(_POSITIONS_KEY, MAX_POSITIONS)
+    after = positions.get((memo.key, query.offset)) if query.offset else None
+    found = await list_with_files(app_context().store, scoped, after)
+    if found.end is not None:
+        positions[(memo.key, query.offset + len(found.items))] = found.end
+    total = _remember_total(memo, found.total)
     urls = _Urls(base_url)
-    objects = [_object(item, parent, urls) for item in found]
+    objects = [_object(item, parent, urls) for item in found.items]
     return objects, total if total is not None else len(objects)
 
 
-async def _scoped(query: ItemQuery) -> tuple[ItemQuery, tuple[tuple[str, int], int | None] | None]:
-    """``query`` scoped to the member, without its count when it is known, and (count key, known count).
+@dataclass(frozen=True, slots=True)
+class _Memo:
+    """What is remembered of a scoped query, by ``key`` (its fingerprint and SystemUpdateID): its count if known."""
 
-    A television pages a container by 50: its total is counted once per
-    SystemUpdateID (the count over 5,000 films was a second scan per page)."""
+    key: tuple[str, int]
+    total: int | None
+
+
+async def _scoped(query: ItemQuery) -> ItemQuery:
+    """``query`` scoped to the member; 701 for a library or parent outside what the member sees."""
     try:
-        scoped = await scoped_item_query(query)
+        return await scoped_item_query(query)
     except errors.NotFound:
         raise no_such_object() from None
-    if not query.include_total:
-        return scoped, None
+
+
+async def _remembered(scoped: ItemQuery) -> tuple[ItemQuery, _Memo]:
+    """``scoped`` without its count when the count is known, and its memo.
+
+    A television pages a container by 50: its total is counted once per
+    SystemUpdateID (the count over 5,000 films was a second scan per page),
+    and where each page ended is remembered as long (:func:`page_objects`)."""
     key = (scoped.fingerprint(), await catalogue_update_id())
-    known = _totals().get(key)
-    return (scoped if known is None else replace(scoped, include_total=False)), (key, known)
+    known = _memory(_TOTALS_KEY, MAX_TOTALS).get(key) if scoped.include_total else None
+    return (scoped if known is None else replace(scoped, include_total=False)), _Memo(key, known)
 
 
-def _remember_total(known: tuple[tuple[str, int], int | None] | None, counted: int | None) -> int | None:
-    """The count known or ``counted`` (then remembered under its key)."""
-    if known is None:
-        return counted
-    key, total = known
-    if total is None and counted is not None:
-        _totals()[key] = counted
-    return total if total is not None else counted
+def _remember_total(memo: _Memo | None, counted: int | None) -> int | None:
+    """The count known or ``counted`` (then remembered under the memo's key)."""
+    if memo is None or memo.total is not None:
+        return counted if memo is None else memo.total
+    if counted is not None:
+        _memory(_TOTALS_KEY, MAX_TOTALS)[memo.key] = counted
+    return counted
 
 
 async def catalogue_update_id() -> int:
@@ -111,11 +132,12 @@ async def catalogue_update_id() -> int:
     return await remembered("update_id", lambda: catalogue_stamp(app_context().store))
 
 
-def _totals() -> LRUCache[tuple[str, int], int]:
-    """The counts of the containers browsed, by query and SystemUpdateID (this server's)."""
-    found: LRUCache[tuple[str, int], int] | None = current_app.extensions.get(_TOTALS_KEY)
+def _memory(name: str, size: int) -> LRUCache[Any, Any]:
+    """This server's memory ``name``: counts of the containers browsed, or where their pages ended,
+    by query and SystemUpdateID (a new SystemUpdateID makes new keys; the old ones age out)."""
+    found: LRUCache[Any, Any] | None = current_app.extensions.get(name)
     if found is None:
-        found = current_app.extensions[_TOTALS_KEY] = LRUCache(MAX_TOTALS)
+        found = current_app.extensions[name] = LRUCache(size)
     return found
 
 
@@ -131,9 +153,18 @@ async def to_objects(summaries: list[dict[str, Any]], base_url: str, parent: str
 
 
 def _item_files(found: dict[str, Any], facts: PrimaryFacts | None) -> ItemFiles:
-    return ItemFiles(found["id"], found["libraryId"], found["type"], found["name"], found.get("productionYear"),
+    item = ItemFiles(found["id"], found["libraryId"], found["type"], found["name"], found.get("productionYear"),
                      found.get("runtimeTicks"), found.get("seasonId"), found.get("seriesId"),
-                     bool(found.get("hasPoster")), facts or PrimaryFacts())  # fmt: skip
+                     bool(found.get("hasPoster")), facts.premiere_date if facts is not None else None)  # fmt: skip
+    source = facts.source if facts is not None else None
+    if source is not None:
+        streams: list[dict[str, Any]] = source["streams"]
+        video, audio = _first_video_audio(streams)
+        item.path, item.size, item.audio_codec = str(source.get("path") or ""), source.get("size"), audio.get("codec")
+        item.video_codec, item.width, item.height = video.get("codec"), video.get("width"), video.get("height")
+        item.subtitles = [(s["index"], s.get("codec")) for s in streams
+                          if s.get("type") == "Subtitle" and s.get("isExternal")]  # fmt: skip
+    return item
 
 
 class _Urls:
@@ -151,39 +182,28 @@ def _object(item: ItemFiles, parent: str | None, urls: _Urls) -> DidlObject:
     art = urls.art + item.id if item.has_poster else None
     parent_id = parent or item.season_id or item.series_id or f"lib.{item.library_id}"
     if item.type in PLAYABLE:
-        return video_item(item, parent_id, art, urls)
+        return video_text(item, parent_id, art, urls)
     return Container(item.id, parent_id, item.name, album_art_url=art)
 
 
-def video_item(item: ItemFiles, parent: str, art: str | None, urls: _Urls) -> VideoItem:
-    """A film or episode with what is known of its primary file (size, resolution, date, subtitles)."""
-    source = item.facts.source
-    if source is None:
-        date = item.facts.premiere_date or (f"{item.production_year}-01-01" if item.production_year else None)
-        return VideoItem(item.id, parent, item.name, MOVIE_CLASS if item.type == "Movie" else VIDEO_CLASS, None,
-                         "video/mpeg", date, item.runtime_ticks, album_art_url=art)  # fmt: skip
-    streams: list[dict[str, Any]] = source["streams"]
-    video, audio = _first_video_audio(streams)
-    path = str(source.get("path") or "")
-    extension = os.path.splitext(path)[1].lower()  # PurePath's suffix costs 10x as much, 50 times a page
+def video_text(item: ItemFiles, parent: str, art: str | None, urls: _Urls) -> str:
+    """A film or episode with what is known of its primary file (size, resolution, date, subtitles), as DIDL-Lite
+    text straight away: a page builds 50, and an object per item only to be written out cost as much again."""
+    upnp_class = MOVIE_CLASS if item.type == "Movie" else VIDEO_CLASS
     year = item.production_year
-    width, height = video.get("width"), video.get("height")
-    return VideoItem(
-        id=item.id,
-        parent_id=parent,
-        title=item.name,
-        upnp_class=MOVIE_CLASS if item.type == "Movie" else VIDEO_CLASS,
-        url=urls.media + item.id,
-        mime_type=VIDEO_TYPES.get(extension) or video_content_type(path),
-        date=item.facts.premiere_date or (f"{year}-01-01" if year else None),
-        runtime_ticks=item.runtime_ticks,
-        width=width,
-        height=height,
-        size=source.get("size"),
-        album_art_url=art,
-        profile=_profile(extension.lstrip("."), video.get("codec"), audio.get("codec"), width, height),
-        subtitles=tuple(subtitles_of(item.id, streams, urls.base)),
-    )
+    date = item.premiere_date or (f"{year}-01-01" if year else None)
+    path = item.path
+    if path is None:
+        return didl.item_text(item.id, parent, item.name, upnp_class, date, art, "")
+    extension = os.path.splitext(path)[1].lower()  # PurePath's suffix costs 10x as much, 50 times a page
+    width, height = item.width, item.height
+    found = [_subtitle(item.id, index, codec, urls.base) for index, codec in item.subtitles] if item.subtitles else ()
+    resource = didl.resource_text(
+        urls.media + item.id, VIDEO_TYPES.get(extension) or video_content_type(path),
+        _profile(extension.lstrip("."), item.video_codec, item.audio_codec, width, height),
+        item.size, item.runtime_ticks, width, height, [sub for sub in found if sub is not None] if found else (),
+    )  # fmt: skip
+    return didl.item_text(item.id, parent, item.name, upnp_class, date, art, resource)
 
 
 def primary_source(detail: dict[str, Any]) -> dict[str, Any] | None:
@@ -219,9 +239,14 @@ def _profile(extension: str, video: str | None, audio: str | None, width: int | 
 
 def subtitles_of(item_id: str, streams: list[dict[str, Any]], base_url: str) -> list[Subtitle]:
     """The external text subtitles of the primary file, served at ``/dlna/subtitles/<id>/<index>.<ext>``."""
-    found: list[Subtitle] = []
-    for stream in streams:
-        kind = SUBTITLE_KINDS.get(str(stream.get("codec") or "").lower())
-        if stream.get("type") == "Subtitle" and stream.get("isExternal") and kind is not None:
-            found.append(Subtitle(f"{base_url}/dlna/subtitles/{item_id}/{stream['index']}.{kind[0]}", *kind))
-    return found
+    found = (_subtitle(item_id, s["index"], s.get("codec"), base_url) for s in streams
+             if s.get("type") == "Subtitle" and s.get("isExternal"))  # fmt: skip
+    return [sub for sub in found if sub is not None]
+
+
+def _subtitle(item_id: str, index: int, codec: str | None, base_url: str) -> Subtitle | None:
+    """An external subtitle stream as the DIDL-Lite resource it is served as; None for a format not listed."""
+    kind = SUBTITLE_KINDS.get(str(codec or "").lower())
+    if kind is None:
+        return None
+    return Subtitle(f"{base_url}/dlna/subtitles/{item_id}/{index}.{kind[0]}", *kind)

@@ -99,9 +99,36 @@ def duration(ticks: int) -> str:
     return f"{hours}:{m:02d}:{s:02d}.{ms:03d}"
 
 
-def document(objects: Sequence[Container | VideoItem]) -> str:
-    """The DIDL-Lite document of ``objects``, in order."""
-    return DIDL_OPEN + "".join(_container(o) if isinstance(o, Container) else _item(o) for o in objects) + DIDL_CLOSE
+def document(objects: Sequence[Container | VideoItem | str]) -> str:
+    """The DIDL-Lite document of ``objects``, in order (a ``str``: an object's text as :func:`item_text` wrote it)."""
+    parts = [DIDL_OPEN]
+    for o in objects:
+        parts.append(o if isinstance(o, str) else _container(o) if isinstance(o, Container) else _item(o))
+    parts.append(DIDL_CLOSE)
+    return "".join(parts)
+
+
+def item_text(id: str, parent_id: str, title: str, upnp_class: str, date: str | None, album_art_url: str | None,
+              resources: str) -> str:  # fmt: skip
+    """An ``<item>`` (its values escaped here but ``upnp_class``, one of this module's; ``resources``: its
+    ``res`` elements, from :func:`resource_text`)."""
+    dated = f"<dc:date>{_text(date)}</dc:date>" if date else ""
+    art = _album_art(album_art_url) if album_art_url is not None else ""
+    return (
+        f'<item id="{_attr(id)}" parentID="{_attr(parent_id)}" restricted="1"><dc:title>{_text(title)}'
+        f"</dc:title><upnp:class>{upnp_class}</upnp:class>{dated}{art}{resources}</item>"
+    )
+
+
+def resource_text(url: str, mime_type: str, profile: str | None, size: int | None, runtime_ticks: int | None,
+                  width: int | None, height: int | None, subtitles: Sequence[Subtitle] = ()) -> str:  # fmt: skip
+    """The file's ``res`` (protocolInfo, size, duration, resolution), then each external subtitle's."""
+    sized = "" if size is None else f' size="{int(size)}"'
+    length = f' duration="{duration(runtime_ticks)}"' if runtime_ticks else ""
+    resolution = f' resolution="{int(width)}x{int(height)}"' if width and height else ""
+    protocol = _protocol_attribute(mime_type, profile)
+    text = f'<res protocolInfo="{protocol}"{sized}{length}{resolution}>{_text(url)}</res>'
+    return text + "".join(_subtitle(sub) for sub in subtitles) if subtitles else text
 
 
 def _text(value: str) -> str:
@@ -126,13 +153,9 @@ def _container(c: Container) -> str:
 
 
 def _item(i: VideoItem) -> str:
-    date = f"<dc:date>{_text(i.date)}</dc:date>" if i.date else ""
-    resources = "" if i.url is None else _resource(i) + "".join(_subtitle(sub) for sub in i.subtitles)
-    return (
-        f'<item id="{_attr(i.id)}" parentID="{_attr(i.parent_id)}" restricted="1"><dc:title>{_text(i.title)}'
-        f"</dc:title><upnp:class>{_text(i.upnp_class)}</upnp:class>{date}{_album_art(i.album_art_url)}{resources}"
-        "</item>"
-    )
+    resources = "" if i.url is None else resource_text(i.url, i.mime_type, i.profile, i.size, i.runtime_ticks,
+                                                       i.width, i.height, i.subtitles)  # fmt: skip
+    return item_text(i.id, i.parent_id, i.title, i.upnp_class, i.date, i.album_art_url, resources)
 
 
 def _subtitle(sub: Subtitle) -> str:
@@ -146,16 +169,6 @@ def _subtitle(sub: Subtitle) -> str:
 @functools.lru_cache(maxsize=256)  # a page has a handful of distinct types and profiles
 def _protocol_attribute(mime_type: str, profile: str | None) -> str:
     return _attr(protocol_info(mime_type, profile))
-
-
-def _resource(i: VideoItem) -> str:
-    size = "" if i.size is None else f' size="{int(i.size)}"'
-    length = f' duration="{duration(i.runtime_ticks)}"' if i.runtime_ticks else ""
-    resolution = f' resolution="{int(i.width)}x{int(i.height)}"' if i.width and i.height else ""
-    return (
-        f'<res protocolInfo="{_protocol_attribute(i.mime_type, i.profile)}"{size}{length}{resolution}>'
-        f"{_text(i.url or '')}</res>"
-    )
 
 
 def _album_art(url: str | None) -> str:

@@ -7,6 +7,7 @@ member-state conditions, ``_render`` the summary columns and rows.
 """
 
 from ._files import (
+    FilesPage,
     ItemFiles,
     list_with_files,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "MAX_LIMIT",
     "PAGE_EXTRAS",
     "SUMMARY_COLUMNS",
+    "FilesPage",
     "ItemFiles",
     "ItemPage",
     "ItemQuery",
