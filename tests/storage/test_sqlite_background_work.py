@@ -8,15 +8,20 @@ with no queue of writes to order.
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 
+import pytest
 import trio
 import trio.testing
 
 from reelhouse.storage import Statement, background_reads, open_store, prepared_for_sqlite
 from reelhouse.storage._sqlite import BACKGROUND_READERS, READER_POOL_SIZE
 from reelhouse.storage._sqlite_writer import BULK_PASSES_MAX, BULK_ROWS, _FairQueue, _WriteRequest
+from reelhouse.thread_priority import BACKGROUND_READER_NICENESS, MAX_NICENESS, WRITER_NICENESS
+
+from ..thread_niceness import thread_niceness
 
 LIMIT_S = 20
 CREATE_LOG = "CREATE TABLE log (seq INTEGER PRIMARY KEY AUTOINCREMENT, who TEXT NOT NULL)"
@@ -115,3 +120,22 @@ async def test_rows_prepared_away_from_the_writer_are_written_as_given(tmp_path:
     queue.add(_WriteRequest(tuple(prepared)))
     queue.add(small := _WriteRequest(tuple(_small("small"))))
     assert queue.next_batch() == [small]  # the prepared rows weigh as what they are: bulk
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice values are per thread on Linux")
+async def test_the_writer_and_the_background_readers_run_niced_and_the_request_readers_do_not(
+    tmp_path: Path,
+) -> None:
+    # Two scans on two cores: the loop's thread and the request readers get
+    # the CPU first; the writer's commits and the scans' reads take the rest.
+    async with open_store(f"sqlite:///{tmp_path / 'nice.db'}") as store:
+        with trio.fail_after(LIMIT_S):
+            await store.execute(CREATE_LOG)  # the writer's thread has run a commit
+            await store.fetch_all("SELECT 1")
+            with background_reads():
+                await store.fetch_all("SELECT 1")
+            base = thread_niceness(threading.main_thread().native_id or 0)
+            by_name = {thread.name: thread_niceness(thread.native_id or 0) for thread in threading.enumerate()}
+    assert by_name["sqlite-writer-0"] == min(MAX_NICENESS, base + WRITER_NICENESS)
+    assert by_name["sqlite-background-reader-0"] == min(MAX_NICENESS, base + BACKGROUND_READER_NICENESS)
+    assert by_name["sqlite-reader-0"] == base
