@@ -122,20 +122,30 @@ async def test_rows_prepared_away_from_the_writer_are_written_as_given(tmp_path:
     assert queue.next_batch() == [small]  # the prepared rows weigh as what they are: bulk
 
 
+def _current_thread(_conn: object) -> tuple[str, int]:
+    return threading.current_thread().name, thread_niceness(threading.get_native_id())
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice values are per thread on Linux")
-async def test_the_writer_and_the_background_readers_run_niced_and_the_request_readers_do_not(
+async def test_the_writer_checkpoints_and_background_reads_run_niced_and_request_reads_do_not(
     tmp_path: Path,
 ) -> None:
     # Two scans on two cores: the loop's thread and the request readers get
-    # the CPU first; the writer's commits and the scans' reads take the rest.
+    # the CPU first; the writer's commits, its checkpoints and the scans'
+    # reads take the rest.
+    base = thread_niceness(threading.get_native_id())
     async with open_store(f"sqlite:///{tmp_path / 'nice.db'}") as store:
         with trio.fail_after(LIMIT_S):
-            await store.execute(CREATE_LOG)  # the writer's thread has run a commit
-            await store.fetch_all("SELECT 1")
+            await store.execute(CREATE_LOG)  # a commit on the writer's one thread
+            checkpointer = store._writer._after_commit.__self__  # type: ignore[attr-defined]
+            while not checkpointer.checkpoints:  # one ran on the checkpoint's one thread
+                await trio.sleep(0.01)
+            request_read = await store._read(_current_thread)  # type: ignore[attr-defined]
             with background_reads():
-                await store.fetch_all("SELECT 1")
-            base = thread_niceness(threading.main_thread().native_id or 0)
-            by_name = {thread.name: thread_niceness(thread.native_id or 0) for thread in threading.enumerate()}
+                background_read = await store._read(_current_thread)  # type: ignore[attr-defined]
+            by_name = {t.name: thread_niceness(t.native_id or 0) for t in threading.enumerate()}
     assert by_name["sqlite-writer-0"] == min(MAX_NICENESS, base + WRITER_NICENESS)
-    assert by_name["sqlite-background-reader-0"] == min(MAX_NICENESS, base + BACKGROUND_READER_NICENESS)
-    assert by_name["sqlite-reader-0"] == base
+    assert by_name["sqlite-checkpoint-0"] == min(MAX_NICENESS, base + WRITER_NICENESS)
+    assert background_read[0].startswith("sqlite-background-reader")
+    assert background_read[1] == min(MAX_NICENESS, base + BACKGROUND_READER_NICENESS)
+    assert request_read[0].startswith("sqlite-reader") and request_read[1] == base
