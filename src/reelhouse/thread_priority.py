@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 MAX_NICENESS = 19
 WRITER_NICENESS = 5
 """The SQLite writer's thread: a scan's batches are committed while the loop answers requests.
-As much as the parser processes (reelhouse.actors.scan.parser_process): the writer drains what they parse."""
+Below the parser processes' +10 (reelhouse.actors.scan.parser_process): the writer drains what they parse."""
 BACKGROUND_READER_NICENESS = 5
 """The scans' reader threads (storage._read_lane): a library's whole index, its images, what is left to probe."""
 
