@@ -54,7 +54,7 @@ PROCESS_MIN_FILES = 2_000  # listed files from which a scan parses in a child pr
 # writer drains what the parsers send, and a scan's small writes (its run
 # record) wait behind its bulk commits. With both at +5, two scans on 2
 # cores under load delivered their final event 2.4-3.9 s late (0.01-1.1 s
-# with the writer at the loop's priority, 0.07-0.08 s with parsers at +10).
+# with the writer at the loop's priority, 0.07-0.29 s with parsers at +10).
 # Nice weighs only threads of one scheduling group (a session's autogroup):
 # other sessions' processes get their share whatever the value.
 CHILD_NICENESS = 10
