@@ -7,7 +7,8 @@ actions:
   yielding (blocking work that belongs in a worker thread: a synchronous
   read, a CPU-bound parse, loading a CA bundle) is a defect of the server.
   A Trio instrument times every task step and logs that as a warning that
-  names the task: ``event loop blocked for 140 ms by reelhouse.actors...``.
+  names the task: ``event loop blocked for 140 ms (0 ms waiting for a CPU)
+  by reelhouse.actors...``.
 - A ticker that should wake every ``TICK_SECONDS`` and woke late without
   such a step means the process waited for a CPU (a busy machine) or for
   the GIL (its own worker threads): nothing in the loop to fix. Logged at
@@ -126,7 +127,8 @@ class LoopWatchdog(trio.abc.Instrument):
         self.blocked += 1
         self._last_blocked_at = now
         level = logging.WARNING if self.serving else logging.DEBUG
-        log.log(level, "event loop blocked for %d ms by %s", took * 1000, task.name)
+        message = "event loop blocked for %d ms (%d ms waiting for a CPU) by %s"
+        log.log(level, message, took * 1000, waited * 1000, task.name)
 
     def _waited_since_tick(self, took: float) -> float:
         """The loop thread's run-queue wait since the last tick, at most ``took``; 0 when unknown."""
