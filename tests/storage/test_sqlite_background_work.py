@@ -19,7 +19,12 @@ import trio.testing
 from reelhouse.storage import Statement, background_reads, open_store, prepared_for_sqlite
 from reelhouse.storage._sqlite import BACKGROUND_READERS, READER_POOL_SIZE
 from reelhouse.storage._sqlite_writer import BULK_PASSES_MAX, BULK_ROWS, _FairQueue, _WriteRequest
-from reelhouse.thread_priority import BACKGROUND_READER_NICENESS, MAX_NICENESS, WRITER_NICENESS
+from reelhouse.thread_priority import (
+    BACKGROUND_READER_NICENESS,
+    CHECKPOINT_NICENESS,
+    MAX_NICENESS,
+    WRITER_NICENESS,
+)
 
 from ..thread_niceness import thread_niceness
 
@@ -127,12 +132,12 @@ def _current_thread(_conn: object) -> tuple[str, int]:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice values are per thread on Linux")
-async def test_the_writer_checkpoints_and_background_reads_run_niced_and_request_reads_do_not(
+async def test_checkpoints_and_background_reads_run_niced_and_the_writer_and_request_reads_at_theirs(
     tmp_path: Path,
 ) -> None:
     # Two scans on two cores: the loop's thread and the request readers get
-    # the CPU first; the writer's commits, its checkpoints and the scans'
-    # reads take the rest.
+    # the CPU first; checkpoints and the scans' reads take the rest. The
+    # writer, which commits requests' writes too, has its own value.
     base = thread_niceness(threading.get_native_id())
     async with open_store(f"sqlite:///{tmp_path / 'nice.db'}") as store:
         with trio.fail_after(LIMIT_S):
@@ -145,7 +150,7 @@ async def test_the_writer_checkpoints_and_background_reads_run_niced_and_request
                 background_read = await store._read(_current_thread)  # type: ignore[attr-defined]
             by_name = {t.name: thread_niceness(t.native_id or 0) for t in threading.enumerate()}
     assert by_name["sqlite-writer-0"] == min(MAX_NICENESS, base + WRITER_NICENESS)
-    assert by_name["sqlite-checkpoint-0"] == min(MAX_NICENESS, base + WRITER_NICENESS)
+    assert by_name["sqlite-checkpoint-0"] == min(MAX_NICENESS, base + CHECKPOINT_NICENESS)
     assert background_read[0].startswith("sqlite-background-reader")
     assert background_read[1] == min(MAX_NICENESS, base + BACKGROUND_READER_NICENESS)
     assert request_read[0].startswith("sqlite-reader") and request_read[1] == base

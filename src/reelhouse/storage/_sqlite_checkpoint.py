@@ -19,7 +19,7 @@ import sqlite3
 import trio
 
 from reelhouse.thread_pool import ThreadPool
-from reelhouse.thread_priority import WRITER_NICENESS
+from reelhouse.thread_priority import CHECKPOINT_NICENESS
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +41,8 @@ class Checkpointer:
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Checkpoint whenever asked, until cancelled."""
-        # Its own thread, niced like the writer's: copying a scan's pages back takes what the loop leaves.
-        thread = ThreadPool([self._conn], name="sqlite-checkpoint", niceness=WRITER_NICENESS)
+        # Its own thread, niced: copying a scan's pages back takes the CPU the loop leaves.
+        thread = ThreadPool([self._conn], name="sqlite-checkpoint", niceness=CHECKPOINT_NICENESS)
         task_status.started()
         try:
             while True:

@@ -89,7 +89,7 @@ class StoreWriter:
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Commit batches until :meth:`close`; answers every request it took."""
         batch: list[_WriteRequest] = []
-        # Its own thread, niced at its start: commits take the CPU the event loop leaves.
+        # Its own thread (a cheaper hop than trio.to_thread), at WRITER_NICENESS from its start.
         thread = ThreadPool([self._conn], name="sqlite-writer", niceness=WRITER_NICENESS)
         task_status.started()
         try:
