@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+import sys
 import time
 
 import pytest
 import trio
 
-from reelhouse.loop_stall_watchdog import LoopWatchdog
+from reelhouse.loop_stall_watchdog import LoopWatchdog, run_queue_wait
 
 
 async def _block_the_loop(seconds: float) -> None:
@@ -55,3 +56,63 @@ async def test_before_the_server_serves_a_blocked_loop_is_only_a_debug_line(
     assert watchdog.blocked >= 1
     assert [r.levelno for r in caplog.records if "by start-up" in r.getMessage()] == [logging.DEBUG]
     nursery.cancel_scope.cancel()
+
+
+class RunQueue:
+    """Stands for the kernel's count of the loop thread's run-queue wait."""
+
+    def __init__(self) -> None:
+        self.waited = 0.0
+
+    def __call__(self) -> float:
+        return self.waited
+
+
+async def _block_while_waiting_for_a_cpu(run_queue: RunQueue, seconds: float, waited: float) -> None:
+    run_queue.waited += waited  # the kernel counted this much of the step as waiting for a CPU
+    time.sleep(seconds)  # noqa: ASYNC251 - deliberately block the loop
+
+
+async def test_a_step_long_only_for_want_of_a_cpu_is_a_debug_line_not_a_block(
+    nursery: trio.Nursery, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Two scans on two cores: the loop's thread is taken off the CPU in the
+    # middle of a short step; that is the machine's load, not a blocking task.
+    run_queue = RunQueue()
+    watchdog = LoopWatchdog(threshold=0.05, waited=run_queue)
+    watchdog.serving = True
+    nursery.start_soon(watchdog.run)
+    await trio.sleep(0.05)
+    with caplog.at_level(logging.DEBUG, logger="reelhouse.watchdog"):
+        async with trio.open_nursery() as steps:
+            # All of the step counted as waiting (more than it: since the tick), whatever the sleep overran.
+            steps.start_soon(_block_while_waiting_for_a_cpu, run_queue, 0.2, 1.0, name="preempted")
+    assert watchdog.preempted == 1 and watchdog.blocked == 0
+    lines = [(r.levelno, r.getMessage()) for r in caplog.records if "preempted" in r.getMessage()]
+    assert [level for level, _ in lines] == [logging.DEBUG]
+    assert lines[0][1].startswith("a step of preempted took ")
+    nursery.cancel_scope.cancel()
+
+
+async def test_a_step_that_blocks_beyond_its_wait_for_a_cpu_is_still_named(
+    nursery: trio.Nursery, caplog: pytest.LogCaptureFixture
+) -> None:
+    run_queue = RunQueue()
+    watchdog = LoopWatchdog(threshold=0.05, waited=run_queue)
+    watchdog.serving = True
+    nursery.start_soon(watchdog.run)
+    await trio.sleep(0.05)
+    with caplog.at_level(logging.WARNING, logger="reelhouse.watchdog"):
+        async with trio.open_nursery() as steps:
+            steps.start_soon(_block_while_waiting_for_a_cpu, run_queue, 0.25, 0.02, name="the-blocker")
+    assert watchdog.blocked == 1 and watchdog.preempted == 0
+    assert any(r.getMessage().endswith(" by the-blocker") for r in caplog.records if r.levelno == logging.WARNING)
+    nursery.cancel_scope.cancel()
+
+
+def test_the_run_queue_wait_is_read_from_linux_scheduler_statistics() -> None:
+    waited = run_queue_wait()
+    if not sys.platform.startswith("linux"):
+        assert waited is None
+    else:
+        assert waited is not None and waited >= 0.0

@@ -7,12 +7,24 @@ actions:
   yielding (blocking work that belongs in a worker thread: a synchronous
   read, a CPU-bound parse, loading a CA bundle) is a defect of the server.
   A Trio instrument times every task step and logs that as a warning that
-  names the task: ``event loop blocked for 140 ms by reelhouse.actors...``.
+  names the task: ``event loop blocked for 140 ms (0 ms waiting for a CPU)
+  by reelhouse.actors...``.
 - A ticker that should wake every ``TICK_SECONDS`` and woke late without
   such a step means the process waited for a CPU (a busy machine) or for
   the GIL (its own worker threads): nothing in the loop to fix. Logged at
   debug level only; the lateness still counts, as ``stalls`` and in the
   loop lag that GET /metrics reports.
+
+A step can also run long because the loop's thread was taken off the CPU
+in the middle of it (two cores, scans and other processes beside it): Linux
+counts, per thread, the time it waited on a run queue (``schedstat``). The
+watchdog reads it at every tick; a long step whose length less the wait
+since the last tick is under the threshold was preempted, not blocking, and
+is logged at debug level (``preempted`` counts it). The wait since the tick
+may include a little from steps before this one, so a step blocking just
+over the threshold while the loop also waited for a CPU can pass as
+preempted; a step blocking well over it (a synchronous read, a parse) is
+still named in a warning, as are steps waiting for the GIL.
 
 Warnings start once the server serves (``serving``): start-up work
 (migrations, building the app) keeps no client waiting and is logged at
@@ -31,6 +43,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 import trio
 
@@ -38,14 +51,30 @@ log = logging.getLogger("reelhouse.watchdog")
 
 TICK_SECONDS = 0.02
 STALL_THRESHOLD_SECONDS = 0.1
+SCHEDSTAT = "/proc/thread-self/schedstat"  # CPU time, run-queue wait (ns), time slices of the calling thread
+
+
+def run_queue_wait() -> float | None:
+    """Seconds the calling thread has waited on a run queue since it started; None where unknown."""
+    try:
+        with open(SCHEDSTAT, "rb") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):  # not Linux, or no scheduler statistics
+        return None
 
 
 class LoopWatchdog(trio.abc.Instrument):
-    def __init__(self, threshold: float = STALL_THRESHOLD_SECONDS) -> None:
+    def __init__(
+        self, threshold: float = STALL_THRESHOLD_SECONDS, waited: Callable[[], float | None] = run_queue_wait
+    ) -> None:
+        """``waited``: the loop thread's run-queue wait so far (:func:`run_queue_wait`; tests pass their own)."""
         self.threshold = threshold
         self.max_stall = 0.0
         self.stalls = 0  # the ticker woke more than ``threshold`` late (for any reason)
-        self.blocked = 0  # a task step ran longer than ``threshold``
+        self.blocked = 0  # a task step ran longer than ``threshold``, not for want of a CPU
+        self.preempted = 0  # a task step ran longer only because the loop's thread waited for a CPU
+        self._waited = waited
+        self._waited_at_tick: float | None = None  # read on the loop's thread, at every tick
         self._recent_max = 0.0  # the largest lateness since take_recent_max() last read it
         self._step_started = 0.0
         self._last_blocked_at = 0.0
@@ -61,6 +90,7 @@ class LoopWatchdog(trio.abc.Instrument):
     async def run(self) -> None:
         """Watch until cancelled."""
         self._step_started = time.perf_counter()  # this step began before the instrument was added
+        self._waited_at_tick = self._waited()
         trio.lowlevel.add_instrument(self)
         try:
             await self._tick_forever()
@@ -72,6 +102,7 @@ class LoopWatchdog(trio.abc.Instrument):
             expected = trio.current_time() + TICK_SECONDS
             await trio.sleep(TICK_SECONDS)
             late = trio.current_time() - expected
+            self._waited_at_tick = self._waited()
             self.max_stall = max(self.max_stall, late)
             self._recent_max = max(self._recent_max, late)
             if late > self.threshold:
@@ -86,8 +117,22 @@ class LoopWatchdog(trio.abc.Instrument):
     def after_task_step(self, task: trio.lowlevel.Task) -> None:
         now = time.perf_counter()
         took = now - self._step_started
-        if took > self.threshold:
-            self.blocked += 1
-            self._last_blocked_at = now
-            level = logging.WARNING if self.serving else logging.DEBUG
-            log.log(level, "event loop blocked for %d ms by %s", took * 1000, task.name)
+        if took <= self.threshold:
+            return
+        waited = self._waited_since_tick(took)
+        if took - waited <= self.threshold:
+            self.preempted += 1
+            log.debug("a step of %s took %d ms, %d ms of it waiting for a CPU", task.name, took * 1000, waited * 1000)
+            return
+        self.blocked += 1
+        self._last_blocked_at = now
+        level = logging.WARNING if self.serving else logging.DEBUG
+        message = "event loop blocked for %d ms (%d ms waiting for a CPU) by %s"
+        log.log(level, message, took * 1000, waited * 1000, task.name)
+
+    def _waited_since_tick(self, took: float) -> float:
+        """The loop thread's run-queue wait since the last tick, at most ``took``; 0 when unknown."""
+        now, before = self._waited(), self._waited_at_tick
+        if now is None or before is None:
+            return 0.0
+        return min(max(now - before, 0.0), took)

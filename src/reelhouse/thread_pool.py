@@ -37,6 +37,8 @@ from typing import Any, Generic, TypeVar
 import outcome
 import trio
 
+from reelhouse.thread_priority import lower_current_thread
+
 S = TypeVar("S")
 T = TypeVar("T")
 
@@ -59,13 +61,15 @@ _STOP = object()
 class ThreadPool(Generic[S]):
     """One thread per element of ``states``; ``await run(fn)`` runs ``fn(state)`` on one of them."""
 
-    def __init__(self, states: Sequence[S], *, name: str) -> None:
+    def __init__(self, states: Sequence[S], *, name: str, niceness: int = 0) -> None:
+        """``niceness``: added to each thread's nice value at its start (:mod:`reelhouse.thread_priority`)."""
         if not states:
             raise ValueError("a thread pool needs at least one thread")
         self._token = trio.lowlevel.current_trio_token()
         self._jobs: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
         self._closed = False
         self._outstanding = 0  # jobs submitted and not yet answered (read by metrics)
+        self._niceness = niceness
         self._threads = [
             threading.Thread(target=self._work, args=(state,), name=f"{name}-{i}", daemon=True)
             for i, state in enumerate(states)
@@ -130,6 +134,7 @@ class ThreadPool(Generic[S]):
         return not any(thread.is_alive() for thread in self._threads)
 
     def _work(self, state: S) -> None:
+        lower_current_thread(self._niceness)
         while True:
             job = self._jobs.get()
             if job is _STOP:

@@ -8,15 +8,25 @@ with no queue of writes to order.
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 
+import pytest
 import trio
 import trio.testing
 
 from reelhouse.storage import Statement, background_reads, open_store, prepared_for_sqlite
 from reelhouse.storage._sqlite import BACKGROUND_READERS, READER_POOL_SIZE
 from reelhouse.storage._sqlite_writer import BULK_PASSES_MAX, BULK_ROWS, _FairQueue, _WriteRequest
+from reelhouse.thread_priority import (
+    BACKGROUND_READER_NICENESS,
+    CHECKPOINT_NICENESS,
+    MAX_NICENESS,
+    WRITER_NICENESS,
+)
+
+from ..thread_niceness import thread_niceness
 
 LIMIT_S = 20
 CREATE_LOG = "CREATE TABLE log (seq INTEGER PRIMARY KEY AUTOINCREMENT, who TEXT NOT NULL)"
@@ -115,3 +125,32 @@ async def test_rows_prepared_away_from_the_writer_are_written_as_given(tmp_path:
     queue.add(_WriteRequest(tuple(prepared)))
     queue.add(small := _WriteRequest(tuple(_small("small"))))
     assert queue.next_batch() == [small]  # the prepared rows weigh as what they are: bulk
+
+
+def _current_thread(_conn: object) -> tuple[str, int]:
+    return threading.current_thread().name, thread_niceness(threading.get_native_id())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice values are per thread on Linux")
+async def test_checkpoints_and_background_reads_run_niced_and_the_writer_and_request_reads_at_theirs(
+    tmp_path: Path,
+) -> None:
+    # Two scans on two cores: the loop's thread and the request readers get
+    # the CPU first; checkpoints and the scans' reads take the rest. The
+    # writer, which commits requests' writes too, has its own value.
+    base = thread_niceness(threading.get_native_id())
+    async with open_store(f"sqlite:///{tmp_path / 'nice.db'}") as store:
+        with trio.fail_after(LIMIT_S):
+            await store.execute(CREATE_LOG)  # a commit on the writer's one thread
+            checkpointer = store._writer._after_commit.__self__  # type: ignore[attr-defined]
+            while not checkpointer.checkpoints:  # one ran on the checkpoint's one thread
+                await trio.sleep(0.01)
+            request_read = await store._read(_current_thread)  # type: ignore[attr-defined]
+            with background_reads():
+                background_read = await store._read(_current_thread)  # type: ignore[attr-defined]
+            by_name = {t.name: thread_niceness(t.native_id or 0) for t in threading.enumerate()}
+    assert by_name["sqlite-writer-0"] == min(MAX_NICENESS, base + WRITER_NICENESS)
+    assert by_name["sqlite-checkpoint-0"] == min(MAX_NICENESS, base + CHECKPOINT_NICENESS)
+    assert background_read[0].startswith("sqlite-background-reader")
+    assert background_read[1] == min(MAX_NICENESS, base + BACKGROUND_READER_NICENESS)
+    assert request_read[0].startswith("sqlite-reader") and request_read[1] == base

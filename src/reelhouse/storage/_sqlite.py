@@ -36,6 +36,7 @@ import trio
 
 from reelhouse.shutdown import bounded_shield, shutdown_deadline
 from reelhouse.thread_pool import PoolClosed, ThreadPool
+from reelhouse.thread_priority import BACKGROUND_READER_NICENESS
 
 from ._name_key import name_key
 from ._read_lane import reads_in_background
@@ -235,7 +236,9 @@ async def open_sqlite_store(path: str) -> AsyncIterator[SqliteStore]:
         raise translate_error(exc) from exc
     *reader_conns, version_conn = other_conns
     readers = ThreadPool(reader_conns[:READER_POOL_SIZE], name="sqlite-reader")
-    background = ThreadPool(reader_conns[READER_POOL_SIZE:], name="sqlite-background-reader")
+    background = ThreadPool(
+        reader_conns[READER_POOL_SIZE:], name="sqlite-background-reader", niceness=BACKGROUND_READER_NICENESS
+    )
     checkpointer = Checkpointer(checkpoint_conn)
     writer = StoreWriter(writer_conn, after_commit=checkpointer.request)
     store = SqliteStore(path, readers, writer, version_conn, background)

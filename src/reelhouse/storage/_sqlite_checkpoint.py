@@ -18,6 +18,9 @@ import sqlite3
 
 import trio
 
+from reelhouse.thread_pool import ThreadPool
+from reelhouse.thread_priority import CHECKPOINT_NICENESS
+
 log = logging.getLogger(__name__)
 
 JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024  # a reset WAL is truncated to this
@@ -38,22 +41,30 @@ class Checkpointer:
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Checkpoint whenever asked, until cancelled."""
+        # Its own thread, niced: copying a scan's pages back takes the CPU the loop leaves.
+        thread = ThreadPool([self._conn], name="sqlite-checkpoint", niceness=CHECKPOINT_NICENESS)
         task_status.started()
-        while True:
-            await self._wanted.wait()
-            self._wanted = trio.Event()
-            await trio.to_thread.run_sync(self._checkpoint)
-            # Each checkpoint ends with an fsync: many small commits (events,
-            # quick rescans) must not each pay one.
-            await trio.sleep(MIN_INTERVAL_S)
-
-    def _checkpoint(self) -> None:
         try:
-            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-        except sqlite3.Error as exc:  # busy or I/O: the next request tries again
-            log.warning("WAL checkpoint failed: %s", exc)
-            return
-        self.checkpoints += 1
+            while True:
+                await self._wanted.wait()
+                self._wanted = trio.Event()
+                self.checkpoints += await thread.run(_checkpoint_on)
+                # Each checkpoint ends with an fsync: many small commits (events,
+                # quick rescans) must not each pay one.
+                await trio.sleep(MIN_INTERVAL_S)
+        finally:
+            with trio.CancelScope(shield=True):  # no wait: the thread stops after what it runs
+                await thread.aclose(timeout=0)
+
+
+def _checkpoint_on(conn: sqlite3.Connection) -> bool:
+    """The pool's thread: one passive checkpoint; a failure is logged, the next request tries again."""
+    try:
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+    except sqlite3.Error as exc:  # busy or I/O
+        log.warning("WAL checkpoint failed: %s", exc)
+        return False
+    return True
 
 
 def writer_pragmas(conn: sqlite3.Connection) -> None:

@@ -51,8 +51,11 @@ PROCESS_MIN_FILES = 2_000  # listed files from which a scan parses in a child pr
 # Added to the server's nice value in the child: parsing takes the CPU the
 # server's process leaves, so requests stay quick while big scans parse. At
 # +5 the server's process weighs 3x a child (CFS weights 1024 / 335): on 2
-# cores it gets what its one event loop asks; +10 starved the parsers (and
-# so scans) whenever other processes also wanted the CPU.
+# cores it gets what its one event loop asks. At +10, two scans on 2 cores
+# under load (A/B, 2026-11-29) took 1.5-2x as long, with no better p99 of
+# the requests beside them. Nice weighs only threads of one scheduling
+# group (a session's autogroup): other sessions' processes get their share
+# whatever the value.
 CHILD_NICENESS = 5
 STOP_TIMEOUT_S = 5.0  # a finished child's time to exit before it is killed
 READ_CHUNK_BYTES = 1 << 20
