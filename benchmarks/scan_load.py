@@ -114,11 +114,20 @@ async def single_phase(server: Server, trees: dict[str, Path], videos: int, quic
 
 
 async def sample_idle(server: Server, path: str, seconds: float) -> dict[str, Any]:
-    """``path`` sampled every ``SAMPLE_INTERVAL_S`` for ``seconds`` with nothing else running."""
+    """``path`` sampled every ``SAMPLE_INTERVAL_S`` for ``seconds`` with no scan running.
+
+    The two status pollers that watch every batch poll here too, on the
+    same client: the ratio then compares the page with and without scans,
+    not with and without the benchmark's own observers.
+    """
     samples = LatencySamples(path)
+    observers = [LatencySamples("/system/status"), LatencySamples("/scans/status")]
     async with api_client(server) as client:
         with trio.move_on_after(seconds):
-            await sample_latency(client, samples, SAMPLE_INTERVAL_S)
+            async with trio.open_nursery() as nursery:
+                for observer in observers:
+                    nursery.start_soon(sample_latency, client, observer, SAMPLE_INTERVAL_S)
+                await sample_latency(client, samples, SAMPLE_INTERVAL_S)
     return samples.summary()
 
 
