@@ -18,6 +18,7 @@ from reelhouse.storage import open_store
 from reelhouse.storage.members import MemberChanges, add_user, update_member
 
 from ...media_factory import MediaFactory, VideoSpec
+from ...tls import shared_tls_context
 from ..conftest import RunningServer, start_server
 from ..scanning import create_library, wait_for_state
 
@@ -88,7 +89,7 @@ async def soap(base_url: str, path: str, service: str, action: str, body: bytes 
                **arguments: Any) -> httpx.Response:  # fmt: skip
     """POST one control request to ``/dlna/control/{path}``."""
     headers = {"Content-Type": 'text/xml; charset="utf-8"', "SOAPAction": f'"{service}#{action}"'}
-    async with httpx.AsyncClient(base_url=base_url, timeout=SOAP_TIMEOUT_S) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=base_url, timeout=SOAP_TIMEOUT_S) as client:
         return await client.post(
             f"/dlna/control/{path}", content=body if body is not None else envelope(service, action, **arguments),
             headers=headers,
