@@ -7,7 +7,8 @@ from xml.etree import ElementTree
 import httpx
 
 from ...tls import shared_tls_context
-from .served import CONTENT_DIRECTORY, SUBTITLE, Served, soap
+from ..shared_server import backend  # noqa: F401  (fixture)
+from .served import CONTENT_DIRECTORY, SUBTITLE, Served, module_served, soap  # noqa: F401  (module_served: the served fixture)
 from .test_content_directory import DIDL, browse, out, titles
 
 SEC = "{http://www.sec.co.kr/}"
