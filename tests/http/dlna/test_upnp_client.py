@@ -13,7 +13,8 @@ import httpx
 import trio
 
 from ...tls import shared_tls_context
-from .served import Served
+from ..shared_server import backend  # noqa: F401  (fixture)
+from .served import Served, module_served  # noqa: F401  (module_served: the served fixture)
 
 CLIENT_TIMEOUT_S = 60.0
 UPNP_CLIENT = Path(sys.executable).with_name("upnp-client")
