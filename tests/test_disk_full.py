@@ -22,6 +22,7 @@ from reelhouse.storage.apikeys import create_api_key
 
 from .http.scanning import FINAL_STATES
 from .process import ServerProcess
+from .tls import shared_tls_context
 
 CAP_S = 120
 DISK_BYTES = 1 << 20  # the migrated database is about 540 KiB: the rest fills during the scan
@@ -67,7 +68,7 @@ async def test_a_scan_that_fills_the_disk_fails_saying_the_disk_is_full(nursery:
     server = ServerProcess(data_dir, f"sqlite:///{data_dir / 'reelhouse.db'}", prefix=_on_small_disk(data_dir, seed))
     try:
         base = await server.start(nursery)
-        async with httpx.AsyncClient(base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {key}"}) as client:
+        async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {key}"}) as client:
             with trio.fail_after(CAP_S):
                 body = {"name": "Films", "paths": [str(root)], "collectionType": "movies",
                         "options": {"remoteAllowedHosts": [], "mediaInfoTiming": "background"}}

@@ -14,6 +14,7 @@ from reelhouse.logs import OriginFilter
 from reelhouse.runtime import Actor, run_actor
 
 from .process import ServerProcess, clean_environ
+from .tls import shared_tls_context
 
 
 class Chatty(Actor):
@@ -73,7 +74,7 @@ async def test_the_json_format_is_one_object_per_line_that_names_its_origin(tmp_
 
 async def _serve_once(server: ServerProcess, nursery: trio.Nursery) -> str:
     base = await _start_json(server, nursery)
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(verify=shared_tls_context()) as client:
         with trio.fail_after(20):
             assert (await client.get(f"{base}/health")).status_code == 200
     server.send_signal(15)

@@ -18,6 +18,7 @@ from .conftest import migrated_copy
 from .http.edge.rawhttp import Reader, connect, request
 from .process import ServerProcess as _ServerProcess
 from .process import descendants, is_running, run_cli
+from .tls import shared_tls_context
 
 
 @pytest.fixture
@@ -57,7 +58,7 @@ async def test_signal_stops_the_server_with_exit_code_0_within_the_grace(
     server = ServerProcess(tmp_path / "data", database_url)
     base = await server.start(nursery)
     key = await create_key(tmp_path / "data", database_url)
-    async with httpx.AsyncClient(base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {key}"}) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {key}"}) as client:
         with trio.fail_after(20):
             assert (await client.get("/system/status")).status_code == 200
     started = trio.current_time()
@@ -87,7 +88,7 @@ async def test_admin_commands_work_while_the_server_runs(
     server = ServerProcess(tmp_path / "data", database_url)
     base = await server.start(nursery)
     key = await create_key(tmp_path / "data", database_url)
-    async with httpx.AsyncClient(base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {key}"}) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {key}"}) as client:
         with trio.fail_after(20):
             assert (await client.get("/system/status")).status_code == 200
         # Each command is a cold process (seconds apiece on a loaded machine): run_cli
@@ -228,7 +229,7 @@ async def test_as_pid_1_of_its_own_pid_namespace_sigterm_exits_0_answering_the_r
     _write_films(tmp_path / "films", 4)
     (tmp_path / "more").mkdir()
     auth = {"Authorization": f"Bearer {key}"}
-    async with httpx.AsyncClient(base_url=f"{base}/api/v1", headers=auth) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{base}/api/v1", headers=auth) as client:
         with trio.fail_after(30):
             created = await client.post("/libraries", json={
                 "name": "Films", "paths": [str(tmp_path / "films")], "collectionType": "movies"})

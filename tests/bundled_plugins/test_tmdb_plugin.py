@@ -32,6 +32,8 @@ from reelhouse.timefmt import rfc3339_ms
 from tests.actors.plugins.factory import FAST_POLL_SECONDS, host_caught_up, own_processes_under, zombie_children
 from tests.fakes.tmdb_api import FakeTmdb, fake_tmdb
 
+from ..tls import shared_tls_context
+
 CAP_S = 30
 CONFIDENT = 0.85  # the scrape queue's rule: a score of at least this, leading the next by 0.1
 
@@ -160,7 +162,7 @@ async def test_movie_details_carry_people_images_ratings_genres_studios_and_ids(
 
 async def test_the_image_urls_are_served_as_real_images(tmdb: Tmdb) -> None:
     item = await tmdb.details("movie", "603")
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(verify=shared_tls_context()) as client:
         poster = await client.get(item.images[0].url)
     assert poster.status_code == 200 and poster.headers["content-type"] == "image/jpeg"
     assert poster.content[:3] == b"\xff\xd8\xff"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +18,7 @@ from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
 from ..conftest import migrated_copy
+from ..tls import shared_tls_context
 
 SERVER_START_TIMEOUT_S = 60.0  # migrations and the first bind, on a loaded machine too
 RESTART_POLL_S = 0.05  # a restart waits this long between tries while the previous server stops
@@ -28,11 +27,6 @@ RESTART_POLL_S = 0.05  # a restart waits this long between tries while the previ
 # every two, so that a test waits for them less.
 QUIET_SETTINGS = {"scan": {"health_probe_at_start": False}, "schedule": {"reload_poll_seconds": 0.25}}
 
-
-# Loading the CA bundle into a new SSL context costs 30-70 ms of CPU, which every
-# httpx client pays even for http:// (measured: a fifth of an HTTP test's CPU):
-# the test clients share one context per process.
-shared_tls_context = functools.cache(ssl.create_default_context)
 
 
 @dataclass

@@ -29,6 +29,7 @@ from reelhouse.http.images import blueprint
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
+from ..tls import shared_tls_context
 from .hung_mount import HungMount
 
 LIMIT_S = 20
@@ -103,7 +104,7 @@ async def start(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[ServerFa
         shutdown = trio.Event()
         shutdowns.append(shutdown)
         binds = await nursery.start(partial(hypercorn_serve, app, config, shutdown_trigger=shutdown.wait))
-        client = httpx.AsyncClient(base_url=f"{binds[0]}/api/v1", headers={"Authorization": f"Bearer {key}"})
+        client = httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{binds[0]}/api/v1", headers={"Authorization": f"Bearer {key}"})
         nursery.start_soon(_close_on, shutdown, client)
         api = Api(client, store, base / "data", base / "media")
         await _fill(api)

@@ -21,6 +21,7 @@ from reelhouse.http import create_app
 
 from ..conftest import BACKENDS
 from ..media_factory import MediaFactory
+from ..tls import shared_tls_context
 from .live_server import LiveServer, live_server, module_database
 
 REQUEST_TIMEOUT_S = 15.0
@@ -53,7 +54,7 @@ def seeded_ids(served: LiveServer, tmp_path_factory: pytest.TempPathFactory) -> 
     movie.mkdir()
     (movie / "Arrival (2016).mkv").write_bytes(b"not really a video")  # indexed; its probe fails
     MediaFactory.image(movie / "poster.jpg")
-    with httpx.Client(base_url=served.api_url, headers=served.auth, timeout=REQUEST_TIMEOUT_S) as client:
+    with httpx.Client(verify=shared_tls_context(), base_url=served.api_url, headers=served.auth, timeout=REQUEST_TIMEOUT_S) as client:
         body = {"name": "Films", "paths": [str(media)], "collectionType": "movies"}
         created = client.post("/libraries", json=body)
         assert created.status_code == 201, created.text

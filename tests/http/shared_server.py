@@ -14,10 +14,10 @@ module whose other tests still need a server each imports
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -26,6 +26,8 @@ import trio
 from ..conftest import BACKENDS
 from .conftest import RunningServer, start_server
 from .live_server import module_database
+
+T = TypeVar("T")
 
 START_CAP_S = 60.0  # the server's own start is capped at SERVER_START_TIMEOUT_S inside
 STOP_CAP_S = 30.0
@@ -59,12 +61,27 @@ async def shared_client(shared_server: RunningServer) -> AsyncIterator[httpx.Asy
 @contextmanager
 def server_in_thread(database_url: str, data_dir: Path, **settings: Any) -> Iterator[RunningServer]:
     """``start_server`` in a thread's own Trio run until the block ends; start-up failures are raised here."""
+    with started_in_thread(
+        lambda nursery: start_server(nursery, database_url, data_dir, **settings), lambda running: running.shutdown
+    ) as running:
+        yield running
+
+
+@contextmanager
+def started_in_thread(
+    start: Callable[[trio.Nursery], Awaitable[T]], shutdown_of: Callable[[T], trio.Event],
+    *, start_cap_s: float = START_CAP_S,
+) -> Iterator[T]:
+    """What ``start`` starts in ``nursery``, run in a thread's own Trio run until the block ends.
+
+    ``shutdown_of(started)`` is the event that stops it; start-up failures are raised here.
+    """
     started = threading.Event()
     outcome: dict[str, Any] = {}
 
     async def serve_until_stopped() -> None:
         async with trio.open_nursery() as nursery:
-            running = await start_server(nursery, database_url, data_dir, **settings)
+            running = await start(nursery)
             outcome["server"], outcome["token"] = running, trio.lowlevel.current_trio_token()
             started.set()
 
@@ -78,15 +95,15 @@ def server_in_thread(database_url: str, data_dir: Path, **settings: Any) -> Iter
 
     thread = threading.Thread(target=run, name="shared-server", daemon=True)
     thread.start()
-    if not started.wait(START_CAP_S):
-        raise AssertionError(f"the shared server did not start within {START_CAP_S} s")
+    if not started.wait(start_cap_s):
+        raise AssertionError(f"the shared server did not start within {start_cap_s} s")
     if "server" not in outcome:
         raise AssertionError("the shared server failed to start") from outcome.get("error")
-    running: RunningServer = outcome["server"]
+    running: T = outcome["server"]
     try:
         yield running
     finally:
-        trio.from_thread.run_sync(running.shutdown.set, trio_token=outcome["token"])
+        trio.from_thread.run_sync(shutdown_of(running).set, trio_token=outcome["token"])
         thread.join(STOP_CAP_S)
         if thread.is_alive():
             raise AssertionError(f"the shared server did not stop within {STOP_CAP_S} s")

@@ -12,6 +12,7 @@ import trio
 
 from reelhouse.logs import JsonFormatter, OriginFilter
 
+from ..tls import shared_tls_context
 from .conftest import start_server
 
 
@@ -50,7 +51,7 @@ async def test_a_jellyfin_path_in_any_spelling_is_logged_under_its_route_templat
 ) -> None:
     caplog.set_level(logging.INFO, logger="reelhouse.access")
     server = await start_server(nursery, database_url, tmp_path / "data", access_log=True)
-    async with httpx.AsyncClient(base_url=server.base_url) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url) as client:
         with trio.fail_after(20):
             response = await client.get("/Emby/System/Info/Public")
             while not (lines := [r for r in caplog.records if r.name == "reelhouse.access"]):

@@ -10,6 +10,7 @@ from reelhouse.storage import open_store
 from reelhouse.storage.apikeys import create_api_key, list_api_keys, revoke_api_key
 
 from ..process import run_cli
+from ..tls import shared_tls_context
 from .conftest import RunningServer
 from .shared_server import backend, shared_server  # noqa: F401  (fixtures)
 
@@ -29,7 +30,7 @@ async def test_request_without_a_valid_key_is_401_with_the_error_body(
     shared_server: RunningServer, header: str | None
 ) -> None:
     headers = {"Authorization": header} if header is not None else {}
-    async with httpx.AsyncClient(base_url=shared_server.api_url, headers=headers) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=shared_server.api_url, headers=headers) as client:
         with trio.fail_after(20):
             assert_unauthorized(await client.get("/system/status"))
 

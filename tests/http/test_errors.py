@@ -25,6 +25,8 @@ from reelhouse.runtime import ActorStopped, NestedAskFailed
 from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
+from ..tls import shared_tls_context
+
 
 class Widget(ApiModel):
     name: str
@@ -74,7 +76,7 @@ async def client(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[httpx.A
             async with trio.open_nursery() as http:
                 binds = await http.start(partial(hypercorn_serve, app, config, shutdown_trigger=shutdown.wait))
                 headers = {"Authorization": f"Bearer {key}"}
-                async with httpx.AsyncClient(base_url=f"{binds[0]}/api/v1", headers=headers) as c:
+                async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{binds[0]}/api/v1", headers=headers) as c:
                     yield c
                 shutdown.set()
             await actors.stop(deadline=trio.current_time() + 2)

@@ -18,11 +18,12 @@ from reelhouse.config import load_settings
 from reelhouse.http import AppContext, create_app
 from reelhouse.storage import StoreUnavailable, migrate, open_store
 
+from ..tls import shared_tls_context
 from .conftest import RunningServer
 
 
 async def test_liveness_and_readiness_answer_without_a_key_and_say_nothing_more(server: RunningServer) -> None:
-    async with httpx.AsyncClient(base_url=server.base_url) as anonymous:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url) as anonymous:
         with trio.fail_after(20):
             live = await anonymous.get("/health")
             ready = await anonymous.get("/health/ready")
@@ -36,7 +37,7 @@ async def test_liveness_and_readiness_answer_without_a_key_and_say_nothing_more(
 
 
 async def test_the_probes_are_not_in_the_api_description(server: RunningServer) -> None:
-    async with httpx.AsyncClient(base_url=server.base_url) as anonymous:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url) as anonymous:
         with trio.fail_after(20):
             document = (await anonymous.get("/api/v1/openapi.json")).json()
     assert not any(path.startswith("/health") for path in document["paths"])
@@ -84,7 +85,7 @@ async def probed(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[Probed]
         shutdown = trio.Event()
         async with trio.open_nursery() as http:
             binds = await http.start(partial(hypercorn_serve, create_app(context), config, shutdown_trigger=shutdown.wait))
-            async with httpx.AsyncClient(base_url=binds[0]) as client:
+            async with httpx.AsyncClient(verify=shared_tls_context(), base_url=binds[0]) as client:
                 yield Probed(client, context, tree)
             shutdown.set()
 

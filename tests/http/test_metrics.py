@@ -9,6 +9,7 @@ import trio
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
+from ..tls import shared_tls_context
 from .conftest import RunningServer, start_server
 
 SERVER_FAMILIES = {
@@ -70,7 +71,7 @@ async def test_no_label_holds_a_key_an_id_or_a_path(nursery: trio.Nursery, datab
 
 async def test_metrics_need_an_api_key(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> None:
     server = await start_with_metrics(nursery, database_url, tmp_path)
-    async with httpx.AsyncClient(base_url=server.base_url) as anonymous:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url) as anonymous:
         with trio.fail_after(20):
             assert (await anonymous.get("/metrics")).status_code == 401
             wrong = await anonymous.get("/metrics", headers={"Authorization": "Bearer rhk_not-a-key"})

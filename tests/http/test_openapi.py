@@ -24,6 +24,7 @@ from reelhouse.http import create_app
 from reelhouse.http.auth import PUBLIC_PATHS
 from reelhouse.http.openapi_names import OPERATIONS
 
+from ..tls import shared_tls_context
 from .conftest import RunningServer
 
 ERROR_REF = "#/components/schemas/ErrorBody"
@@ -117,7 +118,7 @@ def test_optional_query_parameters_are_never_null(document: dict[str, Any]) -> N
 
 
 async def test_the_served_document_is_the_one_checked_and_needs_no_key(server: RunningServer) -> None:
-    async with httpx.AsyncClient() as anonymous:
+    async with httpx.AsyncClient(verify=shared_tls_context()) as anonymous:
         with trio.fail_after(20):
             response = await anonymous.get(f"{server.api_url}/openapi.json")
             status = await anonymous.get(f"{server.api_url}/system/status",

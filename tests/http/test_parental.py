@@ -34,6 +34,7 @@ from reelhouse.storage.play_history import record_playback
 from ..conftest import BACKENDS
 from ..media_factory import MediaFactory
 from ..storage.play_samples import ended
+from ..tls import shared_tls_context
 from .jellyfin.served import create_library
 from .live_server import LiveServer, live_server, module_database
 
@@ -85,11 +86,11 @@ def library(backend: str, tmp_path_factory: pytest.TempPathFactory, media: Media
     root = tmp_path_factory.mktemp(f"parental-{backend}")
     movies = make_movies(root / "media", media)
     with module_database(backend, root) as url, live_server(url, root / "data") as server:
-        with httpx.Client(base_url=server.api_url, headers=server.auth, timeout=TIMEOUT_S) as client:
+        with httpx.Client(verify=shared_tls_context(), base_url=server.api_url, headers=server.auth, timeout=TIMEOUT_S) as client:
             library_id = create_library(client, "Films", movies, "movies")
             page = client.get("/items", params={"libraryId": library_id, "recursive": "true"}).json()
         trio.run(_add_kid, url)
-        with httpx.Client(base_url=server.api_url, timeout=TIMEOUT_S) as anonymous:
+        with httpx.Client(verify=shared_tls_context(), base_url=server.api_url, timeout=TIMEOUT_S) as anonymous:
             login = anonymous.post("/auth/login", json={"name": "Kid", "password": PASSWORD,
                                                         "deviceName": "Tablet", "client": "TestPlayer"})  # fmt: skip
         assert login.status_code == 200, login.text
@@ -133,8 +134,8 @@ def reachable(library: Library) -> dict[str, set[str]]:
     """For each way in, the movies Kid reaches through it."""
     headers = {"Authorization": f"Bearer {library.token}"}
     found: dict[str, set[str]] = {}
-    with httpx.Client(base_url=library.server.api_url, headers=headers, timeout=TIMEOUT_S) as native, \
-         httpx.Client(base_url=library.server.base_url, headers={"X-Emby-Token": library.token},
+    with httpx.Client(verify=shared_tls_context(), base_url=library.server.api_url, headers=headers, timeout=TIMEOUT_S) as native, \
+         httpx.Client(verify=shared_tls_context(), base_url=library.server.base_url, headers={"X-Emby-Token": library.token},
                       timeout=TIMEOUT_S) as jellyfin:  # fmt: skip
         listed = native.get("/items", params={"recursive": "true", "includeTotal": "true", "limit": "2"}).json()
         assert listed["totalCount"] >= len(listed["items"])
@@ -332,7 +333,7 @@ def test_a_playing_session_is_stopped_when_the_daily_limit_is_reached(library: L
         started = start_playing(library)
         assert started.status_code == 200, started.text
         session_id = started.json()["sessionId"]
-        with httpx.Client(base_url=library.server.api_url, headers=library.server.auth, timeout=TIMEOUT_S) as admin:
+        with httpx.Client(verify=shared_tls_context(), base_url=library.server.api_url, headers=library.server.auth, timeout=TIMEOUT_S) as admin:
             deadline = time.monotonic() + TIMEOUT_S  # the session has one second of play left
             record = None
             while record is None and time.monotonic() < deadline:
@@ -359,7 +360,7 @@ def test_resume_leaves_out_what_a_later_rule_blocks(library: Library) -> None:
     set_rule(library, None)
     trio.run(half_watched)
     headers = {"Authorization": f"Bearer {library.token}"}
-    with httpx.Client(base_url=library.server.api_url, headers=headers, timeout=TIMEOUT_S) as native:
+    with httpx.Client(verify=shared_tls_context(), base_url=library.server.api_url, headers=headers, timeout=TIMEOUT_S) as native:
         before = native.get("/me/resume").json()
         set_rule(library, {"maxAge": 12})
         after = native.get("/me/resume").json()

@@ -26,6 +26,7 @@ from tests.media_factory import MediaFactory
 
 from ..conftest import SCHEMAS, schema_url
 from ..process import ServerProcess, run_cli
+from ..tls import shared_tls_context
 from .conftest import RunningServer, migrated_copy, start_server
 from .members import add_member, token_for
 from .scanning import create_library, wait_for_state
@@ -199,7 +200,7 @@ async def test_a_key_on_the_surface_reads_the_named_member_s_user_data_and_paths
         async with server.client(key=ann_token) as member:
             assert (await member.post(f"/me/played/{heat}")).status_code == 200
         params = {"Recursive": "true", "IncludeItemTypes": "Movie", "Fields": "ProviderIds,Path"}
-        async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
+        async with httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url, timeout=10) as http:
             as_key = (await http.get(f"/Users/{ann}/Items", params=params,
                                      headers={"X-Emby-Token": server.key})).json()
             as_member = (await http.get(f"/Users/{ann}/Items", params=params,

@@ -26,6 +26,7 @@ from tests.fakes.tmdb_api import FakeTmdb, fake_tmdb
 from tests.fakes.tmdb_catalogue import Collection, Image, fixture_catalogue, with_collection, with_movies
 from tests.media_factory import MediaFactory
 
+from ..tls import shared_tls_context
 from .conftest import RunningServer, start_server
 from .scanning import create_library
 from .scrape_support import TmdbServer, detail, films, job_matching, tmdb_server, wait_for_states, wait_until
@@ -113,7 +114,7 @@ async def test_after_a_scrape_a_person_has_details_a_picture_and_credits(
 async def _jellyfin_picture(server: RunningServer, client: httpx.AsyncClient, item_id: str, name: str
                             ) -> httpx.Response:
     """A cast member's picture as a Jellyfin player asks for it: the PrimaryImageTag of the item's People."""
-    async with httpx.AsyncClient(base_url=server.base_url, headers={"X-Emby-Token": server.key},
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url, headers={"X-Emby-Token": server.key},
                                  timeout=10.0) as jellyfin:
         people = (await jellyfin.get(f"/Items/{item_guid(item_id)}")).json()["People"]
         person = next(p for p in people if p["Name"] == name)

@@ -27,6 +27,7 @@ from reelhouse.storage import Store, open_store
 from ..actors.scrape.conftest import origins
 from ..actors.scrape.image_server import image_bytes, serve_files
 from ..catalog_factory import CatalogFactory
+from ..tls import shared_tls_context
 from .conftest import RunningServer
 
 POSTER = image_bytes((120, 180), "JPEG")
@@ -46,7 +47,7 @@ class Scraped:
 @pytest.fixture
 async def scraped(server: RunningServer, nursery: trio.Nursery) -> AsyncIterator[Scraped]:
     files = await nursery.start(serve_files, {"/poster.jpg": (200, "image/jpeg", POSTER)})
-    async with open_store(server.database_url) as store, httpx.AsyncClient() as http, server.client() as api:
+    async with open_store(server.database_url) as store, httpx.AsyncClient(verify=shared_tls_context()) as http, server.client() as api:
         cat = CatalogFactory(store)
         library = cat.library("Films", "movies")
         movie = cat.movie(library, "arrival")

@@ -10,10 +10,12 @@ import pytest
 from reelhouse.errors import Forbidden
 from reelhouse.http.remote_stream import check_target, pinned_request
 
+from ..tls import shared_tls_context
+
 
 @pytest.fixture
 async def client() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as opened:
+    async with httpx.AsyncClient(verify=shared_tls_context()) as opened:
         yield opened
 
 

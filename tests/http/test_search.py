@@ -21,6 +21,8 @@ from reelhouse.http.search import blueprint
 from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
+from ..tls import shared_tls_context
+
 LIMIT_S = 20
 
 
@@ -49,7 +51,7 @@ async def api(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> Async
         async with trio.open_nursery() as http:
             binds = await http.start(partial(hypercorn_serve, app, config, shutdown_trigger=shutdown.wait))
             headers = {"Authorization": f"Bearer {key}"}
-            async with httpx.AsyncClient(base_url=f"{binds[0]}/api/v1", headers=headers) as client:
+            async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{binds[0]}/api/v1", headers=headers) as client:
                 yield Api(client, store)
             shutdown.set()
 

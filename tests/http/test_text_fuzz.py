@@ -30,6 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ..tls import shared_tls_context
 from .live_server import LiveServer
 from .seeded_server import backend, openapi_document, seeded_ids, served  # noqa: F401 (fixtures)
 
@@ -84,7 +85,7 @@ def known(seeded_ids: dict[str, str]) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def client(served: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=served.base_url, headers=served.auth, timeout=REQUEST_TIMEOUT_S) as c:
+    with httpx.Client(verify=shared_tls_context(), base_url=served.base_url, headers=served.auth, timeout=REQUEST_TIMEOUT_S) as c:
         yield c
 
 

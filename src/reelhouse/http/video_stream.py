@@ -271,7 +271,7 @@ def _no_inspection(_file: BinaryIO) -> None:
 @blueprint.before_app_serving
 async def _start_service() -> None:
     files: ThreadPool[None] = ThreadPool([None] * FILE_THREADS, name="stream-files")
-    # In a worker thread: the client's SSL context loads the CA bundle (tens of ms of CPU).
+    # In a worker thread: the first client in the process loads the CA bundle (tens of ms of CPU).
     upstream = await trio.to_thread.run_sync(remote_stream.upstream_client, READ_TIMEOUT_SECONDS)
     current_app.extensions[_EXTENSION_KEY] = _Service(files, upstream)
 

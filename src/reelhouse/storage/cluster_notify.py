@@ -15,7 +15,6 @@ import logging
 import threading
 from collections.abc import Callable
 
-import psycopg
 import trio
 
 log = logging.getLogger(__name__)
@@ -52,6 +51,10 @@ async def listen(
             stop.set()
 
     def run() -> None:
+        # Imported here, in the thread: a SQLite server, which never listens,
+        # need not load psycopg (65 ms of its start, 13 MB; see storage/_open.py).
+        import psycopg
+
         first = True
         while not stop.is_set():
             try:

@@ -17,6 +17,7 @@ from reelhouse.storage.apikeys import create_api_key
 
 from ...conftest import migrated_copy
 from ...process import ServerProcess, clean_environ
+from ...tls import shared_tls_context
 
 # What a failover test waits for is these intervals: a killed leader's lease expires
 # (lease_seconds, then a renewal round of lease_seconds / 3), a killed node's row expires
@@ -94,7 +95,7 @@ class Cluster:
     @asynccontextmanager
     async def client(self, index: int) -> AsyncIterator[httpx.AsyncClient]:
         headers = {"Authorization": f"Bearer {self.key}"}
-        async with httpx.AsyncClient(base_url=f"{self.urls[index]}/api/v1", headers=headers, timeout=30) as client:
+        async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{self.urls[index]}/api/v1", headers=headers, timeout=30) as client:
             yield client
 
     def kill(self) -> None:

@@ -25,6 +25,7 @@ from reelhouse.storage import open_store
 from reelhouse.storage.members import MemberChanges, add_user, update_member
 
 from ...catalog_factory import catalog
+from ...tls import shared_tls_context
 from .nodes import Cluster, open_cluster, until
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
@@ -49,7 +50,7 @@ async def films_for_ann(database_url: str) -> tuple[str, str]:
 
 
 async def sign_in(cluster: Cluster, index: int, device: str) -> str:
-    async with httpx.AsyncClient(base_url=f"{cluster.urls[index]}/api/v1", timeout=30) as anonymous:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{cluster.urls[index]}/api/v1", timeout=30) as anonymous:
         answer = await anonymous.post("/auth/login", json={
             "name": "Ann", "password": PASSWORD, "deviceName": device, "client": "TestPlayer", "deviceId": device})
     assert answer.status_code == 200, answer.text
@@ -58,7 +59,7 @@ async def sign_in(cluster: Cluster, index: int, device: str) -> str:
 
 async def play(cluster: Cluster, index: int, token: str, item_id: str) -> str:
     headers = {"Authorization": f"Bearer {token}"}
-    async with httpx.AsyncClient(base_url=f"{cluster.urls[index]}/api/v1", headers=headers, timeout=30) as player:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{cluster.urls[index]}/api/v1", headers=headers, timeout=30) as player:
         answer = await player.post("/sessions/playing", json={"itemId": item_id, "positionSec": 30})
     assert answer.status_code == 200, answer.text
     return str(answer.json()["sessionId"])

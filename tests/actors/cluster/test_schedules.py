@@ -17,6 +17,7 @@ from reelhouse.storage import open_store
 from reelhouse.storage import schedules as stored
 from reelhouse.storage.apikeys import create_api_key, revoke_api_key
 
+from ...tls import shared_tls_context
 from .nodes import open_cluster, until
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
@@ -113,7 +114,7 @@ async def test_a_revoked_api_key_is_refused_on_its_next_request_on_every_node(tm
         async with open_cluster(tmp_path, database_url, 2) as cluster, open_store(database_url) as store:
             record, plaintext = await create_api_key(store, "doomed")
             headers = {"Authorization": f"Bearer {plaintext}"}
-            clients = [httpx.AsyncClient(base_url=f"{url}/api/v1", headers=headers) for url in cluster.urls]
+            clients = [httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{url}/api/v1", headers=headers) for url in cluster.urls]
             try:
                 for client in clients:
                     assert (await client.get("/libraries")).status_code == 200

@@ -12,6 +12,7 @@ from reelhouse.storage import open_store
 from reelhouse.storage.members import add_user
 from reelhouse.storage.signin_limits import NAME_LIMIT
 
+from ...tls import shared_tls_context
 from .nodes import open_cluster
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
@@ -26,7 +27,7 @@ async def test_guesses_spread_over_two_nodes_at_once_get_no_more_tries_than_in_a
         async with open_cluster(tmp_path, database_url, 2) as cluster:
             async with open_store(database_url) as store:
                 await add_user(store, "alice", is_admin=False, password="right horse battery")
-            clients = [httpx.AsyncClient(base_url=f"{url}/api/v1", timeout=60) for url in cluster.urls]
+            clients = [httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{url}/api/v1", timeout=60) for url in cluster.urls]
             statuses: list[int] = []
             waiting: list[int] = []
             go = trio.Event()

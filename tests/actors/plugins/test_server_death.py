@@ -13,6 +13,7 @@ import trio
 
 from reelhouse.storage import plugin_catalog
 from tests.process import ServerProcess, run_cli
+from tests.tls import shared_tls_context
 
 from .factory import make_plugin
 from .test_descendants import gone, wait_gone
@@ -86,7 +87,7 @@ async def test_a_plugin_ignoring_eof_and_sigterm_dies_when_reelhouse_serve_is_ki
             base = await server.start(nursery)
             made = await run_cli(["--data-dir", str(data_dir), "--database", database, "apikey", "create", "t"])
             key = made.stdout.decode().strip().splitlines()[-1]
-            async with httpx.AsyncClient(base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {key}"}) as client:
+            async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {key}"}) as client:
                 # Registered from the plugin catalog as the scheduler reads it: 404 until then.
                 while (await client.post("/admin/schedules/stubborn.sync/run")).status_code != 202:
                     await trio.sleep(0.1)

@@ -20,6 +20,7 @@ from reelhouse.storage import Store
 from reelhouse.storage._store import as_dict
 
 from ...catalog_factory import CatalogFactory
+from ...tls import shared_tls_context
 from .image_server import FileServer, image_bytes, serve_files
 
 POSTER = image_bytes((60, 90), "JPEG")
@@ -74,7 +75,7 @@ async def world(store: Store, tmp_path: Path, nursery: trio.Nursery) -> AsyncIte
     files = await nursery.start(serve_files, answers)
     media = tmp_path / "media"
     media.mkdir()
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(verify=shared_tls_context()) as client:
         deps = ApplyDeps(store, tmp_path / "data", client, DownloadSlots(4), provider_origins=origins(files.base))
         yield World(store, CatalogFactory(store), files, deps, tmp_path / "data", media)
 

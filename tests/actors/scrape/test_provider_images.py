@@ -10,6 +10,7 @@ from reelhouse.actors.scrape.provider_images import ImageRefused, UrlRule, fetch
 from reelhouse.actors.scrape.providers import setting_origins
 from reelhouse.media.remote_targets import Origin
 
+from ...tls import shared_tls_context
 from .conftest import origins
 from .image_server import image_bytes, serve_files
 
@@ -53,7 +54,7 @@ def test_a_providers_trust_is_the_origin_of_its_url_settings() -> None:
 async def test_a_poster_redirecting_to_another_port_of_the_providers_host_is_refused(nursery: trio.Nursery) -> None:
     other = await nursery.start(serve_files, {"/secret.jpg": (200, "image/jpeg", image_bytes())})
     provider = await nursery.start(serve_files, {"/poster.jpg": (302, other.url("/secret.jpg"), b"")})
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(verify=shared_tls_context()) as client:
         with pytest.raises(ImageRefused, match="local address"):
             await fetch_image(client, provider.url("/poster.jpg"), UrlRule(origins(provider.base)), max_bytes=1 << 20,
                               threads=trio.CapacityLimiter(1))  # fmt: skip
@@ -66,7 +67,7 @@ async def test_a_poster_redirecting_to_another_port_of_the_providers_host_is_ref
 @pytest.mark.parametrize("location", ["file:///etc/passwd", "http://169.254.169.254/latest/meta-data"])
 async def test_a_redirect_to_a_refused_target_is_not_followed(nursery: trio.Nursery, location: str) -> None:
     files = await nursery.start(serve_files, {"/a.jpg": (302, location, b"")})
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(verify=shared_tls_context()) as client:
         with pytest.raises(ImageRefused):
             await fetch_image(client, files.url("/a.jpg"), UrlRule(origins(files.base)), max_bytes=1 << 20,
                               threads=trio.CapacityLimiter(1))  # fmt: skip
@@ -74,7 +75,7 @@ async def test_a_redirect_to_a_refused_target_is_not_followed(nursery: trio.Nurs
 
 async def test_endless_redirects_end(nursery: trio.Nursery) -> None:
     files = await nursery.start(serve_files, {"/a.jpg": (302, "/a.jpg", b"")})
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(verify=shared_tls_context()) as client:
         with pytest.raises(ImageRefused, match="redirects"):
             await fetch_image(client, files.url("/a.jpg"), UrlRule(origins(files.base)), max_bytes=1 << 20,
                               threads=trio.CapacityLimiter(1))  # fmt: skip
@@ -84,7 +85,7 @@ async def test_endless_redirects_end(nursery: trio.Nursery) -> None:
 async def test_a_truncated_image_is_refused(nursery: trio.Nursery) -> None:
     broken = image_bytes((200, 200), "PNG")[:120]
     files = await nursery.start(serve_files, {"/a.png": (200, "image/png", broken)})
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(verify=shared_tls_context()) as client:
         with pytest.raises(ImageRefused):
             await fetch_image(client, files.url("/a.png"), UrlRule(origins(files.base)), max_bytes=1 << 20,
                               threads=trio.CapacityLimiter(1))  # fmt: skip

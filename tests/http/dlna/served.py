@@ -7,19 +7,24 @@ episodes) are Ann's; Private (a movie) is not, so DLNA must never show it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import trio
 
 from reelhouse.storage import open_store
 from reelhouse.storage.members import MemberChanges, add_user, update_member
 
 from ...media_factory import MediaFactory, VideoSpec
+from ...tls import shared_tls_context
 from ..conftest import RunningServer, start_server
-from ..scanning import create_library, wait_for_state
+from ..live_server import module_database
+from ..scanning import SCAN_TIMEOUT_S, create_library, wait_for_state
+from ..shared_server import START_CAP_S, started_in_thread
 
 SOAP_TIMEOUT_S = 15.0
 SUBTITLE = "1\n00:00:00,000 --> 00:00:00,900\nHello\n"
@@ -75,6 +80,20 @@ async def start_dlna_server(
     return Served(server, libraries)
 
 
+@pytest.fixture(scope="module", name="served")
+def module_served(backend: str, tmp_path_factory: pytest.TempPathFactory, media: MediaFactory) -> Iterator[Served]:
+    """One DLNA server per module and backend, for a module whose tests only read (see tests/http/shared_server.py).
+
+    Import it with the module-scoped ``backend`` of tests/http/shared_server.py.
+    """
+    root = tmp_path_factory.mktemp(f"dlna-{backend}")
+    with module_database(backend, root) as url, started_in_thread(
+        lambda nursery: start_dlna_server(nursery, url, root, media), lambda served: served.server.shutdown,
+        start_cap_s=START_CAP_S + 3 * SCAN_TIMEOUT_S,  # the server, then its three libraries' scans
+    ) as served:
+        yield served
+
+
 def envelope(service: str, action: str, **arguments: Any) -> bytes:
     args = "".join(f"<{k}>{v}</{k}>" for k, v in arguments.items())
     return (
@@ -88,7 +107,7 @@ async def soap(base_url: str, path: str, service: str, action: str, body: bytes 
                **arguments: Any) -> httpx.Response:  # fmt: skip
     """POST one control request to ``/dlna/control/{path}``."""
     headers = {"Content-Type": 'text/xml; charset="utf-8"', "SOAPAction": f'"{service}#{action}"'}
-    async with httpx.AsyncClient(base_url=base_url, timeout=SOAP_TIMEOUT_S) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=base_url, timeout=SOAP_TIMEOUT_S) as client:
         return await client.post(
             f"/dlna/control/{path}", content=body if body is not None else envelope(service, action, **arguments),
             headers=headers,

@@ -10,6 +10,7 @@ import httpx
 import trio
 
 from ...media_factory import MediaFactory
+from ...tls import shared_tls_context
 from ..scanning import wait_for_state
 from .served import CONNECTION_MANAGER, CONTENT_DIRECTORY, Served, soap
 
@@ -94,7 +95,7 @@ async def test_only_the_dlna_members_libraries_are_shown_or_streamed(served: Ser
     by_id = await soap(served.url, "contentdirectory", CONTENT_DIRECTORY, "Browse", ObjectID=hidden,
                        BrowseFlag="BrowseMetadata", Filter="*", StartingIndex=0, RequestedCount=0, SortCriteria="")  # fmt: skip
     assert by_id.status_code == 500 and "<errorCode>701</errorCode>" in by_id.text
-    async with httpx.AsyncClient(base_url=served.url, timeout=15.0) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=served.url, timeout=15.0) as client:
         assert (await client.get(f"/dlna/media/{hidden}")).status_code == 404
 
 
@@ -102,7 +103,7 @@ async def test_the_resource_serves_byte_ranges_with_dlna_headers_and_refuses_tim
     films, _ = await browse(served, f"lib.{served.libraries['Films']}.title", count=1)
     res = films[0].find(f"{DIDL}res")
     assert res is not None and res.text
-    async with httpx.AsyncClient(timeout=15.0) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), timeout=15.0) as client:
         ranged = await client.get(res.text, headers={"Range": "bytes=0-99", "getcontentFeatures.dlna.org": "1"})
         assert ranged.status_code == 206 and len(ranged.content) == 100
         assert ranged.headers["transferMode.dlna.org"] == "Streaming"

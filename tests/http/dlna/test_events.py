@@ -14,6 +14,7 @@ import httpx
 import trio
 
 from ...media_factory import MediaFactory
+from ...tls import shared_tls_context
 from ..scanning import wait_for_state
 from .served import Served
 from .test_upnp_client import UPNP_CLIENT
@@ -72,7 +73,7 @@ async def test_a_subscriber_gets_the_initial_event_and_one_after_a_scan_adds_a_f
 async def test_subscribe_takes_only_own_address_callbacks_renews_and_unsubscribes(served: Served) -> None:
     url = f"{served.url}/dlna/events/contentdirectory"
     own = {"NT": "upnp:event", "CALLBACK": "<http://127.0.0.1:9/events>", "TIMEOUT": "Second-300"}
-    async with httpx.AsyncClient(timeout=15.0) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), timeout=15.0) as client:
         foreign = await client.request("SUBSCRIBE", url, headers={**own, "CALLBACK": "<http://192.0.2.1:9/x>"})
         assert foreign.status_code == 412
         assert (await client.request("SUBSCRIBE", url, headers={**own, "NT": "other"})).status_code == 412

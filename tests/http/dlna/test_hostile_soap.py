@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 
+from ...tls import shared_tls_context
 from ..conftest import RunningServer
 from .served import CONTENT_DIRECTORY, Served, envelope, soap
 
@@ -33,7 +34,7 @@ async def test_xxe_entity_bombs_deep_and_huge_bodies_get_a_upnp_fault_and_the_se
 
 
 async def test_every_dlna_path_is_absent_while_dlna_is_off(server: RunningServer) -> None:
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=15.0) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url, timeout=15.0) as client:
         for path in ("/dlna/description.xml", "/dlna/contentdirectory.xml", "/dlna/media/x", "/dlna/art/x"):
             assert (await client.get(path)).status_code == 404
         control = await client.post("/dlna/control/contentdirectory", content=envelope(CONTENT_DIRECTORY, "Browse"))

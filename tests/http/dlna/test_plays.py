@@ -6,6 +6,7 @@ from __future__ import annotations
 import httpx
 import trio
 
+from ...tls import shared_tls_context
 from .served import CONTACT_SECONDS, Served
 from .test_content_directory import DIDL, browse
 
@@ -40,7 +41,7 @@ async def test_ffprobe_plays_the_resource_from_a_seek_point(served: Served) -> N
 async def test_a_renderers_requests_are_one_playback_session_of_the_dlna_member(served: Served) -> None:
     url, size = await contact_url(served)
     tv = {"User-Agent": "SEC_HHP_[TV] Living Room/1.0 DLNADOC/1.50"}
-    async with httpx.AsyncClient(timeout=15.0) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), timeout=15.0) as client:
         assert (await client.head(url, headers=tv)).status_code == 200
         assert await sessions(served) == []  # HEAD counts nothing
         assert (await client.get(url, headers={**tv, "Range": "bytes=0-1023"})).status_code == 206

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .served import CONTENT_DIRECTORY, Served, soap
+from ..shared_server import backend  # noqa: F401  (fixture)
+from .served import CONTENT_DIRECTORY, Served, module_served, soap  # noqa: F401  (module_served: the served fixture)
 from .test_content_directory import browse, titles
 from .test_views_and_search import search
 

@@ -12,7 +12,9 @@ import didl_lite.didl_lite as didl_lite
 import httpx
 import trio
 
-from .served import Served
+from ...tls import shared_tls_context
+from ..shared_server import backend  # noqa: F401  (fixture)
+from .served import Served, module_served  # noqa: F401  (module_served: the served fixture)
 
 CLIENT_TIMEOUT_S = 60.0
 UPNP_CLIENT = Path(sys.executable).with_name("upnp-client")
@@ -55,7 +57,7 @@ async def test_upnp_client_browses_from_the_root_to_an_episode_and_reads_its_did
     resource = episodes[0].res[0]
     assert resource.protocol_info.startswith("http-get:*:video/x-matroska:DLNA.ORG_OP=01")
     assert resource.resolution == "320x240" and resource.duration
-    async with httpx.AsyncClient(timeout=15.0) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), timeout=15.0) as client:
         head = await client.get(resource.uri, headers={"Range": "bytes=0-3"})
     assert head.status_code == 206 and head.content == b"\x1a\x45\xdf\xa3"  # the Matroska file's first bytes
     films = await children(served, named(await children(served, named(root, "Films").id), "By title").id)

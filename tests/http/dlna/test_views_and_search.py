@@ -6,7 +6,9 @@ from xml.etree import ElementTree
 
 import httpx
 
-from .served import CONTENT_DIRECTORY, SUBTITLE, Served, soap
+from ...tls import shared_tls_context
+from ..shared_server import backend  # noqa: F401  (fixture)
+from .served import CONTENT_DIRECTORY, SUBTITLE, Served, module_served, soap  # noqa: F401  (module_served: the served fixture)
 from .test_content_directory import DIDL, browse, out, titles
 
 SEC = "{http://www.sec.co.kr/}"
@@ -95,7 +97,7 @@ async def test_an_external_subtitle_is_a_res_caption_info_and_a_header(served: S
     assert len(resources) == 2 and resources[1].get("protocolInfo") == "http-get:*:text/srt:*"
     caption = arrival.find(f"{SEC}CaptionInfoEx")
     assert caption is not None and caption.get(f"{SEC}type") == "srt" and caption.text == resources[1].text
-    async with httpx.AsyncClient(timeout=15.0) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), timeout=15.0) as client:
         subtitle = await client.get(caption.text or "")
         assert subtitle.status_code == 200 and subtitle.text == SUBTITLE
         assert subtitle.headers["Content-Type"].startswith("text/srt")
@@ -113,6 +115,6 @@ async def test_an_mp4_with_h264_and_aac_carries_its_dlna_profile(served: Served)
         "http-get:*:video/mp4:DLNA.ORG_PN=AVC_MP4_MP_SD_AAC_MULT5;DLNA.ORG_OP=01;DLNA.ORG_CI=0;"
         "DLNA.ORG_FLAGS=01700000000000000000000000000000"
     )
-    async with httpx.AsyncClient(timeout=15.0) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), timeout=15.0) as client:
         head = await client.head(res.text, headers={"getcontentFeatures.dlna.org": "1"})
     assert head.headers["contentFeatures.dlna.org"].startswith("DLNA.ORG_PN=AVC_MP4_MP_SD_AAC_MULT5;")

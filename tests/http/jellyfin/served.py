@@ -24,6 +24,7 @@ from reelhouse.storage.members import MemberChanges, add_user, update_member
 
 from ...conftest import BACKENDS
 from ...media_factory import MediaFactory, VideoSpec
+from ...tls import shared_tls_context
 from ..live_server import LiveServer, live_server, module_database
 
 PASSWORD = "correct horse battery"
@@ -45,7 +46,7 @@ class Served:
         return self.server.base_url
 
     def native(self) -> httpx.Client:
-        return httpx.Client(base_url=self.server.api_url, headers=self.server.auth, timeout=REQUEST_TIMEOUT_S)
+        return httpx.Client(verify=shared_tls_context(), base_url=self.server.api_url, headers=self.server.auth, timeout=REQUEST_TIMEOUT_S)
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -58,7 +59,7 @@ def served(backend: str, tmp_path_factory: pytest.TempPathFactory, media: MediaF
     root = tmp_path_factory.mktemp(f"jellyfin-{backend}")
     library_root = make_media(root / "media", media)
     with module_database(backend, root) as url, live_server(url, root / "data") as server:
-        with httpx.Client(base_url=server.api_url, headers=server.auth, timeout=REQUEST_TIMEOUT_S) as client:
+        with httpx.Client(verify=shared_tls_context(), base_url=server.api_url, headers=server.auth, timeout=REQUEST_TIMEOUT_S) as client:
             movies_id = create_library(client, "Films", library_root / "Movies", "movies")
             shows_id = create_library(client, "Shows", library_root / "Shows", "tvshows")
         trio.run(add_members, url, (movies_id, shows_id))

@@ -22,6 +22,7 @@ from reelhouse.storage import open_store
 from reelhouse.storage.members import MemberChanges, update_member
 
 from ...catalog_factory import catalog
+from ...tls import shared_tls_context
 from ..conftest import RunningServer
 
 PASSWORD = "correct horse battery"
@@ -90,7 +91,7 @@ def authorization(device_id: str) -> str:
 
 async def sign_in(server: RunningServer, name: str, password: str = PASSWORD, device_id: str = "dev-1") -> str:
     """A member's device token from Jellyfin's sign-in."""
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=10.0) as anonymous:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url, timeout=10.0) as anonymous:
         answer = await anonymous.post("/Users/AuthenticateByName", json={"Username": name, "Pw": password},
                                       headers={"Authorization": authorization(device_id)})  # fmt: skip
     assert answer.status_code == 200, answer.text
@@ -101,7 +102,7 @@ async def sign_in(server: RunningServer, name: str, password: str = PASSWORD, de
 async def jellyfin(server: RunningServer, token: str | None) -> AsyncIterator[httpx.AsyncClient]:
     """A client of the Jellyfin surface sending ``token`` as Jellyfin's apps do (``X-Emby-Token``)."""
     headers = {"X-Emby-Token": token} if token else {}
-    async with httpx.AsyncClient(base_url=server.base_url, headers=headers, timeout=10.0) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url, headers=headers, timeout=10.0) as client:
         yield client
 
 

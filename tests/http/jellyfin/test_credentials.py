@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import trio
 
+from ...tls import shared_tls_context
 from ..conftest import RunningServer
 from ..members import add_member
 from .surface import PASSWORD, authorization, jellyfin, sign_in
@@ -28,7 +29,7 @@ async def test_every_way_a_client_sends_its_token_is_taken_and_a_logout_ends_it(
         {"params": {"api_key": token}},
         {"params": {"ApiKey": token}},
     ]
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=10.0) as client:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url, timeout=10.0) as client:
         with trio.fail_after(LIMIT_S):
             for way in ways:
                 answer = await client.get("/Users/Me", **way)

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from ...tls import shared_tls_context
 from ..conftest import RunningServer
 from ..members import add_member
 
@@ -16,7 +17,7 @@ PASSWORD = "correct horse battery"
 
 def browser(server: RunningServer) -> httpx.AsyncClient:
     """A client as the console's own pages are: same Origin, cookies kept, no key."""
-    return httpx.AsyncClient(base_url=server.base_url, headers={"Origin": server.base_url}, timeout=30.0)
+    return httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url, headers={"Origin": server.base_url}, timeout=30.0)
 
 
 @asynccontextmanager

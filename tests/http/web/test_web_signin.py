@@ -14,6 +14,7 @@ from trio_websocket import ConnectionRejected, open_websocket_url
 
 from reelhouse.storage import open_store
 
+from ...tls import shared_tls_context
 from ..conftest import RunningServer, start_server
 from ..members import add_member, login
 
@@ -24,7 +25,7 @@ COOKIE = "reelhouse_session"
 def _browser(server: RunningServer, **headers: str) -> httpx.AsyncClient:
     """A client that behaves like the console's own pages: same Origin, cookies kept, no key."""
     own = {"Origin": server.base_url, **headers}
-    return httpx.AsyncClient(base_url=server.base_url, headers=own, timeout=10.0, follow_redirects=False)
+    return httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url, headers=own, timeout=10.0, follow_redirects=False)
 
 
 async def _sign_in(browser: httpx.AsyncClient, name: str, **body: Any) -> httpx.Response:
