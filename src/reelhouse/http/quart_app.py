@@ -7,8 +7,8 @@ for nothing:
 
 - ``ensure_async`` asks ``inspect`` whether each hook and view is a
   coroutine function, on every call (some ten per request): the answer
-  for a plain function never changes, so it is remembered.  Only plain
-  functions: a bound method is a new object at each access.
+  for a function never changes, so it is remembered (for a bound
+  method, its function's: the method is a new object at each access).
 - quart-trio's HTTP connection runs the request in a task of its own
   beside the task that reads the ASGI messages (the body, the
   disconnect), both in a nursery; here the request runs in the nursery's
@@ -16,6 +16,10 @@ for nothing:
   cancels it at the disconnect, the request when its response is sent),
   the same exceptions (a nursery's body raises as its tasks do): one task
   start and one task's steps fewer per request.
+- Quart opens a cookie session for every request, which without a
+  secret key (this server has none: its sign-ins are tokens and the
+  console's own cookie) is a new empty read-only session each time; here
+  it is one such session, shared (it cannot be written).
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ from typing import Any
 
 import trio
 from hypercorn.typing import ASGIReceiveCallable, ASGISendCallable
+from quart import Quart
+from quart.sessions import NullSession, SessionInterface
+from quart.wrappers import BaseRequestWebsocket
 from quart_trio import QuartTrio
 from quart_trio.asgi import TrioASGIHTTPConnection
 
@@ -40,21 +47,36 @@ class InlineHTTPConnection(TrioASGIHTTPConnection):
             await self.handle_request(nursery, request, send)
 
 
+class NoSessions(SessionInterface):
+    """Every request's session is the one empty, read-only session (module doc)."""
+
+    def __init__(self) -> None:
+        self._session = NullSession()
+
+    async def open_session(self, app: Quart, request: BaseRequestWebsocket) -> NullSession:
+        return self._session
+
+    async def make_null_session(self, app: Quart) -> NullSession:
+        return self._session
+
+
 class ReelhouseQuart(QuartTrio):
     """QuartTrio with :class:`InlineHTTPConnection` and coroutine functions recognised once (module doc)."""
 
     asgi_http_class = InlineHTTPConnection
+    session_interface = NoSessions()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._coroutine_functions: set[Callable[..., Any]] = set()
 
     def ensure_async(self, func: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:  # type: ignore[override]
-        if type(func) is not types.FunctionType:  # a bound method or a partial: Quart's answer
+        plain = func.__func__ if type(func) is types.MethodType else func
+        if type(plain) is not types.FunctionType:  # a partial, a callable object: Quart's answer
             return super().ensure_async(func)
-        if func in self._coroutine_functions:
+        if plain in self._coroutine_functions:
             return func
         made: Callable[..., Awaitable[Any]] = super().ensure_async(func)
         if made is func:
-            self._coroutine_functions.add(func)
+            self._coroutine_functions.add(plain)
         return made
