@@ -11,8 +11,13 @@ sends ``--requests`` of each route, in ``--rounds`` alternating rounds:
 - ``native_page``: ``GET /api/v1/items?limit=40`` with the member's token;
 - ``jellyfin_page``: ``GET /Items?ParentId=<movies view>&Limit=40`` with the member's token.
 
-Figures: the server process's CPU (user and system, every thread, from
-/proc) per request in milliseconds, the median of the rounds.  On a
+``--against SRC`` serves a second build beside this one (``PYTHONPATH=SRC``:
+another checkout's ``src``), set up alike, and interleaves the two
+route by route, so that both see the same moments of a shared machine's
+load: an A/B pair in one run.
+
+Figures: the server process's CPU (every thread, from /proc's schedstat)
+per request in milliseconds, the median and the least of the rounds.  On a
 shared machine the CPU figure moves much less than the rates do; compare
 two builds in the same window, alternating.
 
@@ -38,17 +43,33 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from _api_processes import reelhouse_server
-from _http_probe import BenchmarkError, cpu_seconds, sigterm_as_interrupt
+from _http_probe import BenchmarkError, sigterm_as_interrupt
 from _tree import write_library
 from jellyfin_api import AUTH, add_member, create_library, sign_in, wait_for_scans
 
 WARMUP = 200
+ROUTES = ("ping", "health", "native_page", "jellyfin_page")
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds the process's threads have run so far, to the nanosecond (schedstat: /proc's
+    user and system times count 10 ms ticks, a thousand cheap requests' worth)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # a thread that ended meanwhile (its time is lost: a worker thread, rarely)
+    return total / 1e9
 
 
 class KeepAliveClient:
@@ -66,6 +87,13 @@ class KeepAliveClient:
 
     def ask(self, request: bytes) -> int:
         self._sock.sendall(request)
+        try:
+            self._fill()
+        except BenchmarkError:  # closed while idle (the keep-alive timeout): once more on a new connection
+            self._sock.close()
+            self._sock, self._buffer = self._connect(), b""
+            self._sock.sendall(request)
+            self._fill()
         while b"\r\n\r\n" not in self._buffer:
             self._fill()
         head, self._buffer = self._buffer.split(b"\r\n\r\n", 1)
@@ -105,21 +133,27 @@ def ask_many(client: KeepAliveClient, request: bytes, count: int) -> None:
             raise BenchmarkError(f"status {status} for {request.splitlines()[0]!r}")
 
 
-def measure(pid: int, client: KeepAliveClient, routes: dict[str, bytes], requests: int, rounds: int) -> dict[str, Any]:
-    cpu: dict[str, list[float]] = {name: [] for name in routes}
-    rate: dict[str, list[float]] = {name: [] for name in routes}
-    for request in routes.values():
-        ask_many(client, request, WARMUP)
+def measure(targets: dict[str, Target], requests: int, rounds: int) -> dict[str, Any]:
+    """Each route on each target in turn, ``rounds`` times: the targets share every moment's load."""
+    cpu = {(t, r): [] for t in targets for r in ROUTES}  # type: dict[tuple[str, str], list[float]]
+    rate = {(t, r): [] for t in targets for r in ROUTES}  # type: dict[tuple[str, str], list[float]]
+    for target in targets.values():
+        for request in target.routes.values():
+            ask_many(target.client, request, WARMUP)
     for _ in range(rounds):
-        for name, request in routes.items():
-            before, started = cpu_seconds(pid), time.perf_counter()
-            ask_many(client, request, requests)
-            wall = time.perf_counter() - started
-            cpu[name].append((cpu_seconds(pid) - before) * 1000 / requests)
-            rate[name].append(requests / wall)
-    return {name: {"cpu_ms_per_request": round(statistics.median(cpu[name]), 3),
-                   "cpu_ms_rounds": [round(c, 3) for c in cpu[name]],
-                   "requests_per_second": round(statistics.median(rate[name]))} for name in routes}  # fmt: skip
+        for route in ROUTES:
+            for name, target in targets.items():
+                pid, request = target.pid, target.routes[route]
+                before, started = cpu_seconds(pid), time.perf_counter()
+                ask_many(target.client, request, requests)
+                wall = time.perf_counter() - started
+                cpu[name, route].append((cpu_seconds(pid) - before) * 1000 / requests)
+                rate[name, route].append(requests / wall)
+    return {name: {route: {"cpu_ms_per_request": round(statistics.median(cpu[name, route]), 3),
+                           "cpu_ms_least": round(min(cpu[name, route]), 3),
+                           "cpu_ms_rounds": [round(c, 3) for c in cpu[name, route]],
+                           "requests_per_second": round(statistics.median(rate[name, route]))}
+                   for route in ROUTES} for name in targets}  # fmt: skip
 
 
 def profile(pid: int, client: KeepAliveClient, routes: dict[str, bytes], out: Path, seconds: float, rate: int) -> None:
@@ -143,12 +177,23 @@ def profile(pid: int, client: KeepAliveClient, routes: dict[str, bytes], out: Pa
             loader.join()
 
 
-def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    half = args.items // 2
+@dataclass
+class Target:
+    """A server under test: its process, one keep-alive client and the routes' request bytes."""
+
+    pid: int
+    client: KeepAliveClient
+    routes: dict[str, bytes]
+
+
+@contextmanager
+def served(workdir: Path, items: int, source: str | None) -> Iterator[Target]:
+    """A server with a small library and a signed-in member; ``source``: the reelhouse to run (PYTHONPATH)."""
+    half = items // 2
     write_library(workdir / "movies", "movies", half)
     write_library(workdir / "shows", "tvshows", half)
     data_dir, database_url = workdir / "data", f"sqlite:///{workdir / 'reelhouse.db'}"
-    with reelhouse_server(data_dir, database_url) as server:
+    with reelhouse_server(data_dir, database_url, {"PYTHONPATH": source} if source else None) as server:
         base_url = server.api_url.removesuffix("/api/v1")
         with httpx.Client(base_url=server.api_url, headers={"Authorization": f"Bearer {server.key}"}, timeout=60) as admin:
             ids = [create_library(admin, "Movies", workdir / "movies", "movies"),
@@ -169,13 +214,22 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         }
         client = KeepAliveClient(host, int(port))
         try:
-            figures = measure(server.process.pid, client, routes, args.requests, args.rounds)
-            if args.profile is not None:
-                profile(server.process.pid, client, routes, args.profile, args.seconds, args.rate)
+            yield Target(server.process.pid, client, routes)
         finally:
             client.close()
+
+
+def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    sources = {"this": None} if args.against is None else {"this": None, "against": args.against}
+    with ExitStack() as stack:
+        targets = {name: stack.enter_context(served(workdir / name, args.items, source))
+                   for name, source in sources.items()}  # fmt: skip
+        figures = measure(targets, args.requests, args.rounds)
+        if args.profile is not None:
+            for name, target in targets.items():
+                profile(target.pid, target.client, target.routes, args.profile / name, args.seconds, args.rate)
     return {"items": args.items, "requests_per_round": args.requests, "rounds": args.rounds,
-            "load_average": os.getloadavg()[0], "routes": figures}  # fmt: skip
+            "load_average": os.getloadavg()[0], "against": args.against, "servers": figures}  # fmt: skip
 
 
 def main() -> int:
@@ -187,6 +241,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="py-spy seconds per route")
     parser.add_argument("--rate", type=int, default=1000, help="py-spy samples per second")
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--against", default=None, metavar="SRC",
+                        help="also serve the reelhouse package under SRC (another checkout's src), interleaved")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="request-cost-", dir=args.workdir))
     sigterm_as_interrupt()

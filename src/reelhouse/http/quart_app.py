@@ -16,6 +16,10 @@ for nothing:
   cancels it at the disconnect, the request when its response is sent),
   the same exceptions (a nursery's body raises as its tasks do): one task
   start and one task's steps fewer per request.
+- A body already in memory (most answers: JSON, a page, an error) goes
+  as one ASGI message with the end of the response, where Quart sent it
+  and then an empty message to end it: each message crosses the
+  middlewares, Hypercorn's stream and the protocol.
 - Quart opens a cookie session for every request, which without a
   secret key (this server has none: its sign-ins are tokens and the
   console's own cookie) is a new empty read-only session each time; here
@@ -29,22 +33,38 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
-from hypercorn.typing import ASGIReceiveCallable, ASGISendCallable
+from hypercorn.typing import ASGIReceiveCallable, ASGISendCallable, HTTPResponseBodyEvent, HTTPResponseStartEvent
 from quart import Quart
 from quart.sessions import NullSession, SessionInterface
+from quart.utils import encode_headers
 from quart.wrappers import BaseRequestWebsocket
+from quart.wrappers.response import DataBody
 from quart_trio import QuartTrio
 from quart_trio.asgi import TrioASGIHTTPConnection
 
 
 class InlineHTTPConnection(TrioASGIHTTPConnection):
-    """quart-trio's HTTP connection, the request handled in the nursery's body (module doc)."""
+    """quart-trio's HTTP connection, the request handled in the nursery's body, and a body held in
+    memory sent as one message (module doc)."""
 
     async def __call__(self, receive: ASGIReceiveCallable, send: ASGISendCallable) -> None:
         request = self._create_request_from_scope(send)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.handle_messages, nursery, request, receive)
             await self.handle_request(nursery, request, send)
+
+    async def _send_response(self, send: ASGISendCallable, response: Any) -> None:
+        body = getattr(response, "response", None)
+        if not isinstance(body, DataBody):  # a stream, a file, a werkzeug response: Quart's way
+            await super()._send_response(send, response)
+            return
+        start: HTTPResponseStartEvent = {"type": "http.response.start", "status": response.status_code,
+                                         "headers": encode_headers(response.headers)}
+        await send(start)
+        async with body as data:
+            chunks = [chunk async for chunk in data]  # one: the bytes, or the range asked of them
+        end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": b"".join(chunks), "more_body": False}
+        await send(end)
 
 
 class NoSessions(SessionInterface):
