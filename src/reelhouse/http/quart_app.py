@@ -14,8 +14,9 @@ for nothing:
   disconnect), both in a nursery; here the request runs in the nursery's
   own body instead.  The same nursery, the same cancellation (the reader
   cancels it at the disconnect, the request when its response is sent),
-  the same exceptions (a nursery's body raises as its tasks do): one task
-  start and one task's steps fewer per request.
+  the same exceptions (a nursery's body raises as its tasks do), and the
+  same order (one checkpoint first: the connection's reader goes first, as
+  it did while the task started): one task start fewer per request.
 - A body already in memory (most answers: JSON, a page, an error) goes
   as one ASGI message with the end of the response, where Quart sent it
   and then an empty message to end it: each message crosses the
@@ -51,6 +52,10 @@ class InlineHTTPConnection(TrioASGIHTTPConnection):
         request = self._create_request_from_scope(send)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.handle_messages, nursery, request, receive)
+            # The connection's reader runs first, as it did while the request waited for its task
+            # to start: a body already received is parsed before the answer, so an early answer
+            # (401 before the body was read) keeps the connection (http/edge/protocol.py).
+            await trio.lowlevel.checkpoint()
             await self.handle_request(nursery, request, send)
 
     async def _send_response(self, send: ASGISendCallable, response: Any) -> None:
