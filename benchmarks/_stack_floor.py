@@ -23,10 +23,8 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -168,6 +166,5 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["serve"]:
         serve(sys.argv[2])
     else:
-        started = time.perf_counter()
         print(json.dumps(measure(int(os.environ.get("FLOOR_REQUESTS", "500")), int(os.environ.get("FLOOR_ROUNDS", "9"))),
                          indent=2))

@@ -162,7 +162,7 @@ def profile(pid: int, client: KeepAliveClient, routes: dict[str, bytes], out: Pa
     for name, request in routes.items():
         stop = threading.Event()
 
-        def load(request: bytes = request) -> None:
+        def load(request: bytes = request, stop: threading.Event = stop) -> None:
             while not stop.is_set():
                 ask_many(client, request, 50)
 

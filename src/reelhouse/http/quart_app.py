@@ -89,13 +89,13 @@ class ReelhouseQuart(QuartTrio):
     """QuartTrio with :class:`InlineHTTPConnection` and coroutine functions recognised once (module doc)."""
 
     asgi_http_class = InlineHTTPConnection
-    session_interface = NoSessions()
+    session_interface = NoSessions()  # type: ignore[assignment]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._coroutine_functions: set[Callable[..., Any]] = set()
 
-    def ensure_async(self, func: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:  # type: ignore[override]
+    def ensure_async(self, func: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
         plain = func.__func__ if type(func) is types.MethodType else func
         if type(plain) is not types.FunctionType:  # a partial, a callable object: Quart's answer
             return super().ensure_async(func)
