@@ -10,9 +10,9 @@ http://HOST:PORT`` on stderr, with:
 - ``edge``: Reelhouse's edge (Hypercorn's protocol, our connection) with a
   bare ASGI app;
 - ``quart``: the edge with the app class (http/quart_app.py) and one route,
-  no hooks;
+  no hooks; ``quarttrio``: the same with QuartTrio itself;
 
-and ``python benchmarks/_stack_floor.py measure`` starts all four and
+and ``python benchmarks/_stack_floor.py measure`` starts them (``FLOOR_MODES``, by default all) and
 ``reelhouse serve``, and measures each one's CPU per request (schedstat,
 every thread) on one keep-alive connection, interleaved route by route
 so that all see the same moments of the machine's load.  Prints JSON.
@@ -31,7 +31,7 @@ from typing import Any
 
 BODY = b"ok"
 CANNED = b"HTTP/1.1 200 \r\ncontent-type: text/plain\r\ncontent-length: 2\r\n\r\nok"
-MODES = ("trio", "h11", "edge", "quart")
+MODES = ("trio", "h11", "edge", "quarttrio", "quart")
 
 
 async def _trio_server(task_status: Any) -> None:
@@ -88,8 +88,11 @@ async def _asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": BODY})
 
 
-def _quart_app() -> Any:
-    from reelhouse.http.quart_app import ReelhouseQuart
+def _quart_app(plain: bool = False) -> Any:
+    if plain:
+        from quart_trio import QuartTrio as ReelhouseQuart
+    else:
+        from reelhouse.http.quart_app import ReelhouseQuart
 
     app = ReelhouseQuart("floor")
 
@@ -129,7 +132,7 @@ def serve(mode: str) -> None:
     elif mode == "edge":
         trio.run(_edge_server, _asgi)
     else:
-        trio.run(_edge_server, _quart_app())
+        trio.run(_edge_server, _quart_app(plain=mode == "quarttrio"))
 
 
 def measure(requests: int, rounds: int) -> dict[str, Any]:
@@ -139,7 +142,7 @@ def measure(requests: int, rounds: int) -> dict[str, Any]:
 
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="stack-floor-") as workdir:
         urls: dict[str, tuple[int, str]] = {}
-        for mode in MODES:
+        for mode in os.environ.get("FLOOR_MODES", ",".join(MODES)).split(","):  # a build without quart_app: leave it out
             argv = [sys.executable, __file__, "serve", mode]
             process, url = stack.enter_context(_process(argv, Path(workdir) / f"{mode}.log"))
             urls[mode] = (process.pid, url)
