@@ -67,7 +67,7 @@ async def _forward(messages: trio.MemoryReceiveChannel[Message], send: Send) -> 
 
 
 class StalledWrites:
-    """ASGI middleware: a response under ``prefix`` whose client takes no write for ``seconds()`` is cut.
+    """ASGI middleware: a response under one of ``prefixes`` whose client takes no write for ``seconds()`` is cut.
 
     For the video stream (``GET /videos/{id}/stream``): a film takes hours,
     so the response has no overall time limit, but a client that stopped
@@ -83,13 +83,13 @@ class StalledWrites:
     ``seconds`` is read per request, so a test can shorten it.
     """
 
-    def __init__(self, inner: Callable[..., Any], prefix: str, seconds: Callable[[], float]) -> None:
+    def __init__(self, inner: Callable[..., Any], prefixes: tuple[str, ...], seconds: Callable[[], float]) -> None:
         self._inner = inner
-        self._prefix = prefix
+        self._prefixes = prefixes
         self._seconds = seconds
 
     async def __call__(self, scope: dict[str, Any], receive: Callable[[], Any], send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(self._prefix):
+        if scope["type"] != "http" or not scope["path"].startswith(self._prefixes):
             await self._inner(scope, receive, send)
             return
         limit = self._seconds()

@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 from quart import Quart, Response, g
 from quart_schema import Info, QuartSchema
-from quart_trio import QuartTrio
 
 from .abortable_streams import AbortableStreams, StalledWrites
 from .access_log import log_request
@@ -38,6 +37,7 @@ from .playback_history import blueprint as playback_history_blueprint
 from .playback_reports import blueprint as playback_reports_blueprint
 from .playback_sessions import blueprint as playback_sessions_blueprint
 from .plugins import blueprint as plugins_blueprint
+from .quart_app import ReelhouseQuart
 from .remote_control import blueprint as remote_control_blueprint
 from .request_input import install_request_input
 from .scans import blueprint as scans_blueprint
@@ -92,7 +92,7 @@ log = logging.getLogger(__name__)
 
 def create_app(context: AppContext) -> Quart:
     """Build the app; every route lives under /api/v1 and needs an API key."""
-    app = QuartTrio("reelhouse")
+    app = ReelhouseQuart("reelhouse")
     app.url_rule_class = LazyBuilderRule  # before any route: builders compiled when used (http/url_rules.py)
     app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024
     app.extensions["reelhouse"] = context
@@ -124,10 +124,9 @@ def create_app(context: AppContext) -> Quart:
     app.register_blueprint(dlna_blueprint)  # outside the API: /dlna/... (no key; 404 unless [dlna] enabled)
     events = AbortableStreams(app, {f"{API_PREFIX}/scans/events"})
     bodies = ZeroCopyBodies(events)
-    streams = StalledWrites(bodies, f"{API_PREFIX}/videos/", stream_stall_seconds)
-    jellyfin_streams = StalledWrites(streams, "/videos/", stream_stall_seconds)  # after jellyfin's path rules
-    dlna_streams = StalledWrites(jellyfin_streams, "/dlna/media/", stream_stall_seconds)
-    app.asgi_app = install_jellyfin(app, dlna_streams, API_PREFIX, WEB_PREFIX, DLNA_PREFIX)  # type: ignore[method-assign]
+    # The native stream, Jellyfin's (its paths as jellyfin's path rules spell them) and DLNA's media.
+    streams = StalledWrites(bodies, (f"{API_PREFIX}/videos/", "/videos/", "/dlna/media/"), stream_stall_seconds)
+    app.asgi_app = install_jellyfin(app, streams, API_PREFIX, WEB_PREFIX, DLNA_PREFIX)  # type: ignore[method-assign]
     if observers := _request_observers(app, context):
         app.asgi_app = RequestObserver(app.asgi_app, observers)  # type: ignore[method-assign,assignment]
     return app

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import orjson
 from quart import Quart, Response
+from werkzeug.wrappers import Response as WerkzeugResponse
 
 JSON_MIMETYPE = "application/json"
 
@@ -27,24 +28,35 @@ def install_json_bodies(app: Quart) -> None:
     app.make_response = _rendering(app.make_response)  # type: ignore[method-assign,assignment]
 
 
-def json_response(value: Any, status: int = 200) -> Response:
-    """``value`` as a JSON response; raises TypeError when orjson cannot encode it."""
-    return Response(orjson.dumps(value), status=status, mimetype=JSON_MIMETYPE)
-
-
 def _rendering(
     make_response: Callable[[Any], Coroutine[Any, Any, Made]],
 ) -> Callable[[Any], Coroutine[Any, Any, Made]]:
     @wraps(make_response)
     async def render(result: Any) -> Made:
-        body, rest = (result[0], result[1:]) if isinstance(result, tuple) and result else (result, ())
-        if isinstance(body, (dict, list)):
+        if isinstance(result, (dict, list)):
             try:
-                rendered = json_response(body)
+                result = json_response(result)
             except TypeError:
-                pass  # not plain data: the framework's conversion handles it
-            else:
-                result = (rendered, *rest) if rest else rendered
-        return await make_response(result)
+                return await make_response(result)  # not plain data: the framework's conversion handles it
+        if isinstance(result, (Response, WerkzeugResponse)):
+            # A response alone, as quart-schema and Quart would pass it on (they convert models and
+            # tuples; Quart returns a response as it is): without their checks on every request.
+            return result  # type: ignore[return-value]
+        return await make_response(_rendered_tuple(result))
 
     return render
+
+
+def _rendered_tuple(result: Any) -> Any:
+    """A ``(dict or list, status[, headers])`` with its body rendered by orjson (else as it was)."""
+    if not (isinstance(result, tuple) and result and isinstance(result[0], (dict, list))):
+        return result
+    try:
+        return (json_response(result[0]), *result[1:])
+    except TypeError:
+        return result
+
+
+def json_response(value: Any, status: int = 200) -> Response:
+    """``value`` as a JSON response; raises TypeError when orjson cannot encode it."""
+    return Response(orjson.dumps(value), status=status, mimetype=JSON_MIMETYPE)

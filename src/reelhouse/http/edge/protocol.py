@@ -46,6 +46,7 @@ from hypercorn.protocol.ws_stream import WSStream
 from hypercorn.typing import H11SendableEvent
 
 from ..errors import error_body_bytes
+from .date_header import server_headers
 from .file_send import FileData, FileSpan
 from .http_stream import FileBody, ZeroCopyHTTPStream
 from .websocket import BoundedWSStream
@@ -183,14 +184,24 @@ class ReelhouseH11Protocol(H11Protocol):
         if isinstance(event, StreamClosed):
             await self._send_held_head()  # an app that failed mid-response: what it framed still goes out
         if isinstance(event, Response) and event.status_code >= 200:
-            if list(event.headers) == _BARE_ERROR_HEADERS:
-                await self._send_json_error(event.status_code)
-                return
-            self._event_stream = _is_event_stream(event.headers)
-            if self.peer_mid_message or self.close_after_response or self.context.terminated.is_set():
-                event = Response(stream_id=event.stream_id, status_code=event.status_code,
-                                 headers=[*event.headers, (b"connection", b"close")])
+            await self._send_response_head(event)
+            return
         await super().stream_send(event)
+
+    async def _send_response_head(self, event: Response) -> None:
+        """Hypercorn's final response head, with the server's headers from :mod:`.date_header`
+        (the Date formatted once a second) and ``Connection: close`` where this connection ends."""
+        if list(event.headers) == _BARE_ERROR_HEADERS:
+            await self._send_json_error(event.status_code)
+            return
+        self._event_stream = _is_event_stream(event.headers)
+        headers = list(event.headers)
+        if self.peer_mid_message or self.close_after_response or self.context.terminated.is_set():
+            headers.append((b"connection", b"close"))
+        headers += server_headers(self.config)
+        if self.keep_alive_requests >= self.config.keep_alive_max_requests:
+            headers.append((b"connection", b"close"))  # Hypercorn's recycling, as Hypercorn writes it
+        await self._send_h11_event(h11.Response(headers=headers, status_code=event.status_code))
 
     async def _send_h11_event(self, event: H11SendableEvent) -> None:
         """Hypercorn's, with a Content-Length response's head held for its body (module doc)."""
@@ -209,7 +220,8 @@ class ReelhouseH11Protocol(H11Protocol):
                 data = head + data
             else:
                 await self.send(RawData(data=head))
-        await self.send(RawData(data=data or b""))
+        if data:  # nothing to write (the end of a sized body): no trip through the send lock and the scheduler
+            await self.send(RawData(data=data))
 
     async def _send_held_head(self) -> None:
         if self._held_head:
@@ -248,7 +260,7 @@ def _json_error_headers(body: bytes, config: Config) -> list[tuple[bytes, bytes]
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
         (b"connection", b"close"),
-        *config.response_headers("h11"),
+        *server_headers(config),
     ]
 
 
