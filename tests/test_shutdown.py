@@ -28,6 +28,11 @@ async def database_url(database_url: str) -> str:
     return database_url
 
 GRACE_S = 10.0
+# A test that proves a stop does not wait out its grace gives the server this
+# one and allows half of it: a stop that waited would take all 60 s, a loaded
+# machine's slow stop a few (a 10 s grace measured against wall time failed
+# at load 16-19 by 0.6 s, and a 1 s bound by 13 ms).
+LONG_GRACE_S = 60.0
 _started: list[_ServerProcess] = []
 
 
@@ -45,6 +50,13 @@ def _no_orphan_servers() -> Iterator[None]:
         _started.pop().kill()
 
 
+def long_grace_config(directory: Path, text: str = "") -> Path:
+    """A config file giving the server :data:`LONG_GRACE_S` (after ``text``)."""
+    config = directory / "long-grace.toml"
+    config.write_text(f"shutdown_grace_seconds = {LONG_GRACE_S}\n{text}")
+    return config
+
+
 async def create_key(data_dir: Path, database_url: str) -> str:
     done = await run_cli(["--data-dir", str(data_dir), "--database", database_url, "apikey", "create", "t"])
     assert done.returncode == 0, done.stderr
@@ -55,18 +67,16 @@ async def create_key(data_dir: Path, database_url: str) -> str:
 async def test_signal_stops_the_server_with_exit_code_0_within_the_grace(
     nursery: trio.Nursery, tmp_path: Path, database_url: str, signum: int
 ) -> None:
-    server = ServerProcess(tmp_path / "data", database_url)
+    server = ServerProcess(tmp_path / "data", database_url, "--config", str(long_grace_config(tmp_path)))
     base = await server.start(nursery)
     key = await create_key(tmp_path / "data", database_url)
     async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {key}"}) as client:
         with trio.fail_after(20):
             assert (await client.get("/system/status")).status_code == 200
-    started = trio.current_time()
     server.send_signal(signum)
-    with trio.fail_after(GRACE_S + 5):
+    with trio.fail_after(LONG_GRACE_S / 2):  # TooSlowError: the stop waited out its grace
         code = await server.wait()
     assert code == 0, server.log.decode(errors="replace")
-    assert trio.current_time() - started < GRACE_S
     assert b"Traceback" not in server.log
 
 
@@ -110,7 +120,7 @@ async def test_a_slow_request_in_flight_completes_during_the_grace(
     nursery: trio.Nursery, tmp_path: Path, database_url: str
 ) -> None:
     """A client still uploading its body when SIGTERM arrives gets its full answer."""
-    server = ServerProcess(tmp_path / "data", database_url)
+    server = ServerProcess(tmp_path / "data", database_url, "--config", str(long_grace_config(tmp_path)))
     base = await server.start(nursery)
     key = await create_key(tmp_path / "data", database_url)
     (tmp_path / "films").mkdir()
@@ -123,11 +133,10 @@ async def test_a_slow_request_in_flight_completes_during_the_grace(
         f"POST /api/v1/libraries HTTP/1.1\r\nHost: {address.netloc}\r\nAuthorization: Bearer {key}\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
     ).encode()
-    with trio.fail_after(GRACE_S + 10):
+    with trio.fail_after(LONG_GRACE_S / 2):  # TooSlowError: the stop waited out its grace
         stream = await trio.open_tcp_stream(address.hostname, address.port)
         await stream.send_all(head + body[:10])
         await trio.sleep(0.3)  # the request is in flight: headers read, body incomplete
-        started = trio.current_time()
         server.send_signal(signal.SIGTERM)
         await trio.sleep(1.0)
         await stream.send_all(body[10:])
@@ -141,7 +150,6 @@ async def test_a_slow_request_in_flight_completes_during_the_grace(
     assert answer.startswith(b"HTTP/1.1 201"), answer[:200]
     assert b'"name":"Films"' in answer
     assert code == 0
-    assert trio.current_time() - started < GRACE_S
 
 
 async def _idle_keep_alive_client(base: str, key: str) -> trio.SocketStream:
@@ -170,15 +178,12 @@ async def _read_to_eof(stream: trio.SocketStream) -> None:
         pass
 
 
-IDLE_SHUTDOWN_LIMIT_S = 1.0
-
-
-async def test_sigterm_with_idle_keep_alive_clients_and_event_streams_open_exits_0_in_under_a_second(
+async def test_sigterm_with_idle_keep_alive_clients_and_event_streams_open_exits_0_without_waiting_out_the_grace(
     nursery: trio.Nursery, tmp_path: Path, database_url: str
 ) -> None:
     """Nothing in flight: idle connections and SSE streams close at once (they
     used to hold the shutdown for the whole grace)."""
-    server = ServerProcess(tmp_path / "data", database_url)
+    server = ServerProcess(tmp_path / "data", database_url, "--config", str(long_grace_config(tmp_path)))
     base = await server.start(nursery)
     key = await create_key(tmp_path / "data", database_url)
     with trio.fail_after(30):
@@ -189,12 +194,10 @@ async def test_sigterm_with_idle_keep_alive_clients_and_event_streams_open_exits
         streams = [await _open_event_stream(base, key) for _ in range(2)]
     started = trio.current_time()
     server.send_signal(signal.SIGTERM)
-    with trio.fail_after(GRACE_S + 5):
+    with trio.fail_after(LONG_GRACE_S / 2):  # TooSlowError: the idle ones held the stop for its grace
         code = await server.wait()
-    took = trio.current_time() - started
-    print(f"SIGTERM to exit with 20 idle keep-alive clients and 2 event streams open: {took:.3f} s")
+    print(f"SIGTERM to exit with 20 idle keep-alive clients and 2 event streams open: {trio.current_time() - started:.3f} s")
     assert code == 0, server.log.decode(errors="replace")
-    assert took < IDLE_SHUTDOWN_LIMIT_S
     with trio.fail_after(5):
         for stream in [*idle, silent, partial, *streams]:
             await _read_to_eof(stream)
@@ -244,11 +247,10 @@ async def test_as_pid_1_of_its_own_pid_namespace_sigterm_exits_0_answering_the_r
                        "options": {"remoteAllowedHosts": [], "scansSuspended": True}}).encode()
     whole = request("POST", "/api/v1/libraries", f"Authorization: Bearer {key}",
                     "Content-Type: application/json", body=body)
-    with trio.fail_after(GRACE_S + 10):
+    with trio.fail_after(LONG_GRACE_S / 2):  # TooSlowError: the stop waited out its grace
         stream = await connect(base)
         await stream.send_all(whole[:-10])
         await trio.sleep(0.3)  # in flight: the head read, the body not complete
-        started = trio.current_time()
         os.kill(pid_1, signal.SIGTERM)
         await trio.sleep(0.5)
         await stream.send_all(whole[-10:])
@@ -256,19 +258,16 @@ async def test_as_pid_1_of_its_own_pid_namespace_sigterm_exits_0_answering_the_r
         code = await server.wait()
     assert answer.status == 201, answer.body
     assert code == 0, server.log.decode(errors="replace")
-    assert trio.current_time() - started < GRACE_S
     assert not [pid for pid in [pid_1, *children] if is_running(pid)]
 
 
 def _orphaning_probe_config(directory: Path) -> Path:
     """Probe workers that never answer and leave an orphan behind, which
     ends at once: in a container, PID 1 inherits it and must reap it."""
-    config = directory / "orphaning-probe.toml"
-    config.write_text(
+    return long_grace_config(directory,
         '[scan]\nprobe_timeout_seconds = 120\n'
         'probe_worker_command = ["/bin/sh", "-c", "(sleep 0.01 &); exec sleep 120"]\n'
     )
-    return config
 
 
 def _is_zombie(pid: int) -> bool:
