@@ -31,6 +31,7 @@ from reelhouse.storage.apikeys import create_api_key
 
 from ..tls import shared_tls_context
 from .hung_mount import HungMount
+from .shared_server import started_in_thread
 
 LIMIT_S = 20
 POSTER_TAG = "a1b2c3d4e5f60718"
@@ -92,34 +93,80 @@ async def start(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[ServerFa
     async def factory(database_url: str | None = None, budget: int = 64 * 1024 * 1024) -> Api:
         base = tmp_path / f"server{len(shutdowns)}"
         base.mkdir()
-        database_url = database_url or f"sqlite:///{base / 'db.sqlite'}"
-        settings = load_settings(flags={"data_dir": str(base / "data"), "image_cache_max_bytes": budget}, environ={})
-        store = await nursery.start(_open_store, database_url)
-        _record, key = await create_api_key(store, "tests")
-        app = create_app(AppContext(settings, store, "dev", "sid", datetime.now(UTC), actors=None))
-        if blueprint.name not in app.blueprints:
-            app.register_blueprint(blueprint, url_prefix="/api/v1")
-        config = HypercornConfig()
-        config.bind = ["127.0.0.1:0"]
         shutdown = trio.Event()
         shutdowns.append(shutdown)
-        binds = await nursery.start(partial(hypercorn_serve, app, config, shutdown_trigger=shutdown.wait))
-        client = httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{binds[0]}/api/v1", headers={"Authorization": f"Bearer {key}"})
-        nursery.start_soon(_close_on, shutdown, client)
-        api = Api(client, store, base / "data", base / "media")
-        await _fill(api)
-        return api
+        return await serve_images(nursery, base, shutdown, database_url, budget)
 
     yield factory
     for shutdown in shutdowns:
         shutdown.set()
 
 
-async def _open_store(database_url: str, task_status: trio.TaskStatus[Store]) -> None:
+async def serve_images(
+    nursery: trio.Nursery, base: Path, shutdown: trio.Event, database_url: str | None = None,
+    budget: int = 64 * 1024 * 1024,
+) -> Api:
+    """The app with the image routes, a movie and its images, in ``nursery`` until ``shutdown`` is set."""
+    database_url = database_url or f"sqlite:///{base / 'db.sqlite'}"
+    settings = load_settings(flags={"data_dir": str(base / "data"), "image_cache_max_bytes": budget}, environ={})
+    store = await nursery.start(_open_store, database_url, shutdown)
+    _record, key = await create_api_key(store, "tests")
+    app = create_app(AppContext(settings, store, "dev", "sid", datetime.now(UTC), actors=None))
+    if blueprint.name not in app.blueprints:
+        app.register_blueprint(blueprint, url_prefix="/api/v1")
+    config = HypercornConfig()
+    config.bind = ["127.0.0.1:0"]
+    binds = await nursery.start(partial(hypercorn_serve, app, config, shutdown_trigger=shutdown.wait))
+    client = httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{binds[0]}/api/v1", headers={"Authorization": f"Bearer {key}"})
+    nursery.start_soon(_close_on, shutdown, client)
+    api = Api(client, store, base / "data", base / "media")
+    await _fill(api)
+    return api
+
+
+@dataclass(frozen=True)
+class SharedImages:
+    """The module's one image app, for requests that are refused: they read and change nothing."""
+
+    url: str
+    headers: dict[str, str]
+    shutdown: trio.Event
+
+
+@pytest.fixture(scope="module")
+def shared_images(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedImages]:
+    base = tmp_path_factory.mktemp("images")
+    with started_in_thread(lambda nursery: _shared(nursery, base), lambda shared: shared.shutdown) as shared:
+        yield shared
+
+
+async def _shared(nursery: trio.Nursery, base: Path) -> SharedImages:
+    shutdown = trio.Event()
+    api = await serve_images(nursery, base, shutdown)
+    return SharedImages(str(api.client.base_url), dict(api.client.headers), shutdown)
+
+
+@dataclass
+class Refusing:
+    client: httpx.AsyncClient
+
+    async def get(self, path: str = URL, headers: dict[str, str] | None = None, **params: Any) -> httpx.Response:
+        with trio.fail_after(LIMIT_S):
+            return await self.client.get(path, params=params, headers=headers or {})
+
+
+@pytest.fixture
+async def refusing(shared_images: SharedImages) -> AsyncIterator[Refusing]:
+    """A client of the module's shared image app (``shared_images``)."""
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=shared_images.url, headers=shared_images.headers) as client:
+        yield Refusing(client)
+
+
+async def _open_store(database_url: str, shutdown: trio.Event, task_status: trio.TaskStatus[Store]) -> None:
     async with open_store(database_url) as store:
         await migrate(store)
         task_status.started(store)
-        await trio.sleep_forever()
+        await shutdown.wait()
 
 
 async def _close_on(shutdown: trio.Event, client: httpx.AsyncClient) -> None:

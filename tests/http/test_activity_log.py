@@ -1,4 +1,7 @@
-"""GET /activity over real HTTP on both backends: filters, cursor paging, what is recorded."""
+"""GET /activity over real HTTP on both backends: filters, cursor paging, what is recorded.
+
+The refused filters read nothing and change nothing: they share the module's server.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from reelhouse.storage.activity import ActivityRecord, record_activity
 from ..process import run_cli
 from .conftest import RunningServer
 from .members import login
+from .shared_server import backend, shared_client, shared_server  # noqa: F401  (fixtures)
 
 PASSWORD = "correct horse battery"
 # Eight digits: a four-digit PIN turned up by chance inside a random hex id of the log (a flaky check).
@@ -116,10 +120,10 @@ async def test_filters_by_actor_category_and_target(server: RunningServer, clien
     ],
 )
 async def test_bad_filters_are_400_field_invalid_naming_the_parameter(
-    client: httpx.AsyncClient, params: dict, field: str
+    shared_client: httpx.AsyncClient, params: dict, field: str
 ) -> None:
     with trio.fail_after(30):
-        answer = await client.get("/activity", params=params)
+        answer = await shared_client.get("/activity", params=params)
     assert answer.status_code == 400
     assert answer.json()["code"] == "field_invalid" and answer.json()["params"]["field"] == field
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -26,6 +27,7 @@ from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
 from ..tls import shared_tls_context
+from .shared_server import started_in_thread
 
 
 class Widget(ApiModel):
@@ -59,11 +61,25 @@ async def part() -> None:
     raise failed
 
 
-@pytest.fixture
-async def client(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
-    """The real app plus a probe blueprint, served over a real socket."""
-    settings = load_settings(flags={"data_dir": str(tmp_path), "scan": {"health_probe_at_start": False}}, environ={})
-    async with open_store(f"sqlite:///{tmp_path / 'db.sqlite'}") as store:
+@dataclass(frozen=True)
+class ProbeServer:
+    url: str
+    key: str
+    shutdown: trio.Event
+
+
+@pytest.fixture(scope="module")
+def probe_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProbeServer]:
+    """The real app plus a probe blueprint over a real socket, one per module: its tests only send refused
+    or answered requests, which change nothing another test reads."""
+    root = tmp_path_factory.mktemp("errors")
+    with started_in_thread(lambda nursery: nursery.start(_serve_probe, root), lambda probe: probe.shutdown) as probe:
+        yield probe
+
+
+async def _serve_probe(root: Path, task_status: trio.TaskStatus[ProbeServer]) -> None:
+    settings = load_settings(flags={"data_dir": str(root), "scan": {"health_probe_at_start": False}}, environ={})
+    async with open_store(f"sqlite:///{root / 'db.sqlite'}") as store:
         await migrate(store)
         _record, key = await create_api_key(store, "tests")
         async with open_actor_tree(settings, store, "dev") as actors:
@@ -75,11 +91,15 @@ async def client(nursery: trio.Nursery, tmp_path: Path) -> AsyncIterator[httpx.A
             shutdown = trio.Event()
             async with trio.open_nursery() as http:
                 binds = await http.start(partial(hypercorn_serve, app, config, shutdown_trigger=shutdown.wait))
-                headers = {"Authorization": f"Bearer {key}"}
-                async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{binds[0]}/api/v1", headers=headers) as c:
-                    yield c
-                shutdown.set()
+                task_status.started(ProbeServer(f"{binds[0]}/api/v1", key, shutdown))
             await actors.stop(deadline=trio.current_time() + 2)
+
+
+@pytest.fixture
+async def client(probe_server: ProbeServer) -> AsyncIterator[httpx.AsyncClient]:
+    headers = {"Authorization": f"Bearer {probe_server.key}"}
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=probe_server.url, headers=headers) as c:
+        yield c
 
 
 async def request(client: httpx.AsyncClient, method: str, path: str, **kwargs: object) -> httpx.Response:

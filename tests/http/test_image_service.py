@@ -12,10 +12,13 @@ from reelhouse.http import image_service as image_service_module
 
 from .image_server import (  # noqa: F401 (fixtures)
     Api,
+    Refusing,
     ServerFactory,
     api,
     assert_error,
     decode,
+    refusing,
+    shared_images,
     start,
     write_image,
     write_noise,
@@ -49,8 +52,8 @@ async def test_renditions_are_jpeg_unless_accept_allows_webp_and_vary_on_accept(
 
 @pytest.mark.parametrize("name", ["maxWidth", "maxHeight", "fillWidth", "fillHeight"])
 @pytest.mark.parametrize("value", ["0", "-3", "10001", "wide"])
-async def test_a_size_out_of_range_is_field_invalid_naming_it(api: Api, name: str, value: str) -> None:
-    assert_error(await api.get(**{name: value}), 400, "field_invalid", name)
+async def test_a_size_out_of_range_is_field_invalid_naming_it(refusing: Refusing, name: str, value: str) -> None:
+    assert_error(await refusing.get(**{name: value}), 400, "field_invalid", name)
 
 
 async def test_a_broken_image_file_is_an_error_body_when_resized_and_bytes_when_not(api: Api) -> None:

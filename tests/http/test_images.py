@@ -21,10 +21,13 @@ from .image_server import (  # noqa: F401 (fixtures)
     POSTER_TAG,
     URL,
     Api,
+    Refusing,
     ServerFactory,
     api,
     assert_error,
     decode,
+    refusing,
+    shared_images,
     start,
     write_image,
 )
@@ -51,8 +54,8 @@ async def test_kind_and_index_pick_the_image_served_with_its_own_type(api: Api) 
 
 
 @pytest.mark.parametrize(("name", "value"), [("kind", "poster"), ("index", "-1"), ("index", "x"), ("index", "10001")])
-async def test_an_unknown_kind_or_bad_index_is_field_invalid(api: Api, name: str, value: str) -> None:
-    assert_error(await api.get(**{name: value}), 400, "field_invalid", name)
+async def test_an_unknown_kind_or_bad_index_is_field_invalid(refusing: Refusing, name: str, value: str) -> None:
+    assert_error(await refusing.get(**{name: value}), 400, "field_invalid", name)
 
 
 async def test_every_image_response_has_etag_last_modified_and_accept_ranges(api: Api) -> None:

@@ -1,4 +1,8 @@
-"""PATCH /libraries/{id}/options over real HTTP, on both backends."""
+"""PATCH /libraries/{id}/options over real HTTP, on both backends.
+
+The refused updates change nothing, so they share the module's server and its
+one scanned library; the tests whose updates succeed have a server each.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import trio
 from ..media_factory import MediaFactory
 from .conftest import RunningServer, start_server
 from .scanning import create_library, scan_status, wait_for_state
+from .shared_server import backend, shared_client, shared_server  # noqa: F401  (fixtures)
 
 HINTS = ("rescanSuggested", "rescanRewrite", "nfoSyncSuggested", "remoteReadsSuggested", "scrapeRequeueSuggested")
 
@@ -26,6 +31,20 @@ async def scanned_library(client: httpx.AsyncClient, root: Path) -> dict[str, An
     library = await create_library(client, "Films", [root])
     await wait_for_state(client, library["id"])
     return library
+
+
+@pytest.fixture(scope="module")
+def shared_library(shared_server: RunningServer, tmp_path_factory: pytest.TempPathFactory, media: MediaFactory) -> dict[str, Any]:
+    """A scanned library on the module's server, which only refused updates are sent to."""
+    films = tmp_path_factory.mktemp("shared-films") / "films"
+    media.video(films / "Heat (1995).mkv")
+    return trio.run(_scanned_on, shared_server, films)
+
+
+async def _scanned_on(server: RunningServer, root: Path) -> dict[str, Any]:
+    async with server.client() as client:
+        with trio.fail_after(60):
+            return await scanned_library(client, root)
 
 
 def hints_of(body: dict[str, Any]) -> dict[str, bool]:
@@ -89,10 +108,11 @@ async def test_hints_follow_what_changed(
     ],
 )
 async def test_invalid_updates_answer_the_references_error_and_change_nothing(
-    client: httpx.AsyncClient, root: Path, body: dict[str, Any], status: int, code: str, field: str | None
+    shared_client: httpx.AsyncClient, shared_library: dict[str, Any], body: dict[str, Any], status: int, code: str,
+    field: str | None,
 ) -> None:
+    client, library = shared_client, shared_library
     with trio.fail_after(60):
-        library = await scanned_library(client, root)
         response = await client.patch(f"/libraries/{library['id']}/options", json=body)
         fetched = (await client.get(f"/libraries/{library['id']}")).json()
     assert response.status_code == status, response.text
@@ -103,9 +123,11 @@ async def test_invalid_updates_answer_the_references_error_and_change_nothing(
     assert fetched["options"] == library["options"]
 
 
-async def test_a_body_that_is_not_an_object_is_400_and_an_unknown_library_404(client: httpx.AsyncClient, root: Path) -> None:
+async def test_a_body_that_is_not_an_object_is_400_and_an_unknown_library_404(
+    shared_client: httpx.AsyncClient, shared_library: dict[str, Any]
+) -> None:
+    client, library = shared_client, shared_library
     with trio.fail_after(60):
-        library = await scanned_library(client, root)
         not_object = await client.patch(f"/libraries/{library['id']}/options", json=["remoteAllowedHosts"])
         not_json = await client.patch(
             f"/libraries/{library['id']}/options", content=b"{", headers={"Content-Type": "application/json"}

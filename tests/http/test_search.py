@@ -1,8 +1,11 @@
-"""GET /search over a real socket, on both backends: parameters, shape, ranking."""
+"""GET /search over a real socket, on both backends: parameters, shape, ranking.
+
+The refused requests share one server per module and backend; the tests that plant a catalogue have their own.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -22,23 +25,42 @@ from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
 from ..tls import shared_tls_context
+from .live_server import module_database
+from .shared_server import backend, started_in_thread  # noqa: F401  (backend: a fixture)
 
 LIMIT_S = 20
 
 
 @dataclass
-class Api:
+class Http:
     client: httpx.AsyncClient
-    store: Store
 
     async def get(self, path: str, **params: Any) -> httpx.Response:
         with trio.fail_after(LIMIT_S):
             return await self.client.get(path, params=params)
 
 
-@pytest.fixture
-async def api(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> AsyncIterator[Api]:
-    settings = load_settings(flags={"data_dir": str(tmp_path)}, environ={})
+@dataclass
+class Api(Http):
+    store: Store
+
+
+@dataclass(frozen=True)
+class Served:
+    url: str
+    key: str
+    shutdown: trio.Event
+
+    def client(self) -> httpx.AsyncClient:
+        headers = {"Authorization": f"Bearer {self.key}"}
+        return httpx.AsyncClient(verify=shared_tls_context(), base_url=self.url, headers=headers)
+
+
+async def serve_search(
+    database_url: str, data_dir: Path, *, task_status: trio.TaskStatus[tuple[Served, Store]] = trio.TASK_STATUS_IGNORED
+) -> None:
+    """The app with the search routes over a real socket until its ``shutdown`` is set."""
+    settings = load_settings(flags={"data_dir": str(data_dir)}, environ={})
     async with open_store(database_url) as store:
         await migrate(store)
         _record, key = await create_api_key(store, "tests")
@@ -50,10 +72,36 @@ async def api(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> Async
         shutdown = trio.Event()
         async with trio.open_nursery() as http:
             binds = await http.start(partial(hypercorn_serve, app, config, shutdown_trigger=shutdown.wait))
-            headers = {"Authorization": f"Bearer {key}"}
-            async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{binds[0]}/api/v1", headers=headers) as client:
-                yield Api(client, store)
-            shutdown.set()
+            task_status.started((Served(f"{binds[0]}/api/v1", key, shutdown), store))
+
+
+@pytest.fixture
+async def api(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> AsyncIterator[Api]:
+    served, store = await nursery.start(serve_search, database_url, tmp_path)
+    async with served.client() as client:
+        yield Api(client, store)
+    served.shutdown.set()
+
+
+@pytest.fixture(scope="module")
+def refusing_server(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One server per module and backend for the requests that are refused: they read and write nothing."""
+    root = tmp_path_factory.mktemp(f"search-{backend}")
+    with module_database(backend, root) as url, started_in_thread(
+        lambda nursery: _served(nursery, url, root), lambda served: served.shutdown
+    ) as served:
+        yield served
+
+
+async def _served(nursery: trio.Nursery, database_url: str, data_dir: Path) -> Served:
+    served, _store = await nursery.start(serve_search, database_url, data_dir)
+    return served
+
+
+@pytest.fixture
+async def refusing(refusing_server: Served) -> AsyncIterator[Http]:
+    async with refusing_server.client() as client:
+        yield Http(client)
 
 
 async def add_item(store: Store, item_id: str, name: str, **columns: Any) -> None:
@@ -72,16 +120,16 @@ async def catalogue(api: Api) -> Api:
     return api
 
 
-async def test_q_missing_or_blank_is_field_required(api: Api) -> None:
+async def test_q_missing_or_blank_is_field_required(refusing: Http) -> None:
     for params in ({}, {"q": ""}, {"q": "   "}):
-        response = await api.get("/search", **params)
+        response = await refusing.get("/search", **params)
         assert response.status_code == 400
         assert response.json()["code"] == "field_required" and response.json()["params"] == {"field": "q"}
 
 
 @pytest.mark.parametrize("limit", ["0", "201", "-1", "ten", "2.5"])
-async def test_a_limit_outside_1_to_200_is_field_invalid(api: Api, limit: str) -> None:
-    response = await api.get("/search", q="x", limit=limit)
+async def test_a_limit_outside_1_to_200_is_field_invalid(refusing: Http, limit: str) -> None:
+    response = await refusing.get("/search", q="x", limit=limit)
     assert response.status_code == 400
     assert response.json()["code"] == "field_invalid" and response.json()["params"] == {"field": "limit"}
 
@@ -167,7 +215,7 @@ async def test_ranked_and_scoped_through_http(catalogue: Api) -> None:
     assert [item["id"] for item in items] == ["c", "a", "b"]
 
 
-async def test_the_search_needs_an_api_key(api: Api) -> None:
+async def test_the_search_needs_an_api_key(refusing: Http) -> None:
     with trio.fail_after(LIMIT_S):
-        response = await api.client.get("/search", params={"q": "x"}, headers={"Authorization": ""})
+        response = await refusing.client.get("/search", params={"q": "x"}, headers={"Authorization": ""})
     assert response.status_code == 401
