@@ -73,10 +73,12 @@ def year_filters(where: Where, query: ItemQuery) -> None:
     # Bounds seek items_library_parent_by_year and sort what they select,
     # unless an index gives the order: then the walk in order stops once
     # the page is full, where a wide range would sort thousands of rows
-    # (SQLite, which has no statistics, is kept off the year index).
+    # (SQLite, which has no statistics, is kept off the year index; so are
+    # both backends on the premiere walk below: PostgreSQL cannot estimate
+    # its start, a subquery's value, and would read the range and sort).
     year = "i.production_year"
     walks_premieres = premiere_walk(query, where)
-    if where.backend == "sqlite" and (index_ordered(query) or walks_premieres):
+    if (where.backend == "sqlite" and index_ordered(query)) or walks_premieres:
         year = "i.production_year + 0"
     if query.year_from is not None:
         where.add(f"{year} >= ?", query.year_from)
