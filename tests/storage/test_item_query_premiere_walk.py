@@ -70,17 +70,18 @@ QUERIES: list[dict[str, list[str]]] = [
     {"yearFrom": ["1800"], "yearTo": ["1850"]},  # no item: an empty page
     {"yearFrom": ["1989"], "yearTo": ["2011"], "type": ["Series"]},
     {"yearFrom": ["1990"], "yearTo": ["2010"], "missing": ["true"]},
+    {"yearFrom": ["1990"], "yearTo": ["2010"], "includeTotal": ["true"]},
 ]
 
 
-async def _walk(store: Store, query: ItemQuery) -> tuple[list[str], list[list[str]]]:
-    """Every id of every page, following nextCursor, and the pages themselves."""
-    pages: list[list[str]] = []
+async def _walk(store: Store, query: ItemQuery) -> tuple[list[str], list[tuple[list[str], int | None]]]:
+    """Every id of every page, following nextCursor, and the pages themselves (ids, total)."""
+    pages: list[tuple[list[str], int | None]] = []
     while True:
         page = await list_items(store, query, CODEC)
-        pages.append([item.id for item in page.items])
+        pages.append(([item.id for item in page.items], page.total_count))
         if page.next_cursor is None:
-            return [i for p in pages for i in p], pages
+            return [i for p, _ in pages for i in p], pages
         query = replace(query, cursor=page.next_cursor)
 
 
