@@ -5,7 +5,8 @@ WHERE clause with them). Genres, studios and tags are read from
 ``items.facets`` along the walk of a name index (:mod:`.._facets`), or from
 ``item_values`` when the rows are found from the value's list; years from
 ``production_year``, sought in ``items_library_parent_by_year`` (migration
-0027) where that serves the page.
+0027) where that serves the page; a year range's page by premiere date
+walks the premiere dates from the range's earliest instead (migration 0028).
 """
 
 from __future__ import annotations
