@@ -38,6 +38,8 @@ DEFAULT_LIMIT = 40
 MAX_LIMIT = 200
 MAX_IDS = 200
 MIN_YEAR, MAX_YEAR = 1, 3000
+LOW = -9_000_000_000_000_000_000  # a missing sort value that sorts lowest
+HIGH = 9_000_000_000_000_000_000  # a missing date ascending: last
 MAX_YEAR_SPAN = 300  # yearTo - yearFrom
 MAX_RATING = 10.0
 

@@ -41,10 +41,8 @@ from typing import Any
 
 from . import _member as member_state
 from ._filters import CONTAINER, PRIMARY_SOURCE
-from ._model import ItemQuery
+from ._model import HIGH, LOW, ItemQuery
 
-LOW = -9_000_000_000_000_000_000  # a missing value that sorts lowest
-HIGH = 9_000_000_000_000_000_000  # a missing date ascending: last
 RANDOM_KEY_CHARACTERS = 8  # id positions the random key is made of
 ID_LENGTH = 22  # scanner ids: 22 characters of [A-Za-z0-9_-]
 SEASON_FACTOR = 1_000_000
