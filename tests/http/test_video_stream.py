@@ -21,7 +21,9 @@ import trio
 
 from reelhouse.http import file_body
 from reelhouse.http import video_stream as stream_module
+from reelhouse.http.edge import connection as edge_connection
 from reelhouse.http.edge import file_send
+from reelhouse.http.edge.file_send import ClientStalled
 
 from ..media_factory import MediaFactory, VideoSpec
 from .conftest import ONE_NODE_LEASE, RunningServer, start_server
@@ -494,6 +496,20 @@ async def test_a_client_that_stops_reading_is_cut_off_after_the_stall_limit(
     server: RunningServer, client: httpx.AsyncClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(stream_module, "STALL_SECONDS", 0.5)
+    # A fixed 2 s without reading assumed the server had filled the sockets' buffers by then: at
+    # load 16-20 it had not begun (the sendfile process's start), the client read again before
+    # the 0.5 s stall and took the whole film. The client reads nothing until the server cut it.
+    cut = trio.Event()
+    send_span = edge_connection.send_span
+
+    async def watched_send_span(*args: Any) -> int:
+        try:
+            return await send_span(*args)
+        except ClientStalled:
+            cut.set()
+            raise
+
+    monkeypatch.setattr(edge_connection, "send_span", watched_send_span)
     film = tmp_path / "big" / "Big (2020)" / "Big (2020).mkv"
     film.parent.mkdir(parents=True)
     film.write_bytes(bytes(range(256)) * (128 * 1024))  # 32 MiB: more than the sockets' buffers hold
@@ -506,7 +522,7 @@ async def test_a_client_that_stops_reading_is_cut_off_after_the_stall_limit(
         stream = await trio.open_tcp_stream(host, int(port))
         async with stream:
             await stream.send_all(request.encode())
-            await trio.sleep(2)  # reads nothing for four times the limit
+            await cut.wait()  # reads nothing until the server gave up on it
             while data := await stream.receive_some(1024 * 1024):
                 received += len(data)
     assert 0 < received < film.stat().st_size
