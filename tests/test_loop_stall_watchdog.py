@@ -68,6 +68,16 @@ class RunQueue:
         return self.waited
 
 
+async def _watching_with_a_run_queue(nursery: trio.Nursery) -> tuple[RunQueue, LoopWatchdog]:
+    """A serving watchdog (50 ms threshold) reading a stand-in run queue, past its first tick."""
+    run_queue = RunQueue()
+    watchdog = LoopWatchdog(threshold=0.05, waited=run_queue)
+    watchdog.serving = True
+    nursery.start_soon(watchdog.run)
+    await trio.sleep(0.05)
+    return run_queue, watchdog
+
+
 async def _block_while_waiting_for_a_cpu(run_queue: RunQueue, seconds: float, waited: float) -> None:
     run_queue.waited += waited  # the kernel counted this much of the step as waiting for a CPU
     time.sleep(seconds)  # noqa: ASYNC251 - deliberately block the loop
@@ -78,11 +88,7 @@ async def test_a_step_long_only_for_want_of_a_cpu_is_a_debug_line_not_a_block(
 ) -> None:
     # Two scans on two cores: the loop's thread is taken off the CPU in the
     # middle of a short step; that is the machine's load, not a blocking task.
-    run_queue = RunQueue()
-    watchdog = LoopWatchdog(threshold=0.05, waited=run_queue)
-    watchdog.serving = True
-    nursery.start_soon(watchdog.run)
-    await trio.sleep(0.05)
+    run_queue, watchdog = await _watching_with_a_run_queue(nursery)
     with caplog.at_level(logging.DEBUG, logger="reelhouse.watchdog"):
         async with trio.open_nursery() as steps:
             # All of the step counted as waiting (more than it: since the tick), whatever the sleep overran.
@@ -97,11 +103,7 @@ async def test_a_step_long_only_for_want_of_a_cpu_is_a_debug_line_not_a_block(
 async def test_a_step_that_blocks_beyond_its_wait_for_a_cpu_is_still_named(
     nursery: trio.Nursery, caplog: pytest.LogCaptureFixture
 ) -> None:
-    run_queue = RunQueue()
-    watchdog = LoopWatchdog(threshold=0.05, waited=run_queue)
-    watchdog.serving = True
-    nursery.start_soon(watchdog.run)
-    await trio.sleep(0.05)
+    run_queue, watchdog = await _watching_with_a_run_queue(nursery)
     with caplog.at_level(logging.WARNING, logger="reelhouse.watchdog"):
         async with trio.open_nursery() as steps:
             steps.start_soon(_block_while_waiting_for_a_cpu, run_queue, 0.25, 0.02, name="the-blocker")
