@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
+import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -40,14 +43,104 @@ def clean_environ(**extra: str) -> dict[str, str]:
 
 
 async def run_cli(args: Sequence[str], *, stdin: bytes = b"", env: dict[str, str] | None = None,
-                  timeout: float = CLI_TIMEOUT_S) -> subprocess.CompletedProcess[bytes]:
-    """One ``reelhouse`` command, capped by ``timeout``: past it the process is killed and the test says which."""
+                  timeout: float = CLI_TIMEOUT_S, cold: bool = False) -> subprocess.CompletedProcess[bytes]:
+    """One ``reelhouse`` command, capped by ``timeout``: past it the process is killed and the test says which.
+
+    A real process either way: forked by this test process's launcher
+    (tests/cli_launcher.py, imports done once), or with ``cold`` (and for
+    ``serve``, and with REELHOUSE_TEST_COLD_CLI=1) ``python -m reelhouse``.
+    """
+    environ = env or clean_environ()
     with trio.move_on_after(timeout):
-        return await trio.run_process(
-            reelhouse_argv(*args), stdin=stdin, capture_stdout=True, capture_stderr=True,
-            check=False, env=env or clean_environ(),
-        )
+        if cold or "serve" in args or os.environ.get("REELHOUSE_TEST_COLD_CLI") == "1":
+            return await trio.run_process(
+                reelhouse_argv(*args), stdin=stdin, capture_stdout=True, capture_stderr=True,
+                check=False, env=environ,
+            )
+        return await _LAUNCHER.run(list(args), stdin, environ)
     raise AssertionError(f"`reelhouse {' '.join(args)}` did not end within {timeout} s")
+
+
+class _Launcher:
+    """This test process's tests/cli_launcher.py: started at its first run, gone when this process ends."""
+
+    def __init__(self) -> None:
+        self._control: socket.socket | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def _started(self) -> socket.socket:
+        if self._control is None or self._process is None or self._process.poll() is not None:
+            mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            with theirs:
+                self._process = subprocess.Popen(
+                    # -P: tests/ (whose http package would hide the standard one) is not on sys.path.
+                    [sys.executable, "-P", str(Path(__file__).with_name("cli_launcher.py")), str(theirs.fileno())],
+                    pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                )
+            self._control = mine
+            atexit.register(self._stop)
+        return self._control
+
+    @property
+    def pid(self) -> int:
+        """The launcher's pid (its children are the runs in flight)."""
+        self._started()
+        assert self._process is not None
+        return self._process.pid
+
+    def _stop(self) -> None:
+        if self._control is not None:
+            self._control.close()  # the launcher's signal to kill its children and exit
+        if self._process is not None:
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+
+    async def run(self, args: list[str], stdin: bytes, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+        child_in, feed = os.pipe()
+        out, child_out = os.pipe()
+        err, child_err = os.pipe()
+        answers, theirs = socket.socketpair()
+        request = json.dumps({"argv": args, "env": env, "cwd": os.getcwd()}).encode()
+        try:  # one record on a local socket: it does not block
+            socket.send_fds(self._started(), [request], [child_in, child_out, child_err, theirs.fileno()])
+        finally:
+            for fd in (child_in, child_out, child_err):
+                os.close(fd)
+            theirs.close()
+        output: dict[int, bytes] = {}
+        with trio.socket.from_stdlib_socket(answers) as answer:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_feed, trio.lowlevel.FdStream(feed), stdin)
+                nursery.start_soon(_drain, trio.lowlevel.FdStream(out), output, 1)
+                nursery.start_soon(_drain, trio.lowlevel.FdStream(err), output, 2)
+                lines = b""
+                while lines.count(b"\n") < 2:  # the child's pid, then its exit code
+                    if not (chunk := await answer.recv(64)):
+                        raise AssertionError(f"the CLI launcher ended during `reelhouse {' '.join(args)}`")
+                    lines += chunk
+        returncode = int(lines.split()[1])
+        return subprocess.CompletedProcess(reelhouse_argv(*args), returncode, output[1], output[2])
+
+
+async def _feed(stream: trio.lowlevel.FdStream, data: bytes) -> None:
+    async with stream:
+        try:
+            await stream.send_all(data)
+        except trio.BrokenResourceError:
+            pass  # the command did not read its stdin (a cold run's pipe is the same)
+
+
+async def _drain(stream: trio.lowlevel.FdStream, into: dict[int, bytes], key: int) -> None:
+    chunks = []
+    async with stream:
+        while chunk := await stream.receive_some():
+            chunks.append(chunk)
+    into[key] = b"".join(chunks)
+
+
+_LAUNCHER = _Launcher()
 
 
 class ServerProcess:

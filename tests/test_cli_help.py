@@ -53,15 +53,15 @@ def test_schedule_set_help_lists_the_task_names() -> None:
 
 
 async def test_schedule_reset_says_reset_not_reseted(tmp_path: Path) -> None:
-    done = await run_cli(["--data-dir", str(tmp_path / "data"), "schedule", "reset", "backup"])
+    done = await run_cli(["--data-dir", str(tmp_path / "data"), "schedule", "reset", "backup"], cold=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode().strip() == "backup: reset to its default rules"
-    paused = await run_cli(["--data-dir", str(tmp_path / "data"), "schedule", "pause", "backup"])
+    paused = await run_cli(["--data-dir", str(tmp_path / "data"), "schedule", "pause", "backup"], cold=True)
     assert paused.stdout.decode().strip() == "backup: paused"
 
 
 async def test_a_bash_completion_script_is_printed() -> None:
-    done = await run_cli(["--print-completion", "bash"])
+    done = await run_cli(["--print-completion", "bash"], cold=True)
     assert done.returncode == 0, done.stderr
     script = done.stdout.decode()
     assert "complete" in script and "reelhouse" in script and "schedule" in script
@@ -76,7 +76,7 @@ async def test_a_bash_completion_script_is_printed() -> None:
 async def test_a_database_that_cannot_be_opened_is_one_line_and_exit_2(
     tmp_path: Path, url: str, reason: str, command: list[str]
 ) -> None:
-    done = await run_cli([*command, "--data-dir", str(tmp_path / "data"), "--database", url])
+    done = await run_cli([*command, "--data-dir", str(tmp_path / "data"), "--database", url], cold=True)
     assert done.returncode == 2
     lines = done.stderr.decode().strip().splitlines()
     assert len(lines) == 1, done.stderr.decode()
@@ -85,7 +85,7 @@ async def test_a_database_that_cannot_be_opened_is_one_line_and_exit_2(
 
 async def test_nothing_listening_is_one_line_and_exit_2(tmp_path: Path) -> None:
     done = await run_cli(["serve", "--bind", "127.0.0.1:0", "--data-dir", str(tmp_path / "data"),
-                          "--database", "postgresql://root@127.0.0.1:1/test"])
+                          "--database", "postgresql://root@127.0.0.1:1/test"], cold=True)
     assert done.returncode == 2
     lines = done.stderr.decode().strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("reelhouse: cannot connect to PostgreSQL at 127.0.0.1:1/test")

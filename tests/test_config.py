@@ -71,3 +71,22 @@ def test_unreadable_or_invalid_file_is_a_config_error(tmp_path: Path) -> None:
 def test_default_database_is_sqlite_in_the_data_dir(tmp_path: Path) -> None:
     settings = load_settings(flags={"data_dir": str(tmp_path)}, environ={})
     assert settings.effective_database_url == f"sqlite:///{tmp_path / 'reelhouse.db'}"
+
+
+def test_a_list_setting_from_the_environment_is_json() -> None:
+    settings = load_settings(environ={"REELHOUSE_DLNA__INTERFACES": '["lo", "eth0"]',
+                                      "REELHOUSE_SCAN": '{"probe_concurrency": 3}',
+                                      "REELHOUSE_SCAN__MAX_CONCURRENT_FULL_SCANS": "5"})
+    assert settings.dlna.interfaces == ["lo", "eth0"]
+    assert (settings.scan.probe_concurrency, settings.scan.max_concurrent_full_scans) == (3, 5)
+
+
+@pytest.mark.parametrize(("environ", "needle"), [
+    ({"REELHOUSE_DLNA__INTERFACES": "lo"}, "REELHOUSE_DLNA__INTERFACES"),  # was a SettingsError traceback
+    ({"REELHOUSE_SCAN": "fast"}, "REELHOUSE_SCAN"),
+    ({"REELHOUSE_BIND__PORT": "1"}, "bind"),  # was silently ignored
+])
+def test_an_environment_value_of_the_wrong_shape_is_one_clear_error(environ: dict[str, str], needle: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        load_settings(environ=environ)
+    assert needle in str(raised.value) and "\n" not in str(raised.value)

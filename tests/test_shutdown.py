@@ -58,7 +58,7 @@ def long_grace_config(directory: Path, text: str = "") -> Path:
 
 
 async def create_key(data_dir: Path, database_url: str) -> str:
-    done = await run_cli(["--data-dir", str(data_dir), "--database", database_url, "apikey", "create", "t"])
+    done = await run_cli(["--data-dir", str(data_dir), "--database", database_url, "apikey", "create", "t"], cold=True)
     assert done.returncode == 0, done.stderr
     return done.stdout.decode().strip().splitlines()[-1]
 
@@ -104,10 +104,10 @@ async def test_admin_commands_work_while_the_server_runs(
         # Each command is a cold process (seconds apiece on a loaded machine): run_cli
         # caps each one and names it; one cap of 20 s over both broke under load.
         cli = ["--data-dir", str(tmp_path / "data"), "--database", database_url, "apikey"]
-        listed = await run_cli([*cli, "list"])
+        listed = await run_cli([*cli, "list"], cold=True)
         assert listed.returncode == 0, listed.stderr
         key_id = listed.stdout.decode().split("\t")[0]
-        revoked = await run_cli([*cli, "revoke", key_id])
+        revoked = await run_cli([*cli, "revoke", key_id], cold=True)
         assert revoked.returncode == 0, revoked.stderr
         with trio.fail_after(20):
             assert (await client.get("/system/status")).status_code == 401

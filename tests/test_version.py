@@ -25,7 +25,7 @@ def test_the_package_version_is_the_one_pyproject_declares_and_a_valid_release_n
 
 
 async def test_reelhouse_version_prints_the_version_and_succeeds() -> None:
-    done = await run_cli(["--version"])
+    done = await run_cli(["--version"], cold=True)
     assert done.returncode == 0
     assert done.stdout.decode().strip() == f"reelhouse {_declared()}"
 
