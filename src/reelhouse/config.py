@@ -1,4 +1,4 @@
-"""Server configuration: defaults, a TOML file, the environment and flags, merged and validated by pydantic.
+"""Server configuration, layered by pydantic-settings.
 
 Precedence, lowest first: built-in defaults < the TOML file (``--config`` or
 ``REELHOUSE_CONFIG``) < ``REELHOUSE_*`` environment variables (a setting in a
@@ -6,12 +6,6 @@ table as ``REELHOUSE_SCAN__MAX_CONCURRENT_FULL_SCANS``) < command-line flags.
 The layers are merged key by key, then validated once.  ``conf/default.toml``
 documents every setting with its default.  The layers are only those
 :func:`load_settings` is given: ``Settings()`` alone is the defaults.
-An environment value of a list setting (``REELHOUSE_DLNA__INTERFACES``) is
-JSON, as is a whole table's (``REELHOUSE_SCAN='{"probe_concurrency": 3}'``).
-
-The merge is ours, not pydantic-settings' (which did the same for these
-flat tables): importing pydantic-settings (asyncio, dotenv, the cloud
-secret sources) cost every command-line run about 0.04 CPU-s of its 0.35.
 
 :func:`load_settings` raises :class:`ConfigError` with one readable line for
 any invalid value; the command line turns that into exit code 2.
@@ -20,16 +14,26 @@ any invalid value; the command line turns that into exit code 2.
 from __future__ import annotations
 
 import ipaddress
-import json
 import os
 import socket
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+    TomlConfigSettingsSource,
+)
+from pydantic_settings.sources.utils import parse_env_vars
 
 ENV_PREFIX = "REELHOUSE_"
 CONFIG_ENV = "REELHOUSE_CONFIG"
@@ -157,10 +161,12 @@ class DlnaSettings(_Section):
     member: str = ""
 
 
-class Settings(BaseModel):
+class Settings(BaseSettings):
     """Every setting of the server; see conf/default.toml for the meaning."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid", frozen=True
+    )
 
     bind: str = DEFAULT_BIND
     data_dir: Path = Path("data")
@@ -212,6 +218,19 @@ class Settings(BaseModel):
             raise ValueError("must start with sqlite:// or postgresql://")
         return value
 
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Highest first: flags (the constructor's arguments), environment, file."""
+        path, environ = _LAYERS.get()
+        return (init_settings, _Environment(settings_cls, environ), TomlConfigSettingsSource(settings_cls, path))
+
     @property
     def host(self) -> str:
         return self.bind.rpartition(":")[0]
@@ -233,6 +252,29 @@ class Settings(BaseModel):
 
 
 
+_LAYERS: ContextVar[tuple[Path | None, Mapping[str, str]]] = ContextVar("reelhouse_config_layers", default=(None, {}))
+
+
+class _Environment(EnvSettingsSource):
+    """``REELHOUSE_*`` from a given mapping; a name that is no setting is an error, not ignored."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = {name: value for name, value in environ.items() if name != CONFIG_ENV}
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+
+    def __call__(self) -> dict[str, Any]:
+        values = super().__call__()
+        prefix = ENV_PREFIX.lower()
+        for name in self.env_vars:
+            key = name.removeprefix(prefix).partition("__")[0]
+            if name.startswith(prefix) and key not in self.settings_cls.model_fields:
+                values[key] = self.env_vars[name]  # refused by extra="forbid", by its name
+        return values
+
+
 def load_settings(
     config_file: str | os.PathLike[str] | None = None,
     flags: dict[str, Any] | None = None,
@@ -246,73 +288,38 @@ def load_settings(
     path = config_file or environ.get(CONFIG_ENV) or None
     given = {key: value for key, value in (flags or {}).items() if value is not None}
     try:
-        merged = _read_file(Path(path)) if path else {}
-        _merge(merged, _from_environment(environ))
-        _merge(merged, given)
-        return Settings.model_validate(merged)
+        with _layers(Path(path) if path else None, environ):
+            return Settings(**given)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, path)) from None
-
-
-def _read_file(path: Path) -> dict[str, Any]:
-    try:  # a file named must be there
-        with path.open("rb") as file:
-            return tomllib.load(file)
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    except SettingsError:  # a list or table from the environment that is not JSON
+        raise ConfigError(_describe_environment(environ)) from None
 
 
-def _from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
-    """``REELHOUSE_NAME`` and ``REELHOUSE_TABLE__NAME`` (any case) as nested values.
-
-    A name that is no setting is kept, so that validation refuses it by its
-    name (``extra="forbid"``) rather than ignoring a typo.
-    """
-    values: dict[str, Any] = {}
-    prefix = ENV_PREFIX.lower()
-    for raw_name, value in sorted(environ.items()):
-        name = raw_name.lower()
-        if not name.startswith(prefix) or raw_name == CONFIG_ENV:
-            continue
-        *tables, key = name.removeprefix(prefix).split("__")
-        model: type[BaseModel] | None = Settings
-        for table in tables:
-            model = _table_model(model, table)
-        layer: dict[str, Any] = {key: _decode(model, key, value, raw_name)}
-        for table in reversed(tables):
-            layer = {table: layer}
-        _merge(values, layer)
-    return values
-
-
-def _table_model(model: type[BaseModel] | None, name: str) -> type[BaseModel] | None:
-    field = model.model_fields.get(name) if model is not None else None
-    annotation = field.annotation if field is not None else None
-    return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
-
-
-def _decode(model: type[BaseModel] | None, key: str, value: str, env_name: str) -> Any:
-    """A table's or a list's value is JSON; any other value is given to validation as the string it is."""
-    field = model.model_fields.get(key) if model is not None else None
-    annotation = field.annotation if field is not None else None
-    complex_ = _table_model(model, key) is not None or getattr(annotation, "__origin__", None) in (tuple, list)
-    if not complex_ or not value:
-        return value
+@contextmanager
+def _layers(path: Path | None, environ: Mapping[str, str]) -> Iterator[None]:
+    if path is not None:
+        try:  # the TOML source skips a missing file; a file named must be there
+            path.open("rb").close()
+        except OSError as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    token = _LAYERS.set((path, environ))
     try:
-        return json.loads(value)
-    except ValueError:
-        raise ConfigError(f"invalid setting {env_name}: not JSON (a list or table is given as JSON)") from None
+        yield
+    finally:
+        _LAYERS.reset(token)
 
 
-def _merge(into: dict[str, Any], layer: Mapping[str, Any]) -> None:
-    """Merge ``layer`` over ``into`` key by key: a table's other keys survive a higher layer's one."""
-    for key, value in layer.items():
-        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
-            _merge(into[key], value)
-        else:
-            into[key] = dict(value) if isinstance(value, Mapping) else value
+def _describe_environment(environ: Mapping[str, str]) -> str:
+    # pydantic-settings names only the section; the variables of structured settings are named instead.
+    tables = {f"{ENV_PREFIX}{name}".upper() for name, field in Settings.model_fields.items()
+              if isinstance(field.default, BaseModel)}
+    names = sorted(key for key in environ if key.upper().startswith(ENV_PREFIX) and (
+        "__" in key or key.upper() in tables))
+    return (f"invalid setting in the environment ({', '.join(names) or 'REELHOUSE_*'}): "
+            "a list or a whole table is JSON, e.g. REELHOUSE_DLNA__INTERFACES='[\"lo\"]'")
 
 
 def _describe(exc: ValidationError, path: str | os.PathLike[str] | None) -> str:
