@@ -23,8 +23,8 @@ SYNC = PluginTaskInfo("tasky", TaskSpec("sync", {"en": "Sync"}, {"en": "Syncs."}
 
 @pytest.fixture
 def autojump_clock() -> MockClock:
-    """Jumps only after 50 ms of real quiet, so the store's threads (and PostgreSQL's connect) finish first."""
-    return MockClock(autojump_threshold=0.05)
+    """Jumps as soon as every task waits: the store holds it while it answers (``store`` below)."""
+    return MockClock(autojump_threshold=0)
 
 
 @pytest.fixture

@@ -10,12 +10,21 @@ import pytest
 import trio
 
 from reelhouse.actors.plugins import PluginCallError
+from reelhouse.actors.plugins import session as session_module
 from reelhouse.storage import plugin_catalog
 
 from .conftest import Host
 from .factory import make_plugin
 
 GONE_WITHIN_S = 15
+GRACE_S = 0.5
+
+
+def short_graces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For a plugin that ignores the end of its stdin (or a launcher that cannot act): the host kills it
+    after these graces, whatever their length, so a test waits 0.5 s for each rather than 2 s and 3 s."""
+    monkeypatch.setattr(session_module, "STOP_GRACE_S", GRACE_S)
+    monkeypatch.setattr(session_module, "LAUNCHER_GRACE_S", GRACE_S)
 
 
 def gone(pid: int) -> bool:
@@ -53,7 +62,10 @@ async def _stop(host: Host, plugin_id: str, ending: str) -> None:
 @pytest.mark.parametrize(("ending", "mode"), [
     ("disabled", "good"), ("crashed", "crash"), ("killed", "garbage"), ("deaf", "deaf"),
 ])
-async def test_a_setsid_grandchild_ignoring_sigterm_ends_with_its_plugin(host: Host, ending: str, mode: str) -> None:
+async def test_a_setsid_grandchild_ignoring_sigterm_ends_with_its_plugin(
+        host: Host, ending: str, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if ending == "deaf":  # the polite stop keeps its grace: a plugin that exits is never cut short
+        short_graces(monkeypatch)
     make_plugin(host.plugins, "sly", mode)
     await host.rescan()
     grandchild = await host.call("sly", "orphan")
@@ -82,7 +94,9 @@ async def test_a_plugin_dies_with_its_launcher_even_one_killed_with_sigkill(host
     await host.wait_view("deaf", lambda view: view.status != "running")
 
 
-async def test_a_plugin_that_stops_its_launcher_is_killed_with_its_process_group(host: Host) -> None:
+async def test_a_plugin_that_stops_its_launcher_is_killed_with_its_process_group(
+        host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
+    short_graces(monkeypatch)
     make_plugin(host.plugins, "deaf", "deaf")
     await host.rescan()
     plugin = await host.call("deaf", "pid")

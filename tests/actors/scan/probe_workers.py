@@ -12,11 +12,14 @@ FFMPEG_LIMIT_S = 60
 
 
 def worker_command(*, abort_on: str | None = None, hang_on: str | None = None, hang_at_start: bool = False,
-                   gate: Path | None = None, hanging: Path | None = None) -> tuple[str, ...]:
+                   gate: Path | None = None, hanging: Path | None = None,
+                   release: Path | None = None) -> tuple[str, ...]:
     """The real probe worker, which aborts (SIGABRT, as a crash in a C library
     would) or hangs forever on paths containing the given text (first making the
-    file ``hanging``, so a test knows the hang began); with ``gate``, it answers
-    nothing until that file exists."""
+    file ``hanging``, so a test knows the hang began; with ``release``, only until
+    that file exists, so a test ends the hang once it saw what it waited for instead
+    of waiting out a probe timeout); with ``gate``, it answers nothing until that
+    file exists."""
     code = [
         "import os, time",
         "import reelhouse.media.probe_worker as worker",
@@ -25,6 +28,9 @@ def worker_command(*, abort_on: str | None = None, hang_on: str | None = None, h
         f"    if {abort_on!r} and {abort_on!r} in path: os.abort()",
         f"    if {hang_on!r} and {hang_on!r} in path and {str(hanging) if hanging else None!r}:",
         f"        open({str(hanging) if hanging else ''!r}, 'w').close()",
+        f"    while {hang_on!r} and {hang_on!r} in path and {str(release) if release else None!r}:",
+        f"        if os.path.exists({str(release) if release else ''!r}): return real(path)",
+        "        time.sleep(0.05)",
         f"    if {hang_on!r} and {hang_on!r} in path: time.sleep(3600)",
         f"    while {str(gate) if gate else None!r} and not os.path.exists({str(gate) if gate else ''!r}):",
         "        time.sleep(0.05)",

@@ -223,24 +223,30 @@ async def test_a_file_swapped_for_a_link_out_before_its_probe_is_not_probed(
     source = (await sources(library))["A (2001).mkv"]
     assert count == 1 and (source["probe_failure"], source["container"]) == ("permission_denied", "mkv")
     assert source["runtime_ticks"] in (None, 0)
-async def test_the_probe_phase_reports_progress_file_by_file(tree: Tree, library: Library, sample_video: bytes) -> None:
+async def test_the_probe_phase_reports_progress_file_by_file(
+        tree: Tree, library: Library, sample_video: bytes, tmp_path: Path) -> None:
     """Regression (issue 12, item 20): ``processed`` stayed at the directory count for the whole probe phase."""
     names = [f"Film {chr(65 + i)} ({2000 + i}).mkv" for i in range(20)]
     for name in names:
         tree.add(name, sample_video)
-    tree.add("Zz Hang (2030).mkv", sample_video)  # probed last (by path), and hangs
-    library.deps = ScanDeps(trio.CapacityLimiter(1), probe_command=worker_command(hang_on="Hang"), probe_timeout=3)
+    tree.add("Zz Hang (2030).mkv", sample_video)  # probed last (by path), and hangs until released
+    release = tmp_path / "release"
+    # The hang ends when the test has read the progress (not at a probe timeout it would wait out).
+    library.deps = ScanDeps(trio.CapacityLimiter(1), probe_command=worker_command(hang_on="Hang", release=release),
+                            probe_timeout=60)
     outcome = None
 
     async def scan() -> None:
         nonlocal outcome
         outcome = await library.scan(options=timing("scan"))
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(scan)
-        with trio.fail_after(15):
-            while library.progress.phase != "write" or library.progress.processed < 1 + len(names):
-                await trio.sleep(0.02)
-        during = (library.progress.processed, library.progress.total)
+    with trio.fail_after(30):  # the 20 probes, then the released one: a scan stuck past this fails here
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(scan)
+            with trio.fail_after(15):
+                while library.progress.phase != "write" or library.progress.processed < 1 + len(names):
+                    await trio.sleep(0.02)
+            during = (library.progress.processed, library.progress.total)
+            release.touch()
     assert during == (1 + len(names), 1 + len(names) + 1)  # one directory, 20 files probed, one hanging
     assert outcome is not None and outcome.processed == library.progress.total == 1 + len(names) + 1

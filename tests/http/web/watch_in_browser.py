@@ -15,7 +15,8 @@ from .browser import DESKTOP, HOME_FILLED, PHONE, SCREENSHOTS, Budget, Witness, 
 PASSWORD = "correct horse battery"
 FILM_SECONDS = 30
 SEEK_TO = 12.0
-PHONE_PLAY_TO = 4.0  # the phone plays the film this far, leaves, and resumes
+PHONE_SEEK_TO = 8.0  # the phone plays the film, seeks here (not 4 s of real playing), plays on, leaves, resumes
+PHONE_PLAY_TO = PHONE_SEEK_TO + 0.5
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,9 @@ def _phone_plays_a_film_and_resumes(page: Any, base: str, budget: Budget, backen
     page.screenshot(path=SCREENSHOTS / f"{backend}-phone-home.png", full_page=True)
     open_from_home(page, ".latest .card:has-text('Arrival')")
     page.screenshot(path=SCREENSHOTS / f"{backend}-phone-item.png", full_page=True)
-    left_at = _play_until(page, f"v.currentTime > {PHONE_PLAY_TO}")
+    _play_until(page, "v.currentTime > 0")
+    page.evaluate(f"document.getElementById('video').currentTime = {PHONE_SEEK_TO}")
+    left_at = _play_until(page, f"v.currentTime > {PHONE_PLAY_TO}", click=False)
     _leave_and_find_in_resume(page, base, budget)
     page.click("#resume .card:has-text('Arrival')")
     page.wait_for_selector("#play:has-text('Resume')")
