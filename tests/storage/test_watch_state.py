@@ -121,6 +121,20 @@ async def test_a_series_and_a_season_are_played_when_all_their_episodes_are(stor
     assert not again[s.series].played and not again[s.season2].played and again[s.season2].unplayed_count == 1
 
 
+async def test_states_read_with_their_containers_named_are_the_states_read_without(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        who = await member(store)
+        await set_played(store, who, s.season1, True, 5_000)
+        await set_favorite(store, who, s.movie, True)
+        everything = [s.movie, s.series, s.season1, s.season2, *s.episodes]
+        untyped = await watch_states(store, who, everything)
+        typed = await watch_states(store, who, everything, containers=[s.series, s.season1, s.season2])
+        movies_only = await watch_states(store, who, [s.movie, *s.episodes], containers=[])
+    assert typed == untyped and typed[s.series].unplayed_count == 3
+    assert movies_only == {i: untyped[i] for i in [s.movie, *s.episodes]}
+
+
 async def test_resume_lists_items_in_progress_newest_first_in_visible_libraries_in_pages(store: Store) -> None:
     with trio.fail_after(LIMIT_S):
         s = await shelf(store)

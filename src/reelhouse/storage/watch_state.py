@@ -92,15 +92,26 @@ class WatchPage:
 # -- reads -----------------------------------------------------------------------
 
 
-async def watch_states(store: Store, member_id: str, item_ids: Sequence[str]) -> dict[str, WatchState]:
-    """The member's state of each of ``item_ids`` (every id answered; unknown ids get the default)."""
+async def watch_states(
+    store: Store, member_id: str, item_ids: Sequence[str], *, containers: Sequence[str] | None = None
+) -> dict[str, WatchState]:
+    """The member's state of each of ``item_ids`` (every id answered; unknown ids get the default).
+
+    ``containers``: those of ``item_ids`` that may be series or seasons (None: any of them), whose
+    state is derived from their episodes; a caller that knows the types (a page of movies has none)
+    spares the store that query.
+    """
     ids = list(dict.fromkeys(item_ids))
     if not ids:
         return {}
     marks = ", ".join("?" for _ in ids)
     own_sql = f"SELECT {_COLUMNS} FROM watch_state w WHERE w.user_id = ? AND w.item_id IN ({marks})"
-    derived_query = _derived_query(member_id, ids, store.backend)
-    own, derived = await store.fetch_each([(own_sql, [member_id, *ids]), derived_query])
+    derived_ids = ids if containers is None else [i for i in dict.fromkeys(containers) if i in set(ids)]
+    if derived_ids:
+        own, derived = await store.fetch_each([(own_sql, [member_id, *ids]),
+                                               _derived_query(member_id, derived_ids, store.backend)])  # fmt: skip
+    else:
+        own, derived = await store.fetch_all(own_sql, [member_id, *ids]), []
     states = {item_id: WatchState(item_id) for item_id in ids}
     for row in own:
         states[row["item_id"]] = state_of(row)

@@ -3,19 +3,19 @@
 The one place this surface reads the members' watch state
 (``storage/watch_state.py``) and asks its actor for marks
 (``actors/watch_state.py``): every route renders ``UserData`` through
-:func:`user_data_for`.  An API key has no member: every item reads as
+:func:`user_data_of`.  An API key has no member: every item reads as
 never played and no favourite, as on the native API.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reelhouse import errors
 from reelhouse.actors.watch_state import MarkFavorite, MarkPlayed
 from reelhouse.storage import Store
-from reelhouse.storage.watch_state import WatchState, next_up_list, resume_list, watch_states
+from reelhouse.storage.watch_state import CONTAINER_TYPES, WatchState, next_up_list, resume_list, watch_states
 from reelhouse.timefmt import rfc3339_ms
 
 from ..asks import ask
@@ -27,23 +27,24 @@ from .dto_items import user_data_dto
 TICKS_PER_MS = 10_000
 
 
-async def user_data_for(
-    store: Store, member_id: str | None, items: Iterable[Mapping[str, Any]],
+async def user_data_of(
+    store: Store, member_id: str | None, refs: Sequence[tuple[str, str, int | None]],
     known: Mapping[str, WatchState] | None = None,
 ) -> dict[str, dict[str, Any]]:  # fmt: skip
-    """UserData by our item id for each of ``items`` (native item dicts).
+    """UserData by our item id for each of the items given as (id, type, runtime ticks).
 
     ``known``: the states already read with the items (the resume and next-up
     lists are read from the watch state itself), not read again.
     """
-    listed = list(items)
     if known is not None:
         states: Mapping[str, WatchState] = known
     elif member_id:
-        states = await watch_states(store, member_id, [item["id"] for item in listed])
+        # Only series and seasons have a state derived from their episodes.
+        containers = [item_id for item_id, kind, _ in refs if kind in CONTAINER_TYPES]
+        states = await watch_states(store, member_id, [item_id for item_id, _, _ in refs], containers=containers)
     else:
         states = {}
-    return {item["id"]: state_dto(item["id"], states.get(item["id"]), item.get("runtimeTicks")) for item in listed}
+    return {item_id: state_dto(item_id, states.get(item_id), runtime) for item_id, _, runtime in refs}
 
 
 def state_dto(item_id: str, state: WatchState | None, runtime_ticks: int | None = None) -> dict[str, Any]:

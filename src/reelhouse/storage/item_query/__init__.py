@@ -27,7 +27,9 @@ from ._params import (
     parse_item_query,
 )
 from ._query import (
+    ItemKey,
     ItemPage,
+    list_item_keys,
     list_items,
     rating_levels,
 )
@@ -49,10 +51,12 @@ __all__ = [
     "SUMMARY_COLUMNS",
     "FilesPage",
     "ItemFiles",
+    "ItemKey",
     "ItemPage",
     "ItemQuery",
     "ItemSummary",
     "like_escape",
+    "list_item_keys",
     "list_items",
     "list_with_files",
     "parse_item_query",
