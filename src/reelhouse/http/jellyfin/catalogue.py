@@ -199,13 +199,9 @@ async def names_of(wanted: Iterable[str | None]) -> dict[str, str]:
     return {item.id: item.name for item in page.items}
 
 
-async def summaries_by_id(item_ids: Sequence[str]) -> list[ItemSummary]:
-    """Native summaries of these items the request may see, in the order given."""
-    return (await summaries_with_names(item_ids))[0]
-
-
 async def summaries_with_names(item_ids: Sequence[str]) -> tuple[list[ItemSummary], dict[str, str]]:
-    """:func:`summaries_by_id`, and their series' and seasons' names by id (read with them: one trip)."""
+    """Native summaries of these items the request may see, in the order given, and their series'
+    and seasons' names by id (read with them: one trip)."""
     if not item_ids:
         return [], {}
     ctx = app_context()

@@ -15,6 +15,7 @@ from quart import Response, request
 
 from reelhouse.storage.genres import genre_names
 from reelhouse.storage.item_query import ItemKey, ItemSummary, parse_item_query
+from reelhouse.storage.watch_state import WatchPage
 
 from ..context import app_context
 from ..library_access import library_scope_of_request, parental_rule_of_request
@@ -30,14 +31,13 @@ from .catalogue import (
     render_summaries,
     result,
     server_guid,
-    summaries_by_id,
     summaries_with_names,
     view_dto,
     visible_libraries,
 )
 from .item_query import MAX_LIMIT, count, lowered_args, native_query, parent_id, split, translate
 from .surface import json, new_blueprint, route
-from .user_data import next_up_states, resume_states
+from .user_data import next_up_page, resume_page
 
 blueprint = new_blueprint("items")
 LATEST_DEFAULT = 16
@@ -100,9 +100,10 @@ async def latest(user_id: str | None = None) -> Response:
         key = item.series_id or item.id
         if key not in shown and len(shown) < limit:
             shown[key] = item if isinstance(item, ItemSummary) and not item.series_id else None
-    read = {s.id: s for s in await summaries_by_id([k for k, v in shown.items() if v is None])}
+    summaries, names = await summaries_with_names([k for k, v in shown.items() if v is None])
+    read = {s.id: s for s in summaries}
     found = [v if v is not None else read.get(k) for k, v in shown.items()]
-    return json(await render_summaries([s for s in found if s is not None]))
+    return json(await render_summaries([s for s in found if s is not None], known_names=names))
 
 
 async def _newest_videos(parent: str | None, limit: int, kinds: frozenset[str]) -> list[ItemSummary | ItemKey]:
@@ -148,10 +149,7 @@ async def resume(user_id: str | None = None) -> Response:
 
 async def _resume(args: dict[str, str]) -> Response:
     limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
-    states = await resume_states(app_context().store, member_id(), limit)
-    summaries, names = await summaries_with_names(list(states))
-    dtos = await render_summaries(summaries, states=states, known_names=names)
-    return json(result(dtos, len(dtos)))
+    return json(await _listed(await resume_page(app_context().store, member_id(), limit)))
 
 
 @route(blueprint, "/Shows/NextUp")
@@ -159,10 +157,15 @@ async def next_up() -> Response:
     args = _args()
     limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
     series = ids.item_id(args["seriesid"]) if args.get("seriesid") else None
-    states = await next_up_states(app_context().store, member_id(), series, limit)
-    summaries, names = await summaries_with_names(list(states))
-    dtos = await render_summaries(summaries, states=states, known_names=names)
-    return json(result(dtos, len(dtos)))
+    return json(await _listed(await next_up_page(app_context().store, member_id(), series, limit)))
+
+
+async def _listed(page: WatchPage) -> dict[str, Any]:
+    """A resume or next-up page as a QueryResult: the items the member may see, in the list's order."""
+    states = {state.item_id: state for state in page.states}
+    summaries = [page.items[item_id] for item_id in states if item_id in page.items]
+    dtos = await render_summaries(summaries, states=states, known_names=page.names)
+    return result(dtos, len(dtos))
 
 
 @route(blueprint, "/Shows/<series_id>/Seasons")

@@ -15,12 +15,20 @@ from typing import Any
 from reelhouse import errors
 from reelhouse.actors.watch_state import MarkFavorite, MarkPlayed
 from reelhouse.storage import Store
-from reelhouse.storage.watch_state import CONTAINER_TYPES, WatchState, next_up_list, resume_list, watch_states
+from reelhouse.storage.watch_state import (
+    CONTAINER_TYPES,
+    ListedItems,
+    WatchPage,
+    WatchState,
+    next_up_list,
+    resume_list,
+    watch_states,
+)
 from reelhouse.timefmt import rfc3339_ms
 
 from ..asks import ask
 from ..context import app_context
-from ..library_access import library_scope_of_request
+from ..library_access import library_scope_of_request, parental_rule_of_request
 from ..playback_reports import settle_playback
 from .dto_items import user_data_dto
 
@@ -65,21 +73,22 @@ def _library_ids() -> frozenset[str] | None:
     return None if scope is None else scope.library_ids
 
 
-async def resume_states(store: Store, member_id: str | None, limit: int) -> dict[str, WatchState]:
-    """The member's items in progress, the most recently played first, with their states."""
+async def resume_page(store: Store, member_id: str | None, limit: int) -> WatchPage:
+    """The member's items in progress, the most recently played first, with their states and
+    the summaries of those the member may see (:class:`ListedItems`: one statement)."""
     if member_id is None or limit <= 0:
-        return {}
-    page = await resume_list(store, member_id, _library_ids(), limit=limit)
-    return {state.item_id: state for state in page.states}
+        return WatchPage([], None)
+    listed = ListedItems(await parental_rule_of_request())
+    return await resume_list(store, member_id, _library_ids(), limit=limit, listed=listed)
 
 
-async def next_up_states(store: Store, member_id: str | None, series_id: str | None,
-                         limit: int) -> dict[str, WatchState]:  # fmt: skip
-    """The next unwatched episode of each series in progress (or of ``series_id``), with its state."""
+async def next_up_page(store: Store, member_id: str | None, series_id: str | None, limit: int) -> WatchPage:
+    """The next unwatched episode of each series in progress (or of ``series_id``), with its state
+    and the summaries of those the member may see."""
     if member_id is None or limit <= 0:
-        return {}
-    page = await next_up_list(store, member_id, _library_ids(), limit=limit, series_id=series_id)
-    return {state.item_id: state for state in page.states}
+        return WatchPage([], None)
+    listed = ListedItems(await parental_rule_of_request())
+    return await next_up_list(store, member_id, _library_ids(), limit=limit, series_id=series_id, listed=listed)
 
 
 async def mark(member_id: str | None, item_id: str, *, played: bool | None = None,

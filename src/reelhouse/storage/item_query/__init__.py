@@ -34,9 +34,11 @@ from ._query import (
     rating_levels,
 )
 from ._render import (
+    NAME_EXTRAS,
     PAGE_EXTRAS,
     SUMMARY_COLUMNS,
     ItemSummary,
+    names_of_row,
     summary_of,
 )
 
@@ -47,6 +49,7 @@ __all__ = [
     "LIKE_ESCAPE",
     "MAX_IDS",
     "MAX_LIMIT",
+    "NAME_EXTRAS",
     "PAGE_EXTRAS",
     "SUMMARY_COLUMNS",
     "FilesPage",
@@ -59,6 +62,7 @@ __all__ = [
     "list_item_keys",
     "list_items",
     "list_with_files",
+    "names_of_row",
     "parse_item_query",
     "rating_levels",
     "summary_of",
