@@ -137,6 +137,26 @@ async def test_states_read_with_their_containers_named_are_the_states_read_witho
     assert movies_only == {i: untyped[i] for i in [s.movie, *s.episodes]}
 
 
+async def test_a_page_read_with_states_carries_the_members_own_rows(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        who, other = await member(store), await member(store, "bo")
+        await set_played(store, who, s.movie, True, 1_000)
+        await set_favorite(store, who, s.other_movie, True)
+        await progress(store, who, s.episodes[0], 30_000, 2_000)
+        await set_favorite(store, other, s.episodes[1], True)  # another member's row: not this page's
+        query = replace(parse_item_query({"recursive": ["true"], "limit": ["100"]}), member_id=who)
+        codec = CursorCodec(b"watch-state-tests")
+        page = await list_items(store, query, codec, with_states=True)
+        plain = await list_items(store, query, codec)
+        expected = await watch_states(store, who, [item.id for item in page.items])
+        keyless = await list_items(store, replace(query, member_id=None), codec, with_states=True)
+    assert page.items == plain.items and sorted(page.own_states) == sorted([s.movie, s.other_movie, s.episodes[0]])
+    for item_id, own in page.own_states.items():
+        assert WatchState(item_id, *own) == expected[item_id]
+    assert keyless.own_states == {} and keyless.items == plain.items
+
+
 async def test_resume_lists_items_in_progress_newest_first_in_visible_libraries_in_pages(store: Store) -> None:
     with trio.fail_after(LIMIT_S):
         s = await shelf(store)

@@ -110,11 +110,13 @@ async def native_summaries(query: ItemQuery) -> tuple[list[dict[str, Any]], int]
     return summaries, total
 
 
-async def native_items(query: ItemQuery) -> ItemPage:
-    """One page of items within the request's libraries, as read (no cursor: this surface pages by offset)."""
+async def native_items(query: ItemQuery, *, with_states: bool = False) -> ItemPage:
+    """One page of items within the request's libraries, as read (no cursor: this surface pages by offset);
+    ``with_states``: with the member's own watch states (:func:`.user_data.own_states`)."""
     ctx = app_context()
     scoped = await scoped_item_query(query)
-    return await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret), with_cursor=False)
+    return await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret), with_cursor=False,
+                            with_states=with_states)  # fmt: skip
 
 
 async def native_keys(query: ItemQuery) -> list[ItemKey]:

@@ -15,9 +15,10 @@ from quart import Response, request
 
 from reelhouse.storage.genres import genre_names
 from reelhouse.storage.item_query import ItemKey, ItemSummary, parse_item_query
-from reelhouse.storage.watch_state import WatchPage
+from reelhouse.storage.watch_state import WatchPage, WatchState
 
 from ..context import app_context
+from ..device_auth import signed_in_member
 from ..library_access import library_scope_of_request, parental_rule_of_request
 from . import ids
 from .catalogue import (
@@ -37,7 +38,7 @@ from .catalogue import (
 )
 from .item_query import MAX_LIMIT, count, lowered_args, native_query, parent_id, split, translate
 from .surface import json, new_blueprint, route
-from .user_data import next_up_page, resume_page
+from .user_data import next_up_page, own_states, resume_page
 
 blueprint = new_blueprint("items")
 LATEST_DEFAULT = 16
@@ -94,7 +95,7 @@ async def latest(user_id: str | None = None) -> Response:
     kinds = frozenset(asked - {""}) if asked else frozenset(VIDEO_TYPES)
     if limit == 0 or not kinds:
         return json([])
-    newest = await _newest_videos(args.get("parentid"), limit, kinds)
+    newest, states = await _newest_videos(args.get("parentid"), limit, kinds)
     shown: dict[str, ItemSummary | None] = {}  # in order: a movie, or a series (or lone episode) to read
     for item in newest:
         key = item.series_id or item.id
@@ -103,10 +104,12 @@ async def latest(user_id: str | None = None) -> Response:
     summaries, names = await summaries_with_names([k for k, v in shown.items() if v is None])
     read = {s.id: s for s in summaries}
     found = [v if v is not None else read.get(k) for k, v in shown.items()]
-    return json(await render_summaries([s for s in found if s is not None], known_names=names))
+    return json(await render_summaries([s for s in found if s is not None], states=states, known_names=names))
 
 
-async def _newest_videos(parent: str | None, limit: int, kinds: frozenset[str]) -> list[ItemSummary | ItemKey]:
+async def _newest_videos(
+    parent: str | None, limit: int, kinds: frozenset[str]
+) -> tuple[list[ItemSummary | ItemKey], dict[str, WatchState]]:
     """The newest movies and episodes under ``parent`` (a view or an item; None: every view), enough of
     them for ``limit`` entries: ``limit`` movies, four times as many episodes (an episode stands for its
     series, and a series' newest episodes come together).
@@ -114,7 +117,8 @@ async def _newest_videos(parent: str | None, limit: int, kinds: frozenset[str]) 
     One query per library and type, each on the (library, type, date added)
     index, merged: one query over several types or by parentId read every
     video of the library (20-40 ms over 10,000 against 1 ms).  A view's
-    episodes are read as keys only (:func:`list_item_keys`): only their series are shown.
+    episodes are read as keys only (:func:`list_item_keys`): only their series are shown;
+    its movies with the member's states of them (the second of the pair returned).
     """
     libraries = await visible_libraries()
     base = {"recursive": ["true"], "sort": ["dateAdded"], "order": ["desc"]}
@@ -126,9 +130,10 @@ async def _newest_videos(parent: str | None, limit: int, kinds: frozenset[str]) 
             types = [kind for kind in VIDEO_TYPES if kind in kinds]
             count = episodes if "Episode" in types else str(limit)
             return list((await native_items(parse_item_query({**base, "parentId": [wanted], "type": types,
-                                                               "limit": [count]}))).items)  # fmt: skip
+                                                               "limit": [count]}))).items), {}  # fmt: skip
         libraries = [lib for lib in libraries if lib.id == wanted]
     found: list[ItemSummary | ItemKey] = []
+    states: dict[str, WatchState] = {}
     for library in libraries:
         for kind in [k for k in LATEST_TYPES.get(library.collection_type, VIDEO_TYPES) if k in kinds]:
             count = episodes if kind == "Episode" else str(limit)
@@ -136,9 +141,13 @@ async def _newest_videos(parent: str | None, limit: int, kinds: frozenset[str]) 
             if kind == "Episode":
                 found.extend(await native_keys(query))
             else:
-                found.extend((await native_items(query)).items)
+                # A member's own states come with the page; an API key's named user's are read after.
+                signed_in = signed_in_member() is not None
+                page = await native_items(query, with_states=signed_in)
+                found.extend(page.items)
+                states.update(own_states(page) if signed_in else {})
     found.sort(key=lambda item: (item.date_created_ms, item.id), reverse=True)
-    return found
+    return found, states
 
 
 @route(blueprint, "/UserItems/Resume")

@@ -15,6 +15,7 @@ from typing import Any
 from reelhouse import errors
 from reelhouse.actors.watch_state import MarkFavorite, MarkPlayed
 from reelhouse.storage import Store
+from reelhouse.storage.item_query import ItemPage
 from reelhouse.storage.watch_state import (
     CONTAINER_TYPES,
     ListedItems,
@@ -42,17 +43,25 @@ async def user_data_of(
     """UserData by our item id for each of the items given as (id, type, runtime ticks).
 
     ``known``: the states already read with the items (the resume and next-up
-    lists are read from the watch state itself), not read again.
+    lists are read from the watch state itself, a page of movies with its
+    rows), not read again; the member's others are read.
     """
-    if known is not None:
-        states: Mapping[str, WatchState] = known
-    elif member_id:
+    states = dict(known or {})
+    missing = [(item_id, kind) for item_id, kind, _ in refs if item_id not in states]
+    if member_id and missing:
         # Only series and seasons have a state derived from their episodes.
-        containers = [item_id for item_id, kind, _ in refs if kind in CONTAINER_TYPES]
-        states = await watch_states(store, member_id, [item_id for item_id, _, _ in refs], containers=containers)
-    else:
-        states = {}
+        containers = [item_id for item_id, kind in missing if kind in CONTAINER_TYPES]
+        states.update(await watch_states(store, member_id, [item_id for item_id, _ in missing], containers=containers))
     return {item_id: state_dto(item_id, states.get(item_id), runtime) for item_id, _, runtime in refs}
+
+
+def own_states(page: ItemPage) -> dict[str, WatchState]:
+    """The states of a page read ``with_states`` of the items whose state is their own (not a series'
+    or season's, derived from its episodes)."""
+    return {
+        item.id: WatchState(item.id, *page.own_states[item.id]) if item.id in page.own_states else WatchState(item.id)
+        for item in page.items if item.type not in CONTAINER_TYPES
+    }  # fmt: skip
 
 
 def state_dto(item_id: str, state: WatchState | None, runtime_ticks: int | None = None) -> dict[str, Any]:
