@@ -13,7 +13,7 @@ Two figures, in one run, on SQLite:
    Beside it, the server's CPU time per home screen against per native page
    (``cpu_ratio``), over ``CPU_ROUNDS`` of each in a block: on a machine
    shared with other work the wall-clock ratio moves with the load, the CPU
-   one much less.
+   one much less; and the CPU of each request alone (``per_request_cpu_ms``).
 2. **Media/Updated to listed**: a new episode file is written into a season
    folder, ``POST /Library/Media/Updated`` names it, and the native item
    count of the library is polled every 20 ms until it is one more: the
@@ -158,7 +158,15 @@ def cpu_figures(jf: httpx.Client, native: httpx.Client, views: list[str], pid: i
     with ThreadPoolExecutor(max_workers=len(home_requests(views))) as pool:
         home = server_cpu_ms(pid, lambda: home_screen_at_once(jf, views, pool), CPU_ROUNDS)
     page = server_cpu_ms(pid, lambda: native.get("/items", params={"limit": 40}).raise_for_status(), CPU_ROUNDS * 3)
-    return {"home_screen_cpu_ms": round(home, 2), "native_page_cpu_ms": round(page, 2), "cpu_ratio": round(home / page, 2)}
+    return {"home_screen_cpu_ms": round(home, 2), "native_page_cpu_ms": round(page, 2), "cpu_ratio": round(home / page, 2),
+            "per_request_cpu_ms": per_request_cpu_ms(jf, views, pid)}  # fmt: skip
+
+
+def per_request_cpu_ms(jf: httpx.Client, views: list[str], pid: int) -> dict[str, float]:
+    """The server's CPU per home-screen request, each alone (``CPU_ROUNDS * 3`` of it in a block):
+    what each route costs beyond the stack's floor (benchmarks/request_cost.py)."""
+    return {f"{n}:{path}": round(server_cpu_ms(pid, functools.partial(get_ok, jf, path, params), CPU_ROUNDS * 3), 2)
+            for n, (path, params) in enumerate(home_requests(views))}  # fmt: skip
 
 
 def home_versus_native(jf: httpx.Client, native: httpx.Client, views: list[str]) -> dict[str, Any]:

@@ -6,10 +6,11 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+import trio
 
 from reelhouse.storage import Store
 from reelhouse.storage.cursor import CursorCodec
-from reelhouse.storage.item_query import ItemPage, list_items, parse_item_query
+from reelhouse.storage.item_query import ItemPage, list_item_keys, list_items, parse_item_query
 from tests.catalog_factory import CatalogFactory
 
 from .item_samples import Samples, sample_catalog
@@ -20,6 +21,7 @@ TOP_LEVEL = [
     "Casablanca", "Dark", "Dune", "Remote Film", "Zodiac",
 ]  # fmt: skip
 MOVIES = [n for n in TOP_LEVEL if n not in ("Atlanta", "Dark")]
+LIMIT_S = 20
 
 
 @pytest.fixture
@@ -353,3 +355,30 @@ async def test_a_page_read_with_names_carries_its_series_and_season_names(store:
     plain = await list_items(store, query, CODEC)
     assert plain.names == {} and plain.next_cursor is not None
     assert [item.id for item in named.items] == [item.id for item in plain.items]
+
+
+@pytest.mark.parametrize("params", [
+    {"libraryId": "@shows", "recursive": "true", "type": "Episode", "sort": "dateAdded", "order": "desc", "limit": 3},
+    {"libraryId": "@films", "recursive": "true", "type": "Movie", "sort": "dateAdded", "order": "desc"},
+    {"parentId": "@Dark", "recursive": "true", "sort": "name"},
+    {"libraryId": "@shows", "recursive": "true", "type": ["Season", "Episode"], "limit": 100},
+])  # fmt: skip
+async def test_the_keys_of_a_page_are_those_of_the_page_list_items_reads(
+    store: Store, samples: Samples, params: dict[str, Any]
+) -> None:
+    query = parse_item_query(_params(samples, params))
+    with trio.fail_after(LIMIT_S):  # two reads of a dozen rows
+        keys = await list_item_keys(store, query)
+        items = (await list_items(store, query, CODEC)).items
+    assert keys and [(k.id, k.series_id, k.date_created_ms) for k in keys] == [
+        (i.id, i.series_id, i.date_created_ms) for i in items
+    ]
+
+
+async def test_the_keys_of_an_unknown_library_or_parent_are_not_found(store: Store, samples: Samples) -> None:
+    from reelhouse.errors import NotFound
+
+    with trio.fail_after(LIMIT_S), pytest.raises(NotFound):
+        await list_item_keys(store, parse_item_query({"libraryId": ["nope"]}))
+    with trio.fail_after(LIMIT_S), pytest.raises(NotFound):
+        await list_item_keys(store, parse_item_query({"parentId": ["nope"]}))

@@ -10,9 +10,11 @@ import trio
 from reelhouse.errors import NotFound
 from reelhouse.storage import Store
 from reelhouse.storage.cursor import CursorCodec
-from reelhouse.storage.item_query import list_items, parse_item_query
+from reelhouse.storage.item_query import ItemPage, list_items, parse_item_query
 from reelhouse.storage.members import add_user
+from reelhouse.storage.parental_filter import ParentalFilter
 from reelhouse.storage.watch_state import (
+    ListedItems,
     WatchState,
     next_up_list,
     record_progress,
@@ -121,6 +123,40 @@ async def test_a_series_and_a_season_are_played_when_all_their_episodes_are(stor
     assert not again[s.series].played and not again[s.season2].played and again[s.season2].unplayed_count == 1
 
 
+async def test_states_read_with_their_containers_named_are_the_states_read_without(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        who = await member(store)
+        await set_played(store, who, s.season1, True, 5_000)
+        await set_favorite(store, who, s.movie, True)
+        everything = [s.movie, s.series, s.season1, s.season2, *s.episodes]
+        untyped = await watch_states(store, who, everything)
+        typed = await watch_states(store, who, everything, containers=[s.series, s.season1, s.season2])
+        movies_only = await watch_states(store, who, [s.movie, *s.episodes], containers=[])
+    assert typed == untyped and typed[s.series].unplayed_count == 3
+    assert movies_only == {i: untyped[i] for i in [s.movie, *s.episodes]}
+
+
+async def test_a_page_read_with_states_carries_the_members_own_rows(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        who, other = await member(store), await member(store, "bo")
+        await set_played(store, who, s.movie, True, 1_000)
+        await set_favorite(store, who, s.other_movie, True)
+        await progress(store, who, s.episodes[0], 30_000, 2_000)
+        await set_favorite(store, other, s.episodes[1], True)  # another member's row: not this page's
+        query = replace(parse_item_query({"recursive": ["true"], "limit": ["100"]}), member_id=who)
+        codec = CursorCodec(b"watch-state-tests")
+        page = await list_items(store, query, codec, with_states=True)
+        plain = await list_items(store, query, codec)
+        expected = await watch_states(store, who, [item.id for item in page.items])
+        keyless = await list_items(store, replace(query, member_id=None), codec, with_states=True)
+    assert page.items == plain.items and sorted(page.own_states) == sorted([s.movie, s.other_movie, s.episodes[0]])
+    for item_id, own in page.own_states.items():
+        assert WatchState(item_id, *own) == expected[item_id]
+    assert keyless.own_states == {} and keyless.items == plain.items
+
+
 async def test_resume_lists_items_in_progress_newest_first_in_visible_libraries_in_pages(store: Store) -> None:
     with trio.fail_after(LIMIT_S):
         s = await shelf(store)
@@ -138,6 +174,36 @@ async def test_resume_lists_items_in_progress_newest_first_in_visible_libraries_
         episodes = await resume_list(store, who, None, limit=10, types=["Episode"])
         assert [x.item_id for x in episodes.states] == [s.episodes[0]]
         assert (await resume_list(store, who, set(), limit=10)).states == []
+
+
+async def _by_id(store: Store, item_ids: list[str], rule: ParentalFilter | None) -> ItemPage:
+    """The items as a page by id reads them (what the Jellyfin lists read before they were read with the list)."""
+    query = replace(parse_item_query({"ids": [",".join(item_ids)], "limit": ["100"]}), parental=rule)
+    return await list_items(store, query, CursorCodec(b"watch-state-tests"), with_cursor=False, with_names=True)
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+async def test_resume_and_next_up_read_with_their_items_read_them_as_a_page_by_id(store: Store, blocked: bool) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        who = await member(store)
+        await progress(store, who, s.movie, 60_000, 1_000)
+        await progress(store, who, s.episodes[0], 30_000, 3_000)
+        await set_played(store, who, s.episodes[1], True, 4_000)
+        await set_played(store, who, s.second_episodes[0], True, 5_000)
+        rule = ParentalFilter(blocked_items=(s.series,)) if blocked else None
+        listed = ListedItems(rule)
+        pages = [await resume_list(store, who, None, limit=1, listed=listed),
+                 await next_up_list(store, who, {s.shows}, limit=2, listed=listed)]  # fmt: skip
+        plain = [await resume_list(store, who, None, limit=1), await next_up_list(store, who, {s.shows}, limit=2)]
+        for page, without in zip(pages, plain, strict=True):
+            assert (page.states, page.next_key) == (without.states, without.next_key)
+            expected = await _by_id(store, [x.item_id for x in page.states], rule)
+            assert page.items == {item.id: item for item in expected.items} and page.names == expected.names
+    assert [x.item_id for x in pages[0].states] == [s.episodes[0]] and pages[0].next_key is not None
+    assert [x.item_id for x in pages[1].states] == [s.second_episodes[1], s.episodes[2]]
+    shown = [s.second_episodes[1]] if blocked else [s.episodes[0], s.second_episodes[1], s.episodes[2]]
+    assert sorted([*pages[0].items, *pages[1].items]) == sorted(shown)
 
 
 async def test_next_up_is_the_episode_after_the_furthest_played_one_series_by_latest_play(store: Store) -> None:

@@ -23,7 +23,15 @@ import trio
 from quart import current_app, request
 
 from reelhouse.storage.item_detail import item_detail
-from reelhouse.storage.item_query import ItemPage, ItemQuery, list_items, parse_item_query
+from reelhouse.storage.item_query import (
+    ItemKey,
+    ItemPage,
+    ItemQuery,
+    ItemSummary,
+    list_item_keys,
+    list_items,
+    parse_item_query,
+)
 from reelhouse.storage.library_views import LibraryView, RememberedViews
 from reelhouse.storage.watch_state import WatchState
 
@@ -32,9 +40,9 @@ from ..device_auth import signed_in_member
 from ..items import cursor_codec
 from ..library_access import require_item_visible, scoped_item_query, visible
 from . import ids
-from .dto_items import item_dto
+from .dto_items import item_dto, summary_dto
 from .item_query import MAX_LIMIT, Translated, split
-from .user_data import user_data_for
+from .user_data import user_data_of
 
 DETAIL_FIELDS = frozenset({
     "overview", "genres", "people", "mediasources", "mediastreams", "providerids", "studios", "taglines",
@@ -86,8 +94,12 @@ async def query_page(translated: Translated, fields: str | None) -> tuple[list[d
 
 
 async def native_page(query: ItemQuery, fields: str | None) -> tuple[list[dict[str, Any]], int]:
-    summaries, total = await native_summaries(query)
-    return await render(summaries, detail=wants_detail(fields)), total
+    if wants_detail(fields):
+        summaries, total = await native_summaries(query)
+        return await render(summaries, detail=True), total
+    page = await native_items(query)
+    total = page.total_count if page.total_count is not None else (query.offset or 0) + len(page.items)
+    return await render_summaries(page.items), total
 
 
 async def native_summaries(query: ItemQuery) -> tuple[list[dict[str, Any]], int]:
@@ -98,11 +110,18 @@ async def native_summaries(query: ItemQuery) -> tuple[list[dict[str, Any]], int]
     return summaries, total
 
 
-async def native_items(query: ItemQuery) -> ItemPage:
-    """One page of items within the request's libraries, as read (no cursor: this surface pages by offset)."""
+async def native_items(query: ItemQuery, *, with_states: bool = False) -> ItemPage:
+    """One page of items within the request's libraries, as read (no cursor: this surface pages by offset);
+    ``with_states``: with the member's own watch states (:func:`.user_data.own_states`)."""
     ctx = app_context()
     scoped = await scoped_item_query(query)
-    return await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret), with_cursor=False)
+    return await list_items(ctx.store, scoped, cursor_codec(ctx.cursor_secret), with_cursor=False,
+                            with_states=with_states)  # fmt: skip
+
+
+async def native_keys(query: ItemQuery) -> list[ItemKey]:
+    """:func:`native_items`' page as keys (id, series, date added) only."""
+    return await list_item_keys(app_context().store, await scoped_item_query(query))
 
 
 async def render(
@@ -111,33 +130,56 @@ async def render(
 ) -> list[dict[str, Any]]:  # fmt: skip
     """BaseItemDtos of native item dicts, with the member's UserData (``states`` when already read)
     and series and season names (``known_names``: those read with the items)."""
-    store = app_context().store
     if detail:
+        store = app_context().store
         items = [await item_detail(store, item["id"]) for item in items]
-    names: dict[str, str] = dict(known_names or {})
     missing = [item.get(key) for item in items for key in ("seriesId", "seasonId")
-               if not item.get("seriesName" if key == "seriesId" else "seasonName")
-               and item.get(key) not in names]  # fmt: skip
-    data: dict[str, dict[str, Any]] = {}
-
-    async def read_names() -> None:
-        names.update(await names_of(missing))
-
-    async def read_user_data() -> None:
-        data.update(await user_data_for(store, member_id(), items, states))
-
-    if not missing:
-        await read_user_data()
-    else:
-        async with trio.open_nursery() as nursery:  # two independent reads, side by side
-            nursery.start_soon(read_names)
-            nursery.start_soon(read_user_data)
+               if not item.get("seriesName" if key == "seriesId" else "seasonName")]  # fmt: skip
+    refs = [(item["id"], item.get("type", "Series"), item.get("runtimeTicks")) for item in items]
+    names, data = await _names_and_user_data(missing, refs, states, known_names)
     server = server_guid()
     dtos = [item_dto(item, server, data.get(item["id"]), names) for item in items]
     if detail and signed_in_member() is None:
         for item, dto in zip(items, dtos, strict=True):
             _add_path(item, dto)
     return dtos
+
+
+async def render_summaries(
+    summaries: Sequence[ItemSummary], *, states: Mapping[str, WatchState] | None = None,
+    known_names: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """:func:`render` of a list's summaries (no detail), straight from their fields."""
+    missing = [key for item in summaries for key in (item.series_id, item.season_id)]
+    refs = [(item.id, item.type, item.runtime_ticks) for item in summaries]
+    names, data = await _names_and_user_data(missing, refs, states, known_names)
+    server = server_guid()
+    return [summary_dto(item, server, data.get(item.id), names) for item in summaries]
+
+
+async def _names_and_user_data(
+    wanted: Sequence[str | None], refs: Sequence[tuple[str, str, int | None]],
+    states: Mapping[str, WatchState] | None, known_names: Mapping[str, str] | None,
+) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:  # fmt: skip
+    """The names of the ``wanted`` series and seasons not in ``known_names``, and the items' UserData:
+    two independent reads, side by side."""
+    names: dict[str, str] = dict(known_names or {})
+    missing = [value for value in wanted if value and value not in names]
+    data: dict[str, dict[str, Any]] = {}
+
+    async def read_names() -> None:
+        names.update(await names_of(missing))
+
+    async def read_user_data() -> None:
+        data.update(await user_data_of(app_context().store, member_id(), refs, states))
+
+    if not missing:
+        await read_user_data()
+    else:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(read_names)
+            nursery.start_soon(read_user_data)
+    return names, data
 
 
 def _add_path(item: Mapping[str, Any], dto: dict[str, Any]) -> None:
@@ -159,19 +201,15 @@ async def names_of(wanted: Iterable[str | None]) -> dict[str, str]:
     return {item.id: item.name for item in page.items}
 
 
-async def summaries_by_id(item_ids: Sequence[str]) -> list[dict[str, Any]]:
-    """Native summaries of these items the request may see, in the order given."""
-    return (await summaries_with_names(item_ids))[0]
-
-
-async def summaries_with_names(item_ids: Sequence[str]) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    """:func:`summaries_by_id`, and their series' and seasons' names by id (read with them: one trip)."""
+async def summaries_with_names(item_ids: Sequence[str]) -> tuple[list[ItemSummary], dict[str, str]]:
+    """Native summaries of these items the request may see, in the order given, and their series'
+    and seasons' names by id (read with them: one trip)."""
     if not item_ids:
         return [], {}
     ctx = app_context()
     query = await scoped_item_query(parse_item_query({"ids": [",".join(item_ids)], "limit": [str(MAX_LIMIT)]}))
     page = await list_items(ctx.store, query, cursor_codec(ctx.cursor_secret), with_cursor=False, with_names=True)
-    by_id = {item.id: item.to_json() for item in page.items}
+    by_id = {item.id: item for item in page.items}
     return [by_id[i] for i in item_ids if i in by_id], page.names
 
 

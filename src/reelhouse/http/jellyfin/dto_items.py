@@ -15,6 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from reelhouse.storage.item_query import ItemSummary
+from reelhouse.timefmt import rfc3339_ms
+
 from . import ids
 from .dto_media import media_source, media_streams
 
@@ -61,6 +64,55 @@ def item_dto(item: Mapping[str, Any], server_id: str, user_data: Mapping[str, An
     if user_data is not None:
         dto["UserData"] = dict(user_data)
     return {key: value for key, value in dto.items() if value is not None}
+
+
+def summary_dto(summary: ItemSummary, server_id: str, user_data: Mapping[str, Any] | None = None,
+                names: Mapping[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+    """``item_dto(summary.to_json(), ...)``, built from the summary's fields without the native dict
+    between (a list's rows: 8 us an item against 17)."""
+    kind = summary.type
+    parent = summary.season_id or summary.series_id
+    dto: dict[str, Any] = {
+        "Name": summary.name,
+        "ServerId": server_id,
+        "Id": ids.item_guid(summary.id),
+        "DateCreated": rfc3339_ms(summary.date_created_ms),
+        "SortName": summary.sort_name,
+        "Type": kind,
+        "IsFolder": kind in FOLDER_TYPES,
+    }
+    if summary.sort_name is None:  # as item_dto leaves out what is None
+        del dto["SortName"]
+    if parent:
+        dto["ParentId"] = ids.item_guid(parent)
+    elif summary.library_id:
+        dto["ParentId"] = ids.plain_guid(summary.library_id)
+    dto["MediaType"] = "Video" if kind in VIDEO_TYPES else "Unknown"
+    dto["LocationType"] = "Virtual" if summary.missing else "FileSystem"
+    dto["CanDelete"] = False
+    dto["ImageTags"] = {"Primary": summary.image_tag} if summary.image_tag else {}
+    dto["BackdropImageTags"] = []
+    if kind in VIDEO_TYPES:
+        dto["VideoType"] = "VideoFile"
+    for theirs, value in (
+        ("IndexNumber", summary.index_number), ("ParentIndexNumber", summary.parent_index_number),
+        ("ProductionYear", summary.production_year), ("CommunityRating", summary.community_rating),
+        ("RunTimeTicks", summary.runtime_ticks), ("OriginalTitle", summary.original_title),
+    ):  # fmt: skip
+        if value is not None:
+            dto[theirs] = value
+    known = names or {}
+    if summary.series_id:
+        dto["SeriesId"] = ids.item_guid(summary.series_id)
+        if known.get(summary.series_id) is not None:
+            dto["SeriesName"] = known[summary.series_id]
+    if summary.season_id:
+        dto["SeasonId"] = ids.item_guid(summary.season_id)
+        if known.get(summary.season_id) is not None:
+            dto["SeasonName"] = known[summary.season_id]
+    if user_data is not None:
+        dto["UserData"] = dict(user_data)
+    return dto
 
 
 def _parent_guid(item: Mapping[str, Any]) -> str | None:

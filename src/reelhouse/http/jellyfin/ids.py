@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import re
 
@@ -33,8 +34,10 @@ def guid(value: str) -> str:
     return digits if _HEX32.fullmatch(digits) else value
 
 
+@functools.lru_cache(maxsize=4096)
 def item_guid(item_id: str) -> str:
-    """The GUID of an item (or person) id."""
+    """The GUID of an item (or person) id (remembered: a page names each item four or five times,
+    as Id, ParentId, SeriesId, UserData.Key and ItemId; 1.4 us a conversion against 0.1)."""
     if not _BASE64_ID.fullmatch(item_id):
         return item_id
     try:

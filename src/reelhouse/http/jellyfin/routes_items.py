@@ -14,29 +14,31 @@ from typing import Any
 from quart import Response, request
 
 from reelhouse.storage.genres import genre_names
-from reelhouse.storage.item_query import ItemSummary, parse_item_query
+from reelhouse.storage.item_query import ItemKey, ItemSummary, parse_item_query
+from reelhouse.storage.watch_state import WatchPage, WatchState
 
 from ..context import app_context
+from ..device_auth import signed_in_member
 from ..library_access import library_scope_of_request, parental_rule_of_request
 from . import ids
 from .catalogue import (
     member_id,
     native_items,
+    native_keys,
     native_page,
     native_summaries,
     one_item,
     query_page,
-    render,
+    render_summaries,
     result,
     server_guid,
-    summaries_by_id,
     summaries_with_names,
     view_dto,
     visible_libraries,
 )
 from .item_query import MAX_LIMIT, count, lowered_args, native_query, parent_id, split, translate
 from .surface import json, new_blueprint, route
-from .user_data import next_up_states, resume_states
+from .user_data import next_up_page, own_states, resume_page
 
 blueprint = new_blueprint("items")
 LATEST_DEFAULT = 16
@@ -93,25 +95,30 @@ async def latest(user_id: str | None = None) -> Response:
     kinds = frozenset(asked - {""}) if asked else frozenset(VIDEO_TYPES)
     if limit == 0 or not kinds:
         return json([])
-    newest = await _newest_videos(args.get("parentid"), limit, kinds)
-    shown: dict[str, ItemSummary | None] = {}  # in order: a movie, or a series to read
+    newest, states = await _newest_videos(args.get("parentid"), limit, kinds)
+    shown: dict[str, ItemSummary | None] = {}  # in order: a movie, or a series (or lone episode) to read
     for item in newest:
         key = item.series_id or item.id
         if key not in shown and len(shown) < limit:
-            shown[key] = None if item.series_id else item
-    series = {s["id"]: s for s in await summaries_by_id([k for k, v in shown.items() if v is None])}
-    found = [v.to_json() if v is not None else series.get(k) for k, v in shown.items()]
-    return json(await render([s for s in found if s is not None], detail=False))
+            shown[key] = item if isinstance(item, ItemSummary) and not item.series_id else None
+    summaries, names = await summaries_with_names([k for k, v in shown.items() if v is None])
+    read = {s.id: s for s in summaries}
+    found = [v if v is not None else read.get(k) for k, v in shown.items()]
+    return json(await render_summaries([s for s in found if s is not None], states=states, known_names=names))
 
 
-async def _newest_videos(parent: str | None, limit: int, kinds: frozenset[str]) -> list[ItemSummary]:
+async def _newest_videos(
+    parent: str | None, limit: int, kinds: frozenset[str]
+) -> tuple[list[ItemSummary | ItemKey], dict[str, WatchState]]:
     """The newest movies and episodes under ``parent`` (a view or an item; None: every view), enough of
     them for ``limit`` entries: ``limit`` movies, four times as many episodes (an episode stands for its
     series, and a series' newest episodes come together).
 
     One query per library and type, each on the (library, type, date added)
     index, merged: one query over several types or by parentId read every
-    video of the library (20-40 ms over 10,000 against 1 ms).
+    video of the library (20-40 ms over 10,000 against 1 ms).  A view's
+    episodes are read as keys only (:func:`list_item_keys`): only their series are shown;
+    its movies with the member's states of them (the second of the pair returned).
     """
     libraries = await visible_libraries()
     base = {"recursive": ["true"], "sort": ["dateAdded"], "order": ["desc"]}
@@ -122,17 +129,25 @@ async def _newest_videos(parent: str | None, limit: int, kinds: frozenset[str]) 
         if wanted not in library_ids:  # a series, a season, a folder
             types = [kind for kind in VIDEO_TYPES if kind in kinds]
             count = episodes if "Episode" in types else str(limit)
-            return (await native_items(parse_item_query({**base, "parentId": [wanted], "type": types,
-                                                          "limit": [count]}))).items  # fmt: skip
+            return list((await native_items(parse_item_query({**base, "parentId": [wanted], "type": types,
+                                                               "limit": [count]}))).items), {}  # fmt: skip
         libraries = [lib for lib in libraries if lib.id == wanted]
-    found: list[ItemSummary] = []
+    found: list[ItemSummary | ItemKey] = []
+    states: dict[str, WatchState] = {}
     for library in libraries:
         for kind in [k for k in LATEST_TYPES.get(library.collection_type, VIDEO_TYPES) if k in kinds]:
             count = episodes if kind == "Episode" else str(limit)
             query = parse_item_query({**base, "libraryId": [library.id], "type": [kind], "limit": [count]})
-            found.extend((await native_items(query)).items)
+            if kind == "Episode":
+                found.extend(await native_keys(query))
+            else:
+                # A member's own states come with the page; an API key's named user's are read after.
+                signed_in = signed_in_member() is not None
+                page = await native_items(query, with_states=signed_in)
+                found.extend(page.items)
+                states.update(own_states(page) if signed_in else {})
     found.sort(key=lambda item: (item.date_created_ms, item.id), reverse=True)
-    return found
+    return found, states
 
 
 @route(blueprint, "/UserItems/Resume")
@@ -143,10 +158,7 @@ async def resume(user_id: str | None = None) -> Response:
 
 async def _resume(args: dict[str, str]) -> Response:
     limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
-    states = await resume_states(app_context().store, member_id(), limit)
-    summaries, names = await summaries_with_names(list(states))
-    dtos = await render(summaries, detail=False, states=states, known_names=names)
-    return json(result(dtos, len(dtos)))
+    return json(await _listed(await resume_page(app_context().store, member_id(), limit)))
 
 
 @route(blueprint, "/Shows/NextUp")
@@ -154,10 +166,15 @@ async def next_up() -> Response:
     args = _args()
     limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
     series = ids.item_id(args["seriesid"]) if args.get("seriesid") else None
-    states = await next_up_states(app_context().store, member_id(), series, limit)
-    summaries, names = await summaries_with_names(list(states))
-    dtos = await render(summaries, detail=False, states=states, known_names=names)
-    return json(result(dtos, len(dtos)))
+    return json(await _listed(await next_up_page(app_context().store, member_id(), series, limit)))
+
+
+async def _listed(page: WatchPage) -> dict[str, Any]:
+    """A resume or next-up page as a QueryResult: the items the member may see, in the list's order."""
+    states = {state.item_id: state for state in page.states}
+    summaries = [page.items[item_id] for item_id in states if item_id in page.items]
+    dtos = await render_summaries(summaries, states=states, known_names=page.names)
+    return result(dtos, len(dtos))
 
 
 @route(blueprint, "/Shows/<series_id>/Seasons")

@@ -3,47 +3,65 @@
 The one place this surface reads the members' watch state
 (``storage/watch_state.py``) and asks its actor for marks
 (``actors/watch_state.py``): every route renders ``UserData`` through
-:func:`user_data_for`.  An API key has no member: every item reads as
+:func:`user_data_of`.  An API key has no member: every item reads as
 never played and no favourite, as on the native API.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from reelhouse import errors
 from reelhouse.actors.watch_state import MarkFavorite, MarkPlayed
 from reelhouse.storage import Store
-from reelhouse.storage.watch_state import WatchState, next_up_list, resume_list, watch_states
+from reelhouse.storage.item_query import ItemPage
+from reelhouse.storage.watch_state import (
+    CONTAINER_TYPES,
+    ListedItems,
+    WatchPage,
+    WatchState,
+    next_up_list,
+    resume_list,
+    watch_states,
+)
 from reelhouse.timefmt import rfc3339_ms
 
 from ..asks import ask
 from ..context import app_context
-from ..library_access import library_scope_of_request
+from ..library_access import library_scope_of_request, parental_rule_of_request
 from ..playback_reports import settle_playback
 from .dto_items import user_data_dto
 
 TICKS_PER_MS = 10_000
 
 
-async def user_data_for(
-    store: Store, member_id: str | None, items: Iterable[Mapping[str, Any]],
+async def user_data_of(
+    store: Store, member_id: str | None, refs: Sequence[tuple[str, str, int | None]],
     known: Mapping[str, WatchState] | None = None,
 ) -> dict[str, dict[str, Any]]:  # fmt: skip
-    """UserData by our item id for each of ``items`` (native item dicts).
+    """UserData by our item id for each of the items given as (id, type, runtime ticks).
 
     ``known``: the states already read with the items (the resume and next-up
-    lists are read from the watch state itself), not read again.
+    lists are read from the watch state itself, a page of movies with its
+    rows), not read again; the member's others are read.
     """
-    listed = list(items)
-    if known is not None:
-        states: Mapping[str, WatchState] = known
-    elif member_id:
-        states = await watch_states(store, member_id, [item["id"] for item in listed])
-    else:
-        states = {}
-    return {item["id"]: state_dto(item["id"], states.get(item["id"]), item.get("runtimeTicks")) for item in listed}
+    states = dict(known or {})
+    missing = [(item_id, kind) for item_id, kind, _ in refs if item_id not in states]
+    if member_id and missing:
+        # Only series and seasons have a state derived from their episodes.
+        containers = [item_id for item_id, kind in missing if kind in CONTAINER_TYPES]
+        states.update(await watch_states(store, member_id, [item_id for item_id, _ in missing], containers=containers))
+    return {item_id: state_dto(item_id, states.get(item_id), runtime) for item_id, _, runtime in refs}
+
+
+def own_states(page: ItemPage) -> dict[str, WatchState]:
+    """The states of a page read ``with_states`` of the items whose state is their own (not a series'
+    or season's, derived from its episodes)."""
+    return {
+        item.id: WatchState(item.id, *page.own_states[item.id]) if item.id in page.own_states else WatchState(item.id)
+        for item in page.items if item.type not in CONTAINER_TYPES
+    }  # fmt: skip
 
 
 def state_dto(item_id: str, state: WatchState | None, runtime_ticks: int | None = None) -> dict[str, Any]:
@@ -64,21 +82,22 @@ def _library_ids() -> frozenset[str] | None:
     return None if scope is None else scope.library_ids
 
 
-async def resume_states(store: Store, member_id: str | None, limit: int) -> dict[str, WatchState]:
-    """The member's items in progress, the most recently played first, with their states."""
+async def resume_page(store: Store, member_id: str | None, limit: int) -> WatchPage:
+    """The member's items in progress, the most recently played first, with their states and
+    the summaries of those the member may see (:class:`ListedItems`: one statement)."""
     if member_id is None or limit <= 0:
-        return {}
-    page = await resume_list(store, member_id, _library_ids(), limit=limit)
-    return {state.item_id: state for state in page.states}
+        return WatchPage([], None)
+    listed = ListedItems(await parental_rule_of_request())
+    return await resume_list(store, member_id, _library_ids(), limit=limit, listed=listed)
 
 
-async def next_up_states(store: Store, member_id: str | None, series_id: str | None,
-                         limit: int) -> dict[str, WatchState]:  # fmt: skip
-    """The next unwatched episode of each series in progress (or of ``series_id``), with its state."""
+async def next_up_page(store: Store, member_id: str | None, series_id: str | None, limit: int) -> WatchPage:
+    """The next unwatched episode of each series in progress (or of ``series_id``), with its state
+    and the summaries of those the member may see."""
     if member_id is None or limit <= 0:
-        return {}
-    page = await next_up_list(store, member_id, _library_ids(), limit=limit, series_id=series_id)
-    return {state.item_id: state for state in page.states}
+        return WatchPage([], None)
+    listed = ListedItems(await parental_rule_of_request())
+    return await next_up_list(store, member_id, _library_ids(), limit=limit, series_id=series_id, listed=listed)
 
 
 async def mark(member_id: str | None, item_id: str, *, played: bool | None = None,

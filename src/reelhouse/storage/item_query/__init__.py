@@ -27,14 +27,18 @@ from ._params import (
     parse_item_query,
 )
 from ._query import (
+    ItemKey,
     ItemPage,
+    list_item_keys,
     list_items,
     rating_levels,
 )
 from ._render import (
+    NAME_EXTRAS,
     PAGE_EXTRAS,
     SUMMARY_COLUMNS,
     ItemSummary,
+    names_of_row,
     summary_of,
 )
 
@@ -45,16 +49,20 @@ __all__ = [
     "LIKE_ESCAPE",
     "MAX_IDS",
     "MAX_LIMIT",
+    "NAME_EXTRAS",
     "PAGE_EXTRAS",
     "SUMMARY_COLUMNS",
     "FilesPage",
     "ItemFiles",
+    "ItemKey",
     "ItemPage",
     "ItemQuery",
     "ItemSummary",
     "like_escape",
+    "list_item_keys",
     "list_items",
     "list_with_files",
+    "names_of_row",
     "parse_item_query",
     "rating_levels",
     "summary_of",

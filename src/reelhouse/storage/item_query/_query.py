@@ -46,6 +46,7 @@ __all__ = [
     "ItemPage",
     "ItemQuery",
     "ItemSummary",
+    "list_item_keys",
     "list_items",
     "parse_item_query",
     "rating_levels",
@@ -53,6 +54,8 @@ __all__ = [
 ]
 
 _KEY = "k"
+_KEY_COLUMNS = "i.id, i.series_id, i.type, i.date_created"
+_IN_SERIES = ("Episode", "Season")  # as summary_of reads series_id
 _SEED = "r"
 
 # Every distinct officialRating label, one index seek per label (a loose
@@ -65,6 +68,15 @@ _DISTINCT_RATINGS = (
 
 
 @dataclass(frozen=True, slots=True)
+class ItemKey:
+    """What a page of :func:`list_item_keys` says of an item: enough to order and group it."""
+
+    id: str
+    series_id: str | None
+    date_created_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class ItemPage:
     """One page: the reference's CursorPageItemSummary."""
 
@@ -73,6 +85,9 @@ class ItemPage:
     total_count: int | None = None
     names: dict[str, str] = field(default_factory=dict)
     """With ``with_names``: the page's series and season names by id."""
+    own_states: dict[str, tuple[bool, int, int | None, int, bool]] = field(default_factory=dict)
+    """With ``with_states``: the member's own watch-state row of each item that has one, by id:
+    (played, play count, last played ms, position ms, favourite)."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"items": [item.to_json() for item in self.items]}
@@ -84,8 +99,9 @@ class ItemPage:
 
 
 async def list_items(
-    store: Store, query: ItemQuery, codec: CursorCodec, *, with_cursor: bool = True, with_names: bool = False
-) -> ItemPage:
+    store: Store, query: ItemQuery, codec: CursorCodec, *, with_cursor: bool = True, with_names: bool = False,
+    with_states: bool = False,
+) -> ItemPage:  # fmt: skip
     """The page of items ``query`` asks for (see the module docstring).
 
     ``with_cursor=False``: a caller that pages by offset or reads one page
@@ -93,7 +109,9 @@ async def list_items(
     fingerprint (a hash of every filter, 5 % of such a request's time) is
     not computed unless the query carries a cursor.  ``with_names``: the
     page's series and season names too (:attr:`ItemPage.names`), read with
-    its rows.
+    its rows.  ``with_states``: the query's member's own watch-state rows too
+    (:attr:`ItemPage.own_states`; a series' or season's state is its episodes',
+    not read here), read with its rows.
     """
     fingerprint = query.fingerprint() if with_cursor or query.cursor is not None else ""
     key, seed = _read_cursor(query, codec, fingerprint)
@@ -101,7 +119,8 @@ async def list_items(
     levels = await rating_levels(store) if _needs_levels(query) else {}
     where = build_where(query, parent, _labels_in_bounds(query, levels), store.backend)
     plan = sort_plan(query, levels, seed, store.backend)
-    rows = await _page_rows(store, query, where, plan, key, NAME_EXTRAS if with_names else "")
+    states = _StateJoin(query.member_id) if with_states and query.member_id is not None else None
+    rows = await _page_rows(store, query, where, plan, key, NAME_EXTRAS if with_names else "", states=states)
     if not rows and query.library_id is not None and parent is None:
         await _resolve_scope(store, query)  # an empty page: is the library there at all?
     items = [summary_of(row) for row in rows[: query.limit]]
@@ -113,7 +132,40 @@ async def list_items(
         next_cursor = codec.encode(payload)
     total = await _count(store, where) if query.include_total else None
     names = {k: v for row in rows[: query.limit] for k, v in names_of_row(row).items()} if with_names else {}
-    return ItemPage(items, next_cursor, total, names)
+    own = {row["state_item"]: _own_state(row) for row in rows[: query.limit] if states and row["state_item"]}
+    return ItemPage(items, next_cursor, total, names, own)
+
+
+@dataclass(frozen=True, slots=True)
+class _StateJoin:
+    """The member whose watch-state rows a page reads with its rows."""
+
+    member_id: str
+    columns: str = (
+        ", w.item_id AS state_item, w.played AS state_played, w.play_count AS state_play_count,"
+        " w.last_played_at AS state_last_played, w.position_ms AS state_position, w.favorite AS state_favorite"
+    )
+    join: str = " LEFT JOIN watch_state w ON w.user_id = ? AND w.item_id = i.id"
+
+
+def _own_state(row: Any) -> tuple[bool, int, int | None, int, bool]:
+    return (bool(row["state_played"]), int(row["state_play_count"]), row["state_last_played"],
+            int(row["state_position"]), bool(row["state_favorite"]))  # fmt: skip
+
+
+async def list_item_keys(store: Store, query: ItemQuery) -> list[ItemKey]:
+    """The items of ``query``'s page (as :func:`list_items` finds them, no cursor, no count) by id,
+    series and date added only: a player's "latest" row reads four times as many episodes as it
+    shows series, and a summary of each (its poster and version subqueries, 6 us of Python a row)
+    was most of that request's work."""
+    parent = await _resolve_scope(store, query) if query.parent_id is not None else None
+    levels = await rating_levels(store) if _needs_levels(query) else {}
+    where = build_where(query, parent, _labels_in_bounds(query, levels), store.backend)
+    plan = sort_plan(query, levels, query.random_seed or new_seed() if query.sort == "random" else None, store.backend)
+    rows = await _page_rows(store, query, where, plan, None, columns=_KEY_COLUMNS)
+    if not rows and query.library_id is not None and parent is None:
+        await _resolve_scope(store, query)  # an empty page: is the library there at all?
+    return [ItemKey(row[0], row[1] if row[2] in _IN_SERIES else None, row[3]) for row in rows[: query.limit]]
 
 
 async def rating_levels(store: Store) -> dict[str, int]:
@@ -178,7 +230,8 @@ def _labels_in_bounds(query: ItemQuery, levels: dict[str, int]) -> list[str] | N
 
 
 async def _page_rows(
-    store: Store, query: ItemQuery, where: Where, plan: SortPlan, key: list[Any] | None, extras: str
+    store: Store, query: ItemQuery, where: Where, plan: SortPlan, key: list[Any] | None, extras: str = "",
+    columns: str = SUMMARY_COLUMNS + PAGE_EXTRAS, states: _StateJoin | None = None,
 ) -> list[Any]:
     after_sql, after_params = plan.after(key) if key is not None else ("1 = 1", [])
     offset = 0 if key is not None else query.offset
@@ -194,12 +247,14 @@ async def _page_rows(
     # columns, poster tags and version counts for those rows only: a sort
     # that no index serves moves three values per row.
     sql = (
-        f"{with_sql}SELECT {SUMMARY_COLUMNS}{PAGE_EXTRAS}{extras}, t.sv, t.sk"
+        f"{with_sql}SELECT {columns}{extras}{states.columns if states else ''}, t.sv, t.sk"
         f" FROM (SELECT t.id, t.sv, t.sk FROM {source}"
         f" WHERE {after_sql} ORDER BY {plan.order_by} LIMIT ? OFFSET ?) t"
-        f" JOIN items i ON i.id = t.id ORDER BY {plan.order_by}"
+        f" JOIN items i ON i.id = t.id{states.join if states else ''} ORDER BY {plan.order_by}"
     )
     params = [*where.with_params, *plan.value_params, *where.params, *after_params, query.limit + 1, offset]
+    if states:
+        params.append(states.member_id)
     return await store.fetch_all(sql, params)
 
 
