@@ -5,7 +5,10 @@ can miss its lease (every writer busy with batches of the scan it fences):
 on a lone node under load that made the node step down from its own
 libraries.  Writes made under :func:`lease_lane` (the renewals,
 :func:`.cluster_leases.renew_leases`) take a small pool of their own on
-PostgreSQL, opened at the first such write, never a slot a scan holds.
+PostgreSQL, never a slot a scan holds: its pool is made at the first such
+write, and a cluster node makes that write when it starts
+(:func:`.cluster_leases.open_lease_lane`), so a store that is no node (a
+command, a test) opens no more connections than before.
 SQLite has no cluster and ignores the mark.
 
 A context variable carries the mark, as :mod:`._read_lane` does for reads.

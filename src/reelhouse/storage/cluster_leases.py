@@ -118,6 +118,13 @@ async def renew_leases(store: Store, node_id: str, held: Sequence[tuple[str, int
     return {name for (name, _epoch), result in zip(held, results, strict=True) if result.rowcount == 1}
 
 
+async def open_lease_lane(store: Store) -> None:
+    """Connect the lease lane now (a node's start), not at the first renewal: under load the
+    connection's opening is the slowest part of a renewal."""
+    with lease_lane():
+        await store.transaction([Statement("SELECT 1")])
+
+
 async def release_lease(store: Store, name: str, node_id: str, epoch: int) -> None:
     """Give ``name`` up at once (a clean stop): another node need not wait for its expiry."""
     await store.execute(
