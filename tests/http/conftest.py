@@ -26,14 +26,6 @@ RESTART_POLL_S = 0.05  # a restart waits this long between tries while the previ
 # Changes made from the command line (rules, plugins) are looked for every quarter second, not
 # every two, so that a test waits for them less.
 QUIET_SETTINGS = {"scan": {"health_probe_at_start": False}, "schedule": {"reload_poll_seconds": 0.25}}
-# On PostgreSQL a test's server is a cluster of one node, and a node steps down from a lease it
-# could not renew within 8 s (a 10 s lease): with the loop stalled and PostgreSQL slow at load
-# 16-20 a renewal missed that, the registry's turn went to stopping the library and its scan,
-# and the creation or status asked meanwhile outran the client's 10 s (ReadTimeout). A test not
-# about failover has nobody to fail over to: it holds its leases for 60 s. Not the default of
-# every test server: one restarted after a stop whose leave timed out would wait out the lease.
-ONE_NODE_LEASE: dict[str, Any] = {"cluster": {"lease_seconds": 60.0}}
-
 
 
 @dataclass

@@ -16,7 +16,7 @@ from tests.actors.scrape.providers import make_provider
 from tests.fakes.tmdb_api import FakeTmdb
 from tests.media_factory import MediaFactory
 
-from .conftest import ONE_NODE_LEASE, RunningServer, start_server
+from .conftest import RunningServer, start_server
 
 WAIT_S = 60.0
 POLL_S = 0.1
@@ -28,7 +28,7 @@ async def server_with_provider(nursery: trio.Nursery, database_url: str, tmp_pat
     """A server (with these settings) whose data directory holds the provider plugin ``test``; (server, plugin directory)."""
     data_dir = tmp_path / "data"
     directory = make_provider(plugin_catalog.plugins_dir(data_dir), "test", catalogue, **provider)
-    return await start_server(nursery, database_url, data_dir, **{**ONE_NODE_LEASE, **(settings or {})}), directory
+    return await start_server(nursery, database_url, data_dir, **(settings or {})), directory
 
 
 @dataclass

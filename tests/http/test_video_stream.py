@@ -10,7 +10,7 @@ import gc
 import os
 import socket
 import stat
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ from reelhouse.http.edge import file_send
 from reelhouse.http.edge.file_send import ClientStalled
 
 from ..media_factory import MediaFactory, VideoSpec
-from .conftest import ONE_NODE_LEASE, RunningServer, start_server
+from .conftest import RunningServer
 from .hung_mount import HungMount
 from .members import add_member, token_for
 from .scanning import create_library, wait_for_state
@@ -67,14 +67,6 @@ async def scanned(client: httpx.AsyncClient, name: str, root: Path, hosts: list[
     assert (await wait_for_state(client, library["id"]))["state"] == "completed"
     page = (await client.get("/items", params={"libraryId": library["id"], "recursive": "true"})).json()
     return {item["name"]: item["id"] for item in page["items"]}
-
-
-@pytest.fixture
-async def server(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> AsyncIterator[RunningServer]:
-    """tests/http/conftest.py's server, holding its leases as a node with no other (ONE_NODE_LEASE)."""
-    running = await start_server(nursery, database_url, tmp_path / "data", **ONE_NODE_LEASE)
-    yield running
-    running.shutdown.set()
 
 
 @pytest.fixture

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+
 import pytest
 import trio
 
@@ -9,9 +12,12 @@ from reelhouse.storage import Store
 from reelhouse.storage.cluster_fence import Fence, FencedOut, fenced
 from reelhouse.storage.cluster_leases import acquire_lease, lease_holder, release_lease, renew_leases
 
+from .conftest import WriteGate
+
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 
 NAME = "library:abc"
+LANE_WAIT_S = 15.0  # a renewal on its own connection is one round trip; queued, it waits for the gate
 
 
 async def _expire(store: Store, name: str) -> None:
@@ -59,3 +65,53 @@ async def test_a_fenced_write_commits_while_the_lease_is_held_and_never_after_it
         assert await _written(store) == ["new-leader", "unfenced", "while-held"]
 
 
+
+
+async def test_a_renewal_late_past_the_expiry_keeps_the_lease_nobody_took_and_not_one_taken(store: Store) -> None:
+    # A lone node whose renewal came late (a slow round under load) found its lease expired and
+    # stepped down from its own library though nobody else wanted it. The row still naming the
+    # node and epoch proves nobody led meanwhile: the renewal extends it. Fenced writes were
+    # refused while it was expired, and are allowed again once renewed.
+    with trio.fail_after(30):
+        assert await acquire_lease(store, NAME, "a", 60_000) is not None
+        await _expire(store, NAME)
+        with fenced(Fence(NAME, "a", 1)), pytest.raises(FencedOut):
+            await _write(store, "while-expired")
+        assert await renew_leases(store, "a", [(NAME, 1)], 60_000) == {NAME}
+        assert await lease_holder(store, NAME) == ("a", 1)
+        with fenced(Fence(NAME, "a", 1)):
+            await _write(store, "renewed")
+        await _expire(store, NAME)
+        assert await acquire_lease(store, NAME, "b", 60_000) is not None
+        assert await renew_leases(store, "a", [(NAME, 1)], 60_000) == set()  # taken: an epoch later
+        await release_lease(store, NAME, "b", 2)
+        assert await renew_leases(store, "a", [(NAME, 1)], 60_000) == set()  # released: no row
+        assert await _written(store) == ["renewed"]
+
+
+async def test_a_renewal_is_not_queued_behind_writes_that_hold_every_writer_connection(
+    store: Store, write_gate: Callable[[Store], AbstractAsyncContextManager[WriteGate]],
+) -> None:
+    # A scan's writes can hold every pooled writer for seconds; a renewal queued behind them
+    # missed its lease. Renewals take the lease lane, connections of their own.
+    (writers,) = [usage for usage in store.pool_usage() if usage.pool == "writers"]
+    with trio.fail_after(30):
+        assert await acquire_lease(store, NAME, "a", 60_000) is not None
+        async with write_gate(store) as gate, trio.open_nursery() as nursery:
+            for _ in range(writers.size + 1):  # every writer held, and one more caller queued
+                nursery.start_soon(store.transaction, [gate.statement])
+            await until_writers_full(store)
+            with trio.move_on_after(LANE_WAIT_S) as waited:
+                renewed = await renew_leases(store, "a", [(NAME, 1)], 60_000)
+            assert not waited.cancelled_caught, "the renewal waited for a writer held by the gate"
+            assert renewed == {NAME}
+            await gate.open()
+
+
+async def until_writers_full(store: Store) -> None:
+    """Until every writer is in use and a caller waits for one (polled: the pool says no more)."""
+    while True:
+        (writers,) = [usage for usage in store.pool_usage() if usage.pool == "writers"]
+        if writers.in_use == writers.size and writers.waiting:
+            return
+        await trio.sleep(0.01)

@@ -151,6 +151,8 @@ class LibraryRegistry(Supervisor):
                 await self._start_library(record)
             return
         leadership, node = self._leadership, self._leadership.node
+        # First: the leases won below are renewed while their libraries start.
+        self.nursery.start_soon(keep_leading, leadership, self.ref)
         try:
             won = await offer_to_lead(leadership, records)
         except StoreError as error:  # a stalled holder's row lock: the next round tries again
@@ -158,7 +160,6 @@ class LibraryRegistry(Supervisor):
             won = []
         for record, lease in won:
             await self._lead(record, lease)
-        self.nursery.start_soon(keep_leading, leadership, self.ref)
         targets = library_targets(lambda: list(leadership.epochs))
         self.nursery.start_soon(serve_commands, node, targets, self._local_library)
 
@@ -174,7 +175,7 @@ class LibraryRegistry(Supervisor):
             case ListLibraryRefs():
                 return await self._library_refs()
             case LeaseWon(record=record, lease=lease):
-                if self._leadership is not None and not self._leadership.leads(record.id):
+                if self._leadership is not None:
                     await self._lead(record, lease)
             case LeaseLost(library_id=library_id, epoch=epoch):
                 if self._leadership is not None and self._leadership.dropped(library_id, epoch):
@@ -215,7 +216,9 @@ class LibraryRegistry(Supervisor):
         running is recorded failed, then its actor starts inside the lease's fence."""
         assert self._leadership is not None
         leadership, store = self._leadership, self._services.store
-        leadership.held(lease)
+        if not leadership.held(lease):  # lost (not renewed in time) before this turn came
+            log.warning("not leading library %s: its lease (epoch %d) was lost first", record.id, lease.epoch)
+            return
         message = _taken_over_message(lease)
         try:
             with fenced(leadership.fence(record.id)):  # the actor's tasks inherit it
@@ -402,7 +405,7 @@ class LibraryRegistry(Supervisor):
 
     async def _let_go(self, library_id: str) -> None:
         if self._leadership is not None:
-            epoch = self._leadership.epochs.get(library_id)
+            epoch = self._leadership.epoch_of(library_id)  # led, or won and not led yet
             if epoch is not None and self._leadership.dropped(library_id, epoch):
                 await self._leadership.release(library_id, epoch)
 

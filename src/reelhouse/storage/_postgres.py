@@ -27,6 +27,7 @@ import trio_asyncio
 
 from reelhouse.shutdown import bounded_shield, shutdown_deadline
 
+from ._lease_lane import in_lease_lane
 from ._outage import Outage
 from ._postgres_bulk import BULK_MIN_ROWS, COLUMN_TYPES_SQL, bulk_shape
 from ._postgres_reads import PostgresReaders, open_readers
@@ -46,6 +47,8 @@ from .cluster_fence import FENCE_CHECK_SQL, Fence, fenced_out, write_fence
 
 POOL_MIN_SIZE = 1
 POOL_MAX_SIZE = 10
+# The lease lane (._lease_lane): a node's library leases and the scheduler's renew at once at most.
+LEASE_LANE_SIZE = 2
 CONNECT_TIMEOUT_S = 15.0  # opening the pool (first connection, schema check)
 IDLE_IN_TRANSACTION_TIMEOUT_MS = 5000  # see _aio_open_pool
 CLOSE_TIMEOUT_S = 10.0  # graceful pool close before connections are cut (never past the shutdown deadline)
@@ -143,7 +146,7 @@ async def _aio_bulk(conn: asyncpg.Connection, sql: str, rows: Sequence[Params], 
     return True
 
 
-async def _aio_open_pool(dsn: str, schema: str | None, size: int) -> asyncpg.Pool:
+async def _aio_open_pool(dsn: str, schema: str | None, size: int, min_size: int = POOL_MIN_SIZE) -> asyncpg.Pool:
     # Catalogue filters vary wildly in selectivity; a generic prepared plan
     # (what asyncpg's statement cache gets after five runs) was measured at
     # twice the time of a custom one for filtered item pages.
@@ -165,11 +168,11 @@ async def _aio_open_pool(dsn: str, schema: str | None, size: int) -> asyncpg.Poo
     # statement cache's timers did the same. Idle connections stay open (at
     # most ``size``); cached statements leave by size (100 per connection).
     pool = await asyncpg.create_pool(
-        dsn, min_size=min(POOL_MIN_SIZE, size), max_size=size, server_settings=settings,
+        dsn, min_size=min(min_size, size), max_size=size, server_settings=settings,
         max_inactive_connection_lifetime=0, max_cached_statement_lifetime=0,
     )
     try:
-        if schema:
+        if schema and min_size:  # the lease lane's pool (min_size 0) opens after the main one
             await _aio_ensure_schema(pool, schema)
     except BaseException:
         pool.terminate()
@@ -212,10 +215,15 @@ class PostgresStore(StoreShorthands):
         self._outage = Outage("PostgreSQL")
         self._transactions_ended = 0  # the data version (see Store.data_version)
         self._column_types: ColumnTypes = {}  # for many-row statements (._postgres_bulk)
+        # Lease renewals' own connections (._lease_lane): a pool that connects at its first use.
+        self._lease_pool: asyncpg.Pool | None = None
+        self._lease_slots = trio.CapacityLimiter(LEASE_LANE_SIZE)
 
-    async def _run(self, unit: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
+    async def _run(
+        self, unit: Callable[..., Coroutine[Any, Any, T]], *args: Any, slots: trio.CapacityLimiter | None = None,
+    ) -> T:
         self._check_open()
-        async with self._slots:
+        async with self._slots if slots is None else slots:
             try:
                 result: T = await trio_asyncio.aio_as_trio(unit, loop=self._loop)(*args)
             except _DRIVER_ERRORS as exc:
@@ -271,11 +279,26 @@ class PostgresStore(StoreShorthands):
             return []
         try:
             # A library leader's task carries its lease (storage/cluster_fence.py).
+            if in_lease_lane():
+                return await self._run(_aio_transaction, await self._opened_lease_pool(), list(statements),
+                                       self._column_types, write_fence.get(), slots=self._lease_slots)
             return await self._run(
                 _aio_transaction, self._pool, list(statements), self._column_types, write_fence.get()
             )
         finally:
             self._transactions_ended += 1
+
+    async def _opened_lease_pool(self) -> asyncpg.Pool:
+        """The lease lane's pool, made (without connecting) at its first use."""
+        self._check_open()
+        if self._lease_pool is None:
+            dsn, schema = self.dsn, self.schema
+            pool = await trio_asyncio.aio_as_trio(_aio_open_pool, loop=self._loop)(dsn, schema, LEASE_LANE_SIZE, 0)
+            if self._lease_pool is None:  # another caller made one meanwhile: keep the first
+                self._lease_pool = pool
+            else:
+                pool.terminate()
+        return self._lease_pool
 
     async def close(self) -> None:
         """Refuse new work, let running work finish (shielded, bounded), close the pool and the readers."""
@@ -286,6 +309,8 @@ class PostgresStore(StoreShorthands):
             await trio_asyncio.aio_as_trio(self._pool.close, loop=self._loop)()
         if scope.cancelled_caught:
             self._pool.terminate()
+        if self._lease_pool is not None:  # renewals are short: no grace
+            self._lease_pool.terminate()
 
 
 @asynccontextmanager

@@ -1,8 +1,9 @@
 """Leases with a fencing epoch: who leads a library (or the schedules) until when (PostgreSQL only).
 
 A lease row names its holder and an ``epoch`` that grows each time the
-lease changes hands.  The holder renews it well before it expires; another
-node takes it only once it has expired.  A leader's writes check the lease
+lease changes hands.  The holder renews it well before it expires (and may
+renew it late, as long as its row is unchanged); another node takes it only
+once it has expired.  A leader's writes check the lease
 in their own transaction (:mod:`.cluster_fence`): ``FOR KEY SHARE`` on the
 row, which a renewal (a plain UPDATE) does not wait for, while a takeover
 locks the row ``FOR UPDATE`` first, so it waits for every fenced write that
@@ -15,6 +16,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._lease_lane import lease_lane
 from ._store import Statement, Store, StoreError
 from .cluster_nodes import DB_NOW_MS
 
@@ -89,18 +91,38 @@ async def _end_stuck_holders(store: Store, ttl_ms: int) -> None:
 
 
 async def renew_leases(store: Store, node_id: str, held: Sequence[tuple[str, int]], ttl_ms: int) -> set[str]:
-    """Extend each held (name, epoch) by ``ttl_ms``; the names this node still holds."""
+    """Extend each held (name, epoch) by ``ttl_ms``; the names this node still holds.
+
+    A lease whose row still names this node and epoch is renewed even if it
+    expired: nobody took it meanwhile (a takeover moves the epoch on, a
+    release deletes the row), so nobody else led, and this node's late
+    renewal (a slow round under load) need not cost it the lease.  While it
+    was expired, the fence refused this node's writes for it
+    (:mod:`.cluster_fence` checks the expiry), and a takeover is atomic with
+    the renewal: both update the one row, so whichever commits first wins and
+    the other finds the row changed.  The holder's own step-down by its clock
+    (actors/cluster/renewal.py) is what keeps a node cut off from the
+    database from leading past its lease.  Runs in the lease lane
+    (:mod:`._lease_lane`): never queued behind other writes.
+    """
     if not held:
         return set()
-    results = await store.transaction([
-        Statement(
-            f"UPDATE cluster_leases SET expires_at = {DB_NOW_MS} + ? "
-            f"WHERE name = ? AND node_id = ? AND epoch = ? AND expires_at >= {DB_NOW_MS}",
-            (ttl_ms, name, node_id, epoch),
-        )
-        for name, epoch in held
-    ])  # fmt: skip
+    with lease_lane():
+        results = await store.transaction([
+            Statement(
+                f"UPDATE cluster_leases SET expires_at = {DB_NOW_MS} + ? WHERE name = ? AND node_id = ? AND epoch = ?",
+                (ttl_ms, name, node_id, epoch),
+            )
+            for name, epoch in held
+        ])  # fmt: skip
     return {name for (name, _epoch), result in zip(held, results, strict=True) if result.rowcount == 1}
+
+
+async def open_lease_lane(store: Store) -> None:
+    """Connect the lease lane now (a node's start), not at the first renewal: under load the
+    connection's opening is the slowest part of a renewal."""
+    with lease_lane():
+        await store.transaction([Statement("SELECT 1")])
 
 
 async def release_lease(store: Store, name: str, node_id: str, epoch: int) -> None:

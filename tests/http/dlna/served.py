@@ -21,7 +21,7 @@ from reelhouse.storage.members import MemberChanges, add_user, update_member
 
 from ...media_factory import MediaFactory, VideoSpec
 from ...tls import shared_tls_context
-from ..conftest import ONE_NODE_LEASE, RunningServer, start_server
+from ..conftest import RunningServer, start_server
 from ..live_server import module_database
 from ..scanning import SCAN_TIMEOUT_S, create_library, wait_for_state
 from ..shared_server import START_CAP_S, started_in_thread
@@ -66,7 +66,6 @@ async def start_dlna_server(
     folders = make_media(tmp_path / "media", media)
     server = await start_server(
         nursery, database_url, tmp_path / "data", dlna={"enabled": True, "member": "Ann"}, server_name="Den",
-        **ONE_NODE_LEASE,
     )
     libraries: dict[str, str] = {}
     async with server.client() as client:

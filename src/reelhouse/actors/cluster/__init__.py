@@ -2,6 +2,8 @@
 
 - :mod:`.node`: this node (id, address, heartbeat, notifications).
 - :mod:`.leadership`: the leases of the libraries this node leads.
+- :mod:`.renewal`: renewing leases on schedule, stepping down by deadline.
+- :mod:`.seat`: the cluster's one Scheduler, on the node holding its lease.
 - :mod:`.remote`: RemoteRef, an ActorRef for an actor on the leading node.
 - :mod:`.inbox`: the leader's side of those commands.
 - :mod:`.codec`: messages and answers as JSON.

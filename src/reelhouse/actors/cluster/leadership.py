@@ -1,21 +1,22 @@
 """One leader per library: the leases a LibraryRegistry holds, renews and takes over.
 
-:func:`keep_leading` runs in the registry's nursery.  Every renewal
-interval it renews the leases this node holds (one lost, or not renewed
-within its length, is told to the registry as :class:`LeaseLost`: the
-library's actor stops), then offers to lead every library that no node
-leads and whose folders this node sees (one root or more: a library no
-node can see is offline, never empty), telling each lease won as
-:class:`LeaseWon`: the registry starts the library's actor inside the
-lease's fence.  The registry's turn alone changes what it leads; this task
-only reads it.
+:func:`keep_leading` runs in the registry's nursery, as two tasks.  One
+renews the leases this node holds on their own schedule (:mod:`.renewal`):
+one lost, or not confirmed in time, is told to the registry as
+:class:`LeaseLost` (the library's actor stops).  The other, every renewal
+interval, offers to lead every library that no node leads and whose
+folders this node sees (one root or more: a library no node can see is
+offline, never empty), telling each lease won as :class:`LeaseWon`: the
+registry starts the library's actor inside the lease's fence.  A lease won
+is renewed from the moment it is won, before the registry's turn gets to
+it.  The registry's turn alone changes what it leads.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import trio
@@ -23,11 +24,12 @@ import trio
 from reelhouse.runtime import ActorRef, ActorStopped
 from reelhouse.storage import StoreError
 from reelhouse.storage.cluster_fence import Fence
-from reelhouse.storage.cluster_leases import Lease, acquire_lease, live_lease_names, release_lease, renew_leases
+from reelhouse.storage.cluster_leases import Lease, acquire_lease, live_lease_names, release_lease
 from reelhouse.storage.libraries import LibraryRecord, list_libraries
 
 from .node import ClusterNode
 from .remote import library_target
+from .renewal import keep_renewing
 
 log = logging.getLogger(__name__)
 
@@ -51,35 +53,75 @@ class LeaseLost:
 
 
 class Leadership:
-    """The leases of the libraries this node leads: epoch and when each was last renewed."""
+    """The leases this node holds for libraries: those it leads (the registry runs their actors) and
+    those won and not yet handed to the registry, each with when its last renewal started."""
 
     def __init__(self, node: ClusterNode) -> None:
         self.node = node
-        self.epochs: dict[str, int] = {}
-        self._renewed_at: dict[str, float] = {}
+        self.epochs: dict[str, int] = {}  # led
+        self._won: dict[str, int] = {}  # won, the registry not told yet: renewed all the same
+        self._renewed_at: dict[str, float] = {}  # led or won, until told lost
 
     def fence(self, library_id: str) -> Fence:
         return Fence(library_target(library_id), self.node.node_id, self.epochs[library_id])
 
     def leads(self, library_id: str) -> bool:
-        return library_id in self.epochs
+        """Whether this node holds the library's lease (led, or won and about to be)."""
+        return library_id in self.epochs or library_id in self._won
 
-    def held(self, lease: Lease) -> None:
+    def epoch_of(self, library_id: str) -> int | None:
+        return self.epochs.get(library_id, self._won.get(library_id))
+
+    def held(self, lease: Lease) -> bool:
+        """Lead the library of ``lease``, won by :meth:`acquire`; False when it was lost meanwhile."""
         library_id = lease.name.split(":", 1)[1]
+        if self._won.get(library_id) != lease.epoch:
+            return False
+        del self._won[library_id]
         self.epochs[library_id] = lease.epoch
-        self._renewed_at[library_id] = trio.current_time()
+        return True
 
     def dropped(self, library_id: str, epoch: int | None = None) -> bool:
-        """Forget the lease (of ``epoch`` if given); whether it was held."""
-        if library_id not in self.epochs or (epoch is not None and self.epochs[library_id] != epoch):
+        """Forget the lease (of ``epoch`` if given), led or won; whether it was held."""
+        held = self.epoch_of(library_id)
+        if held is None or (epoch is not None and held != epoch):
             return False
-        del self.epochs[library_id]
+        self.epochs.pop(library_id, None)
+        self._won.pop(library_id, None)
         self._renewed_at.pop(library_id, None)
         return True
 
     async def acquire(self, library_id: str) -> Lease | None:
-        return await acquire_lease(self.node.store, library_target(library_id), self.node.node_id,
-                                   self.node.config.lease_ms)
+        """Take the library's lease if nobody holds it; renewed from then on, led once :meth:`held`."""
+        started = trio.current_time()  # the lease's term began no earlier, by this node's clock
+        lease = await acquire_lease(self.node.store, library_target(library_id), self.node.node_id,
+                                    self.node.config.lease_ms)
+        if lease is not None:
+            self._won[library_id] = lease.epoch
+            self._renewed_at[library_id] = started
+        return lease
+
+    def holding(self) -> dict[str, tuple[int, float]]:
+        """Every lease to renew, led or won (see :class:`.renewal.LeaseHolder`)."""
+        return {library_target(library_id): (epoch, self._renewed_at[library_id])
+                for library_id, epoch in (*self.epochs.items(), *self._won.items())
+                if library_id in self._renewed_at}
+
+    def renewed(self, name: str, epoch: int, started: float) -> None:
+        library_id = name.split(":", 1)[1]
+        if self.epoch_of(library_id) == epoch and library_id in self._renewed_at:
+            self._renewed_at[library_id] = started
+
+    def lose(self, library_id: str, epoch: int) -> bool:
+        """Renew the lease no more; whether the registry must stop the library's actor (it leads it)."""
+        if self._won.get(library_id) == epoch:  # no actor runs yet: forgotten here, nothing to stop
+            self.dropped(library_id, epoch)
+            log.warning("lost the lease of library %s before leading it", library_id)
+            return False
+        if self.epochs.get(library_id) != epoch:
+            return False
+        self._renewed_at.pop(library_id, None)  # the registry's turn drops it (LeaseLost)
+        return True
 
     async def release(self, library_id: str, epoch: int) -> None:
         try:
@@ -87,61 +129,55 @@ class Leadership:
         except StoreError as error:
             log.warning("could not release the lease of library %s: %s", library_id, error)
 
-    async def renew(self) -> list[tuple[str, int]]:
-        """Renew every held lease; the (library, epoch) pairs lost (or not renewed in time)."""
-        held = dict(self.epochs)
-        started = trio.current_time()
-        pairs = [(library_target(library_id), epoch) for library_id, epoch in held.items()]
-        kept = await renew_in_time(self.node, pairs, "this node's leases")
-        lost = []
-        for library_id, epoch in held.items():
-            if kept is not None and library_target(library_id) in kept:
-                self._renewed_at[library_id] = started
-            elif kept is not None or self._expired_here(library_id):
-                lost.append((library_id, epoch))
-        return lost
 
-    def _expired_here(self, library_id: str) -> bool:
-        # By this node's clock, with a margin: cut off from the database, a
-        # leader stops before its lease can have expired there.
-        renewed = self._renewed_at.get(library_id, -float("inf"))
-        return trio.current_time() - renewed > self.node.config.lease_seconds * 0.8
+class _Renewals:
+    """The library leases as :func:`keep_renewing` sees them; a led one lost is told to the registry."""
 
+    def __init__(self, leadership: Leadership, registry: ActorRef) -> None:
+        self._leadership = leadership
+        self._registry = registry
 
-async def renew_in_time(node: ClusterNode, pairs: list[tuple[str, int]], what: str) -> set[str] | None:
-    """The names of ``pairs`` renewed; None when the renewal failed or did not finish within a
-    renewal interval (a connection cut while this process was paused must not hold it longer:
-    the caller steps down once its lease may have expired)."""
-    with trio.move_on_after(node.config.renew_seconds):
-        try:
-            return await renew_leases(node.store, node.node_id, pairs, node.config.lease_ms)
-        except StoreError as error:
-            log.warning("renewing %s failed: %s", what, error)
-            return None
-    log.warning("renewing %s did not finish within %.1f s", what, node.config.renew_seconds)
-    return None
+    def holding(self) -> dict[str, tuple[int, float]]:
+        return self._leadership.holding()
+
+    def renewed(self, name: str, epoch: int, started: float) -> None:
+        self._leadership.renewed(name, epoch, started)
+
+    async def lost(self, name: str, epoch: int) -> None:
+        library_id = name.split(":", 1)[1]
+        if self._leadership.lose(library_id, epoch):
+            log.warning("lost the lease of library %s", library_id)
+            await self._registry.tell(LeaseLost(library_id, epoch))
 
 
 async def keep_leading(leadership: Leadership, registry: ActorRef) -> None:
-    """Renew, and offer to lead the libraries nobody leads, every renewal interval, until cancelled."""
+    """Renew the leases held (on their own schedule, :mod:`.renewal`), and offer to lead the
+    libraries nobody leads every renewal interval, until cancelled or the registry stops."""
+    async with trio.open_nursery() as nursery:
+
+        async def until_the_registry_stops(work: Callable[[], Awaitable[None]]) -> None:
+            try:
+                await work()
+            except ActorStopped:
+                nursery.cancel_scope.cancel()  # the registry is stopping
+
+        renewals = _Renewals(leadership, registry)
+        nursery.start_soon(until_the_registry_stops,
+                           lambda: keep_renewing(leadership.node, renewals, "this node's leases"))
+        nursery.start_soon(until_the_registry_stops, lambda: _keep_offering(leadership, registry))
+
+
+async def _keep_offering(leadership: Leadership, registry: ActorRef) -> None:
     while True:
         await trio.sleep(leadership.node.config.renew_seconds)
         try:
-            await _one_round(leadership, registry)
+            with trio.move_on_after(leadership.node.config.renew_seconds) as scope:
+                await _offer_round(leadership, registry)
         except StoreError as error:
-            log.warning("cluster lease round failed: %s", error)
-        except ActorStopped:
-            return  # the registry is stopping
-
-
-async def _one_round(leadership: Leadership, registry: ActorRef) -> None:
-    for library_id, epoch in await leadership.renew():  # within a renewal interval
-        log.warning("lost the lease of library %s", library_id)
-        await registry.tell(LeaseLost(library_id, epoch))
-    with trio.move_on_after(leadership.node.config.renew_seconds) as scope:
-        await _offer_round(leadership, registry)
-    if scope.cancelled_caught:
-        log.warning("looking for libraries to lead did not finish in time; next round")
+            log.warning("looking for libraries to lead failed: %s", error)
+            continue
+        if scope.cancelled_caught:
+            log.warning("looking for libraries to lead did not finish in time; next round")
 
 
 async def _offer_round(leadership: Leadership, registry: ActorRef) -> None:
@@ -150,22 +186,33 @@ async def _offer_round(leadership: Leadership, registry: ActorRef) -> None:
     for library_id, epoch in list(leadership.epochs.items()):
         if library_id not in existing:  # deleted on another node
             await registry.tell(LeaseLost(library_id, epoch))
-    for record, lease in await offer_to_lead(leadership, records):
-        await registry.tell(LeaseWon(record, lease))
+    won = await offer_to_lead(leadership, records)
+    try:
+        while won:
+            await registry.tell(LeaseWon(*won[0]))
+            won.pop(0)
+    finally:
+        for record, lease in won:  # cut before the registry heard of it: renewed no more, it expires
+            leadership.dropped(record.id, lease.epoch)
 
 
 async def offer_to_lead(leadership: Leadership, records: Sequence[LibraryRecord]) -> list[tuple[LibraryRecord, Lease]]:
     """Take the lease of every library in ``records`` nobody leads whose folders this node sees."""
     live = await live_lease_names(leadership.node.store)
-    won = []
-    for record in records:
-        if leadership.leads(record.id) or library_target(record.id) in live:
-            continue
-        if not await sees_roots(record.paths):
-            continue
-        lease = await leadership.acquire(record.id)
-        if lease is not None:
-            won.append((record, lease))
+    won: list[tuple[LibraryRecord, Lease]] = []
+    try:
+        for record in records:
+            if leadership.leads(record.id) or library_target(record.id) in live:
+                continue
+            if not await sees_roots(record.paths):
+                continue
+            lease = await leadership.acquire(record.id)
+            if lease is not None:
+                won.append((record, lease))
+    except BaseException:
+        for record, lease in won:  # nobody will lead them: renewed no more, they expire
+            leadership.dropped(record.id, lease.epoch)
+        raise
     return won
 
 

@@ -21,6 +21,7 @@ import trio
 from reelhouse.shutdown import bounded_shield
 from reelhouse.storage import Store, StoreError
 from reelhouse.storage.cluster_commands import purge_stale_commands
+from reelhouse.storage.cluster_leases import open_lease_lane
 from reelhouse.storage.cluster_nodes import expire_dead_nodes, heartbeat, remove_node
 from reelhouse.storage.cluster_notify import RECONNECTED, channel_name, listen
 
@@ -104,6 +105,7 @@ def new_cluster_node(store: Store, address: str, config: ClusterConfig) -> Clust
 async def run_node(node: ClusterNode, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
     """Register, listen and heartbeat until cancelled; then leave (row and leases deleted)."""
     await heartbeat(node.store, node.node_id, node.address)
+    await open_lease_lane(node.store)  # before any lease is taken: renewals find it connected
     log.info("cluster node %s at %s", node.node_id, node.address)
     try:
         send, receive = trio.open_memory_channel[str](WAKEUP_QUEUE)

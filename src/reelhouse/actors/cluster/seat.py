@@ -2,7 +2,8 @@
 
 Each due task must run once in the cluster, so one Scheduler runs at a time.
 :class:`SchedulerSeat` (a task of the actor tree's nursery) takes the lease
-when nobody holds it, renews it, and starts the Scheduler as a child of the
+when nobody holds it, renews it (:mod:`.renewal`, the same schedule as a
+library's lease), and starts the Scheduler as a child of the
 root inside the lease's fence (a scheduler that lost its lease cannot
 record a run); a lost lease stops it.  :class:`SeatRef` is what the rest of
 the node holds as the scheduler's ref: the local actor where it runs, else
@@ -25,9 +26,9 @@ from reelhouse.storage.cluster_fence import Fence, fenced
 from reelhouse.storage.cluster_leases import acquire_lease
 
 from .inbox import serve_commands
-from .leadership import renew_in_time
 from .node import ClusterNode
 from .remote import SCHEDULER, RemoteRef
+from .renewal import keep_renewing
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,7 @@ class SchedulerSeat:
         self._spec = spec
         self._epoch: int | None = None
         self._renewed_at = -float("inf")
+        self._changing = trio.Lock()  # starting or stopping the Scheduler, one at a time
         self._remote = RemoteRef(node, SCHEDULER)
         self.ref = SeatRef(self)
 
@@ -50,57 +52,63 @@ class SchedulerSeat:
         return self._root.child(self._spec.name) is not None
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        """Hold the seat when free (at once, before reporting started), until cancelled."""
-        await self._round()
+        """Hold the seat when free (at once, before reporting started), until cancelled: the lease is
+        renewed on its own schedule (:mod:`.renewal`), a free seat looked for every renewal interval."""
+        await self._take_if_free()
         task_status.started()
         async with trio.open_nursery() as nursery:
             targets = lambda: [SCHEDULER] if self._epoch is not None else []  # noqa: E731
             nursery.start_soon(serve_commands, self._node, targets, lambda _target: self._root.child(self._spec.name))
+            nursery.start_soon(keep_renewing, self._node, self, "the scheduler's lease")
             while True:
                 await trio.sleep(self._node.config.renew_seconds)
-                await self._round()
+                await self._take_if_free()
 
-    async def _round(self) -> None:
+    # LeaseHolder (.renewal): the one lease, while held.
+    def holding(self) -> dict[str, tuple[int, float]]:
+        return {} if self._epoch is None else {SCHEDULER: (self._epoch, self._renewed_at)}
+
+    def renewed(self, name: str, epoch: int, started: float) -> None:
+        if self._epoch == epoch:
+            self._renewed_at = started
+
+    async def lost(self, name: str, epoch: int) -> None:
+        if self._epoch != epoch:
+            return
+        log.warning("lost the scheduler's lease")
         try:
-            if self._epoch is not None:
-                await self._renew(self._epoch)
-            else:
-                await self._take()
-        except StoreError as error:
-            log.warning("the scheduler's lease round failed: %s", error)
-            # Cut off from the database: stop before the lease can have expired there.
-            margin = self._node.config.lease_seconds * 0.8
-            if self._epoch is not None and trio.current_time() - self._renewed_at > margin:
-                await self._leave()
+            await self._leave()
         except ActorStopped:
             pass  # the tree is stopping
 
-    async def _renew(self, epoch: int) -> None:
-        started = trio.current_time()
-        kept = await renew_in_time(self._node, [(SCHEDULER, epoch)], "the scheduler's lease")
-        if kept:
-            self._renewed_at = started
+    async def _take_if_free(self) -> None:
+        if self._epoch is not None:
             return
-        if kept is None and trio.current_time() - self._renewed_at <= self._node.config.lease_seconds * 0.8:
-            return  # no answer yet, and the lease cannot have expired: next round
-        log.warning("lost the scheduler's lease")
-        await self._leave()
+        try:
+            await self._take()
+        except StoreError as error:
+            log.warning("taking the scheduler's lease failed: %s", error)
+        except ActorStopped:
+            pass  # the tree is stopping
 
     async def _take(self) -> None:
         node = self._node
         lease = None
+        started = trio.current_time()  # the lease's term began no earlier, by this node's clock
         with trio.move_on_after(node.config.renew_seconds):  # a hung connection: next round
             lease = await acquire_lease(node.store, SCHEDULER, node.node_id, node.config.lease_ms)
         if lease is None:
             return
-        self._epoch, self._renewed_at = lease.epoch, trio.current_time()
-        with fenced(Fence(SCHEDULER, node.node_id, lease.epoch)):  # the Scheduler's tasks inherit it
-            await self._root.start_child(self._spec)
+        async with self._changing:  # renewed from now on; a loss meanwhile waits for the start
+            self._epoch, self._renewed_at = lease.epoch, started
+            with fenced(Fence(SCHEDULER, node.node_id, lease.epoch)):  # the Scheduler's tasks inherit it
+                await self._root.start_child(self._spec)
         log.info("running the cluster's scheduler (epoch %d)", lease.epoch)
 
     async def _leave(self) -> None:
-        self._epoch = None
-        await self._root.stop_child(self._spec.name)
+        async with self._changing:
+            self._epoch = None
+            await self._root.stop_child(self._spec.name)
 
 
 class SeatRef(ActorRef):
