@@ -8,7 +8,10 @@ own; tests reach it over its socket, as clients do. Import ``backend``,
 ``shared_server`` and ``client`` into the module: the module's tests then
 take ``client`` (or ``shared_server``) as they would the per-test ones. A
 module whose other tests still need a server each imports
-``shared_client`` instead of ``client``.
+``shared_client`` instead of ``client``. A module whose tests take
+``server`` imports ``server`` too (the shared one under that name); its
+tests that would reach their neighbours (a sign-in limit they trip, rows
+they count) take ``own_server``, a server of the test's own.
 """
 
 from __future__ import annotations
@@ -44,6 +47,26 @@ def shared_server(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
     root = tmp_path_factory.mktemp(f"shared-{backend}")
     with module_database(backend, root) as url, server_in_thread(url, root / "data") as server:
         yield server
+
+
+@pytest.fixture
+def server(shared_server: RunningServer) -> RunningServer:
+    """The module's shared server under the per-test fixture's name (``client`` then talks to it too)."""
+    return shared_server
+
+
+@pytest.fixture
+async def own_server(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> AsyncIterator[RunningServer]:
+    """A server of the test's own, as the per-test ``server`` of conftest.py."""
+    running = await start_server(nursery, database_url, tmp_path / "data")
+    yield running
+    running.shutdown.set()
+
+
+@pytest.fixture
+async def own_client(own_server: RunningServer) -> AsyncIterator[httpx.AsyncClient]:
+    async with own_server.client() as c:
+        yield c
 
 
 @pytest.fixture

@@ -1,4 +1,7 @@
-"""POST /libraries/{id}/confirm-missing over real HTTP, on both backends."""
+"""POST /libraries/{id}/confirm-missing over real HTTP, on both backends.
+
+The tests share a server per backend, each with a library of its own (its own folder).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import trio
 
 from ..media_factory import MediaFactory
 from .scanning import create_library, scan_status, wait_for_state
+from .shared_server import backend, client, shared_server  # noqa: F401  (fixtures)
 
 TITLES = ("Alien (1979)", "Arrival (2016)", "Dune (2021)", "Heat (1995)", "Ran (1985)")
 

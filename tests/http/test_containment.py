@@ -2,7 +2,8 @@
 
 The issue's repro: ``ln -s /etc/shadow "<root>/Leak (2013)/fanart.jpg"``, scan,
 ``GET /images/items/<id>?kind=backdrop``.  A stand-in secret beside the root
-plays /etc/shadow (the suite need not run as root).
+plays /etc/shadow (the suite need not run as root). The tests share a server per
+backend, each with a library of its own folder.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import trio
 from tests.media_factory import MediaFactory
 
 from .scanning import create_library, wait_for_state
+from .shared_server import backend, client, shared_server  # noqa: F401  (fixtures)
 
 LIMIT_S = 60
 SECRET = b"root:$6$rounds=5000$saltsalt$sEcReThAsH:19000:0:99999:7:::\n"

@@ -1,4 +1,8 @@
-"""GET /devices and DELETE /devices/{id} over real HTTP, on both backends."""
+"""GET /devices and DELETE /devices/{id} over real HTTP, on both backends.
+
+The tests share a server per backend: each signs in members of its own and reads only
+their devices (``devices_of``); the one that stops its server has its own.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,16 @@ from reelhouse.storage.members import MemberChanges, update_member
 
 from .conftest import RunningServer, start_server
 from .members import add_member, login, token_for
+from .shared_server import backend, server, shared_server  # noqa: F401  (fixtures)
 
 PASSWORD = "correct horse battery"
+
+
+async def devices_of(client: httpx.AsyncClient, *user_ids: str) -> list[dict]:
+    """The devices last used by ``user_ids``, in the listing's order: the neighbours' aside."""
+    answer = await client.get("/devices")
+    assert answer.status_code == 200, answer.text
+    return [row for row in answer.json() if row.get("userId") in user_ids]
 
 
 async def test_three_sign_ins_with_one_device_id_form_one_row_and_die_with_one_delete(
@@ -26,7 +38,7 @@ async def test_three_sign_ins_with_one_device_id_form_one_row_and_die_with_one_d
         second = await login(server, "Ann", password=PASSWORD, deviceId="tv-1", version="1.1")
         third = await login(server, "Bob", password=PASSWORD, deviceId="tv-1", version="1.2")
         tokens = [answer.json()["token"] for answer in (first, second, third)]
-        devices = (await client.get("/devices")).json()
+        devices = await devices_of(client, ann, bob)
         row = devices[0]
         for token in tokens:
             async with server.client(key=token) as player:
@@ -37,7 +49,7 @@ async def test_three_sign_ins_with_one_device_id_form_one_row_and_die_with_one_d
             async with server.client(key=token) as player:
                 after.append(await player.get("/items"))
         again = await client.delete(f"/devices/{row['id']}")
-        listed = (await client.get("/devices")).json()
+        listed = await devices_of(client, ann, bob)
     assert len(devices) == 1
     assert {answer.json()["deviceId"] for answer in (first, second, third)} == {row["id"]}
     assert row["loginCount"] == 3 and row["kind"] == "player" and row["client"] == "TestPlayer"
@@ -54,10 +66,10 @@ async def test_three_sign_ins_with_one_device_id_form_one_row_and_die_with_one_d
 
 async def test_a_sign_in_without_device_id_is_a_row_of_its_own(server: RunningServer, client: httpx.AsyncClient) -> None:
     with trio.fail_after(30):
-        await add_member(server, "Cid", password=PASSWORD)
+        cid = await add_member(server, "Cid", password=PASSWORD)
         await token_for(server, "Cid", password=PASSWORD)
         await token_for(server, "Cid", password=PASSWORD)
-        devices = (await client.get("/devices")).json()
+        devices = await devices_of(client, cid)
     assert len(devices) == 2 and all(row["loginCount"] == 1 for row in devices)
 
 
@@ -79,13 +91,13 @@ async def test_a_revoked_device_is_refused_on_its_next_request_while_another_kee
 
 async def test_last_seen_follows_use_not_only_sign_in(server: RunningServer, client: httpx.AsyncClient) -> None:
     with trio.fail_after(30):
-        await add_member(server, "Eli", password=PASSWORD)
+        eli = await add_member(server, "Eli", password=PASSWORD)
         token = await token_for(server, "Eli", password=PASSWORD)
-        signed_in = (await client.get("/devices")).json()[0]["lastSeen"]
+        signed_in = (await devices_of(client, eli))[0]["lastSeen"]
         await trio.sleep(0.01)
         async with server.client(key=token) as player:
             await player.get("/items")
-        used = (await client.get("/devices")).json()[0]["lastSeen"]
+        used = (await devices_of(client, eli))[0]["lastSeen"]
     assert used > signed_in
 
 
@@ -93,11 +105,11 @@ async def test_a_disabled_members_device_does_not_count_and_its_token_is_refused
     server: RunningServer, client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(30):
-        await add_member(server, "Fay", password=PASSWORD)
+        fay = await add_member(server, "Fay", password=PASSWORD)
         token = await token_for(server, "Fay", password=PASSWORD)
         async with open_store(server.database_url) as store:
             await update_member(store, "Fay", MemberChanges(disabled=True))
-        row = (await client.get("/devices")).json()[0]
+        (row,) = await devices_of(client, fay)
         async with server.client(key=token) as player:
             refused = await player.get("/items")
     assert row["countsTowardLimit"] is False and row["notCountedReason"] == "memberDisabled"

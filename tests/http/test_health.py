@@ -1,4 +1,7 @@
-"""GET /health and GET /health/ready: no key, no details, 503 with Retry-After when not ready."""
+"""GET /health and GET /health/ready: no key, no details, 503 with Retry-After when not ready.
+
+The two tests of a real server only read: they share one per backend.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from reelhouse.storage import StoreUnavailable, migrate, open_store
 
 from ..tls import shared_tls_context
 from .conftest import RunningServer
+from .shared_server import backend, server, shared_server  # noqa: F401  (fixtures)
 
 
 async def test_liveness_and_readiness_answer_without_a_key_and_say_nothing_more(server: RunningServer) -> None:

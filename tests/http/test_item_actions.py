@@ -1,4 +1,8 @@
-"""POST /items/{id}/refresh and /rescan over real HTTP with real files."""
+"""POST /items/{id}/refresh and /rescan over real HTTP with real files.
+
+The tests on ``client`` share a server per backend, each with a library of its own (its own
+folder); the ones whose probes hang start servers of their own.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import trio
 from ..media_factory import MediaFactory
 from .conftest import RunningServer, start_server
 from .scanning import create_library, hanging_probe_worker, scan_status, wait_for_phase, wait_for_state
+from .shared_server import backend, client, shared_server  # noqa: F401  (fixtures)
 
 
 @pytest.fixture

@@ -1,4 +1,7 @@
-"""GET /items over what the real scanner wrote: its conventions meet the listing's rules."""
+"""GET /items over what the real scanner wrote: its conventions meet the listing's rules.
+
+The tests share a server per backend, each listing libraries of its own (its own folders).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import pytest
 from tests.media_factory import MediaFactory
 
 from .scanning import create_library, wait_for_state
+from .shared_server import backend, client, shared_server  # noqa: F401  (fixtures)
 
 
 @pytest.fixture

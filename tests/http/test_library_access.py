@@ -1,4 +1,8 @@
-"""A member's device token sees only the libraries their policy lists: others are 404 as if absent."""
+"""A member's device token sees only the libraries their policy lists: others are 404 as if absent.
+
+The tests share a server per backend: each makes its own member (a name of its own) and
+libraries; the ones that read every library have servers of their own.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from ..media_factory import MediaFactory
 from .conftest import RunningServer
 from .members import add_member, token_for
 from .scanning import create_library, wait_for_state
+from .shared_server import backend, own_client, own_server, server, shared_server  # noqa: F401  (fixtures)
 
 PASSWORD = "correct horse battery"
 
@@ -47,11 +52,11 @@ async def test_unlisted_library_items_images_and_search_are_404_or_absent(
     server: RunningServer, client: httpx.AsyncClient, roots: tuple[Path, Path]
 ) -> None:
     with trio.fail_after(120):
-        kid = await add_member(server, "Kid", password=PASSWORD)
+        kid = await add_member(server, "Kid Unlisted", password=PASSWORD)
         family = await scanned_library(client, "Family", roots[0], accessUserIds=[kid])
         grown = await scanned_library(client, "Grown", roots[1])
         seen, hidden = await item_id(client, family["id"]), await item_id(client, grown["id"])
-        token = await token_for(server, "Kid", password=PASSWORD)
+        token = await token_for(server, "Kid Unlisted", password=PASSWORD)
         async with server.client(key=token) as player:
             everything = (await player.get("/items", params={"recursive": "true"})).json()
             by_ids = (await player.get("/items", params={"ids": f"{seen},{hidden}"})).json()
@@ -75,33 +80,33 @@ async def test_unlisted_library_items_images_and_search_are_404_or_absent(
 
 
 async def test_all_libraries_from_the_command_line_opens_every_library(
-    server: RunningServer, client: httpx.AsyncClient, roots: tuple[Path, Path]
+    own_server: RunningServer, own_client: httpx.AsyncClient, roots: tuple[Path, Path]
 ) -> None:
     with trio.fail_after(120):
-        await add_member(server, "Teen", password=PASSWORD)
-        grown = await scanned_library(client, "Grown", roots[1])
-        hidden = await item_id(client, grown["id"])
-        token = await token_for(server, "Teen", password=PASSWORD)
-        async with server.client(key=token) as player:
+        await add_member(own_server, "Teen", password=PASSWORD)
+        grown = await scanned_library(own_client, "Grown", roots[1])
+        hidden = await item_id(own_client, grown["id"])
+        token = await token_for(own_server, "Teen", password=PASSWORD)
+        async with own_server.client(key=token) as player:
             before = await player.get(f"/items/{hidden}")
-            async with open_store(server.database_url) as store:
+            async with open_store(own_server.database_url) as store:
                 await update_member(store, "Teen", MemberChanges(all_libraries=True))
             # SQLite: the commit moves the data version; PostgreSQL: nothing is remembered.
             after = await player.get(f"/items/{hidden}")
-        users = (await client.get("/users")).json()
+        users = (await own_client.get("/users")).json()
     assert before.status_code == 404 and after.status_code == 200
     teen = next(u for u in users if u["name"] == "Teen")
     assert teen["policy"]["allLibraries"] is True and teen["policy"]["accessibleLibraries"] == [grown["id"]]
 
 
 async def test_access_user_ids_must_name_existing_enabled_members(
-    server: RunningServer, client: httpx.AsyncClient, roots: tuple[Path, Path]
+    own_server: RunningServer, own_client: httpx.AsyncClient, roots: tuple[Path, Path]
 ) -> None:
     with trio.fail_after(60):
-        off = await add_member(server, "Off", disabled=True)
-        unknown = await client.post("/libraries", json={"name": "A", "paths": [str(roots[0])], "collectionType": "movies", "accessUserIds": ["nobody"]})
-        disabled = await client.post("/libraries", json={"name": "B", "paths": [str(roots[0])], "collectionType": "movies", "accessUserIds": [off]})
-        libraries = (await client.get("/libraries")).json()
+        off = await add_member(own_server, "Off", disabled=True)
+        unknown = await own_client.post("/libraries", json={"name": "A", "paths": [str(roots[0])], "collectionType": "movies", "accessUserIds": ["nobody"]})
+        disabled = await own_client.post("/libraries", json={"name": "B", "paths": [str(roots[0])], "collectionType": "movies", "accessUserIds": [off]})
+        libraries = (await own_client.get("/libraries")).json()
     for answer in (unknown, disabled):
         assert answer.status_code == 400 and answer.json()["params"]["field"] == "accessUserIds"
     assert libraries == []
@@ -111,7 +116,7 @@ async def test_accessible_libraries_lists_the_grants_of_a_member(
     server: RunningServer, client: httpx.AsyncClient, roots: tuple[Path, Path]
 ) -> None:
     with trio.fail_after(60):
-        kid = await add_member(server, "Kid", password=PASSWORD)
+        kid = await add_member(server, "Kid Grants", password=PASSWORD)
         family = await create_library(client, "Family", [roots[0]], accessUserIds=[kid])
         await create_library(client, "Grown", [roots[1]])
         user = (await client.get(f"/users/{kid}")).json()
@@ -123,8 +128,8 @@ async def test_a_library_created_for_a_signed_in_member_is_visible_on_their_next
     server: RunningServer, client: httpx.AsyncClient, roots: tuple[Path, Path]
 ) -> None:
     with trio.fail_after(120):
-        kid = await add_member(server, "Kid", password=PASSWORD)
-        token = await token_for(server, "Kid", password=PASSWORD)
+        kid = await add_member(server, "Kid Next", password=PASSWORD)
+        token = await token_for(server, "Kid Next", password=PASSWORD)
         async with server.client(key=token) as player:
             before = (await player.get("/items", params={"recursive": "true"})).json()  # remembered: no library
             family = await scanned_library(client, "Family", roots[0], accessUserIds=[kid])

@@ -1,6 +1,6 @@
 """GET /admin/playback/history over real HTTP on both backends: fields, filters, time zones, paging, retention.
 
-The refused requests (bad tz, from, to) share a server per backend; the others plant records in their own.
+The refused requests (bad tz, from, to, a device token) share a server per backend; the others plant records in their own.
 """
 
 from __future__ import annotations
@@ -351,11 +351,11 @@ async def test_the_ip_retention_is_a_setting(nursery: trio.Nursery, database_url
     assert found == {"1 day": "192.0.2.7", "3 days": None}
 
 
-async def test_a_device_token_is_403(server: RunningServer) -> None:
+async def test_a_device_token_is_403(shared_server: RunningServer) -> None:
     with trio.fail_after(TIMEOUT_S):
-        await add_member(server, "ann", password="correct horse battery")
-        token = await token_for(server, "ann", password="correct horse battery")
-        async with server.client(key=token) as player:
+        await add_member(shared_server, "ann", password="correct horse battery")
+        token = await token_for(shared_server, "ann", password="correct horse battery")
+        async with shared_server.client(key=token) as player:
             response = await player.get(PATH)
     assert response.status_code == 403, response.text
 

@@ -5,7 +5,8 @@ data directory; GET /images/items/{id} serves it with its tag as ETag, 304
 on a match, renditions; a provider row pointing anywhere else in the data
 directory (or a local row pointing into the image store) stays refused;
 an image from another port of the provider's host is never fetched, so
-never served.
+never served. The tests share a server per backend: each scrapes a film of
+its own and points only its rows elsewhere.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..actors.scrape.image_server import image_bytes, serve_files
 from ..catalog_factory import CatalogFactory
 from ..tls import shared_tls_context
 from .conftest import RunningServer
+from .shared_server import backend, server, shared_server  # noqa: F401  (fixtures)
 
 POSTER = image_bytes((120, 180), "JPEG")
 SECRET = image_bytes((30, 30), "PNG", (255, 0, 0))

@@ -1,4 +1,9 @@
-"""POST /auth/login and /auth/logout over real HTTP, on both backends."""
+"""POST /auth/login and /auth/logout over real HTTP, on both backends.
+
+The tests share a server per backend: each signs in members of its own, and those that
+fail sign-ins stay well under the address's limit (30 in 10 minutes) together. The ones
+that trip a limit, count every refusal or hash, or restart take a server of their own.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from reelhouse.storage.signin_limits import PIN_LOCK_FAILURES, Failure, record_f
 
 from .conftest import RunningServer, start_server
 from .members import add_member, login, token_for
+from .shared_server import backend, own_client, own_server, server, shared_server  # noqa: F401  (fixtures)
 
 PASSWORD = "correct horse battery"
 
@@ -56,11 +62,11 @@ async def test_device_token_is_refused_with_403_on_the_admin_api(server: Running
 
 async def test_only_a_hash_of_the_device_token_is_stored(server: RunningServer) -> None:
     with trio.fail_after(30):
-        await add_member(server, "Hal", password=PASSWORD)
+        user_id = await add_member(server, "Hal", password=PASSWORD)
         token = await token_for(server, "Hal", password=PASSWORD)
         async with open_store(server.database_url) as store:
-            tokens = await store.fetch_all("SELECT * FROM device_tokens")
-            devices = await store.fetch_all("SELECT * FROM devices")
+            tokens = await store.fetch_all("SELECT * FROM device_tokens WHERE user_id = ?", (user_id,))
+            devices = await store.fetch_all("SELECT * FROM devices WHERE user_id = ?", (user_id,))
     assert [row["token_hash"] for row in tokens] == [hash_token(token)]
     for row in [*tokens, *devices]:
         assert all(token not in str(value) for value in tuple(row))
@@ -90,13 +96,13 @@ async def test_password_required_and_name_alone(server: RunningServer) -> None:
 
 
 async def test_sign_in_by_name_alone_hashes_as_often_for_an_unknown_name_as_for_a_known_one(
-    server: RunningServer, monkeypatch: pytest.MonkeyPatch
+    own_server: RunningServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with trio.fail_after(60):
-        await add_member(server, "Kid")
-        await add_member(server, "Jo", password=PASSWORD)
-        await add_member(server, "Pat", pin="1357")
-        await add_member(server, "Off", disabled=True)
+        await add_member(own_server, "Kid")
+        await add_member(own_server, "Jo", password=PASSWORD)
+        await add_member(own_server, "Pat", pin="1357")
+        await add_member(own_server, "Off", disabled=True)
         hashed: list[int] = []
         verify = users._verify
 
@@ -109,7 +115,7 @@ async def test_sign_in_by_name_alone_hashes_as_often_for_an_unknown_name_as_for_
         # An unknown name, a member without secrets, one with a password, one with a PIN, a disabled one.
         for name in ("Nobody", "Kid", "Jo", "Pat", "Off"):
             before = len(hashed)
-            answer = await login(server, name)
+            answer = await login(own_server, name)
             costs[name], codes[name] = len(hashed) - before, answer.json().get("code", answer.status_code)
     assert codes == {"Nobody": "invalid_credentials", "Kid": 200, "Jo": "password_required", "Pat": "wrong_pin",
                      "Off": "invalid_credentials"}
@@ -149,11 +155,11 @@ async def test_pin_lock_after_20_failures_in_24_hours_is_403_and_a_password_sign
     assert unlocked.status_code == 200 and cleared["pinLocked"] is False
 
 
-async def test_five_wrong_passwords_then_429_with_retry_after_even_for_the_right_one(server: RunningServer) -> None:
+async def test_five_wrong_passwords_then_429_with_retry_after_even_for_the_right_one(own_server: RunningServer) -> None:
     with trio.fail_after(60):
-        await add_member(server, "Ned", password=PASSWORD)
-        wrong = [await login(server, "Ned", password=f"guess {n}") for n in range(5)]
-        limited = await login(server, "Ned", password=PASSWORD)
+        await add_member(own_server, "Ned", password=PASSWORD)
+        wrong = [await login(own_server, "Ned", password=f"guess {n}") for n in range(5)]
+        limited = await login(own_server, "Ned", password=PASSWORD)
     assert all(answer.status_code == 401 for answer in wrong)
     assert limited.status_code == 429
     assert limited.json()["code"] == "too_many_requests"
@@ -163,15 +169,15 @@ async def test_five_wrong_passwords_then_429_with_retry_after_even_for_the_right
 
 
 async def test_refusals_the_limits_do_not_bound_are_counted_on_one_activity_entry_not_a_row_each(
-    server: RunningServer, client: httpx.AsyncClient
+    own_server: RunningServer, own_client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(90):
-        await add_member(server, "Ned", password=PASSWORD)
-        await lock_pin(server, "max", await add_member(server, "Max", password=PASSWORD, pin="2468"))
-        wrong = [(await login(server, "Ned", password=f"guess {n}")).status_code for n in range(5)]
-        limited = [(await login(server, "Ned", password=PASSWORD)).status_code for _ in range(40)]
-        locked = [(await login(server, "Max", pin="2468")).status_code for _ in range(10)]
-        answer = await client.get("/activity", params={"limit": 200})
+        await add_member(own_server, "Ned", password=PASSWORD)
+        await lock_pin(own_server, "max", await add_member(own_server, "Max", password=PASSWORD, pin="2468"))
+        wrong = [(await login(own_server, "Ned", password=f"guess {n}")).status_code for n in range(5)]
+        limited = [(await login(own_server, "Ned", password=PASSWORD)).status_code for _ in range(40)]
+        locked = [(await login(own_server, "Max", pin="2468")).status_code for _ in range(10)]
+        answer = await own_client.get("/activity", params={"limit": 200})
     assert wrong == [401] * 5 and limited == [429] * 40 and locked == [403] * 10
     failed = [e for e in answer.json()["entries"] if e["action"] == "user.login_failed"]
     by_reason: dict[str, list[dict[str, Any]]] = {}
@@ -225,13 +231,13 @@ async def test_a_restart_is_no_way_around_the_sign_in_limit(
     assert limited.status_code == 429 and int(limited.headers["Retry-After"]) >= 1
 
 
-async def test_parallel_wrong_passwords_get_no_more_guesses_than_the_limit(server: RunningServer) -> None:
+async def test_parallel_wrong_passwords_get_no_more_guesses_than_the_limit(own_server: RunningServer) -> None:
     with trio.fail_after(60):
-        await add_member(server, "Rae", password=PASSWORD)
+        await add_member(own_server, "Rae", password=PASSWORD)
         statuses: list[int] = []
 
         async def guess(n: int) -> None:
-            statuses.append((await login(server, "Rae", password=f"guess {n}")).status_code)
+            statuses.append((await login(own_server, "Rae", password=f"guess {n}")).status_code)
 
         async with trio.open_nursery() as nursery:
             for n in range(12):

@@ -1,4 +1,7 @@
-"""Sign-in over real HTTP with password and PIN hashes of the earlier scrypt format, on both backends."""
+"""Sign-in over real HTTP with password and PIN hashes of the earlier scrypt format, on both backends.
+
+The tests share a server per backend, each signing in a member of its own.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from reelhouse.storage.members import needs_rehash, verify_password
 from ..storage.password_samples import scrypt_hash
 from .conftest import RunningServer
 from .members import add_member, login
+from .shared_server import backend, server, shared_server  # noqa: F401  (fixtures)
 
 PASSWORD = "correct horse battery"
 CAP_S = 60

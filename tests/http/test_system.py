@@ -1,4 +1,7 @@
-"""GET /system/status and /system/update over real HTTP."""
+"""GET /system/status and /system/update over real HTTP.
+
+The tests that only read share a server per backend; the others start their own.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import trio
 import reelhouse
 
 from .conftest import RunningServer, start_server
+from .shared_server import backend, client, server, shared_server  # noqa: F401  (fixtures)
 
 
 def _not_checked_yet(body: dict) -> bool:

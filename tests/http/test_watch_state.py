@@ -1,5 +1,10 @@
 """Each member's watch state over real HTTP (both backends): play reports, marks, resume, next up,
-the user-state sorts and filters, access rules, deletion with the member and a restart."""
+the user-state sorts and filters, access rules, deletion with the member and a restart.
+
+The tests share a server per backend: each makes its own shelf and members (names of its own,
+each member on devices of their own) and reads through them; the one that reads as the API
+key (every library) and the restart have servers of their own.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from ..catalog_factory import catalog
 from .conftest import RunningServer, start_server
 from .members import add_member, token_for
 from .playback import TICKS, start_playing
+from .shared_server import backend, own_client, own_server, server, shared_server  # noqa: F401  (fixtures)
 
 LIMIT_S = 40
 MOVIE_SECONDS = 6000.0
@@ -55,7 +61,7 @@ async def shelf(server: RunningServer) -> Shelf:
 
 async def member_token(server: RunningServer, name: str, libraries: tuple[str, ...], device: str = "p1") -> str:
     await add_member(server, name, password=PASSWORD, libraries=libraries)
-    return await token_for(server, name, password=PASSWORD, deviceId=device)
+    return await token_for(server, name, password=PASSWORD, deviceId=f"{name}-{device}")  # a device id is one device
 
 
 async def play(player: httpx.AsyncClient, item_id: str, *positions: float, stop: float | None = None) -> None:
@@ -92,7 +98,7 @@ def ids(items: list[dict[str, Any]]) -> list[str]:
 async def test_reports_move_the_position_and_ninety_percent_marks_the_item_played(server: RunningServer) -> None:
     with trio.fail_after(LIMIT_S):
         s = await shelf(server)
-        token = await member_token(server, "Ann", (s.library,))
+        token = await member_token(server, "Ann Reports", (s.library,))
         async with server.client(key=token) as player:
             await play(player, s.movie, 600, 1200)  # still live: the last report counts
             [resumed] = await listing(player, "/me/resume")
@@ -114,7 +120,7 @@ async def test_reports_move_the_position_and_ninety_percent_marks_the_item_playe
 async def test_the_playing_report_alone_is_read_back_at_once(server: RunningServer) -> None:
     with trio.fail_after(LIMIT_S):
         s = await shelf(server)
-        token = await member_token(server, "Ann", (s.library,))
+        token = await member_token(server, "Ann Playing", (s.library,))
         async with server.client(key=token) as player:
             await play(player, s.movie, 1234.5)
             [resumed] = await listing(player, "/me/resume")
@@ -126,7 +132,7 @@ async def test_resume_is_newest_first_and_next_up_follows_the_furthest_played_ep
 ) -> None:
     with trio.fail_after(LIMIT_S):
         s = await shelf(server)
-        token = await member_token(server, "Ann", (s.library,))
+        token = await member_token(server, "Ann Next", (s.library,))
         e1, e2, e3 = s.episodes
         async with server.client(key=token) as player:
             await play(player, e1, 600, stop=1500)
@@ -153,7 +159,7 @@ async def test_resume_is_newest_first_and_next_up_follows_the_furthest_played_ep
 async def test_a_series_and_a_season_are_played_when_all_their_episodes_are(server: RunningServer) -> None:
     with trio.fail_after(LIMIT_S):
         s = await shelf(server)
-        token = await member_token(server, "Ann", (s.library,))
+        token = await member_token(server, "Ann Series", (s.library,))
         async with server.client(key=token) as player:
             for episode in s.episodes[:2]:
                 await player.post(f"/me/played/{episode}")
@@ -175,7 +181,7 @@ async def test_a_report_after_a_mark_as_played_never_brings_the_resume_point_bac
     report and the stop were still on their way; they landed after the mark and left a resume point."""
     with trio.fail_after(LIMIT_S):
         s = await shelf(server)
-        token = await member_token(server, "Ann", (s.library,))
+        token = await member_token(server, "Ann Late", (s.library,))
         async with server.client(key=token) as player:
             film = await start_playing(player, s.movie, positionSec=600)
             episode = await start_playing(player, s.episodes[1], positionSec=300)
@@ -198,25 +204,25 @@ async def test_a_report_after_a_mark_as_played_never_brings_the_resume_point_bac
 
 
 async def test_sorts_and_filters_read_the_signed_in_members_state_and_a_key_is_unchanged(
-    server: RunningServer, client: httpx.AsyncClient
+    own_server: RunningServer, own_client: httpx.AsyncClient
 ) -> None:
     with trio.fail_after(LIMIT_S):
-        s = await shelf(server)
-        ann = await member_token(server, "Ann", (s.library,))
-        bob = await member_token(server, "Bob", (s.library,), device="p2")
-        async with server.client(key=ann) as player:
+        s = await shelf(own_server)
+        ann = await member_token(own_server, "Ann", (s.library,))
+        bob = await member_token(own_server, "Bob", (s.library,), device="p2")
+        async with own_server.client(key=ann) as player:
             favourite = (await player.post(f"/me/favorites/{s.other_movie}")).json()
             await player.post(f"/me/played/{s.movie}")
             ann_favourites = await listing(player, "/items", isFavorite="true")
             ann_by_favourite = await listing(player, "/items", type="Movie", sort="favorite")
             ann_unplayed = await listing(player, "/items", type="Movie", isPlayed="false")
             ann_by_date = await listing(player, "/items", type=["Movie", "Series"], sort="datePlayed", order="desc")
-        async with server.client(key=bob) as other:
+        async with own_server.client(key=bob) as other:
             bob_favourites = await listing(other, "/items", isFavorite="true")
             bob_never = await listing(other, "/items", type="Movie", neverPlayed="true")
-        key_favourites = await listing(client, "/items", isFavorite="true")
-        key_by_favourite = await listing(client, "/items", type="Movie", sort="favorite", order="desc")
-        key_unplayed = await listing(client, "/items", type="Movie", isPlayed="false")
+        key_favourites = await listing(own_client, "/items", isFavorite="true")
+        key_by_favourite = await listing(own_client, "/items", type="Movie", sort="favorite", order="desc")
+        key_unplayed = await listing(own_client, "/items", type="Movie", isPlayed="false")
     assert favourite == {"itemId": s.other_movie, "played": False, "playCount": 0, "positionSec": 0, "favorite": True}
     assert ids(ann_favourites) == [s.other_movie] and bob_favourites == []
     assert ids(ann_by_favourite) == [s.other_movie, s.movie]
@@ -232,12 +238,12 @@ async def test_a_library_the_member_may_not_see_is_404_and_left_out(server: Runn
                                                                    client: httpx.AsyncClient) -> None:
     with trio.fail_after(LIMIT_S):
         s = await shelf(server)
-        token = await member_token(server, "Ann", (s.library, s.hidden_library))
+        token = await member_token(server, "Ann Hidden", (s.library, s.hidden_library))
         async with server.client(key=token) as player:
             await play(player, s.hidden_movie, 600, stop=1200)
             await play(player, s.movie, 600, stop=1200)
             async with open_store(server.database_url) as store:
-                await update_member(store, "Ann", MemberChanges(libraries=(s.library,)))
+                await update_member(store, "Ann Hidden", MemberChanges(libraries=(s.library,)))
             answers = {
                 "mark played": await player.post(f"/me/played/{s.hidden_movie}"),
                 "unmark played": await player.delete(f"/me/played/{s.hidden_movie}"),
@@ -267,14 +273,14 @@ async def test_a_library_the_member_may_not_see_is_404_and_left_out(server: Runn
 async def test_the_state_goes_with_the_member(server: RunningServer) -> None:
     with trio.fail_after(LIMIT_S):
         s = await shelf(server)
-        ann = await member_token(server, "Ann", (s.library,))
-        bob = await member_token(server, "Bob", (s.library,), device="p2")
+        ann = await member_token(server, "Ann Gone", (s.library,))
+        bob = await member_token(server, "Bob Stays", (s.library,), device="p2")
         for token in (ann, bob):
             async with server.client(key=token) as player:
                 await player.post(f"/me/favorites/{s.movie}")
                 await play(player, s.other_movie, 600, stop=1200)
         async with open_store(server.database_url) as store:
-            ann_id = await store.fetch_value("SELECT id FROM users WHERE name = 'Ann'")
+            ann_id = await store.fetch_value("SELECT id FROM users WHERE name = 'Ann Gone'")
             await store.execute("DELETE FROM users WHERE id = ?", (ann_id,))
             left = await store.fetch_value("SELECT count(*) FROM watch_state WHERE user_id = ?", (ann_id,))
         async with server.client(key=bob) as player:

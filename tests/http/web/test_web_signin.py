@@ -1,4 +1,8 @@
-"""The web console's cookie sign-in over real HTTP, on both backends: flags, origins, limits, revocation."""
+"""The web console's cookie sign-in over real HTTP, on both backends: flags, origins, limits, revocation.
+
+The tests share a server per backend: each signs in members of its own and reads only their
+devices; the few sign-ins they fail together stay far under the address's limit.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from reelhouse.storage import open_store
 from ...tls import shared_tls_context
 from ..conftest import RunningServer, start_server
 from ..members import add_member, login
+from ..shared_server import backend, server, shared_server  # noqa: F401  (fixtures)
 
 PASSWORD = "correct horse battery"
 COOKIE = "reelhouse_session"
@@ -48,7 +53,7 @@ async def test_json_sign_in_sets_an_httponly_samesite_cookie_that_opens_the_play
             items = await browser.get("/api/v1/items")
             home = await browser.get("/web/")
         async with open_store(server.database_url) as store:
-            rows = await store.fetch_all("SELECT kind, client, name FROM devices")
+            rows = await store.fetch_all("SELECT kind, client, name FROM devices WHERE user_id = ?", (user_id,))
         async with server.client() as admin:
             entries = (await admin.get("/activity", params={"limit": 50})).json()["entries"]
     morsel, header = _set_cookie(answer)
@@ -123,7 +128,7 @@ async def test_the_cookie_never_opens_an_api_key_route_and_keys_and_tokens_are_u
 
 async def test_sign_out_revokes_the_cookie_token_and_clears_the_cookie(server: RunningServer) -> None:
     with trio.fail_after(30):
-        await add_member(server, "Pia", password=PASSWORD, all_libraries=True)
+        pia = await add_member(server, "Pia", password=PASSWORD, all_libraries=True)
         async with _browser(server) as browser:
             await _sign_in(browser, "Pia", password=PASSWORD)
             token = browser.cookies[COOKIE]
@@ -133,7 +138,7 @@ async def test_sign_out_revokes_the_cookie_token_and_clears_the_cookie(server: R
             after = await replay.get("/api/v1/items")
             page = await replay.get("/web/")
         async with open_store(server.database_url) as store:
-            left = await store.fetch_all("SELECT id FROM devices")
+            left = await store.fetch_all("SELECT id FROM devices WHERE user_id = ?", (pia,))
     assert (
         out.status_code == 204
         and f"{COOKIE}=;" in out.headers["set-cookie"]
