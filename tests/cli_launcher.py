@@ -34,6 +34,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import random
 import selectors
 import signal
 import socket
@@ -120,6 +121,12 @@ def _become(request: dict[str, Any], fds: list[int]) -> Child:
         os.dup2(fd, standard)
         os.close(fd)
     os.close(fds[3])
+    # CPython reseeds the random module's generator in a forked child; trio's scheduler shuffles
+    # with a Random of its own made at import, which would repeat the launcher's sequence in
+    # every child. (The str hash seed stays the launcher's: it cannot change after start-up.)
+    trio_run = sys.modules.get("trio._core._run")
+    if isinstance(scheduler_random := getattr(trio_run, "_r", None), random.Random):
+        scheduler_random.seed()
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
