@@ -193,6 +193,11 @@ class ForkedServer:
 
     def _read(self) -> None:
         while self.returncode is None:
+            if self._lines.count(b"\n") >= 2:  # the pid, then the exit code (one read may bring both)
+                self.returncode = int(self._lines.split()[1])
+                os.close(self._pidfd)
+                self._answers.close()
+                return
             try:
                 chunk = self._answers.recv(64)
             except BlockingIOError:
@@ -200,10 +205,6 @@ class ForkedServer:
             if not chunk:
                 raise AssertionError(f"the CLI launcher ended while server {self.pid} ran")
             self._lines += chunk
-            if self._lines.count(b"\n") >= 2:
-                self.returncode = int(self._lines.split()[1])
-                os.close(self._pidfd)
-                self._answers.close()
 
     def poll(self) -> int | None:
         self._read()
