@@ -17,10 +17,16 @@ launcher exits, killing its children, when the test process's end closes:
 the test process ended, however it ended.
 
 The fork is safe because the launcher never starts trio or a thread
-(checked after the imports: it refuses to serve otherwise). Servers
-(``ServerProcess``, ``run_cli(["serve", ...])``) and the tests that prove
-the cold start keep ``python -m reelhouse``; REELHOUSE_TEST_COLD_CLI=1
-sends every run there.
+(checked after the imports: it refuses to serve otherwise). Servers fork
+from it too (``ServerProcess``, ``run_cli(["serve", ...])``): their stack
+(Quart, Hypercorn, psycopg...) is imported at the first ``serve`` run, not
+before, so a test process that starts no server does not pay for it; the
+server installs its signal handlers (trio's) in the child, as it does cold.
+The pid line carries a pidfd (SCM_RIGHTS) for a caller that signals the
+child: the pid alone could be reused once the launcher reaped it. Servers
+under a ``prefix`` (``unshare``, ``prlimit``) and the tests that prove the
+cold start keep ``python -m reelhouse``; REELHOUSE_TEST_COLD_CLI=1 sends
+every run there.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import random
 import selectors
 import signal
 import socket
@@ -38,10 +45,12 @@ from typing import Any
 MAX_RECORD = 1 << 20  # one run's argv and environment: a few kilobytes
 FDS_PER_RUN = 4
 
-# What the commands import when they run; the server's stack is not here (serve runs cold).
+# What the commands import when they run.
 PRELOAD = ("reelhouse.cli._main", "reelhouse.cli._run", "reelhouse.cli._accounts", "reelhouse.cli._schedule",
            "reelhouse.cli._plugins", "reelhouse.cli._peer_import", "reelhouse.storage._postgres",
            "reelhouse.storage.backup_restore", "reelhouse.actors.maintenance.backup")
+# What ``serve`` imports up to its "serving on" line (python -X importtime): imported at the first serve run.
+SERVER_PRELOAD = ("reelhouse.server", "importlib.readers", "httpcore", "croniter")
 
 
 class Child:
@@ -60,7 +69,9 @@ def serve(control: socket.socket) -> Child | None:
         for key, _ in selector.select():
             if key.data is None:
                 run = _receive(control)
-                if run is None:  # the test process is gone: so are its runs
+                # The test process is gone (so are its runs), or the server's imports started a
+                # thread: nothing may fork any more, and the runs read "the launcher ended".
+                if run is None or (run[0]["argv"][:1] == ["serve"] and not _preload(SERVER_PRELOAD)):
                     for pid in running:
                         os.kill(pid, signal.SIGKILL)
                     return None
@@ -76,7 +87,7 @@ def serve(control: socket.socket) -> Child | None:
                 answer = socket.socket(fileno=fds[3])
                 pidfd = os.pidfd_open(pid)
                 running[pid] = (answer, pidfd)
-                _send_line(answer, pid)
+                _send_line(answer, pid, pidfd)
                 selector.register(pidfd, selectors.EVENT_READ, ("exited", pid))
                 selector.register(answer, selectors.EVENT_READ, ("hung up", pid))
             elif key.data[0] == "exited":
@@ -110,6 +121,12 @@ def _become(request: dict[str, Any], fds: list[int]) -> Child:
         os.dup2(fd, standard)
         os.close(fd)
     os.close(fds[3])
+    # CPython reseeds the random module's generator in a forked child; trio's scheduler shuffles
+    # with a Random of its own made at import, which would repeat the launcher's sequence in
+    # every child. (The str hash seed stays the launcher's: it cannot change after start-up.)
+    trio_run = sys.modules.get("trio._core._run")
+    if isinstance(scheduler_random := getattr(trio_run, "_r", None), random.Random):
+        scheduler_random.seed()
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
@@ -117,9 +134,13 @@ def _become(request: dict[str, Any], fds: list[int]) -> Child:
     return Child(request["argv"])
 
 
-def _send_line(answer: socket.socket, value: int) -> None:
+def _send_line(answer: socket.socket, value: int, fd: int | None = None) -> None:
+    # A reader that takes no descriptors (plain recv) has the kernel close the pidfd it was sent.
     try:
-        answer.sendall(f"{value}\n".encode())
+        if fd is None:
+            answer.sendall(f"{value}\n".encode())
+        else:
+            socket.send_fds(answer, [f"{value}\n".encode()], [fd])
     except OSError:
         pass  # the run gave up meanwhile: nobody to tell
 
@@ -131,18 +152,25 @@ def _close(fileobj: Any) -> None:
         fileobj.close()
 
 
-def main() -> int:
-    control = socket.socket(fileno=int(sys.argv[1]))
+def _preload(names: tuple[str, ...]) -> bool:
+    """Import ``names``; False (said on stderr) if that started a thread: then nothing may fork."""
     import importlib
 
-    for name in PRELOAD:
+    for name in names:
         importlib.import_module(name)
     if threading.active_count() != 1:  # a fork would copy a thread's locks, not the thread
         print(f"cli_launcher: the imports started threads: {threading.enumerate()}", file=sys.stderr)
-        return 1
+        return False
     # The imported objects move to the collector's permanent generation: a child's collections
     # and exit then leave their pages shared, not copied (measured: 0.23 -> 0.06 CPU-s a run).
     gc.freeze()
+    return True
+
+
+def main() -> int:
+    control = socket.socket(fileno=int(sys.argv[1]))
+    if not _preload(PRELOAD):
+        return 1
     child = serve(control)
     if child is None:
         return 0

@@ -6,6 +6,7 @@ import atexit
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -47,18 +48,22 @@ async def run_cli(args: Sequence[str], *, stdin: bytes = b"", env: dict[str, str
     """One ``reelhouse`` command, capped by ``timeout``: past it the process is killed and the test says which.
 
     A real process either way: forked by this test process's launcher
-    (tests/cli_launcher.py, imports done once), or with ``cold`` (and for
-    ``serve``, and with REELHOUSE_TEST_COLD_CLI=1) ``python -m reelhouse``.
+    (tests/cli_launcher.py, imports done once), or with ``cold`` (and with
+    REELHOUSE_TEST_COLD_CLI=1) ``python -m reelhouse``.
     """
     environ = env or clean_environ()
     with trio.move_on_after(timeout):
-        if cold or "serve" in args or os.environ.get("REELHOUSE_TEST_COLD_CLI") == "1":
+        if cold or _all_cold():
             return await trio.run_process(
                 reelhouse_argv(*args), stdin=stdin, capture_stdout=True, capture_stderr=True,
                 check=False, env=environ,
             )
         return await _LAUNCHER.run(list(args), stdin, environ)
     raise AssertionError(f"`reelhouse {' '.join(args)}` did not end within {timeout} s")
+
+
+def _all_cold() -> bool:
+    return os.environ.get("REELHOUSE_TEST_COLD_CLI") == "1"
 
 
 class _Launcher:
@@ -96,6 +101,26 @@ class _Launcher:
                 self._process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self._process.kill()
+
+    async def fork_server(self, args: list[str], env: dict[str, str]) -> ForkedServer:
+        """``reelhouse serve`` forked: stdin and stdout /dev/null, stderr a pipe (as ServerProcess's cold one)."""
+        err, child_err = os.pipe()
+        answers, theirs = socket.socketpair()
+        request = json.dumps({"argv": args, "env": env, "cwd": os.getcwd()}).encode()
+        null = os.open(os.devnull, os.O_RDWR)
+        try:
+            socket.send_fds(self._started(), [request], [null, null, child_err, theirs.fileno()])
+        finally:
+            for fd in (null, child_err):
+                os.close(fd)
+            theirs.close()
+        try:  # the first serve run waits for the launcher to import the server's stack
+            await trio.lowlevel.wait_readable(answers)
+            return ForkedServer(answers, err)
+        except BaseException:
+            answers.close()  # the launcher kills the child, if any
+            os.close(err)
+            raise
 
     async def run(self, args: list[str], stdin: bytes, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
         child_in, feed = os.pipe()
@@ -143,27 +168,100 @@ async def _drain(stream: trio.lowlevel.FdStream, into: dict[int, bytes], key: in
 _LAUNCHER = _Launcher()
 
 
+class ForkedServer:
+    """A server forked by the launcher, with what ServerProcess uses of ``trio.Process``.
+
+    Not this process's child: its pid and a pidfd come from the launcher (a
+    signal sent by pidfd reaches this process or none, never one that reused
+    the pid after the launcher reaped it), its exit code too (``-N`` for
+    signal N, as ``trio.Process``). Closing ``answers`` makes the launcher
+    kill it.
+    """
+
+    def __init__(self, answers: socket.socket, stderr_fd: int) -> None:
+        self._answers = answers
+        self._lines = b""
+        self.stderr = trio.lowlevel.FdStream(stderr_fd)
+        message, fds, _flags, _address = socket.recv_fds(answers, 64, 1)  # readable: the pid line (or the end)
+        if not message or not fds:
+            raise AssertionError("the CLI launcher did not fork the server (its stderr says why)")
+        self._lines = message
+        self._pidfd = fds[0]
+        self.pid = int(message.split(b"\n")[0])
+        self.returncode: int | None = None
+        answers.setblocking(False)
+
+    def _read(self) -> None:
+        while self.returncode is None:
+            if self._lines.count(b"\n") >= 2:  # the pid, then the exit code (one read may bring both)
+                self.returncode = int(self._lines.split()[1])
+                os.close(self._pidfd)
+                self._answers.close()
+                return
+            try:
+                chunk = self._answers.recv(64)
+            except BlockingIOError:
+                return
+            if not chunk:
+                raise AssertionError(f"the CLI launcher ended while server {self.pid} ran")
+            self._lines += chunk
+
+    def poll(self) -> int | None:
+        self._read()
+        return self.returncode
+
+    async def wait(self) -> int:
+        while self.poll() is None:
+            await trio.lowlevel.wait_readable(self._answers)
+        assert self.returncode is not None
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        if self.poll() is None:
+            try:
+                signal.pidfd_send_signal(self._pidfd, signum)
+            except ProcessLookupError:
+                pass  # ended and reaped meanwhile: its exit code is on its way
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
 class ServerProcess:
-    """``reelhouse serve`` on a free port; its stderr is collected."""
+    """``reelhouse serve`` on a free port; its stderr is collected.
+
+    Forked by the tests' launcher (tests/cli_launcher.py: the server's
+    imports done once per test process), or cold (``python -m reelhouse``)
+    under a ``prefix``, with ``cold``, or with REELHOUSE_TEST_COLD_CLI=1.
+    """
 
     def __init__(self, data_dir: Path, database_url: str, *extra: str, prefix: Sequence[str] = (),
-                 env: dict[str, str] | None = None) -> None:
-        """``prefix`` runs the server under another command (``unshare ...``)."""
-        self.args = [*prefix, *reelhouse_argv(
-            "serve", "--bind", "127.0.0.1:0", "--data-dir", str(data_dir), "--database", database_url, *extra
-        )]
+                 env: dict[str, str] | None = None, cold: bool = False) -> None:
+        """``prefix`` runs the server under another command (``unshare ...``), cold."""
+        self.serve_args = ["serve", "--bind", "127.0.0.1:0", "--data-dir", str(data_dir), "--database", database_url,
+                           *extra]
+        self.args = [*prefix, *reelhouse_argv(*self.serve_args)]
+        self.cold = cold or bool(prefix) or _all_cold()
         self.env = env
         self.log = b""
         self.log_ended = trio.Event()
-        self.process: trio.Process | None = None
+        self.process: trio.Process | ForkedServer | None = None
         self.base_url = ""
 
-    async def start(self, nursery: trio.Nursery, *, timeout: float = START_TIMEOUT_S) -> str:
-        self.process = await trio.lowlevel.open_process(
-            self.args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=self.env or clean_environ()
-        )
-        assert self.process.stderr is not None
+    async def spawn(self, nursery: trio.Nursery) -> None:
+        """The process started and its stderr being collected; not yet serving."""
+        env = self.env or clean_environ()
+        if self.cold:
+            self.process = await trio.lowlevel.open_process(
+                self.args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env
+            )
+        else:
+            self.process = await _LAUNCHER.fork_server(self.serve_args, env)
         nursery.start_soon(self._collect)
+
+    async def start(self, nursery: trio.Nursery, *, timeout: float = START_TIMEOUT_S) -> str:
+        await self.spawn(nursery)
+        assert self.process is not None
         match = None
         with trio.move_on_after(timeout):
             while not (match := SERVING_LINE.search(self.log.decode(errors="replace"))):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
 from pathlib import Path
 
 import httpx
@@ -13,7 +12,7 @@ import trio
 from reelhouse.logs import OriginFilter
 from reelhouse.runtime import Actor, run_actor
 
-from .process import ServerProcess, clean_environ
+from .process import ServerProcess
 from .tls import shared_tls_context
 
 
@@ -86,9 +85,7 @@ async def _serve_once(server: ServerProcess, nursery: trio.Nursery) -> str:
 
 async def _start_json(server: ServerProcess, nursery: trio.Nursery) -> str:
     """ServerProcess.start looks for the text line; in JSON the same words sit in "message"."""
-    server.process = await trio.lowlevel.open_process(server.args, stderr=subprocess.PIPE,
-                                                      stdout=subprocess.DEVNULL, env=clean_environ())
-    nursery.start_soon(server._collect)
+    await server.spawn(nursery)
     with trio.fail_after(30):
         while True:
             for line in server.log.decode(errors="replace").splitlines():

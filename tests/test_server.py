@@ -42,6 +42,23 @@ async def test_start_on_a_busy_port_exits_2_with_one_line_and_writes_nothing(tmp
         assert await list_activity(store, 100) == activity_before  # no server.start
 
 
+@pytest.mark.parametrize("backend", ["postgresql"])
+async def test_a_forked_servers_database_readers_are_named_by_its_own_pid(
+    nursery: trio.Nursery, tmp_path: Path, database_url: str
+) -> None:
+    """Regression: the readers' name was taken at import, so a server forked after the import (by
+    the tests' launcher, tests/process.py) showed its parent's pid in pg_stat_activity."""
+    server = ServerProcess(tmp_path / "data", database_url)
+    try:
+        await server.start(nursery)
+        async with open_store(database_url) as store:
+            found = await store.execute("SELECT application_name FROM pg_stat_activity WHERE application_name = ?",
+                                        (f"reelhouse-reader-{server.pid}",))
+    finally:
+        server.kill()
+    assert found.rows, f"no reader of server {server.pid} in pg_stat_activity"
+
+
 @pytest.fixture
 async def limited_server(nursery: trio.Nursery, tmp_path: Path, database_url: str) -> AsyncIterator[tuple[str, str, ServerProcess]]:
     """A server with 200 descriptors at most (soft and hard) and a 1 s keep-alive."""

@@ -63,11 +63,13 @@ async def create_key(data_dir: Path, database_url: str) -> str:
     return done.stdout.decode().strip().splitlines()[-1]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+# SIGTERM to a server forked by the tests' launcher (tests/process.py), SIGINT
+# to a cold ``python -m reelhouse``: the signals a cold process gets stay tested.
+@pytest.mark.parametrize(("signum", "cold"), [(signal.SIGTERM, False), (signal.SIGINT, True)])
 async def test_signal_stops_the_server_with_exit_code_0_within_the_grace(
-    nursery: trio.Nursery, tmp_path: Path, database_url: str, signum: int
+    nursery: trio.Nursery, tmp_path: Path, database_url: str, signum: int, cold: bool
 ) -> None:
-    server = ServerProcess(tmp_path / "data", database_url, "--config", str(long_grace_config(tmp_path)))
+    server = ServerProcess(tmp_path / "data", database_url, "--config", str(long_grace_config(tmp_path)), cold=cold)
     base = await server.start(nursery)
     key = await create_key(tmp_path / "data", database_url)
     async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{base}/api/v1", headers={"Authorization": f"Bearer {key}"}) as client:

@@ -40,12 +40,19 @@ from ._store import Params, PoolUsage, Row, StoreError
 READER_COUNT = 4  # connections, and so reads at once
 CONNECT_TIMEOUT_S = 15
 # How the reader connections show in pg_stat_activity: by process, so one
-# server's (or test run's) readers can be told from another's.
-APPLICATION_NAME = f"reelhouse-reader-{os.getpid()}"
+# server's (or test run's) readers can be told from another's. Asked at each
+# connect, not at import: a process forked after the import (the tests'
+# launcher, tests/cli_launcher.py) names its own pid, not its parent's.
+APPLICATION_NAME_PREFIX = "reelhouse-reader-"
 SQL_CACHE_SIZE = 2048
 CLOSE_TIMEOUT_S = 10.0
 
 T = TypeVar("T")
+
+
+def application_name() -> str:
+    """This process's readers' name in pg_stat_activity."""
+    return f"{APPLICATION_NAME_PREFIX}{os.getpid()}"
 
 
 class PgRow(tuple[Any, ...]):
@@ -179,7 +186,7 @@ async def open_readers(dsn: str, schema: str | None, count: int | None = None) -
     def connect() -> psycopg.Connection[PgRow]:
         conn = psycopg.connect(
             dsn, autocommit=True, options=options, row_factory=_row_factory,
-            application_name=APPLICATION_NAME, connect_timeout=CONNECT_TIMEOUT_S,
+            application_name=application_name(), connect_timeout=CONNECT_TIMEOUT_S,
         )  # fmt: skip
         conn.prepare_threshold = None
         return conn
