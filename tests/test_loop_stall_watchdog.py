@@ -8,6 +8,7 @@ import time
 
 import pytest
 import trio
+import trio.testing
 
 from reelhouse.loop_stall_watchdog import LoopWatchdog, run_queue_wait
 
@@ -69,12 +70,12 @@ class RunQueue:
 
 
 async def _watching_with_a_run_queue(nursery: trio.Nursery) -> tuple[RunQueue, LoopWatchdog]:
-    """A serving watchdog (50 ms threshold) reading a stand-in run queue, past its first tick."""
+    """A serving watchdog (50 ms threshold) reading a stand-in run queue, its instrument installed."""
     run_queue = RunQueue()
     watchdog = LoopWatchdog(threshold=0.05, waited=run_queue)
     watchdog.serving = True
     nursery.start_soon(watchdog.run)
-    await trio.sleep(0.05)
+    await trio.testing.wait_all_tasks_blocked()  # run() has added its instrument and waits for its tick
     return run_queue, watchdog
 
 
