@@ -45,7 +45,7 @@ import socket
 import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -340,17 +340,19 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         params = {key: values[-1] for key, values in parse_qs(url.query).items()}
         fake._enter(url.path, params)
+        self._reply: Callable[[], None] = self._hang_up
         try:
             if fake._held(url.path):
                 fake._after_gate.wait(timeout=60)
             fake._gate.wait(timeout=60)
             if fake.delay:
                 time.sleep(fake.delay)
-            if fake._down:  # went down while this request waited
-                return self._hang_up()
-            self._answer(fake, url.path, params)
+            if not fake._down:  # it may have gone down while this request waited
+                self._answer(fake, url.path, params)
         finally:
             fake._leave(url.path)
+        # Sent after leaving, so that a client holding its answer sees the request no longer in flight.
+        self._reply()
 
     def _hang_up(self) -> None:
         self.close_connection = True
@@ -373,7 +375,7 @@ class _Handler(BaseHTTPRequestHandler):
         if (failure := fake._take_failure()) is not None:
             status, retry_after = failure
             if status == 0:
-                return self._hang_up()
+                return  # the reply stays a hang-up
             if status == 429:
                 return self._json(429, shapes.error(25, "Your request count is over the allowed limit."),
                                   {"Retry-After": str(retry_after)})
@@ -393,6 +395,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, json.dumps(body, ensure_ascii=False).encode(), "application/json;charset=utf-8", headers)
 
     def _send(self, status: int, body: bytes, kind: str, headers: dict[str, str] | None = None) -> None:
+        self._reply = lambda: self._write(status, body, kind, headers)
+
+    def _write(self, status: int, body: bytes, kind: str, headers: dict[str, str] | None) -> None:
         try:
             self.send_response(status)
             self.send_header("Content-Type", kind)
