@@ -32,7 +32,7 @@ or more also check the issue's "done" figure: the memory at the end within
 missed or the load could not run.
 
 ``REELHOUSE_TRACEMALLOC_SECONDS`` set in the benchmark's environment is passed to
-the server (see ``reelhouse.memory_trace``); its log is kept with
+the server (see ``reelhouse.process.memory_trace``); its log is kept with
 ``--keep``.
 
 Usage: python benchmarks/soak.py [--minutes M] [--backend sqlite|postgresql] [--files N]

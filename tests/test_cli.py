@@ -10,7 +10,7 @@ from reelhouse.storage import open_store
 from reelhouse.storage.members import credentials_by_name, verify_password
 
 from .conftest import migrated_copy
-from .process import clean_environ, run_cli
+from .server_process import clean_environ, run_cli
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import trio
 from reelhouse.storage import open_store
 
 from .backup_samples import changed, entries_of, item_names, live_database, manifest_of, real_backup, write_archive
-from .process import clean_environ, run_cli
+from .server_process import clean_environ, run_cli
 from .throwaway_postgres import ThrowawayPostgres
 
 LIVE = ["Arrival", "Heat"]

@@ -13,7 +13,7 @@ from reelhouse.cli._parser import build_parser as _parser
 from reelhouse.media.schedule import CORE_TASKS
 
 from .conftest import postgres_problem
-from .process import CLI_TIMEOUT_S, clean_environ, run_cli
+from .server_process import CLI_TIMEOUT_S, clean_environ, run_cli
 
 # What a command needs when it runs, never to print help or the version.
 HEAVY_MODULES = ("trio", "httpx", "pydantic", "pydantic_settings", "asyncpg", "psycopg", "sqlite3", "croniter",

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from . import process
-from .process import children, run_cli
+from . import server_process as process
+from .server_process import children, run_cli
 
 CAP_S = process.CLI_TIMEOUT_S  # each run's own cap bounds a hang; this one bounds the whole test
 

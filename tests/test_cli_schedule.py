@@ -11,7 +11,7 @@ import trio
 from .http.conftest import start_server
 from .http.scanning import create_library, wait_for_state
 from .media_factory import MediaFactory
-from .process import run_cli
+from .server_process import run_cli
 
 
 def db_args(data_dir: Path, database_url: str) -> list[str]:

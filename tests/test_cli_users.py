@@ -12,7 +12,7 @@ from reelhouse.storage.activity import list_activity
 from reelhouse.storage.members import credentials_by_name, find_user_by_name, get_member, verify_password
 
 from .conftest import migrated_copy
-from .process import run_cli
+from .server_process import run_cli
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ from .deploy_files import (
     unit,
     unit_values,
 )
-from .process import descendants, is_running
+from .server_process import descendants, is_running
 
 START_S = 60.0
 VENV_BIN = Path(sys.executable).parent

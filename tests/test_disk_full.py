@@ -21,7 +21,7 @@ from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
 from .http.scanning import FINAL_STATES
-from .process import ServerProcess
+from .server_process import ServerProcess
 from .tls import shared_tls_context
 
 CAP_S = 120

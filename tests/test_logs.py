@@ -12,7 +12,7 @@ import trio
 from reelhouse.logs import OriginFilter
 from reelhouse.runtime import Actor, run_actor
 
-from .process import ServerProcess
+from .server_process import ServerProcess
 from .tls import shared_tls_context
 
 

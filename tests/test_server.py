@@ -14,7 +14,7 @@ from reelhouse.storage.activity import list_activity
 from reelhouse.storage.scans import get_scan_run, insert_scan_run
 
 from .http.edge.rawhttp import Reader, connect, request
-from .process import ServerProcess, clean_environ, run_cli
+from .server_process import ServerProcess, clean_environ, run_cli
 
 
 async def test_start_on_a_busy_port_exits_2_with_one_line_and_writes_nothing(tmp_path: Path, database_url: str) -> None:
@@ -47,7 +47,7 @@ async def test_a_forked_servers_database_readers_are_named_by_its_own_pid(
     nursery: trio.Nursery, tmp_path: Path, database_url: str
 ) -> None:
     """Regression: the readers' name was taken at import, so a server forked after the import (by
-    the tests' launcher, tests/process.py) showed its parent's pid in pg_stat_activity."""
+    the tests' launcher, tests/server_process.py) showed its parent's pid in pg_stat_activity."""
     server = ServerProcess(tmp_path / "data", database_url)
     try:
         await server.start(nursery)

@@ -16,8 +16,8 @@ import trio
 
 from .conftest import migrated_copy
 from .http.edge.rawhttp import Reader, connect, request
-from .process import ServerProcess as _ServerProcess
-from .process import descendants, is_running, run_cli
+from .server_process import ServerProcess as _ServerProcess
+from .server_process import descendants, is_running, run_cli
 from .tls import shared_tls_context
 
 
@@ -63,7 +63,7 @@ async def create_key(data_dir: Path, database_url: str) -> str:
     return done.stdout.decode().strip().splitlines()[-1]
 
 
-# SIGTERM to a server forked by the tests' launcher (tests/process.py), SIGINT
+# SIGTERM to a server forked by the tests' launcher (tests/server_process.py), SIGINT
 # to a cold ``python -m reelhouse``: the signals a cold process gets stay tested.
 @pytest.mark.parametrize(("signum", "cold"), [(signal.SIGTERM, False), (signal.SIGINT, True)])
 async def test_signal_stops_the_server_with_exit_code_0_within_the_grace(

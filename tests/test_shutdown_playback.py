@@ -25,7 +25,7 @@ from .http.playback import (
 )
 from .http.test_playback_history import at
 from .http.test_remote_control import remote_control
-from .process import ServerProcess, clean_environ
+from .server_process import ServerProcess, clean_environ
 
 GRACE_S = 10.0
 LIMIT_S = 60.0

@@ -10,7 +10,7 @@ from packaging.version import Version
 
 import reelhouse
 
-from .process import run_cli
+from .server_process import run_cli
 
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 

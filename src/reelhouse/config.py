@@ -179,8 +179,8 @@ class Settings(BaseSettings):
     ffprobe_path: str = "ffprobe"
     image_cache_max_bytes: int = Field(512 * 1024 * 1024, ge=0)
     time_zone: str = ""
-    malloc_arena_max: int = Field(2, ge=0, le=1024)  # reelhouse.native_memory; 0: glibc's default
-    tracemalloc_seconds: float = Field(0.0, ge=0, le=86400)  # reelhouse.memory_trace; 0: off
+    malloc_arena_max: int = Field(2, ge=0, le=1024)  # reelhouse.process.native_memory; 0: glibc's default
+    tracemalloc_seconds: float = Field(0.0, ge=0, le=86400)  # reelhouse.process.memory_trace; 0: off
     scan: ScanSettings = ScanSettings()
     http: HttpSettings = HttpSettings()
     update: UpdateSettings = UpdateSettings()

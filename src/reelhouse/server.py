@@ -38,12 +38,12 @@ from reelhouse.config import Settings
 from reelhouse.http import AppContext, create_app
 from reelhouse.http.edge import BindError, EdgeLimits, EdgeServer, bind_sockets, connection_budget
 from reelhouse.logs import configure_logging
-from reelhouse.loop_stall_watchdog import LoopWatchdog
-from reelhouse.memory_trace import start_tracing, write_snapshots
-from reelhouse.native_memory import limit_malloc_arenas
-from reelhouse.pid1 import fork_under_init
+from reelhouse.loop.stall_watchdog import LoopWatchdog
+from reelhouse.process.memory_trace import start_tracing, write_snapshots
+from reelhouse.process.native_memory import limit_malloc_arenas
+from reelhouse.process.pid1 import fork_under_init
+from reelhouse.process.server_lock import ServerLock, ServerRunning, hold_server_lock
 from reelhouse.runtime import sole_exception
-from reelhouse.server_lock import ServerLock, ServerRunning, hold_server_lock
 from reelhouse.shutdown import ShutdownDeadline, use_shutdown_deadline
 from reelhouse.storage import Store, StoreOpenError, migrate, open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity

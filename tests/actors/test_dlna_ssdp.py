@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ..process import SERVING_LINE, clean_environ, reelhouse_argv
+from ..server_process import SERVING_LINE, clean_environ, reelhouse_argv
 
 UPNP_CLIENT = str(Path(sys.executable).with_name("upnp-client"))
 PORT = 8096  # the namespace is private: any port is free

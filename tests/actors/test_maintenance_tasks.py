@@ -28,6 +28,7 @@ from reelhouse.actors.schedule import (
     TaskDefinition,
 )
 from reelhouse.config import load_settings
+from reelhouse.loop.time_slice import TimeSlice
 from reelhouse.media.schedule import Rule
 from reelhouse.runtime import Actor, spawn
 from reelhouse.storage import Store
@@ -35,7 +36,6 @@ from reelhouse.storage._store import now_ms
 from reelhouse.storage.activity import ActivityRecord, list_activity, record_activity
 from reelhouse.storage.jobs import get_stored_job, save_job
 from reelhouse.storage.stored_images import provider_image_root
-from reelhouse.time_slice import TimeSlice
 
 from ..catalog_factory import catalog
 

@@ -12,8 +12,8 @@ import pytest
 import trio
 
 from reelhouse.config import Settings, load_settings
+from reelhouse.process.server_lock import ServerRunning
 from reelhouse.server import serve
-from reelhouse.server_lock import ServerRunning
 from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 

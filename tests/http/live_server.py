@@ -23,7 +23,7 @@ from reelhouse.storage import migrate, open_store
 from reelhouse.storage.apikeys import create_api_key
 
 from ..conftest import SCHEMAS, migrated_copy, postgres_problem, schema_url
-from ..process import SERVING_LINE, START_TIMEOUT_S, clean_environ, reelhouse_argv
+from ..server_process import SERVING_LINE, START_TIMEOUT_S, clean_environ, reelhouse_argv
 
 STOP_TIMEOUT_S = 15.0
 

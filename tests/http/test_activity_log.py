@@ -14,7 +14,7 @@ import trio
 from reelhouse.storage import open_store
 from reelhouse.storage.activity import ActivityRecord, record_activity
 
-from ..process import run_cli
+from ..server_process import run_cli
 from .conftest import RunningServer
 from .members import login
 from .shared_server import backend, shared_client, shared_server  # noqa: F401  (fixtures)

@@ -9,7 +9,7 @@ import trio
 from reelhouse.storage import open_store
 from reelhouse.storage.apikeys import create_api_key, list_api_keys, revoke_api_key
 
-from ..process import run_cli
+from ..server_process import run_cli
 from ..tls import shared_tls_context
 from .conftest import RunningServer
 from .shared_server import backend, shared_server  # noqa: F401  (fixtures)

@@ -18,7 +18,7 @@ import trio.testing
 from reelhouse.errors import NotFound
 from reelhouse.http import image_sources as image_sources_module
 from reelhouse.http.image_sources import RECHECK_SECONDS, ImageSources
-from reelhouse.thread_pool import ThreadPool
+from reelhouse.loop.thread_pool import ThreadPool
 from tests.catalog_factory import catalog
 
 LIMIT_S = 20

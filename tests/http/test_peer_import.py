@@ -25,7 +25,7 @@ from tests.fakes.jellyfin_api import FAKE_TOKEN, fake_jellyfin, item
 from tests.media_factory import MediaFactory
 
 from ..conftest import SCHEMAS, schema_url
-from ..process import ServerProcess, run_cli
+from ..server_process import ServerProcess, run_cli
 from ..tls import shared_tls_context
 from .conftest import RunningServer, migrated_copy, start_server
 from .members import add_member, token_for

@@ -134,7 +134,7 @@ async def test_the_command_line_installs_configures_disables_and_removes_for_a_r
 ) -> None:
     from reelhouse.storage import open_store
     from reelhouse.storage.activity import list_activity
-    from tests.process import clean_environ, run_cli
+    from tests.server_process import clean_environ, run_cli
 
     source = make_plugin(tmp_path / "src", "needy", extra='[[settings]]\nkey = "apiKey"\nrequired = true\n')
     options = ["--data-dir", str(server.data_dir), "--database", server.database_url]

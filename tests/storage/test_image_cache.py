@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import trio
 
+from reelhouse.loop.thread_pool import ThreadPool
 from reelhouse.storage.image_cache import MEMORY_ITEM_MAX_BYTES, ImageCache, RenditionKey
-from reelhouse.thread_pool import ThreadPool
 
 LIMIT_S = 20
 

@@ -16,15 +16,15 @@ import pytest
 import trio
 import trio.testing
 
-from reelhouse.storage import Statement, background_reads, open_store, prepared_for_sqlite
-from reelhouse.storage._sqlite import BACKGROUND_READERS, READER_POOL_SIZE
-from reelhouse.storage._sqlite_writer import BULK_PASSES_MAX, BULK_ROWS, _FairQueue, _WriteRequest
-from reelhouse.thread_priority import (
+from reelhouse.loop.thread_priority import (
     BACKGROUND_READER_NICENESS,
     CHECKPOINT_NICENESS,
     MAX_NICENESS,
     WRITER_NICENESS,
 )
+from reelhouse.storage import Statement, background_reads, open_store, prepared_for_sqlite
+from reelhouse.storage._sqlite import BACKGROUND_READERS, READER_POOL_SIZE
+from reelhouse.storage._sqlite_writer import BULK_PASSES_MAX, BULK_ROWS, _FairQueue, _WriteRequest
 
 from ..thread_niceness import thread_niceness
 

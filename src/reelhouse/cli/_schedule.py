@@ -24,7 +24,7 @@ from typing import Any
 
 from reelhouse.config import Settings
 from reelhouse.media.schedule import CORE_TASKS, Rule, RuleError, parse_rule, parse_window
-from reelhouse.server_lock import ServerRunning, hold_server_lock
+from reelhouse.process.server_lock import ServerRunning, hold_server_lock
 from reelhouse.storage import Store, StoreError
 from reelhouse.storage import schedules as stored
 from reelhouse.storage.backup_archive import BadBackup

@@ -10,7 +10,7 @@ from quart import current_app, g
 
 from reelhouse.actors.tree import ActorTree
 from reelhouse.config import Settings
-from reelhouse.loop_stall_watchdog import LoopWatchdog
+from reelhouse.loop.stall_watchdog import LoopWatchdog
 from reelhouse.storage import Store
 
 

@@ -6,7 +6,7 @@ Shared by the image route (a stored image as it is) and the stream route
 :mod:`reelhouse.http.conditional` (:func:`short_answer` for 304, 412 and
 416), then opens a :class:`FileRange` and serves :func:`file_chunks`.
 
-Every file call runs on a :class:`~reelhouse.thread_pool.ThreadPool`
+Every file call runs on a :class:`~reelhouse.loop.thread_pool.ThreadPool`
 within a deadline (:func:`file_call`): a file on a network mount that
 stopped answering costs the request a 503 before the body started, or a
 body cut short after (the abandoned read keeps its thread until the mount
@@ -29,9 +29,9 @@ import trio
 from quart import Response
 
 from reelhouse.errors import Unavailable
+from reelhouse.loop.thread_pool import ThreadPool
 from reelhouse.media.containment import Confinement
 from reelhouse.storage.confined_files import OutsideRoots, confinement_for, open_confined
-from reelhouse.thread_pool import ThreadPool
 
 from .conditional import NOT_MODIFIED, PRECONDITION_FAILED, RANGE_NOT_SATISFIABLE, Decision
 from .errors import error_response

@@ -3,7 +3,7 @@
 Decoding and encoding run in worker threads, at most
 :data:`RENDER_CONCURRENCY` at once.  Stats and file reads run on
 :data:`FILE_CONCURRENCY` dedicated file threads
-(:class:`reelhouse.thread_pool.ThreadPool`: a hop costs a third of
+(:class:`reelhouse.loop.thread_pool.ThreadPool`: a hop costs a third of
 ``trio.to_thread``'s).  Renditions are cached on disk
 (:mod:`reelhouse.storage.image_cache`) under ``<data_dir>/cache/images``
 within ``settings.image_cache_max_bytes``, the most used of them in memory
@@ -24,11 +24,11 @@ import trio
 from quart import current_app
 
 from reelhouse.errors import NotFound, Unavailable
+from reelhouse.loop.thread_pool import ThreadPool
 from reelhouse.media.local_images import SNIFF_BYTES, sniff_image_type
 from reelhouse.media.renditions import MAX_SOURCE_BYTES, BrokenImage, ImageTooLarge, render
 from reelhouse.storage.confined_files import OutsideRoots, read_confined
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR, ImageCache, RenditionKey
-from reelhouse.thread_pool import ThreadPool
 
 from .context import app_context
 from .file_body import RETRY_AFTER_SECONDS

@@ -45,12 +45,12 @@ from cachetools import LRUCache
 from werkzeug.http import http_date
 
 from reelhouse.errors import NotFound
+from reelhouse.loop.thread_pool import ThreadPool
 from reelhouse.media.containment import Confinement
 from reelhouse.media.file_names import to_fs
 from reelhouse.storage import Store
 from reelhouse.storage.confined_files import OutsideRoots, confinement_for
 from reelhouse.storage.stored_images import PROVIDER_SOURCE, find_stored_image, provider_confinement
-from reelhouse.thread_pool import ThreadPool
 
 from .file_body import file_call, stat_within
 

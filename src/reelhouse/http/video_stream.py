@@ -55,11 +55,11 @@ from quart_schema import document_querystring
 from werkzeug.http import http_date
 
 from reelhouse.errors import Invalid, NotFound
+from reelhouse.loop.thread_pool import ThreadPool
 from reelhouse.media.file_names import to_fs
 from reelhouse.media.video_types import SERVED_VIDEO_TYPES, video_content_type
 from reelhouse.storage.confined_files import OutsideRoots
 from reelhouse.storage.stream_sources import ItemWithoutSource, StreamSource, find_stream_source
-from reelhouse.thread_pool import ThreadPool
 
 from . import remote_stream
 from .conditional import PARTIAL_CONTENT, evaluate

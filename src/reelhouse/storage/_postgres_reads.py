@@ -5,7 +5,7 @@ asyncio callback as one step of its own Trio task, and a query takes about a
 dozen such steps, each with cancel scopes and a channel hand-over.  Measured
 on this machine with the event loop busy: about 700 us of the server's CPU
 per point read through asyncpg and trio-asyncio, about 150-270 us through
-psycopg on a :class:`~reelhouse.thread_pool.ThreadPool` (one blocking call
+psycopg on a :class:`~reelhouse.loop.thread_pool.ThreadPool` (one blocking call
 on a dedicated thread, the GIL released while PostgreSQL works).  Requests
 are mostly reads, so reads take this path; transactions stay on asyncpg,
 where a cancelled caller's transaction is rolled back.
@@ -32,7 +32,7 @@ import psycopg
 import trio
 from psycopg.rows import RowMaker
 
-from reelhouse.thread_pool import PoolClosed, ThreadPool
+from reelhouse.loop.thread_pool import PoolClosed, ThreadPool
 
 from ._postgres_sql import translate_error, translate_sql
 from ._store import Params, PoolUsage, Row, StoreError

@@ -1,7 +1,7 @@
 """The SQLite backend: stdlib sqlite3 in WAL mode, one writer, pooled readers.
 
 Reads run on a small pool of reader connections, each in its own long-lived
-thread (:class:`reelhouse.thread_pool.ThreadPool`); WAL lets
+thread (:class:`reelhouse.loop.thread_pool.ThreadPool`); WAL lets
 them read a consistent snapshot while a write is in progress, so reads never
 queue behind writes.  Every write goes through the :class:`StoreWriter`, the
 one task that owns the write connection: it takes the transactions callers
@@ -34,9 +34,9 @@ from typing import TypeVar
 
 import trio
 
+from reelhouse.loop.thread_pool import PoolClosed, ThreadPool
+from reelhouse.loop.thread_priority import BACKGROUND_READER_NICENESS
 from reelhouse.shutdown import bounded_shield, shutdown_deadline
-from reelhouse.thread_pool import PoolClosed, ThreadPool
-from reelhouse.thread_priority import BACKGROUND_READER_NICENESS
 
 from ._name_key import name_key
 from ._read_lane import reads_in_background

@@ -18,8 +18,8 @@ import sqlite3
 
 import trio
 
-from reelhouse.thread_pool import ThreadPool
-from reelhouse.thread_priority import CHECKPOINT_NICENESS
+from reelhouse.loop.thread_pool import ThreadPool
+from reelhouse.loop.thread_priority import CHECKPOINT_NICENESS
 
 log = logging.getLogger(__name__)
 

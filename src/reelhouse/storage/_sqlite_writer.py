@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import outcome
 import trio
 
-from reelhouse.thread_pool import ThreadPool
-from reelhouse.thread_priority import WRITER_NICENESS
+from reelhouse.loop.thread_pool import ThreadPool
+from reelhouse.loop.thread_priority import WRITER_NICENESS
 
 from ._sqlite_bulk import BULK_MIN_ROWS, bulk_form, encode_rows
 from ._store import IntegrityError, Params, Statement, StoreError, StoreFull, WriteResult, store_error

@@ -1,6 +1,6 @@
 """A restore asked for while a server runs: done when the server next starts.
 
-A running server holds the data directory (:mod:`reelhouse.server_lock`),
+A running server holds the data directory (:mod:`reelhouse.process.server_lock`),
 so no backup may replace its database under it (``reelhouse backup
 restore`` refuses).  The web console instead names the archive in
 ``<data dir>/backups/restore-pending``, once its manifest was checked (an

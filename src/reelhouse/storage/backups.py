@@ -12,7 +12,7 @@
 
 Only the newest ``keep`` backups are kept. Restoring
 (:mod:`reelhouse.storage.backup_restore`) happens while no server holds the
-data directory's lock (:mod:`reelhouse.server_lock`).
+data directory's lock (:mod:`reelhouse.process.server_lock`).
 """
 
 from __future__ import annotations

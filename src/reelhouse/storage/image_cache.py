@@ -22,7 +22,7 @@ Renditions are named by their content, so a remembered one is never stale;
 a memory hit counts as a use for the disk order of this process too.
 
 Every file operation runs on one of the given file threads
-(:class:`reelhouse.thread_pool.ThreadPool`).  The index is only touched from the Trio thread, between
+(:class:`reelhouse.loop.thread_pool.ThreadPool`).  The index is only touched from the Trio thread, between
 awaits, so concurrent requests need no lock; a file evicted while another
 request reads it is a miss for that request, never a partial read (files
 appear by an atomic rename).  Cancellation: a cancelled ``get`` or ``put``
@@ -43,7 +43,7 @@ from pathlib import Path
 import trio
 from cachetools import LRUCache
 
-from reelhouse.thread_pool import ThreadPool
+from reelhouse.loop.thread_pool import ThreadPool
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 ``optimize_database_now`` works on a connection of its own (never the
 Store's writer); the server runs it in a niced child process
-(reelhouse/maintenance_process.py):
+(reelhouse/process/maintenance_process.py):
 
 - SQLite: ``PRAGMA optimize`` and a bounded ``ANALYZE`` (``analysis_limit``
   keeps it to a moment on a large catalogue), a passive WAL checkpoint

@@ -16,7 +16,7 @@ from reelhouse.storage import open_store
 from reelhouse.storage.apikeys import create_api_key
 
 from ...conftest import migrated_copy
-from ...process import ServerProcess, clean_environ
+from ...server_process import ServerProcess, clean_environ
 from ...tls import shared_tls_context
 
 # What a failover test waits for is these intervals: a killed leader's lease expires

@@ -12,7 +12,7 @@ import httpx
 import trio
 
 from reelhouse.storage import plugin_catalog
-from tests.process import ServerProcess, run_cli
+from tests.server_process import ServerProcess, run_cli
 from tests.tls import shared_tls_context
 
 from .factory import make_plugin

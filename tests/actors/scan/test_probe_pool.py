@@ -15,7 +15,7 @@ import trio
 from reelhouse.actors.scan.probe_pool import open_probe_pool
 from reelhouse.media.probe import ProbeFailure
 
-from ...process import ServerProcess, clean_environ
+from ...server_process import ServerProcess, clean_environ
 from .probe_workers import probe_worker_pids, worker_command
 
 IO_LIMIT_S = 30

@@ -15,7 +15,7 @@ import didl_lite.didl_lite as didl_lite
 
 from ...actors.test_dlna_ssdp import UPNP_CLIENT, in_netns, messages, netns  # noqa: F401 (netns: the fixture)
 from ...media_factory import MediaFactory, VideoSpec
-from ...process import SERVING_LINE, clean_environ, reelhouse_argv
+from ...server_process import SERVING_LINE, clean_environ, reelhouse_argv
 
 PORT = 8096
 BASE = f"http://127.0.0.1:{PORT}"

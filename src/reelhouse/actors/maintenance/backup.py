@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from reelhouse.config import Settings
-from reelhouse.maintenance_process import backup_in_child
+from reelhouse.process.maintenance_process import backup_in_child
 from reelhouse.storage import Store, applied_versions
 from reelhouse.storage.backups import BackupError, BackupInfo
 
@@ -19,7 +19,7 @@ async def make_backup(store: Store, settings: Settings) -> BackupInfo:
     version = max(await applied_versions(store), default=0)
     config = os.environ.get("REELHOUSE_CONFIG")
     settings_json: dict[str, Any] = settings.model_dump(mode="json")
-    # In a niced child process (reelhouse/maintenance_process.py); not cancellable
+    # In a niced child process (reelhouse/process/maintenance_process.py); not cancellable
     # midway: a half-written backup is never left (it is renamed into place).
     return await backup_in_child(
         settings.effective_database_url, settings.data_dir, settings=settings_json,

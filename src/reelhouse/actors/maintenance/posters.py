@@ -13,7 +13,7 @@ the rest is rendered on first request.
 
 Most works need no rendering on a second run (cached, or no larger than
 the shape), so the walk itself is what costs: it yields every
-:data:`~reelhouse.time_slice.SLICE_SECONDS` (:class:`~reelhouse.time_slice.TimeSlice`)
+:data:`~reelhouse.loop.time_slice.SLICE_SECONDS` (:class:`~reelhouse.loop.time_slice.TimeSlice`)
 and reports progress every :data:`PROGRESS_SECONDS`, never per work (one
 ``JobUpdate`` per work held the loop about 70 us a work, 0.5 s a run).
 """
@@ -25,12 +25,12 @@ from pathlib import Path
 
 import trio
 
+from reelhouse.loop.thread_pool import ThreadPool
+from reelhouse.loop.time_slice import TimeSlice
 from reelhouse.media.renditions import MAX_SOURCE_BYTES, BrokenImage, ImageTooLarge, render
 from reelhouse.storage.confined_files import confinement_for, read_confined
 from reelhouse.storage.image_cache import IMAGE_CACHE_DIR, ImageCache, RenditionKey, asked_shapes
 from reelhouse.storage.stored_images import WorkPoster, work_posters
-from reelhouse.thread_pool import ThreadPool
-from reelhouse.time_slice import TimeSlice
 
 from ..schedule import RunEnd, TaskContext
 

@@ -1,7 +1,7 @@
 """database_maintenance, cleanup and scrape: the tasks that keep the server tidy.
 
 ``database_maintenance`` runs in a child process at low CPU priority
-(``reelhouse.maintenance_process``): in a thread it took the GIL and a core
+(``reelhouse.process.maintenance_process``): in a thread it took the GIL and a core
 from the event loop.  ``cleanup`` removes, in seven steps: missing items
 past their library's ``missingGraceHours``; scan errors, finished jobs,
 play history addresses and activity entries past their ``[schedule]``
@@ -18,7 +18,7 @@ from pathlib import Path
 import trio
 
 from reelhouse import errors
-from reelhouse.maintenance_process import optimize_in_child
+from reelhouse.process.maintenance_process import optimize_in_child
 from reelhouse.runtime import ActorError
 from reelhouse.storage import StoreError
 from reelhouse.storage.activity import purge_activity

@@ -37,7 +37,7 @@ from typing import Any, Generic, TypeVar
 import outcome
 import trio
 
-from reelhouse.thread_priority import lower_current_thread
+from reelhouse.loop.thread_priority import lower_current_thread
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -62,7 +62,7 @@ class ThreadPool(Generic[S]):
     """One thread per element of ``states``; ``await run(fn)`` runs ``fn(state)`` on one of them."""
 
     def __init__(self, states: Sequence[S], *, name: str, niceness: int = 0) -> None:
-        """``niceness``: added to each thread's nice value at its start (:mod:`reelhouse.thread_priority`)."""
+        """``niceness``: added to each thread's nice value at its start (:mod:`reelhouse.loop.thread_priority`)."""
         if not states:
             raise ValueError("a thread pool needs at least one thread")
         self._token = trio.lowlevel.current_trio_token()

@@ -1,5 +1,5 @@
 """Backups and database upkeep in a child process at low CPU priority
-(``python -m reelhouse.maintenance_process``).
+(``python -m reelhouse.process.maintenance_process``).
 
 A backup's copy and compression, and ANALYZE / VACUUM, are CPU and I/O
 work the server's event loop must not feel: in a thread they compete for
@@ -47,7 +47,7 @@ async def optimize_in_child(database_url: str) -> MaintenanceReport:
 async def _in_child(request: dict[str, Any], error: type[Exception]) -> dict[str, Any]:
     with trio.fail_after(TIMEOUT_SECONDS):
         done = await trio.run_process(
-            [sys.executable, "-m", "reelhouse.maintenance_process"], stdin=json.dumps(request).encode(),
+            [sys.executable, "-m", "reelhouse.process.maintenance_process"], stdin=json.dumps(request).encode(),
             capture_stdout=True, capture_stderr=True, check=False, preexec_fn=_lower_priority,
         )  # fmt: skip
     if done.returncode != 0:

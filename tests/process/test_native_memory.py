@@ -17,7 +17,7 @@ THREADS = 12
 
 PROGRAM = f"""
 import ctypes, os, re, sys, tempfile, threading
-from reelhouse.native_memory import limit_malloc_arenas
+from reelhouse.process.native_memory import limit_malloc_arenas
 
 if sys.argv[1] != "default":
     limit_malloc_arenas(int(sys.argv[1]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
-from reelhouse.memory_trace import LOG_NAME, _append_growth, _snapshot, start_tracing
+from reelhouse.process.memory_trace import LOG_NAME, _append_growth, _snapshot, start_tracing
 
 kept: list[bytes] = []
 

@@ -9,10 +9,10 @@ import threading
 import pytest
 import trio
 
-from reelhouse.thread_pool import ThreadPool
-from reelhouse.thread_priority import MAX_NICENESS, lower_current_thread
+from reelhouse.loop.thread_pool import ThreadPool
+from reelhouse.loop.thread_priority import MAX_NICENESS, lower_current_thread
 
-from .thread_niceness import thread_niceness
+from ..thread_niceness import thread_niceness
 
 CAP_S = 10.0
 

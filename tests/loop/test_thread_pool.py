@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager, contextmanager
 import pytest
 import trio
 
-from reelhouse.thread_pool import PoolClosed, ThreadPool
+from reelhouse.loop.thread_pool import PoolClosed, ThreadPool
 
 CAP_S = 10.0
 

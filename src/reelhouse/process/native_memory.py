@@ -24,7 +24,7 @@ import ctypes
 import logging
 import os
 
-log = logging.getLogger("reelhouse.native_memory")
+log = logging.getLogger("reelhouse.process.native_memory")
 
 M_ARENA_MAX = -8  # glibc's malloc.h
 ENV_OVERRIDE = "MALLOC_ARENA_MAX"

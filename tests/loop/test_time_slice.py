@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import trio
 
-from reelhouse.time_slice import TimeSlice
+from reelhouse.loop.time_slice import TimeSlice
 
 
 async def _count_turns(turns: list[int], stop: trio.Event) -> None:

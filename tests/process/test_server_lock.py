@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from reelhouse.server_lock import LOCK_FILE
+from reelhouse.process.server_lock import LOCK_FILE
 
-from .process import ServerProcess, run_cli
+from ..server_process import ServerProcess, run_cli
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 import trio
 import trio.testing
 
-from reelhouse.loop_stall_watchdog import LoopWatchdog, run_queue_wait
+from reelhouse.loop.stall_watchdog import LoopWatchdog, run_queue_wait
 
 
 async def _block_the_loop(seconds: float) -> None:
