@@ -4,15 +4,22 @@ A tree of ``--files`` small but valid videos (default 5,000; one movie
 folder each) in varied codecs and containers, made once with ffmpeg and
 cached (``--cache``), is measured in one run:
 
-1. **floor**: a bare recursive ``os.scandir`` walk of the tree (best of 3);
+1. **floor**: a bare recursive ``os.scandir`` walk of the tree (best of 3),
+   then every file read once (both scans read a warm tree);
 2. **scan**: ``reelhouse serve`` as a process, one library with
    ``mediaInfoTiming: scan``, one full scan (``POST /libraries/{id}/scan``)
    polled until it ends; files/s from the final ScanStatus, and what the
-   catalogue holds afterwards (sources probed, failures by kind);
-3. **probe path**: the server's probe pool alone (``ProbePool``,
+   catalogue holds afterwards (sources probed, failures by kind); the CPU
+   of the server and its children during the scan, split by where it went;
+3. **minidlna**: ``minidlnad`` (``make dlna-tools``; needs root for its
+   private network namespace, else skipped) over the same tree, warm as
+   Reelhouse read it: its first scan's wall time and CPU seconds, and
+   ``cpu_ratio``, Reelhouse's scan CPU over minidlna's per file (#29:
+   target 1.0);
+4. **probe path**: the server's probe pool alone (``ProbePool``,
    ``--probe-concurrency`` workers and lanes, batches as a scan sends
    them) over every file of the tree;
-4. **ffprobe**: the old path on a sample (``--ffprobe-sample``): one
+5. **ffprobe**: the old path on a sample (``--ffprobe-sample``): one
    ``ffprobe`` process per file, ``--probe-concurrency`` at once, its JSON
    parsed as before.
 
@@ -59,7 +66,7 @@ DEFAULT_FFPROBE_SAMPLE = 200
 TREE_VERSION = 2
 FLOOR_ROUNDS = 3
 SCAN_TIMEOUT_S = 600.0
-POLL_INTERVAL_S = 0.05
+POLL_INTERVAL_S = 0.25  # a status poll costs the server ~1 ms of CPU: counted in the scan's CPU, kept rare
 FFMPEG_TIMEOUT_S = 120
 LIBRARY_OPTIONS = {"remoteAllowedHosts": [], "mediaInfoTiming": "scan", "scansSuspended": True, "realtimeMonitor": False}
 FINAL_STATES = ("completed", "failed", "cancelled")
@@ -213,7 +220,7 @@ async def scan_phase(api_url: str, key: str, root: Path) -> dict[str, Any]:
         "final_total": status.get("total"),
         "polls": len(samples),
         "probe_phase_polls": len(probe_samples),
-        # from the POST to the first poll in phase write, and from there to the end (client clock, ~50 ms)
+        # from the POST to the first poll in phase write, and from there to the end (client clock, ~250 ms)
         "until_probe_phase_seconds_client": round(probe_samples[0][0], 3) if probe_samples else None,
         "probe_phase_seconds_client": round(wall - probe_samples[0][0], 3) if probe_samples else None,
         "probe_phase_processed_values": len({s[1] for s in probe_samples}),
