@@ -37,7 +37,6 @@ side by side in one run) mean something.
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import json
 import os
@@ -55,6 +54,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
+
+from _minidlna import available, cpu_seconds, minidlna_argv, private_namespace, write_conf
 
 FILMS = 5000
 PAGE = 50
@@ -96,20 +97,13 @@ def main() -> int:
 
 def _in_namespace() -> int:
     """Make the namespace, run this script inside it, remove the namespace."""
-    if os.geteuid() != 0 or shutil.which("ip") is None or shutil.which("minidlnad") is None:
-        print(json.dumps({"skipped": "needs root, `ip netns` and minidlnad (make dlna-tools)"}))
+    if (why := available()) is not None:
+        print(json.dumps({"skipped": why}))
         return 0
-    name = f"rhbench{os.getpid()}"
-    subprocess.run(["ip", "netns", "add", name], check=True)
-    try:
-        for command in (["link", "set", "lo", "up"], ["addr", "add", f"{ADDRESS}/24", "dev", "lo"],
-                        ["link", "set", "lo", "multicast", "on"], ["route", "add", "224.0.0.0/4", "dev", "lo"]):  # fmt: skip
-            subprocess.run(["ip", "netns", "exec", name, "ip", *command], check=True)
+    with private_namespace(f"rhbench{os.getpid()}", ADDRESS) as name:
         env = {**os.environ, INSIDE: "1"}
         argv = ["ip", "netns", "exec", name, sys.executable, __file__, *sys.argv[1:]]
         return subprocess.run(argv, env=env, check=False).returncode
-    finally:
-        subprocess.run(["ip", "netns", "del", name], check=False)
 
 
 def _measure(work: Path) -> dict[str, Any]:
@@ -163,9 +157,9 @@ def _streams(reelhouse: _Served, minidlna: _Served) -> dict[str, Any]:
     try:
         for _ in range(STREAM_ROUNDS):
             for name, served in (("reelhouse", reelhouse), ("minidlna", minidlna)):
-                before = _cpu_seconds(served.pid)
+                before = cpu_seconds(served.pid)
                 size, rate = _stream(served.stream)
-                cpu[name] += _cpu_seconds(served.pid) - before
+                cpu[name] += cpu_seconds(served.pid) - before
                 sent[name] += size
                 rounds[name].append(rate)
             assert reelhouse.native is not None
@@ -179,40 +173,16 @@ def _streams(reelhouse: _Served, minidlna: _Served) -> dict[str, Any]:
 def _browse_round(rates: dict[str, list[float]], cpu: dict[str, list[float]], name: str, served: _Served, port: int,
                   path: str) -> None:  # fmt: skip
     """One browse round of ``served``: requests per second, and its process's CPU ms per request (all threads)."""
-    before = _cpu_seconds(served.pid)
+    before = cpu_seconds(served.pid)
     rate, count = _browse_load(port, path, served.films)
     rates[name].append(rate)
-    cpu[name].append(round((_cpu_seconds(served.pid) - before) * 1000 / max(count, 1), 3))
+    cpu[name].append(round((cpu_seconds(served.pid) - before) * 1000 / max(count, 1), 3))
 
 
 def _stop(profiler: subprocess.Popen[bytes] | None) -> None:
     if profiler is not None:
         profiler.send_signal(signal.SIGINT)
         profiler.wait(timeout=120)
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User and system time of ``pid``, of its children it waited for (minidlna forks one per stream)
-    and of its living children (Reelhouse's sendfile process, http/edge/sendfile_worker.py)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    own = sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-    return own + sum(_living_cpu_seconds(child) for child in _children(pid))
-
-
-def _children(pid: int) -> list[int]:
-    children = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(FileNotFoundError):
-            children.extend(int(child) for child in (task / "children").read_text().split())
-    return children
-
-
-def _living_cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except FileNotFoundError:
-        return 0.0  # a stream's child that ended meanwhile: counted once waited for
-    return sum(int(f) for f in fields[11:13]) / os.sysconf("SC_CLK_TCK")
 
 
 def _py_spy(pid: int, what: str) -> subprocess.Popen[bytes] | None:
@@ -320,16 +290,8 @@ class _Api:
 @contextmanager
 def _minidlna(work: Path, films: Path, stream: Path) -> Iterator[_Served]:
     """minidlnad over the same folders, its database built: ("2$8" All Video, the stream's URL)."""
-    folder = work / "minidlna"
-    (folder / "db").mkdir(parents=True)
-    conf = folder / "minidlna.conf"
-    conf.write_text(
-        f"port={MINIDLNA_PORT}\nnetwork_interface=lo\nmedia_dir=V,{films}\nmedia_dir=V,{stream.parent.parent}\n"
-        f"db_dir={folder / 'db'}\nlog_dir={folder}\nfriendly_name=minidlna\ninotify=no\nlog_level=general,"
-        "artwork,database,inotify,scanner,metadata,http,ssdp,tivo=warn\n"
-    )
-    server = subprocess.Popen(["minidlnad", "-f", str(conf), "-P", str(folder / "pid"), "-S", "-R"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    conf = write_conf(work / "minidlna", [films, stream.parent.parent], MINIDLNA_PORT)
+    server = subprocess.Popen(minidlna_argv(conf), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         _wait(lambda: _total(MINIDLNA_PORT, "/ctl/ContentDir", "2$8") == FILMS + 1, "minidlna to scan")
         yield _Served("2$8", _first_url(MINIDLNA_PORT, "/ctl/ContentDir", "2$8", "Long Film", walk=True), server.pid)

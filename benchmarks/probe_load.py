@@ -4,15 +4,22 @@ A tree of ``--files`` small but valid videos (default 5,000; one movie
 folder each) in varied codecs and containers, made once with ffmpeg and
 cached (``--cache``), is measured in one run:
 
-1. **floor**: a bare recursive ``os.scandir`` walk of the tree (best of 3);
+1. **floor**: a bare recursive ``os.scandir`` walk of the tree (best of 3),
+   then every file read once (both scans read a warm tree);
 2. **scan**: ``reelhouse serve`` as a process, one library with
    ``mediaInfoTiming: scan``, one full scan (``POST /libraries/{id}/scan``)
    polled until it ends; files/s from the final ScanStatus, and what the
-   catalogue holds afterwards (sources probed, failures by kind);
-3. **probe path**: the server's probe pool alone (``ProbePool``,
+   catalogue holds afterwards (sources probed, failures by kind); the CPU
+   of the server and its children during the scan, split by where it went;
+3. **minidlna**: ``minidlnad`` (``make dlna-tools``; needs root for its
+   private network namespace, else skipped) over the same tree, warm as
+   Reelhouse read it: its first scan's wall time and CPU seconds, and
+   ``cpu_ratio``, Reelhouse's scan CPU over minidlna's per file (#29:
+   target 1.0);
+4. **probe path**: the server's probe pool alone (``ProbePool``,
    ``--probe-concurrency`` workers and lanes, batches as a scan sends
    them) over every file of the tree;
-4. **ffprobe**: the old path on a sample (``--ffprobe-sample``): one
+5. **ffprobe**: the old path on a sample (``--ffprobe-sample``): one
    ``ffprobe`` process per file, ``--probe-concurrency`` at once, its JSON
    parsed as before.
 
@@ -45,7 +52,9 @@ from typing import Any
 import httpx
 import trio
 
+import _minidlna
 from _http_probe import BenchmarkError, running_server, sigterm_as_interrupt, tree_rss_mb
+from _minidlna import cpu_seconds
 from reelhouse.actors.scan.probe_pool import open_probe_pool
 from reelhouse.actors.scan.probing import BATCH
 from reelhouse.config import ScanSettings
@@ -57,7 +66,7 @@ DEFAULT_FFPROBE_SAMPLE = 200
 TREE_VERSION = 2
 FLOOR_ROUNDS = 3
 SCAN_TIMEOUT_S = 600.0
-POLL_INTERVAL_S = 0.05
+POLL_INTERVAL_S = 0.25  # a status poll costs the server ~1 ms of CPU: counted in the scan's CPU, kept rare
 FFMPEG_TIMEOUT_S = 120
 LIBRARY_OPTIONS = {"remoteAllowedHosts": [], "mediaInfoTiming": "scan", "scansSuspended": True, "realtimeMonitor": False}
 FINAL_STATES = ("completed", "failed", "cancelled")
@@ -65,6 +74,7 @@ DEFAULT_SLOTS = ScanSettings().probe_concurrency  # the server's default probe w
 
 TARGET_SCAN_FILES_PER_SECOND = 1_500
 TARGET_SPEEDUP_OVER_FFPROBE = 20.0
+TARGET_CPU_RATIO = 1.0  # #29: the probing scan at no more CPU than minidlna's first scan of the tree
 
 # (extension, ffmpeg output arguments): the templates every tree file is a copy of.
 VIDEO = ["-f", "lavfi", "-i", "testsrc=size={size}:rate=5"]
@@ -158,6 +168,16 @@ def walk_floor(root: Path) -> dict[str, Any]:
     return {"files": count, "walk_seconds": round(best, 4), "walk_files_per_second": round(count / best)}
 
 
+def warm_tree(paths: list[str]) -> float:
+    """Read every file once, so that both scans (Reelhouse's, minidlna's) read a warm tree: seconds taken."""
+    started = time.perf_counter()
+    for path in paths:
+        with open(path, "rb") as file:
+            while file.read(1 << 20):
+                pass
+    return round(time.perf_counter() - started, 3)
+
+
 # --- the scan through the server ------------------------------------------------
 
 
@@ -200,7 +220,7 @@ async def scan_phase(api_url: str, key: str, root: Path) -> dict[str, Any]:
         "final_total": status.get("total"),
         "polls": len(samples),
         "probe_phase_polls": len(probe_samples),
-        # from the POST to the first poll in phase write, and from there to the end (client clock, ~50 ms)
+        # from the POST to the first poll in phase write, and from there to the end (client clock, ~250 ms)
         "until_probe_phase_seconds_client": round(probe_samples[0][0], 3) if probe_samples else None,
         "probe_phase_seconds_client": round(wall - probe_samples[0][0], 3) if probe_samples else None,
         "probe_phase_processed_values": len({s[1] for s in probe_samples}),
@@ -233,35 +253,33 @@ def catalogue_figures(data_dir: Path) -> dict[str, Any]:
             "streams": streams, "codecs": dict(codecs)}
 
 
-def cpu_tree_seconds(pid: int) -> float:
-    """User + system CPU of the process and its living children (the probe workers)."""
-    total = 0
-    for candidate in [pid, *_children(pid)]:
-        try:
-            fields = Path(f"/proc/{candidate}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += sum(int(f) for f in fields[11:13]) + (sum(int(f) for f in fields[13:15]) if candidate == pid else 0)
-    return round(total / os.sysconf("SC_CLK_TCK"), 2)
-
-
-def _children(pid: int) -> list[int]:
-    found = []
+def cpu_split(pid: int) -> dict[str, float]:
+    """The server's CPU seconds so far by where they went: its event-loop thread, its other threads,
+    the children it waited for (a scan's parser processes) and its living children (the probe workers)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    split = {"event_loop_thread": 0.0, "other_threads": 0.0, "exited_children": 0.0, "living_children": 0.0}
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
-            found.extend(int(c) for c in (task / "children").read_text().split())
-        except OSError:
-            continue
-    return found
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # a thread that ended meanwhile: counted in ended_threads
+        split["event_loop_thread" if task.name == str(pid) else "other_threads"] += sum(int(f) for f in fields[11:13]) / tick
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    split["ended_threads"] = sum(int(f) for f in fields[11:13]) / tick - split["event_loop_thread"] - split["other_threads"]
+    split["exited_children"] = sum(int(f) for f in fields[13:15]) / tick
+    split["living_children"] = cpu_seconds(pid) - sum(int(f) for f in fields[11:15]) / tick
+    return split
 
 
 def run_scan(base: Path, root: Path, files: int, slots: int) -> dict[str, Any]:
     data_dir = base / "data"
     settings = {} if slots == DEFAULT_SLOTS else {"REELHOUSE_SCAN__PROBE_CONCURRENCY": str(slots)}
     with running_server(data_dir, None, settings) as server:
-        cpu_before = cpu_tree_seconds(server.process.pid)
+        cpu_before, split_before = cpu_seconds(server.process.pid), cpu_split(server.process.pid)
         result = trio.run(scan_phase, server.api_url, server.key, root)
-        result["server_cpu_seconds"] = round(cpu_tree_seconds(server.process.pid) - cpu_before, 2)
+        result["server_cpu_seconds"] = round(cpu_seconds(server.process.pid) - cpu_before, 2)
+        split = cpu_split(server.process.pid)
+        result["server_cpu_split"] = {k: round(split[k] - split_before[k], 2) for k in split}
         result["tree_rss_mb_after_scan"] = tree_rss_mb(server.process.pid)
         result["server"] = server.figures()
     result["catalogue"] = catalogue_figures(data_dir)
@@ -269,6 +287,27 @@ def run_scan(base: Path, root: Path, files: int, slots: int) -> dict[str, Any]:
     cpu = result["server_cpu_seconds"]
     result["files_per_cpu_second"] = round(files / cpu) if cpu else None
     return result
+
+
+def minidlna_scan(base: Path, root: Path, files: int) -> dict[str, Any]:
+    """minidlna's first scan of the same tree (``_minidlna.first_scan``), or why it was skipped."""
+    if (why := _minidlna.available()) is not None:
+        return {"skipped": why}
+    return _minidlna.first_scan(base, root, files)
+
+
+def cpu_against_minidlna(report: dict[str, Any], files: int) -> dict[str, Any]:
+    """Reelhouse's scan CPU over minidlna's, per file each indexed (minidlna skips extensions it does not know)."""
+    peer = report["minidlna"]
+    if "skipped" in peer or not peer["cpu_seconds"] or not peer["videos_indexed"]:
+        return {"target": TARGET_CPU_RATIO, "measured": None, "met": None}
+    ours = report["scan"]["server_cpu_seconds"] / files
+    ratio = ours / (peer["cpu_seconds"] / peer["videos_indexed"])
+    return {"target": TARGET_CPU_RATIO, "measured": round(ratio, 2), "met": ratio <= TARGET_CPU_RATIO,
+            "whole_tree": round(report["scan"]["server_cpu_seconds"] / peer["cpu_seconds"], 2),
+            "cpu_ms_per_file": {"reelhouse": round(ours * 1000, 3),
+                                "minidlna": round(peer["cpu_seconds"] * 1000 / peer["videos_indexed"], 3)},
+            "files_per_second": {"reelhouse": report["scan"]["files_per_second"], "minidlna": peer["files_per_second"]}}
 
 
 # --- the probe path alone, and the old ffprobe path -------------------------------
@@ -334,6 +373,7 @@ def targets(report: dict[str, Any]) -> dict[str, Any]:
                                     "ratio": round(speedup / TARGET_SPEEDUP_OVER_FFPROBE, 2),
                                     "met": speedup >= TARGET_SPEEDUP_OVER_FFPROBE},
         "whole_scan_over_ffprobe_probing": round(in_scan, 1),
+        "cpu_ratio": report["cpu_ratio"],
     }
 
 
@@ -348,8 +388,19 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         f"probe path: {report['probe_path']['files_per_second']} files/s; ffprobe per file: "
         f"{report['ffprobe']['files_per_second']} files/s -> {goals['probe_path_over_ffprobe']['measured']}x "
         f"(target {TARGET_SPEEDUP_OVER_FFPROBE:g}x: {'met' if goals['probe_path_over_ffprobe']['met'] else 'NOT met'})",
+        _minidlna_line(report),
         f"load average before/after: {report['config']['load_average_before']} / {report['config']['load_average_after']}",
     ]
+
+
+def _minidlna_line(report: dict[str, Any]) -> str:
+    peer, ratio = report["minidlna"], report["cpu_ratio"]
+    if "skipped" in peer:
+        return f"minidlna: skipped ({peer['skipped']})"
+    return (f"minidlna first scan: {peer['scan_seconds']} s, {peer['files_per_second']} files/s, {peer['cpu_seconds']} CPU-s "
+            f"({peer['videos_indexed']} videos); Reelhouse {report['scan']['server_cpu_seconds']} CPU-s -> cpu_ratio "
+            f"{ratio['measured']} per file (whole tree {ratio['whole_tree']}; target {TARGET_CPU_RATIO:g}: "
+            f"{'met' if ratio['met'] else 'NOT met'})")
 
 
 def parse_args() -> argparse.Namespace:
@@ -387,8 +438,12 @@ def main() -> int:
         root = ensure_tree(args.cache, args.files)
         paths = video_paths(root)
         report["floor"] = walk_floor(root)
+        report["floor"]["warm_read_seconds"] = warm_tree(paths)
         log("first scan with mediaInfoTiming scan", started)
         report["scan"] = run_scan(base, root, len(paths), args.probe_concurrency)
+        log("minidlna's first scan of the same tree", started)
+        report["minidlna"] = minidlna_scan(base, root, len(paths))
+        report["cpu_ratio"] = cpu_against_minidlna(report, len(paths))
         log("the probe path alone", started)
         report["probe_path"] = trio.run(probe_path, paths, args.probe_concurrency)
         log(f"ffprobe per file on {args.ffprobe_sample} files", started)
@@ -397,7 +452,7 @@ def main() -> int:
         report["targets"] = targets(report)
         report["config"]["load_average_after"] = os.getloadavg()
         report["run_seconds"] = round(time.perf_counter() - started, 1)
-    except (BenchmarkError, subprocess.CalledProcessError) as exc:
+    except (BenchmarkError, RuntimeError, subprocess.CalledProcessError) as exc:
         print(f"probe_load: {exc}", file=sys.stderr)
         return 1
     finally:
