@@ -49,9 +49,9 @@ def in_netns(netns: str, *argv: str) -> list[str]:
     return ["ip", "netns", "exec", netns, *argv]
 
 
-def start_server(netns: str, tmp_path: Path) -> subprocess.Popen[bytes]:
+def start_server(netns: str, tmp_path: Path, bind: str = f"127.0.0.1:{PORT}") -> subprocess.Popen[bytes]:
     data_dir = tmp_path / "data"
-    argv = reelhouse_argv("serve", "--bind", f"127.0.0.1:{PORT}", "--data-dir", str(data_dir),
+    argv = reelhouse_argv("serve", "--bind", bind, "--data-dir", str(data_dir),
                           "--database", f"sqlite:///{tmp_path / 'reelhouse.db'}")  # fmt: skip
     env = clean_environ(REELHOUSE_DLNA__ENABLED="true", REELHOUSE_DLNA__INTERFACES='["lo"]')
     log_path = tmp_path / "server.log"

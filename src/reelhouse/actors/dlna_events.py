@@ -36,7 +36,7 @@ from reelhouse.media.dlna.gena import property_set
 from reelhouse.media.member_policy import library_scope
 from reelhouse.runtime import Actor, Ask, EventBus, SubscriberDropped
 from reelhouse.storage import Store
-from reelhouse.storage.catalogue_stamp import catalogue_stamp, library_stamps
+from reelhouse.storage.catalogue_stamp import EMPTY_LIBRARY_STAMP, catalogue_stamp, library_stamps
 from reelhouse.storage.members import find_user_by_name, get_member
 
 log = logging.getLogger(__name__)
@@ -171,8 +171,11 @@ class DlnaEvents(Actor):
         if before.system is None or before.system == self._stamps.system:
             return
         visible = await self._visible_libraries()
-        moved = [(f"lib.{lib}", str(stamp)) for lib, stamp in sorted(self._stamps.libraries.items())
-                 if lib in visible and before.libraries.get(lib) != stamp]  # fmt: skip
+        after = self._stamps.libraries
+        stamps = {lib: after.get(lib, EMPTY_LIBRARY_STAMP) for lib in {*before.libraries, *after}}  # emptied too
+        moved = [(f"lib.{lib}", str(stamp)) for lib, stamp in sorted(stamps.items())
+                 if (visible is None or lib in visible)
+                 and before.libraries.get(lib, EMPTY_LIBRARY_STAMP) != stamp]  # fmt: skip
         body = property_set((("SystemUpdateID", str(self._stamps.system)),
                              ("ContainerUpdateIDs", ",".join(f"{c},{u}" for c, u in moved))))  # fmt: skip
         for subscription in list(self._subscriptions.values()):
@@ -182,13 +185,14 @@ class DlnaEvents(Actor):
     async def _read_stamps(self) -> None:
         self._stamps = _Stamps(await catalogue_stamp(self._store), await library_stamps(self._store))
 
-    async def _visible_libraries(self) -> frozenset[str]:
+    async def _visible_libraries(self) -> frozenset[str] | None:
+        """The libraries the DLNA member may see; None: every one."""
         user = await find_user_by_name(self._store, self._member) if self._member.strip() else None
         member = None if user is None else await get_member(self._store, user.id)
         if member is None or member.user.disabled:
             return frozenset()
         scope = library_scope(member.facts)
-        return frozenset(self._stamps.libraries) if scope.library_ids is None else scope.library_ids
+        return scope.library_ids
 
     async def _notify(self, subscription: _Subscription, body: bytes) -> None:
         seq = subscription.seq

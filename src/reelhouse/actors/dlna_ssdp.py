@@ -2,7 +2,14 @@
 
 One UDP socket per configured interface, on port 1900, in the SSDP group
 on that interface alone (``IP_MULTICAST_ALL`` off: a datagram that came
-in on another interface is not ours to answer).  At start every target is
+in on another interface is not ours to answer).  The sockets are bound to
+the wildcard address (a socket bound to the group or to the interface's
+address would miss the searches sent to the other), so a unicast M-SEARCH
+sent to any of the host's addresses reaches them whatever interface it
+came in on: each datagram's arrival interface is read (``IP_PKTINFO``),
+one that came in on an interface not configured is dropped, and one that
+came in on a configured interface is answered with that interface's
+LOCATION (whichever of the sockets the kernel gave it to).  At start every target is
 announced alive, again every :data:`REANNOUNCE_SECONDS` (a third of the
 max-age, so a television's cache never runs out), and byebye is sent as
 the task stops (the tree's graceful stop cancels it; the farewell is
@@ -22,6 +29,7 @@ import socket
 import struct
 from dataclasses import dataclass
 from email.utils import formatdate
+from typing import cast
 
 import trio
 
@@ -34,6 +42,8 @@ BYEBYE_SECONDS = 1.0
 MAX_PENDING_ANSWERS = 32
 SIOCGIFADDR = 0x8915
 IP_MULTICAST_ALL = getattr(socket, "IP_MULTICAST_ALL", 49)  # Linux's value; not in every Python build
+IP_PKTINFO = getattr(socket, "IP_PKTINFO", 8)  # Linux's value
+_PKTINFO = struct.Struct("=i4s4s")  # struct in_pktinfo: ipi_ifindex, ipi_spec_dst, ipi_addr
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +59,7 @@ class Interface:
     name: str
     address: str
     sock: trio.socket.SocketType
+    index: int  # the interface's index: a datagram's IP_PKTINFO names the interface it came in on by it
 
     def location(self, port: int) -> str:
         return f"http://{self.address}:{port}/dlna/description.xml"
@@ -76,8 +87,9 @@ async def serve_ssdp(interfaces: list[Interface], config: SsdpConfig,
     try:
         async with trio.open_nursery() as nursery:
             answers = trio.Semaphore(MAX_PENDING_ANSWERS)
+            by_index = {interface.index: interface for interface in interfaces}
             for interface in interfaces:
-                nursery.start_soon(_listen, interface, config, answers, nursery)
+                nursery.start_soon(_listen, interface.sock, by_index, config, answers, nursery)
             await _announce(interfaces, config, "ssdp:alive")
             task_status.started()
             while True:
@@ -93,9 +105,11 @@ async def _open(names: tuple[str, ...]) -> list[Interface]:
     for name in names:
         try:
             address = interface_address(name)
+            index = socket.if_nametoindex(name)
             sock = trio.socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.setsockopt(socket.IPPROTO_IP, IP_MULTICAST_ALL, 0)
+            sock.setsockopt(socket.IPPROTO_IP, IP_PKTINFO, 1)
             await sock.bind(("", ssdp.PORT))
             group = socket.inet_aton(ssdp.MULTICAST_ADDRESS) + socket.inet_aton(address)
             sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, group)
@@ -104,7 +118,7 @@ async def _open(names: tuple[str, ...]) -> list[Interface]:
         except OSError as exc:
             log.warning("DLNA: SSDP cannot use interface %s (%s); skipped", name, exc)
             continue
-        opened.append(Interface(name, address, sock))
+        opened.append(Interface(name, address, sock, index))
         log.info("DLNA: SSDP on %s (%s)", name, address)
     return opened
 
@@ -120,9 +134,15 @@ async def _announce(interfaces: list[Interface], config: SsdpConfig, nts: str) -
                 break
 
 
-async def _listen(interface: Interface, config: SsdpConfig, answers: trio.Semaphore, nursery: trio.Nursery) -> None:
+async def _listen(sock: trio.socket.SocketType, by_index: dict[int, Interface], config: SsdpConfig,
+                  answers: trio.Semaphore, nursery: trio.Nursery) -> None:  # fmt: skip
     while True:
-        datagram, sender = await interface.sock.recvfrom(ssdp.MAX_DATAGRAM_BYTES + 1)
+        datagram, ancillary, _flags, address = await sock.recvmsg(ssdp.MAX_DATAGRAM_BYTES + 1,
+                                                                 socket.CMSG_SPACE(_PKTINFO.size))  # fmt: skip
+        index = arrival_index(ancillary)
+        interface = None if index is None else by_index.get(index)
+        if interface is None:
+            continue  # it came in on an interface not configured (a unicast search to one of its addresses)
         search = ssdp.parse_search(datagram)
         if search is None or not ssdp.matching(search, config.udn):
             continue
@@ -130,7 +150,17 @@ async def _listen(interface: Interface, config: SsdpConfig, answers: trio.Semaph
             answers.acquire_nowait()
         except trio.WouldBlock:
             continue  # too many answers waiting: this search is dropped (the client searches again)
+        sender = cast(tuple[str, int], address)  # AF_INET: (host, port)
         nursery.start_soon(_answer, interface, config, search, sender, answers)
+
+
+def arrival_index(ancillary: list[tuple[int, int, bytes]]) -> int | None:
+    """The index of the interface a datagram came in on, from its ``IP_PKTINFO``; None without one."""
+    for level, kind, data in ancillary:
+        if level == socket.IPPROTO_IP and kind == IP_PKTINFO and len(data) >= _PKTINFO.size:
+            index: int = _PKTINFO.unpack_from(data)[0]
+            return index
+    return None
 
 
 async def _answer(

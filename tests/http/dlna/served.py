@@ -1,6 +1,6 @@
 """A running server with DLNA on, its member Ann and a library of real media (ffmpeg) on each backend.
 
-Films (Arrival with a poster, an external subtitle and a genre; Blade
+Films (Arrival, rated PG-13, with a poster, an external subtitle and a genre; Blade
 Runner an MP4 with a DLNA profile; Contact long enough to seek in) and Shows (a series, one season, three
 episodes) are Ann's; Private (a movie) is not, so DLNA must never show it.
 """
@@ -49,7 +49,8 @@ def make_media(root: Path, media: MediaFactory) -> dict[str, Path]:
     MediaFactory.image(films / "Arrival (2016)" / "poster.jpg")
     MediaFactory.text(films / "Arrival (2016)" / "Arrival (2016).en.srt", SUBTITLE)
     MediaFactory.text(films / "Arrival (2016)" / "Arrival (2016).nfo",
-                      "<movie><title>Arrival</title><year>2016</year><genre>Science Fiction</genre></movie>")
+                      "<movie><title>Arrival</title><year>2016</year><genre>Science Fiction</genre>"
+                      "<mpaa>PG-13</mpaa></movie>")  # rated: the parental tests hide it
     media.video(films / "Blade Runner (1982)" / "Blade Runner (1982).mp4", VideoSpec(container="mp4"))
     # MPEG-2 has a key frame every 12 frames (x264 one in 250): a seek lands near where it asked
     media.video(films / "Contact (1997)" / "Contact (1997).mkv", VideoSpec(codec="mpeg2video", seconds=CONTACT_SECONDS))

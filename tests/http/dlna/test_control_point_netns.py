@@ -1,11 +1,14 @@
 """The issue's "done when", end to end in a private network namespace made by the test (root only):
 a published control point (async-upnp-client's ``upnp-client``) finds Reelhouse by M-SEARCH, browses
 Movies and a series to an episode, ffprobe plays the episode from a seek point, and after a scan the
-control point sees a new film.  Everything runs inside the namespace, so nothing leaves the machine."""
+control point sees a new film, and a subscriber (``upnp-client subscribe``, its callback served inside
+the namespace) gets an event with the moved SystemUpdateID and the film library in ContainerUpdateIDs.
+Everything runs inside the namespace, so nothing leaves the machine."""
 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -98,8 +101,8 @@ def test_a_control_point_finds_browses_plays_with_a_seek_and_sees_a_new_film_aft
         assert server.poll() is None, log_path.read_text(errors="replace")
         films_id = api(netns, key, "POST", "/libraries", {"name": "Films", "paths": [str(films)],
                                                           "collectionType": "movies", "realtimeMonitor": False})["id"]  # fmt: skip
-        api(netns, key, "POST", "/libraries", {"name": "Shows", "paths": [str(shows)], "collectionType": "tvshows",
-                                              "realtimeMonitor": False})  # fmt: skip
+        shows_id = api(netns, key, "POST", "/libraries", {"name": "Shows", "paths": [str(shows)],
+                                                          "collectionType": "tvshows", "realtimeMonitor": False})["id"]  # fmt: skip
         found = run(netns, UPNP_CLIENT, "--timeout", "6", "search", "--bind", "127.0.0.1", "--search_target",
                     MEDIA_SERVER)  # fmt: skip
         location = next(a["location"] for a in map(_lower, messages(found.stdout)) if a.get("st") == MEDIA_SERVER)
@@ -120,13 +123,35 @@ def test_a_control_point_finds_browses_plays_with_a_seek_and_sees_a_new_film_aft
                      "-show_entries", "frame=pts_time", "-of", "csv=p=0", episode.res[0].uri)  # fmt: skip
         assert SEEK_TO_S - 1 <= float(frames.stdout.split()[0].strip(",")) < EPISODE_SECONDS
 
-        media.video(films / "Dune (2021)" / "Dune (2021).mkv")
-        api(netns, key, "POST", f"/libraries/{films_id}/scan", {"mode": "full"})
-        wait_until(lambda: "Dune" in [f.title for f in children(netns, location, by_title)], SCAN_TIMEOUT_S,
-                   "the new film")  # fmt: skip
+        # Once both scans are over (probes too) the catalogue holds still: the next event is the new film's.
+        wait_until(lambda: all(st["state"] == "completed" for st in api(netns, key, "GET", "/scans/status")),
+                   SCAN_TIMEOUT_S, "the scans to complete")  # fmt: skip
+        events_path = tmp_path / "events.jsonl"
+        with open(events_path, "wb") as events:
+            subscriber = subprocess.Popen(in_netns(netns, UPNP_CLIENT, "subscribe", location, "CD"), stdout=events,
+                                          stderr=subprocess.DEVNULL)  # fmt: skip
+        try:
+            wait_until(lambda: update_ids(events_path), STEP_TIMEOUT_S, "the initial event")
+            first = update_ids(events_path)[0][0]
+            media.video(films / "Dune (2021)" / "Dune (2021).mkv")
+            api(netns, key, "POST", f"/libraries/{films_id}/scan", {"mode": "full"})
+            wait_until(lambda: "Dune" in [f.title for f in children(netns, location, by_title)], SCAN_TIMEOUT_S,
+                       "the new film")  # fmt: skip
+            wait_until(lambda: any(i != first for i, _ in update_ids(events_path)), SCAN_TIMEOUT_S, "an event")
+            moved = next(containers for i, containers in update_ids(events_path) if i != first)
+            assert f"lib.{films_id}," in moved and f"lib.{shows_id}," not in moved
+        finally:
+            subscriber.send_signal(signal.SIGTERM)
+            subscriber.wait(timeout=STEP_TIMEOUT_S)
     finally:
         server.terminate()
         server.wait(timeout=STEP_TIMEOUT_S)
+
+
+def update_ids(path: Path) -> list[tuple[str, str]]:
+    """(SystemUpdateID, ContainerUpdateIDs) of each event ``upnp-client subscribe`` printed that carried one."""
+    found = [e.get("state_variables", {}) for e in messages(path.read_text(errors="replace"))]
+    return [(v["SystemUpdateID"], v.get("ContainerUpdateIDs") or "") for v in found if "SystemUpdateID" in v]
 
 
 def _lower(answer: dict[str, Any]) -> dict[str, Any]:

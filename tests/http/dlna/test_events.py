@@ -1,12 +1,16 @@
 """GENA eventing: a published control point (async-upnp-client's ``upnp-client subscribe``) gets the
-initial event and, after a scan adds a film, an event with the moved SystemUpdateID; and the
-SUBSCRIBE rules (own-address callbacks only, renewal, unsubscribe) over raw HTTP."""
+initial event and, after a scan adds a film, removes one or finds one changed, an event with the
+moved SystemUpdateID and the film library's ContainerUpdateIDs; and the SUBSCRIBE rules
+(own-address callbacks only, renewal, unsubscribe) over raw HTTP."""
 
 from __future__ import annotations
 
 import functools
 import json
+import shutil
 import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +20,8 @@ import trio
 from ...media_factory import MediaFactory
 from ...tls import shared_tls_context
 from ..scanning import wait_for_state
-from .served import Served
+from .served import CONTENT_DIRECTORY, Served, soap
+from .test_content_directory import browse, out, titles
 from .test_upnp_client import UPNP_CLIENT
 
 EVENT_TIMEOUT_S = 90.0
@@ -90,3 +95,82 @@ async def test_subscribe_takes_only_own_address_callbacks_renews_and_unsubscribe
         assert (await client.request("UNSUBSCRIBE", url, headers={"SID": sid})).status_code == 412
         gone = await client.request("SUBSCRIBE", url, headers={"SID": sid})
         assert gone.status_code == 412
+
+
+class Subscriber:
+    """``upnp-client subscribe`` to the ContentDirectory, its events read as they come."""
+
+    def __init__(self, client: trio.Process) -> None:
+        assert client.stdout is not None
+        self._lines, self._buffer = client.stdout, bytearray()
+        self.update_id: int | None = None  # the SystemUpdateID of the last event that carried one
+
+    async def first(self) -> None:
+        while self.update_id is None:
+            self.update_id = update_id(await next_event(self._lines, self._buffer))
+
+    async def moved(self) -> dict[str, Any]:
+        """The next event whose SystemUpdateID differs from the last one seen."""
+        while True:
+            event = await next_event(self._lines, self._buffer)
+            if update_id(event) not in (None, self.update_id):
+                self.update_id = update_id(event)
+                return event
+
+
+@asynccontextmanager
+async def subscribed(served: Served, nursery: trio.Nursery) -> AsyncIterator[Subscriber]:
+    command = [str(UPNP_CLIENT), "subscribe", f"{served.url}/dlna/description.xml", "CD"]
+    run = functools.partial(trio.run_process, command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    client: trio.Process = await nursery.start(run)
+    try:
+        subscriber = Subscriber(client)
+        with trio.fail_after(EVENT_TIMEOUT_S):
+            await subscriber.first()
+        yield subscriber
+    finally:
+        client.kill()
+
+
+async def rescan(served: Served, library_id: str) -> None:
+    """A full scan of the library, started after this call and waited for."""
+    async with served.server.client() as api:
+        first = await wait_for_state(api, library_id)
+        assert (await api.post(f"/libraries/{library_id}/scan", json={"mode": "full"})).status_code == 200
+        while (await wait_for_state(api, library_id))["startedAt"] == first["startedAt"]:
+            await trio.sleep(0.05)
+
+
+async def system_update_id(served: Served) -> str:
+    return out(await soap(served.url, "contentdirectory", CONTENT_DIRECTORY, "GetSystemUpdateID"), "Id")
+
+
+async def test_a_film_removed_and_a_film_changed_each_move_the_system_update_id_and_reach_a_subscriber(
+    served: Served, tmp_path: Path, nursery: trio.Nursery
+) -> None:
+    films_id = served.libraries["Films"]
+    by_title = f"lib.{films_id}.title"
+    films = tmp_path / "media" / "Films"
+    async with subscribed(served, nursery) as subscriber:
+        before = await system_update_id(served)
+        shutil.rmtree(films / "Contact (1997)")
+        await rescan(served, films_id)
+        async with served.server.client() as api:  # a third of the library gone: the safeguard asks first
+            assert (await api.post(f"/libraries/{films_id}/confirm-missing")).status_code == 200
+        with trio.fail_after(EVENT_TIMEOUT_S):
+            removed = await subscriber.moved()
+        assert f"lib.{films_id}," in removed["state_variables"].get("ContainerUpdateIDs", "")
+        assert titles((await browse(served, by_title))[0]) == ["Arrival", "Blade Runner"]
+        after_removal = await system_update_id(served)
+        assert after_removal != before and int(after_removal) == subscriber.update_id
+
+        nfo = films / "Arrival (2016)" / "Arrival (2016).nfo"
+        nfo.write_text(nfo.read_text().replace("<title>Arrival</title>", "<title>Arrival Revisited</title>"))
+        await rescan(served, films_id)
+        with trio.fail_after(EVENT_TIMEOUT_S):
+            changed = await subscriber.moved()
+        containers = changed["state_variables"].get("ContainerUpdateIDs", "")
+        assert f"lib.{films_id}," in containers and f"lib.{served.libraries['Shows']}," not in containers
+        assert titles((await browse(served, by_title))[0]) == ["Arrival Revisited", "Blade Runner"]
+        after_change = await system_update_id(served)
+        assert after_change not in (before, after_removal) and int(after_change) == subscriber.update_id

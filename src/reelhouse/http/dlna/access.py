@@ -11,7 +11,8 @@ member's parental rules filter every page and stream
 renderer's playback session (:mod:`.plays`).  The member is read again at
 most every second.  An empty, unknown or
 disabled member sees no library.  With ``[dlna] enabled = false`` every
-DLNA path is 404, as if absent.
+DLNA path is 404, as if absent; so is a request sent to a local address that
+is not one of ``[dlna] interfaces`` (nor loopback: :mod:`.interfaces`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ..auth import RETRY_AFTER_SECONDS
 from ..context import app_context
 from ..device_auth import admit_sign_in
 from ..edge import admit_anonymous
+from .interfaces import arrived_on_configured_interface
 from .remembered import remembered
 
 MAX_USER_AGENT_CHARS = 200
@@ -39,8 +41,8 @@ NOTHING = LibraryScope(frozenset())
 async def admit_dlna_request() -> None:
     """``before_request`` of every DLNA route."""
     ctx = app_context()
-    if not ctx.settings.dlna.enabled:
-        raise errors.NotFound("No such path.")
+    if not ctx.settings.dlna.enabled or not await arrived_on_configured_interface(request.scope):
+        raise errors.NotFound("No such path.")  # as if DLNA were off: an unconfigured network learns nothing
     if not admit_anonymous(request.scope):
         raise errors.Unavailable(
             "The server has too many connections without credentials; retry shortly.",

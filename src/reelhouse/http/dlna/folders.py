@@ -5,8 +5,10 @@
 folder's children are its subfolders that hold a film or an episode, by
 name, then the films and episodes whose file is in it, by file name.
 Built from the paths the catalogue holds, never from the disk, so
-nothing outside the library's roots can be named; the items go through
-the member's scoped item query as everywhere else.
+nothing outside the library's roots can be named; only the items the
+member's parental rule lets through are read (a folder holding only
+blocked films is not named, and the count is of what is shown), and the
+items go through the member's scoped item query as everywhere else.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from reelhouse.storage.item_query import ItemQuery
 from reelhouse.storage.libraries import LibraryRecord
 
 from ..context import app_context
+from ..library_access import parental_rule_of_request
 from .objects import DidlObject, no_such_object, page, to_objects
 from .ordering import ordered_containers, ordered_ids
 
@@ -53,7 +56,8 @@ async def folder_children(library: LibraryRecord, value: str | None, start: int,
     prefix = posixpath.join(root, below).rstrip("/") + "/"
     folders: dict[str, None] = {}
     files: list[str] = []
-    for item_id, path in await item_paths_under(app_context().store, library.id, prefix):
+    rule = await parental_rule_of_request()
+    for item_id, path in await item_paths_under(app_context().store, library.id, prefix, rule):
         rest = path[len(prefix) :]
         if "/" in rest:
             folders[rest.split("/", 1)[0]] = None

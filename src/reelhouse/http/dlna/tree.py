@@ -29,7 +29,7 @@ from reelhouse.storage.item_years import production_years
 from reelhouse.storage.libraries import LibraryRecord, list_libraries
 
 from ..context import app_context
-from ..library_access import visible
+from ..library_access import parental_rule_of_request, visible
 from .folders import FOLDERS_VIEW, folder_children, folder_parent, folder_title
 from .objects import DidlObject, no_such_object, page, page_objects, summary, to_objects
 from .ordering import ordered, ordered_containers
@@ -152,10 +152,12 @@ def _slice(containers: list[Container], start: int, count: int, order: Order | N
 
 
 async def _values(node: Node) -> list[str]:
-    store = app_context().store
+    """A library's years or genres: only those of items the member's parental rule lets through."""
+    store, rule = app_context().store, await parental_rule_of_request()
     if node.view == "year":
-        return [str(y) for y in await production_years(store, node.library.id, library_types(node.library))]
-    return await genre_names(store, [node.library.id])
+        years = await production_years(store, node.library.id, library_types(node.library), rule)
+        return [str(y) for y in years]
+    return await genre_names(store, [node.library.id], parental=rule)
 
 
 def _view_query(node: Node) -> tuple[ItemQuery, int]:
