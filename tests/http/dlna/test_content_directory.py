@@ -99,6 +99,14 @@ async def test_only_the_dlna_members_libraries_are_shown_or_streamed(served: Ser
         assert (await client.get(f"/dlna/media/{hidden}")).status_code == 404
 
 
+async def test_a_request_a_reverse_proxy_relayed_is_404_even_on_loopback(served: Served) -> None:
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=served.url, timeout=15.0) as client:
+        assert (await client.get("/dlna/description.xml")).status_code == 200
+        for header in ("X-Forwarded-For", "Forwarded", "X-Real-IP"):
+            relayed = await client.get("/dlna/description.xml", headers={header: "203.0.113.9"})
+            assert relayed.status_code == 404, header
+
+
 async def test_the_resource_serves_byte_ranges_with_dlna_headers_and_refuses_time_seek(served: Served) -> None:
     films, _ = await browse(served, f"lib.{served.libraries['Films']}.title", count=1)
     res = films[0].find(f"{DIDL}res")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ipaddress import ip_address
 
-from reelhouse.http.dlna.interfaces import interface_addresses, local_address
+from reelhouse.http.dlna.interfaces import interface_addresses, local_address, relayed_by_proxy
 
 
 def test_the_local_address_is_the_scopes_server_an_ipv4_mapped_one_as_ipv4() -> None:
@@ -19,3 +19,10 @@ def test_the_local_address_is_the_scopes_server_an_ipv4_mapped_one_as_ipv4() -> 
 def test_an_interfaces_addresses_are_read_and_an_unknown_one_has_none() -> None:
     assert ip_address("127.0.0.1") in interface_addresses(["lo"])
     assert interface_addresses(["no-such-if0"]) == frozenset()
+
+
+def test_a_request_relayed_by_a_reverse_proxy_is_told_by_its_headers() -> None:
+    for header in (b"forwarded", b"x-forwarded-for", b"x-real-ip"):
+        assert relayed_by_proxy({"headers": [(b"host", b"tv"), (header, b"203.0.113.9")]})
+    assert not relayed_by_proxy({"headers": [(b"host", b"tv"), (b"user-agent", b"Samsung DLNA")]})
+    assert not relayed_by_proxy({})

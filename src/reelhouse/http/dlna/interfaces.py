@@ -9,6 +9,10 @@ admitted only when the local address it was sent to (the ASGI scope's
 configured interface, IPv4 or IPv6; any other is 404, as if DLNA were off.
 A loopback address is admitted too: Linux drops a datagram for 127.0.0.0/8
 or ::1 that comes in on any other interface, so only this host can use it.
+A request a reverse proxy relayed (``Forwarded``, ``X-Forwarded-For``,
+``X-Real-IP``) is never admitted, on loopback or not: it came from a
+network the proxy serves, not one DLNA was configured for, and the routes
+ask for no key.  Renderers send none of these headers.
 
 This checks the address, not the wire: with Linux's weak host model a
 host on another network that routes a packet for a configured address
@@ -34,6 +38,8 @@ Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 async def arrived_on_configured_interface(scope: Mapping[str, Any]) -> bool:
     """Whether the request of ``scope`` was sent to a loopback address or one of a configured interface."""
+    if relayed_by_proxy(scope):
+        return False
     address = local_address(scope)
     if address is None:
         return False  # a Unix socket or no address: not the LAN's way in, and not one DLNA announces
@@ -47,6 +53,14 @@ async def arrived_on_configured_interface(scope: Mapping[str, Any]) -> bool:
         return interface_addresses(names)
 
     return address in await remembered("interfaces:" + "\n".join(names), read)
+
+
+PROXY_HEADERS = frozenset({b"forwarded", b"x-forwarded-for", b"x-real-ip"})
+
+
+def relayed_by_proxy(scope: Mapping[str, Any]) -> bool:
+    """Whether a reverse proxy says it relayed the request (ASGI header names are lower case)."""
+    return any(name in PROXY_HEADERS for name, _ in scope.get("headers", ()))
 
 
 def local_address(scope: Mapping[str, Any]) -> Address | None:
