@@ -41,6 +41,7 @@ from ..items import cursor_codec
 from ..library_access import require_item_visible, scoped_item_query, visible
 from . import ids
 from .dto_items import item_dto, summary_dto
+from .image_tags import tag_signer
 from .item_query import MAX_LIMIT, Translated, split
 from .user_data import user_data_of
 
@@ -138,7 +139,8 @@ async def render(
     refs = [(item["id"], item.get("type", "Series"), item.get("runtimeTicks")) for item in items]
     names, data = await _names_and_user_data(missing, refs, states, known_names)
     server = server_guid()
-    dtos = [item_dto(item, server, data.get(item["id"]), names) for item in items]
+    tags = tag_signer()
+    dtos = [item_dto(item, server, data.get(item["id"]), names, tags=tags) for item in items]
     if detail and signed_in_member() is None:
         for item, dto in zip(items, dtos, strict=True):
             _add_path(item, dto)
@@ -154,7 +156,8 @@ async def render_summaries(
     refs = [(item.id, item.type, item.runtime_ticks) for item in summaries]
     names, data = await _names_and_user_data(missing, refs, states, known_names)
     server = server_guid()
-    return [summary_dto(item, server, data.get(item.id), names) for item in summaries]
+    tags = tag_signer()
+    return [summary_dto(item, server, data.get(item.id), names, tags=tags) for item in summaries]
 
 
 async def _names_and_user_data(

@@ -22,18 +22,21 @@ from reelhouse.media.file_names import to_fs
 from reelhouse.media.member_policy import MemberFacts, allow_download
 from reelhouse.storage.confined_files import OutsideRoots, confinement_for, read_confined
 from reelhouse.storage.item_detail import item_detail
-from reelhouse.storage.people import person_exists
+from reelhouse.storage.people import find_person_image
 from reelhouse.storage.stream_sources import ItemWithoutSource, find_stream_source
 
 from ..context import app_context
 from ..device_auth import signed_in_member
+from ..image_service import image_service
 from ..images import ImageRequest, parse_image_request, serve_item_image
 from ..library_access import require_item_visible
 from ..people import serve_person_image
 from ..video_stream import stream_video
 from . import ids
+from .access import claims, token_optional
 from .catalogue import one_item
 from .dto_media import media_source
+from .image_tags import tag_signer
 from .item_query import lowered_args
 from .surface import json, new_blueprint, route
 
@@ -51,23 +54,44 @@ SUBTITLE_TYPES = {"srt": "application/x-subrip", "vtt": "text/vtt", "ass": "text
 
 @route(blueprint, "/Items/<item_id>/Images/<image_type>", ("GET", "HEAD"))
 @route(blueprint, "/Items/<item_id>/Images/<image_type>/<int:index>", ("GET", "HEAD"))
+@token_optional
 async def item_image(item_id: str, image_type: str, index: int = 0) -> Response:
+    """An item's (or a cast member's) image.  With a token: checked as every route (the library rules).
+    Without one (an ``<img>`` tag): only with the ``tag`` this server handed out for that very image
+    (:mod:`.image_tags`), else 401, whether or not the item or image exists."""
+    tokenless = not claims().token
     kind = IMAGE_KINDS.get(image_type.lower())
-    if kind is None:
-        raise errors.NotFound(f"No {image_type} image.")
+    native_id = ids.item_id(item_id)
+    found = await _image_version(native_id, kind, index) if kind is not None else None
     args = lowered_args(request.args.items(multi=True))
+    tag = args.get("tag")
+    current = found is not None and kind is not None and tag_signer().admits(tag, native_id, kind, index, found[0])
+    if tokenless and not current:
+        raise errors.Unauthorized("A token, or the image's tag as this server gave it, is required.")
+    if kind is None or found is None:
+        raise errors.NotFound(f"No {image_type} image.")
     native = {"kind": kind, "index": str(index)}
     native.update({ours: args[theirs] for theirs, ours in SIZE_NAMES.items() if args.get(theirs)})
-    if args.get("tag"):
-        native["tag"] = args["tag"]
+    if tag:  # the native route's tag: its own version when ours is current (served immutable)
+        native["tag"] = found[0] if current else tag
     wanted: ImageRequest = parse_image_request(native)
-    native_id = ids.item_id(item_id)
+    if found[1]:
+        return await serve_person_image(native_id, wanted)
+    return await serve_item_image(native_id, wanted)
+
+
+async def _image_version(native_id: str, kind: str, index: int) -> tuple[str, bool] | None:
+    """The current version (native tag) of the item's image, and whether it is a person's picture
+    (a cast member's PrimaryImageTag names one); None when there is no such image."""
     try:
-        return await serve_item_image(native_id, wanted)
-    except errors.NotFound:  # a cast member's PrimaryImageTag names a person's picture
-        if kind != "primary" or not await person_exists(app_context().store, native_id):
-            raise
-    return await serve_person_image(native_id, wanted)
+        return (await image_service().sources.find(native_id, kind, index)).tag, False
+    except errors.NotFound:
+        if kind != "primary" or index != 0:
+            return None
+    try:
+        return (await find_person_image(app_context().store, native_id)).tag, True
+    except errors.NotFound:
+        return None
 
 
 @route(blueprint, "/Items/<item_id>/PlaybackInfo", ("GET", "POST"))
