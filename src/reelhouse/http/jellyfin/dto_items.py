@@ -177,8 +177,8 @@ def _detail_fields(item: Mapping[str, Any], dto: dict[str, Any], tags: TagSigner
     dto["ProviderIds"] = {PROVIDER_NAMES.get(k, k.capitalize()): v for k, v in providers.items()}
     sources = [s for s in item.get("mediaSources", []) if not s.get("missing")]
     if sources:
-        dto["MediaSources"] = [media_source(s, item) for s in sources]
-        dto["MediaStreams"] = media_streams(sources[0])
+        dto["MediaSources"] = [media_source(s, item, tags) for s in sources]
+        dto["MediaStreams"] = media_streams(sources[0], tags)
 
 
 def _person(credit: Mapping[str, Any], tags: TagSigner) -> dict[str, Any]:

@@ -99,7 +99,8 @@ async def playback_info(item_id: str) -> Response:
     native_id = ids.item_id(item_id)
     await require_item_visible(native_id)
     detail = await item_detail(app_context().store, native_id)
-    sources = [media_source(s, detail) for s in detail.get("mediaSources", []) if not s.get("missing")]
+    tags = tag_signer()
+    sources = [media_source(s, detail, tags) for s in detail.get("mediaSources", []) if not s.get("missing")]
     if not sources:
         return json({"MediaSources": [], "PlaySessionId": None, "ErrorCode": "NoCompatibleStream"})
     return json({"MediaSources": sources, "PlaySessionId": uuid.uuid4().hex})
@@ -126,20 +127,39 @@ async def download(item_id: str) -> Response:
 
 @route(blueprint, "/Videos/<item_id>/<source_id>/Subtitles/<int:index>/Stream.<fmt>")
 @route(blueprint, "/Videos/<item_id>/<source_id>/Subtitles/<int:index>/<int:ticks>/Stream.<fmt>")
+@token_optional
 async def subtitle(item_id: str, source_id: str, index: int, fmt: str, ticks: int = 0) -> Response:
-    """An external subtitle file the scan found beside the video, as it is (confined to the library's folders)."""
-    native_id = ids.item_id(item_id)
-    await require_item_visible(native_id)
+    """An external subtitle file the scan found beside the video, as it is (confined to the library's folders).
+
+    Without a token (a player handed the ``DeliveryUrl``): only with the ``tag`` that URL carries, the
+    file's signed capability (:func:`.image_tags.subtitle_tag`), else 401 whatever exists."""
+    native_id, wanted = ids.item_id(item_id), ids.item_id(source_id)
     store = app_context().store
-    detail = await item_detail(store, native_id)
-    wanted = ids.item_id(source_id)
-    path = next((st.get("externalPath") for s in detail.get("mediaSources", []) if s["id"] == wanted
-                 for st in s.get("streams", []) if st["index"] == index and st.get("isExternal")), None)  # fmt: skip
+    tokenless = not claims().token
+    if not tokenless:
+        await require_item_visible(native_id)
+    path = await _subtitle_path(native_id, wanted, index, tokenless=tokenless)
+    tag = lowered_args(request.args.items(multi=True)).get("tag")
+    if tokenless and not tag_signer().admits(tag, native_id, f"subtitle:{wanted}", index, path or ""):
+        raise errors.Unauthorized("A token, or the subtitle's tag as this server gave it, is required.")
     found = await find_stream_source(store, native_id)
     if not path or isinstance(found, ItemWithoutSource):
         raise errors.NotFound("No such external subtitle.")
     data = await _read_subtitle(Path(to_fs(path)), found.roots)
     return Response(data, content_type=SUBTITLE_TYPES.get(fmt.lower(), "text/plain") + "; charset=utf-8")
+
+
+async def _subtitle_path(native_id: str, source_id: str, index: int, *, tokenless: bool) -> str | None:
+    """The external subtitle file's path the catalogue holds (None: no such subtitle); an unknown
+    item is 404, or 401 to a tokenless request (told nothing)."""
+    try:
+        detail = await item_detail(app_context().store, native_id)
+    except errors.NotFound:
+        if not tokenless:
+            raise
+        raise errors.Unauthorized("A token, or the subtitle's tag as this server gave it, is required.") from None
+    return next((st.get("externalPath") for s in detail.get("mediaSources", []) if s["id"] == source_id
+                 for st in s.get("streams", []) if st["index"] == index and st.get("isExternal")), None)  # fmt: skip
 
 
 async def _read_subtitle(path: Path, roots: tuple[str, ...]) -> bytes:

@@ -1,7 +1,8 @@
-"""Images without a token (an ``<img>`` tag sends no header) with the ``tag`` this server handed out
-(issue 27: signed image tags, docs/players.md), over real HTTP on both backends, with the published
-jellyfin-apiclient-python building the URLs: the tag opens that image of that item only, and a
-new poster has a new tag."""
+"""Images and external subtitles without a token (an ``<img>`` tag, a player handed a subtitle's
+``DeliveryUrl``: no header) with the ``tag`` this server handed out (issue 27: signed tags,
+docs/players.md), over real HTTP on both backends, with the published jellyfin-apiclient-python
+building the URLs: the tag opens that image or subtitle of that item only, and a new poster has a
+new tag."""
 
 from __future__ import annotations
 
@@ -106,3 +107,21 @@ def test_a_new_poster_gets_a_new_tag_and_the_old_one_opens_nothing(served: Serve
     assert httpx.get(tokenless_url(client, movie["Id"], tag=old_tag)).status_code == 401
     new = httpx.get(tokenless_url(client, movie["Id"], tag=new_tag))
     assert new.status_code == 200 and new.content != old.content
+
+
+def test_a_subtitles_delivery_url_is_fetched_with_no_header_and_only_as_handed_out(served: Served) -> None:
+    client = signed_in_client(served, device_id="py-device-subtitle")
+    movie = movie_of(client)
+    source = client.jellyfin.get_play_info(movie["Id"])["MediaSources"][0]
+    external = [s for s in source["MediaStreams"] if s["Type"] == "Subtitle" and s["IsExternal"]]
+    url = external[0]["DeliveryUrl"]
+    assert client.config.data["auth.token"] not in url and "api_key" not in url.lower()
+    answer = httpx.get(served.url + url)  # what a player handed the URL does: no header at all
+    assert answer.status_code == 200 and "Hello" in answer.text
+    path, tag = url.split("?tag=")
+    other_index = path.replace(f"/Subtitles/{external[0]['Index']}/", f"/Subtitles/{external[0]['Index'] + 1}/")
+    for wrong in (path, f"{path}?tag={'0' * 32}", f"{path}?tag={tag[:-1]}", f"{other_index}?tag={tag}",
+                  url.replace(movie["Id"], "0" * 32)):  # fmt: skip
+        assert httpx.get(served.url + wrong).status_code == 401, wrong
+    token = {"X-Emby-Token": client.config.data["auth.token"]}
+    assert httpx.get(served.url + path, headers=token).status_code == 200  # a token needs no tag
