@@ -22,7 +22,6 @@ from reelhouse.storage.watch_state import (
     WatchPage,
     WatchState,
     next_up_list,
-    resume_count,
     resume_list,
     watch_states,
 )
@@ -88,21 +87,19 @@ async def resume_page(
     parent: str | None = None, library_ids: Collection[str] | None = None,
 ) -> tuple[WatchPage, int]:  # fmt: skip
     """The member's items in progress, the most recently played first, from the ``start``-th on, with
-    their states and the summaries of those the member may see (:class:`ListedItems`: one statement),
-    and how many there are in all.  ``types``, ``parent`` (an item) and ``library_ids`` (within the
-    member's) narrow it."""
+    their states, the summaries of those the member may see (:class:`ListedItems`) and how many there
+    are in all (one trip, one snapshot).  ``types``, ``parent`` (an item) and ``library_ids`` (within
+    the member's) narrow it."""
     if member_id is None:
         return WatchPage([], None), 0
     rule = await parental_rule_of_request()
     libraries = _library_ids()
     if library_ids is not None:
         libraries = frozenset(library_ids) if libraries is None else libraries & frozenset(library_ids)
-    total = await resume_count(store, member_id, libraries, types=types, parent_id=parent, parental=rule)
-    if limit <= 0 or start >= total:
-        return WatchPage([], None), total
-    page = await resume_list(store, member_id, libraries, limit=limit, listed=ListedItems(rule), types=types,
-                             parent_id=parent, offset=start)  # fmt: skip
-    return page, total
+    page = await resume_list(store, member_id, libraries, limit=max(limit, 1), listed=ListedItems(rule),
+                             types=types, parent_id=parent, offset=start, counted=True)  # fmt: skip
+    total = page.total or 0
+    return (page if limit > 0 else WatchPage([], None, total=total)), total
 
 
 async def next_up_page(store: Store, member_id: str | None, series_id: str | None, limit: int) -> WatchPage:
