@@ -6,8 +6,10 @@ into Jellyfin's PascalCase shape.  Ids become GUIDs (:mod:`.ids`); dates
 stay RFC 3339 UTC (Jellyfin's clients parse ISO 8601); runtimes are
 already ticks (100 ns).  Fields a typed client requires are always
 present (``Id``, ``Name``, ``ServerId``, ``Type``, ``IsFolder``,
-``ImageTags``, ``BackdropImageTags``, ``UserData`` when asked); the rest
-only when we know them.
+``ImageTags``, ``BackdropImageTags`` unless ``EnableImages=false``,
+``UserData`` unless ``EnableUserData=false``: :mod:`.dto_options`); the
+rest only when we know them.  Image tags are signed (:mod:`.image_tags`):
+a tag opens its image without a token.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ never transcodes, and says so (``SupportsTranscoding: false``).
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import trio
@@ -61,20 +62,19 @@ async def item_image(item_id: str, image_type: str, index: int = 0) -> Response:
     (:mod:`.image_tags`), else 401, whether or not the item or image exists."""
     tokenless = not claims().token
     kind = IMAGE_KINDS.get(image_type.lower())
-    native_id = ids.item_id(item_id)
-    found = await _image_version(native_id, kind, index) if kind is not None else None
     args = lowered_args(request.args.items(multi=True))
-    tag = args.get("tag")
+    native = {"kind": kind or "primary", "index": str(index)}
+    native.update({ours: args[theirs] for theirs, ours in SIZE_NAMES.items() if args.get(theirs)})
+    wanted: ImageRequest = parse_image_request(native)  # a bad size is 400 before anything is looked up
+    native_id, tag = ids.item_id(item_id), args.get("tag")
+    found = await _image_version(native_id, kind, index) if kind is not None else None
     current = found is not None and kind is not None and tag_signer().admits(tag, native_id, kind, index, found[0])
     if tokenless and not current:
         raise errors.Unauthorized("A token, or the image's tag as this server gave it, is required.")
     if kind is None or found is None:
         raise errors.NotFound(f"No {image_type} image.")
-    native = {"kind": kind, "index": str(index)}
-    native.update({ours: args[theirs] for theirs, ours in SIZE_NAMES.items() if args.get(theirs)})
     if tag:  # the native route's tag: its own version when ours is current (served immutable)
-        native["tag"] = found[0] if current else tag
-    wanted: ImageRequest = parse_image_request(native)
+        wanted = replace(wanted, tag=found[0] if current else tag)
     if found[1]:
         return await serve_person_image(native_id, wanted)
     return await serve_item_image(native_id, wanted)
