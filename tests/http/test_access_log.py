@@ -14,6 +14,8 @@ from reelhouse.logs import JsonFormatter, OriginFilter
 
 from ..tls import shared_tls_context
 from .conftest import start_server
+from .jellyfin.surface import PASSWORD, make_shelf, sign_in
+from .members import add_member
 
 
 async def test_one_line_per_request_with_route_status_duration_and_bytes_and_nothing_secret(
@@ -75,3 +77,33 @@ def test_a_line_without_an_origin_is_the_servers() -> None:
     shipped = json.loads(JsonFormatter().format(record))
     assert (shipped["origin"], shipped["level"], shipped["message"]) == ("server", "warning", "disk full")
     assert shipped["time"].endswith("Z")
+
+
+async def test_no_jellyfin_token_or_signed_tag_reaches_any_log(
+    nursery: trio.Nursery, database_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A Jellyfin app puts its token in stream URLs (``api_key``) and the server's tags in image and
+    subtitle URLs: neither is written by the access log, nor by any other logger."""
+    caplog.set_level(logging.DEBUG)
+    server = await start_server(nursery, database_url, tmp_path / "data", access_log=True)
+    shelf = await make_shelf(server)
+    await add_member(server, "Ann", password=PASSWORD, all_libraries=True)
+    token = await sign_in(server, "Ann")
+    tag = "f" * 32
+    async with httpx.AsyncClient(verify=shared_tls_context(), base_url=server.base_url) as client:
+        with trio.fail_after(20):
+            asked = [
+                await client.get(f"/Videos/{shelf.sunny}/stream", params={"static": "true", "api_key": token}),
+                await client.get(f"/emby/Items/{shelf.sunny}/Images/Primary", params={"tag": tag, "ApiKey": token}),
+                await client.get(f"/Items/{shelf.gore}/Images/Primary", params={"tag": tag}),
+                await client.get(f"/Videos/{shelf.sunny}/{shelf.sunny}/Subtitles/3/0/Stream.srt", params={"tag": tag}),
+                await client.get("/Items", params={"api_key": token, "Recursive": "true"}),
+            ]
+            while len([r for r in caplog.records if r.name == "reelhouse.access"]) < len(asked):
+                await trio.sleep(0.01)
+    assert [a.status_code for a in asked] == [404, 404, 401, 401, 200]
+    for record in caplog.records:
+        if record.name.startswith(("httpx", "httpcore")):  # the test's own client, not the server
+            continue
+        text = record.getMessage() + json.dumps(JsonFormatter().format(record))
+        assert token not in text and tag not in text, record.name

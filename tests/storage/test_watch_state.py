@@ -197,13 +197,36 @@ async def test_resume_and_next_up_read_with_their_items_read_them_as_a_page_by_i
                  await next_up_list(store, who, {s.shows}, limit=2, listed=listed)]  # fmt: skip
         plain = [await resume_list(store, who, None, limit=1), await next_up_list(store, who, {s.shows}, limit=2)]
         for page, without in zip(pages, plain, strict=True):
-            assert (page.states, page.next_key) == (without.states, without.next_key)
+            if page is pages[1] or not blocked:  # resume applies the rule before its page is cut: below
+                assert (page.states, page.next_key) == (without.states, without.next_key)
             expected = await _by_id(store, [x.item_id for x in page.states], rule)
             assert page.items == {item.id: item for item in expected.items} and page.names == expected.names
-    assert [x.item_id for x in pages[0].states] == [s.episodes[0]] and pages[0].next_key is not None
+    resumed = [x.item_id for x in pages[0].states]
+    assert (resumed, pages[0].next_key is None) == (([s.movie], True) if blocked else ([s.episodes[0]], False))
     assert [x.item_id for x in pages[1].states] == [s.second_episodes[1], s.episodes[2]]
-    shown = [s.second_episodes[1]] if blocked else [s.episodes[0], s.second_episodes[1], s.episodes[2]]
+    shown = [s.movie, s.second_episodes[1]] if blocked else [s.episodes[0], s.second_episodes[1], s.episodes[2]]
     assert sorted([*pages[0].items, *pages[1].items]) == sorted(shown)
+
+
+async def test_resume_narrows_to_a_parent_skips_an_offset_and_counts_the_whole_list(store: Store) -> None:
+    with trio.fail_after(LIMIT_S):
+        s = await shelf(store)
+        who = await member(store)
+        for n, item in enumerate((s.movie, s.episodes[0], s.episodes[2], s.second_episodes[0], s.other_movie)):
+            await progress(store, who, item, 10_000, 1_000 * (n + 1))
+        everything = await resume_list(store, who, None, limit=10, counted=True)
+        order = [x.item_id for x in everything.states]
+        assert order == [s.other_movie, s.second_episodes[0], s.episodes[2], s.episodes[0], s.movie]
+        assert everything.total == 5 and (await resume_list(store, who, None, limit=10)).total is None
+        paged = await resume_list(store, who, None, limit=2, offset=1, counted=True)
+        assert ([x.item_id for x in paged.states], paged.total) == (order[1:3], 5)
+        for parent, wanted in ((s.series, [s.episodes[2], s.episodes[0]]), (s.season2, [s.episodes[2]]),
+                               (s.second_series, [s.second_episodes[0]])):  # fmt: skip
+            page = await resume_list(store, who, None, limit=10, parent_id=parent, counted=True)
+            assert ([x.item_id for x in page.states], page.total) == (wanted, len(wanted)), parent
+        rule = ListedItems(ParentalFilter(blocked_items=(s.series,)))
+        kept = await resume_list(store, who, None, limit=1, offset=1, counted=True, listed=rule)
+        assert ([x.item_id for x in kept.states], kept.total) == ([s.second_episodes[0]], 3)
 
 
 async def test_next_up_is_the_episode_after_the_furthest_played_one_series_by_latest_play(store: Store) -> None:

@@ -38,7 +38,7 @@ A write for an item or member that is gone raises :class:`NotFound`
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reelhouse.errors import NotFound
@@ -93,6 +93,8 @@ class WatchPage:
     """With :class:`ListedItems`: the summaries of the states' items the member may see, by id."""
     names: dict[str, str] = field(default_factory=dict)
     """With :class:`ListedItems`: those items' series and season names by id."""
+    total: int | None = None
+    """Asked with ``counted``: how many items the whole list holds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,32 +220,62 @@ def _page(rows: list[Row], limit: int, key_of: Any, make: Any, width: int | None
     return WatchPage(states, next_key, items, names)
 
 
-async def resume_list(
-    store: Store, member_id: str, library_ids: Collection[str] | None, *, limit: int,
-    after: tuple[int, str] | None = None, types: Sequence[str] = (), listed: ListedItems | None = None,
-) -> WatchPage:  # fmt: skip
-    """The member's items in progress (a position, not missing), the latest report first.
-
-    ``library_ids``: the libraries the member may see (None: all);
-    ``types``: only these item types; ``after``: a page's ``next_key``;
-    ``listed``: the items' summaries too (:class:`ListedItems`).
-    """
+def _resume_where(
+    member_id: str, library_ids: Collection[str] | None, types: Sequence[str], parent_id: str | None,
+    parental: ParentalFilter | None,
+) -> tuple[str, list[Any]]:  # fmt: skip
+    """The condition (over ``watch_state w JOIN items i``) of the member's items in progress."""
     where, params = _library_filter("i.library_id", library_ids)
     if types:
         where += f" AND i.type IN ({', '.join('?' for _ in types)})"
         params.extend(types)
+    if parent_id is not None:  # a series, a season or a folder holding it (a library: library_ids)
+        where += " AND (i.parent_id = ? OR i.series_id = ? OR i.season_id = ?)"
+        params.extend([parent_id] * 3)
+    if parental is not None:
+        rule_sql, rule_params = parental_sql(parental)
+        where += f" AND {rule_sql}"
+        params.extend(rule_params)
+    sql = "w.user_id = ? AND w.position_ms > 0 AND w.last_played_at IS NOT NULL AND i.missing = 0"
+    return sql + where, [member_id, *params]
+
+
+async def resume_list(
+    store: Store, member_id: str, library_ids: Collection[str] | None, *, limit: int,
+    after: tuple[int, str] | None = None, types: Sequence[str] = (), listed: ListedItems | None = None,
+    parent_id: str | None = None, offset: int = 0, counted: bool = False,
+) -> WatchPage:  # fmt: skip
+    """The member's items in progress (a position, not missing), the latest report first.
+
+    ``library_ids``: the libraries the member may see (None: all);
+    ``types``: only these item types; ``parent_id``: only the items straight
+    under it or in its series or season; ``after``: a page's ``next_key``;
+    ``offset``: rows skipped first (a client paging by index);
+    ``listed``: the items' summaries too (:class:`ListedItems`), its parental
+    rule applied before the page is cut, so that offsets and the total
+    agree; ``counted``: with the whole list's ``total``, read in the same
+    trip and snapshot.
+    """
+    parental = listed.parental if listed is not None else None
+    where, params = _resume_where(member_id, library_ids, types, parent_id, parental)
+    count_sql = f"SELECT count(*) AS total FROM watch_state w JOIN items i ON i.id = w.item_id WHERE {where}"
+    count_params = list(params)
     if after is not None:
         where += " AND (w.last_played_at < ? OR (w.last_played_at = ? AND w.item_id < ?))"
         params.extend([after[0], after[0], after[1]])
     sql = (
         f"SELECT {_COLUMNS} FROM watch_state w JOIN items i ON i.id = w.item_id"
-        " WHERE w.user_id = ? AND w.position_ms > 0 AND w.last_played_at IS NOT NULL AND i.missing = 0"
-        f"{where} ORDER BY w.last_played_at DESC, w.item_id DESC LIMIT ?"
+        f" WHERE {where} ORDER BY w.last_played_at DESC, w.item_id DESC LIMIT ? OFFSET ?"
     )
-    sql, params = _with_items(sql, [member_id, *params, limit + 1], "p.last_played_at DESC, p.item_id DESC", listed)
-    rows = await store.fetch_all(sql, params)
+    listed = None if listed is None else ListedItems()  # the rule is in the WHERE: every row is admitted
+    sql, params = _with_items(sql, [*params, limit + 1, offset], "p.last_played_at DESC, p.item_id DESC", listed)
+    if counted:
+        rows, counts = await store.fetch_each([(sql, params), (count_sql, count_params)])
+    else:
+        rows, counts = await store.fetch_all(sql, params), []
     width = None if listed is None else _COLUMNS.count(",") + 1
-    return _page(rows, limit, lambda row: (int(row["last_played_at"]), row["item_id"]), state_of, width)
+    page = _page(rows, limit, lambda row: (int(row["last_played_at"]), row["item_id"]), state_of, width)
+    return replace(page, total=int(counts[0]["total"])) if counts else page
 
 
 def _episode_key(alias: str) -> str:

@@ -12,7 +12,10 @@ reading Jellyfin's credentials (:mod:`.auth_header`):
   API keys are: it sees every library;
 - routes marked :func:`public` need nothing (a request without
   credentials is admitted as on the native API: within the connection
-  layer's share for anonymous clients); routes marked :func:`admin` take an
+  layer's share for anonymous clients); routes marked :func:`token_optional`
+  check a token when one is sent and admit a request without one as a
+  public route does, for the handler to check its own proof (an image's
+  signed tag: :mod:`.image_tags`); routes marked :func:`admin` take an
   API key or an administrator member's device token (what Home Assistant
   and Jellystat sign in with); every other route takes either credential.
 """
@@ -33,6 +36,7 @@ from ..edge import admit_anonymous, note_authenticated
 from .auth_header import ClientClaims, request_claims
 
 PUBLIC = "public"
+TOKEN_OPTIONAL = "token_optional"
 PLAYER = "player"
 ADMIN = "admin"
 _ACCESS_ATTRIBUTE = "jellyfin_access"
@@ -42,6 +46,11 @@ View = TypeVar("View", bound=Callable[..., Any])
 
 def public(view: View) -> View:
     setattr(view, _ACCESS_ATTRIBUTE, PUBLIC)
+    return view
+
+
+def token_optional(view: View) -> View:
+    setattr(view, _ACCESS_ATTRIBUTE, TOKEN_OPTIONAL)
     return view
 
 
@@ -71,7 +80,7 @@ async def _authenticate(
     access = getattr(view, _ACCESS_ATTRIBUTE, PLAYER)
     found = request_claims(headers, args)
     g.jellyfin_claims = found
-    if access == PUBLIC:
+    if access == PUBLIC or (access == TOKEN_OPTIONAL and not found.token):
         if not admit_anonymous(scope):
             raise errors.Unavailable(
                 "The server has too many connections without credentials; retry shortly.",

@@ -41,7 +41,9 @@ from ..items import cursor_codec
 from ..library_access import require_item_visible, scoped_item_query, visible
 from . import ids
 from .dto_items import item_dto, summary_dto
-from .item_query import MAX_LIMIT, Translated, split
+from .dto_options import DtoOptions, dto_options, shape
+from .image_tags import tag_signer
+from .item_query import MAX_LIMIT, Translated, lowered_args, split
 from .user_data import user_data_of
 
 DETAIL_FIELDS = frozenset({
@@ -135,10 +137,13 @@ async def render(
         items = [await item_detail(store, item["id"]) for item in items]
     missing = [item.get(key) for item in items for key in ("seriesId", "seasonId")
                if not item.get("seriesName" if key == "seriesId" else "seasonName")]  # fmt: skip
+    options = request_dto_options()
     refs = [(item["id"], item.get("type", "Series"), item.get("runtimeTicks")) for item in items]
-    names, data = await _names_and_user_data(missing, refs, states, known_names)
+    names, data = await _names_and_user_data(missing, refs if options.user_data else [], states, known_names)
     server = server_guid()
-    dtos = [item_dto(item, server, data.get(item["id"]), names) for item in items]
+    tags = tag_signer()
+    dtos = [item_dto(item, server, data.get(item["id"]), names, tags=tags) for item in items]
+    shape(dtos, options)
     if detail and signed_in_member() is None:
         for item, dto in zip(items, dtos, strict=True):
             _add_path(item, dto)
@@ -151,10 +156,19 @@ async def render_summaries(
 ) -> list[dict[str, Any]]:  # fmt: skip
     """:func:`render` of a list's summaries (no detail), straight from their fields."""
     missing = [key for item in summaries for key in (item.series_id, item.season_id)]
+    options = request_dto_options()
     refs = [(item.id, item.type, item.runtime_ticks) for item in summaries]
-    names, data = await _names_and_user_data(missing, refs, states, known_names)
+    names, data = await _names_and_user_data(missing, refs if options.user_data else [], states, known_names)
     server = server_guid()
-    return [summary_dto(item, server, data.get(item.id), names) for item in summaries]
+    tags = tag_signer()
+    dtos = [summary_dto(item, server, data.get(item.id), names, tags=tags) for item in summaries]
+    shape(dtos, options)
+    return dtos
+
+
+def request_dto_options() -> DtoOptions:
+    """The request's DtoOptions (``EnableUserData``, ``EnableImages``...: :mod:`.dto_options`)."""
+    return dto_options(lowered_args(request.args.items(multi=True)))
 
 
 async def _names_and_user_data(
@@ -171,7 +185,8 @@ async def _names_and_user_data(
         names.update(await names_of(missing))
 
     async def read_user_data() -> None:
-        data.update(await user_data_of(app_context().store, member_id(), refs, states))
+        if refs:
+            data.update(await user_data_of(app_context().store, member_id(), refs, states))
 
     if not missing:
         await read_user_data()

@@ -6,8 +6,10 @@ into Jellyfin's PascalCase shape.  Ids become GUIDs (:mod:`.ids`); dates
 stay RFC 3339 UTC (Jellyfin's clients parse ISO 8601); runtimes are
 already ticks (100 ns).  Fields a typed client requires are always
 present (``Id``, ``Name``, ``ServerId``, ``Type``, ``IsFolder``,
-``ImageTags``, ``BackdropImageTags``, ``UserData`` when asked); the rest
-only when we know them.
+``ImageTags``, ``BackdropImageTags`` unless ``EnableImages=false``,
+``UserData`` unless ``EnableUserData=false``: :mod:`.dto_options`); the
+rest only when we know them.  Image tags are signed (:mod:`.image_tags`):
+a tag opens its image without a token.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from reelhouse.timefmt import rfc3339_ms
 
 from . import ids
 from .dto_media import media_source, media_streams
+from .image_tags import TagSigner
 
 FOLDER_TYPES = frozenset({"Series", "Season", "Folder", "BoxSet", "CollectionFolder"})
 VIDEO_TYPES = frozenset({"Movie", "Episode", "Video"})
@@ -33,11 +36,12 @@ PERSON_TYPES = {"Actor": "Actor", "Director": "Director", "Writer": "Writer", "P
 
 
 def item_dto(item: Mapping[str, Any], server_id: str, user_data: Mapping[str, Any] | None = None,
-             names: Mapping[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+             names: Mapping[str, str] | None = None, *, tags: TagSigner) -> dict[str, Any]:  # fmt: skip
     """A BaseItemDto of a native ItemSummary or ItemDetail dict.
 
     ``names`` maps series and season ids to their names, for lists whose
-    summaries do not carry them; ``user_data`` is the member's UserData.
+    summaries do not carry them; ``user_data`` is the member's UserData;
+    ``tags`` signs the image tags handed out (:mod:`.image_tags`).
     """
     kind = item["type"]
     dto: dict[str, Any] = {
@@ -52,22 +56,22 @@ def item_dto(item: Mapping[str, Any], server_id: str, user_data: Mapping[str, An
         "MediaType": "Video" if kind in VIDEO_TYPES else "Unknown",
         "LocationType": "Virtual" if item.get("missing") else "FileSystem",
         "CanDelete": False,
-        "ImageTags": _image_tags(item),
-        "BackdropImageTags": _backdrop_tags(item),
+        "ImageTags": _image_tags(item, tags),
+        "BackdropImageTags": _backdrop_tags(item, tags),
     }
     if kind in VIDEO_TYPES:
         dto["VideoType"] = "VideoFile"
     _copy_numbers(item, dto)
     _series_fields(item, dto, names or {})
     if "genres" in item:
-        _detail_fields(item, dto)
+        _detail_fields(item, dto, tags)
     if user_data is not None:
         dto["UserData"] = dict(user_data)
     return {key: value for key, value in dto.items() if value is not None}
 
 
 def summary_dto(summary: ItemSummary, server_id: str, user_data: Mapping[str, Any] | None = None,
-                names: Mapping[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+                names: Mapping[str, str] | None = None, *, tags: TagSigner) -> dict[str, Any]:  # fmt: skip
     """``item_dto(summary.to_json(), ...)``, built from the summary's fields without the native dict
     between (a list's rows: 8 us an item against 17)."""
     kind = summary.type
@@ -90,7 +94,7 @@ def summary_dto(summary: ItemSummary, server_id: str, user_data: Mapping[str, An
     dto["MediaType"] = "Video" if kind in VIDEO_TYPES else "Unknown"
     dto["LocationType"] = "Virtual" if summary.missing else "FileSystem"
     dto["CanDelete"] = False
-    dto["ImageTags"] = {"Primary": summary.image_tag} if summary.image_tag else {}
+    dto["ImageTags"] = {"Primary": tags(summary.id, "primary", 0, summary.image_tag)} if summary.image_tag else {}
     dto["BackdropImageTags"] = []
     if kind in VIDEO_TYPES:
         dto["VideoType"] = "VideoFile"
@@ -123,19 +127,20 @@ def _parent_guid(item: Mapping[str, Any]) -> str | None:
     return ids.plain_guid(library) if library else None
 
 
-def _image_tags(item: Mapping[str, Any]) -> dict[str, str]:
+def _image_tags(item: Mapping[str, Any], tags: TagSigner) -> dict[str, str]:
+    """Each kind's first image (the one its route serves without an index), as a signed tag."""
     images = item.get("images")
     if isinstance(images, Mapping):
-        return {IMAGE_TYPES[k]: v for k, v in images.items() if k in IMAGE_TYPES}
+        return {IMAGE_TYPES[k]: tags(item["id"], k, 0, v) for k, v in images.items() if k in IMAGE_TYPES}
     tag = item.get("imageTag")
-    return {"Primary": tag} if tag else {}
+    return {"Primary": tags(item["id"], "primary", 0, tag)} if tag else {}
 
 
-def _backdrop_tags(item: Mapping[str, Any]) -> list[str]:
+def _backdrop_tags(item: Mapping[str, Any], tags: TagSigner) -> list[str]:
     details = item.get("imageDetails")
     if not isinstance(details, list):
         return []
-    return [d["tag"] for d in details if d.get("kind") == "backdrop"]
+    return [tags(item["id"], "backdrop", d.get("index", 0), d["tag"]) for d in details if d.get("kind") == "backdrop"]
 
 
 def _copy_numbers(item: Mapping[str, Any], dto: dict[str, Any]) -> None:
@@ -158,7 +163,7 @@ def _series_fields(item: Mapping[str, Any], dto: dict[str, Any], names: Mapping[
         dto["SeasonName"] = item.get("seasonName") or names.get(season)
 
 
-def _detail_fields(item: Mapping[str, Any], dto: dict[str, Any]) -> None:
+def _detail_fields(item: Mapping[str, Any], dto: dict[str, Any], tags: TagSigner) -> None:
     """What only an ItemDetail carries: text, genres, people, providers, media sources."""
     dto["Overview"] = item.get("overview")
     dto["OfficialRating"] = item.get("officialRating")
@@ -169,16 +174,16 @@ def _detail_fields(item: Mapping[str, Any], dto: dict[str, Any]) -> None:
     dto["GenreItems"] = [{"Name": g, "Id": ids.name_guid("genre", g)} for g in item.get("genres", [])]
     dto["Studios"] = [{"Name": s, "Id": ids.name_guid("studio", s)} for s in item.get("studios", [])]
     dto["Tags"] = list(item.get("tags", []))
-    dto["People"] = [_person(p) for p in item.get("people", [])]
+    dto["People"] = [_person(p, tags) for p in item.get("people", [])]
     providers = item.get("providerIds") or {}
     dto["ProviderIds"] = {PROVIDER_NAMES.get(k, k.capitalize()): v for k, v in providers.items()}
     sources = [s for s in item.get("mediaSources", []) if not s.get("missing")]
     if sources:
-        dto["MediaSources"] = [media_source(s, item) for s in sources]
-        dto["MediaStreams"] = media_streams(sources[0])
+        dto["MediaSources"] = [media_source(s, item, tags) for s in sources]
+        dto["MediaStreams"] = media_streams(sources[0], tags)
 
 
-def _person(credit: Mapping[str, Any]) -> dict[str, Any]:
+def _person(credit: Mapping[str, Any], tags: TagSigner) -> dict[str, Any]:
     person = {
         "Name": credit["name"],
         "Id": ids.item_guid(credit["id"]),
@@ -186,7 +191,7 @@ def _person(credit: Mapping[str, Any]) -> dict[str, Any]:
         "Type": PERSON_TYPES.get(credit.get("kind", ""), "Unknown"),
     }
     if credit.get("imageTag"):
-        person["PrimaryImageTag"] = credit["imageTag"]
+        person["PrimaryImageTag"] = tags(credit["id"], "primary", 0, credit["imageTag"])
     return person
 
 

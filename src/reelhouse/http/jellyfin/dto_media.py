@@ -5,23 +5,27 @@ every source (this server never transcodes), and the file is served as it
 is by the stream route (ranges and conditional requests).  A remote
 (``.strm``) source is ``Protocol: Http``.  Stream indexes are the probe's;
 an external subtitle file the scan found is a stream with
-``IsExternal`` and a ``DeliveryUrl`` to the subtitle route.
+``IsExternal`` and a ``DeliveryUrl`` to the subtitle route, which carries
+the file's signed capability (``tag``, :func:`.image_tags.subtitle_tag`):
+a player fetches it with no header, and the URL holds no token to leak.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote
 
 from . import ids
+from .image_tags import TagSigner, subtitle_tag
 
 TEXT_SUBTITLES = frozenset({"subrip", "srt", "ass", "ssa", "webvtt", "vtt", "mov_text", "text"})
 SUBTITLE_EXTENSIONS = {"subrip": "srt", "webvtt": "vtt", "ass": "ass", "ssa": "ssa"}
 
 
-def media_source(source: Mapping[str, Any], item: Mapping[str, Any]) -> dict[str, Any]:
-    """A MediaSourceInfo of one native media source of ``item``."""
-    streams = media_streams(source)
+def media_source(source: Mapping[str, Any], item: Mapping[str, Any], tags: TagSigner) -> dict[str, Any]:
+    """A MediaSourceInfo of one native media source of ``item`` (``tags`` signs its subtitles' URLs)."""
+    streams = media_streams(source, tags)
     remote = str(source.get("path", "")).startswith(("http://", "https://"))
     info: dict[str, Any] = {
         "Protocol": "Http" if remote else "File",
@@ -57,12 +61,12 @@ def media_source(source: Mapping[str, Any], item: Mapping[str, Any]) -> dict[str
     return {key: value for key, value in info.items() if value is not None}
 
 
-def media_streams(source: Mapping[str, Any]) -> list[dict[str, Any]]:
+def media_streams(source: Mapping[str, Any], tags: TagSigner) -> list[dict[str, Any]]:
     item_id = source.get("itemId", "")
-    return [_stream(stream, item_id, source["id"]) for stream in source.get("streams", [])]
+    return [_stream(stream, item_id, source["id"], tags) for stream in source.get("streams", [])]
 
 
-def _stream(stream: Mapping[str, Any], item_id: str, source_id: str) -> dict[str, Any]:
+def _stream(stream: Mapping[str, Any], item_id: str, source_id: str, tags: TagSigner) -> dict[str, Any]:
     kind, codec = stream["type"], stream.get("codec") or ""
     external = bool(stream.get("isExternal"))
     dto: dict[str, Any] = {
@@ -92,8 +96,10 @@ def _stream(stream: Mapping[str, Any], item_id: str, source_id: str) -> dict[str
         dto["DeliveryMethod"] = "External" if external else "Embed"
         if external:
             extension = SUBTITLE_EXTENSIONS.get(codec.lower(), codec.lower() or "srt")
+            tag = subtitle_tag(tags, item_id, source_id, stream["index"], str(stream.get("externalPath") or ""))
             dto["DeliveryUrl"] = (
-                f"/Videos/{ids.item_guid(item_id)}/{ids.item_guid(source_id)}/Subtitles/{stream['index']}/0/Stream.{extension}"
+                f"/Videos/{ids.item_guid(item_id)}/{ids.item_guid(source_id)}/Subtitles/{stream['index']}/0/"
+                f"Stream.{extension}?tag={quote(tag)}"
             )
     return {key: value for key, value in dto.items() if value is not None}
 

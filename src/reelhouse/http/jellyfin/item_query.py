@@ -86,7 +86,7 @@ def translate(
     start = count(merged, "startindex", "StartIndex", 0)
     limit = min(count(merged, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
     total = flag(merged, "enabletotalrecordcount", "EnableTotalRecordCount", default=True)
-    if not _types(merged, params):
+    if not item_types(merged, params):
         return Translated(None, start)
     _scope(merged, params, frozenset(library_ids))
     _sorting(merged, params)
@@ -133,8 +133,9 @@ def flag(args: Mapping[str, str], key: str, name: str, default: bool | None = No
     return value == "true"
 
 
-def _types(args: Mapping[str, str], params: dict[str, list[str]]) -> bool:
-    """False when only types we never hold are asked for."""
+def item_types(args: Mapping[str, str], params: dict[str, list[str]]) -> bool:
+    """``IncludeItemTypes`` and ``ExcludeItemTypes`` as the native ``type`` and ``excludeType`` in ``params``;
+    False when only types we never hold are asked for."""
     asked = split(args.get("includeitemtypes"))
     known = [_TYPE_BY_LOWER[t.lower()] for t in asked if t.lower() in _TYPE_BY_LOWER]
     if asked and not known:

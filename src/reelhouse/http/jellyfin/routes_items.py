@@ -36,7 +36,7 @@ from .catalogue import (
     view_dto,
     visible_libraries,
 )
-from .item_query import MAX_LIMIT, count, lowered_args, native_query, parent_id, split, translate
+from .item_query import MAX_LIMIT, count, item_types, lowered_args, native_query, parent_id, split, translate
 from .surface import json, new_blueprint, route
 from .user_data import next_up_page, own_states, resume_page
 
@@ -157,8 +157,22 @@ async def resume(user_id: str | None = None) -> Response:
 
 
 async def _resume(args: dict[str, str]) -> Response:
+    """The member's items in progress, narrowed and paged as ``/Items`` is (``IncludeItemTypes``,
+    ``ParentId``: a view or an item, ``StartIndex``, ``Limit``), with the total of them all."""
+    start = count(args, "startindex", "StartIndex", 0)
     limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
-    return json(await _listed(await resume_page(app_context().store, member_id(), limit)))
+    params: dict[str, list[str]] = {}
+    if not item_types(args, params):
+        return json(result([], 0, start))
+    library_ids = frozenset(library.id for library in await visible_libraries())
+    parent, libraries = None, None
+    if args.get("parentid"):
+        wanted = parent_id(args["parentid"], library_ids)
+        libraries, parent = (frozenset({wanted}), None) if wanted in library_ids else (None, wanted)
+    page, total = await resume_page(app_context().store, member_id(), limit, start=start,
+                                    types=params.get("type", ()), parent=parent, library_ids=libraries)  # fmt: skip
+    dtos = await _listed_dtos(page)
+    return json(result(dtos, total, start))
 
 
 @route(blueprint, "/Shows/NextUp")
@@ -170,11 +184,16 @@ async def next_up() -> Response:
 
 
 async def _listed(page: WatchPage) -> dict[str, Any]:
-    """A resume or next-up page as a QueryResult: the items the member may see, in the list's order."""
+    """A next-up page as a QueryResult: the items the member may see, in the list's order."""
+    dtos = await _listed_dtos(page)
+    return result(dtos, len(dtos))
+
+
+async def _listed_dtos(page: WatchPage) -> list[dict[str, Any]]:
+    """A resume or next-up page's items the member may see, in the list's order."""
     states = {state.item_id: state for state in page.states}
     summaries = [page.items[item_id] for item_id in states if item_id in page.items]
-    dtos = await render_summaries(summaries, states=states, known_names=page.names)
-    return result(dtos, len(dtos))
+    return await render_summaries(summaries, states=states, known_names=page.names)
 
 
 @route(blueprint, "/Shows/<series_id>/Seasons")

@@ -9,7 +9,7 @@ never played and no favourite, as on the native API.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from reelhouse import errors
@@ -82,13 +82,24 @@ def _library_ids() -> frozenset[str] | None:
     return None if scope is None else scope.library_ids
 
 
-async def resume_page(store: Store, member_id: str | None, limit: int) -> WatchPage:
-    """The member's items in progress, the most recently played first, with their states and
-    the summaries of those the member may see (:class:`ListedItems`: one statement)."""
-    if member_id is None or limit <= 0:
-        return WatchPage([], None)
-    listed = ListedItems(await parental_rule_of_request())
-    return await resume_list(store, member_id, _library_ids(), limit=limit, listed=listed)
+async def resume_page(
+    store: Store, member_id: str | None, limit: int, *, start: int = 0, types: Sequence[str] = (),
+    parent: str | None = None, library_ids: Collection[str] | None = None,
+) -> tuple[WatchPage, int]:  # fmt: skip
+    """The member's items in progress, the most recently played first, from the ``start``-th on, with
+    their states, the summaries of those the member may see (:class:`ListedItems`) and how many there
+    are in all (one trip, one snapshot).  ``types``, ``parent`` (an item) and ``library_ids`` (within
+    the member's) narrow it."""
+    if member_id is None:
+        return WatchPage([], None), 0
+    rule = await parental_rule_of_request()
+    libraries = _library_ids()
+    if library_ids is not None:
+        libraries = frozenset(library_ids) if libraries is None else libraries & frozenset(library_ids)
+    page = await resume_list(store, member_id, libraries, limit=max(limit, 1), listed=ListedItems(rule),
+                             types=types, parent_id=parent, offset=start, counted=True)  # fmt: skip
+    total = page.total or 0
+    return (page if limit > 0 else WatchPage([], None, total=total)), total
 
 
 async def next_up_page(store: Store, member_id: str | None, series_id: str | None, limit: int) -> WatchPage:
