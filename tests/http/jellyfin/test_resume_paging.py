@@ -1,5 +1,5 @@
 """The resume list (``/UserItems/Resume``, ``/Users/{id}/Items/Resume``, ``/Items?Filters=IsResumable``)
-honours ``IncludeItemTypes``, ``ParentId`` and ``StartIndex`` as ``/Items`` does, with the total of the
+honours ``IncludeItemTypes``, ``ExcludeItemTypes``, ``ParentId`` and ``StartIndex`` as ``/Items`` does, with the total of the
 whole list; over real HTTP on both backends."""
 
 from __future__ import annotations
@@ -39,6 +39,10 @@ async def test_resume_narrows_by_type_and_parent_and_pages_by_start_index(server
                 assert await resume(client, path, StartIndex=1, Limit=2) == (everything[1:3], 5, 1), path
                 assert await resume(client, path, StartIndex=5) == ([], 5, 5), path
                 assert await resume(client, path, IncludeItemTypes="Audio") == ([], 0, 0), path
+                assert await resume(client, path, ExcludeItemTypes="Episode") == movies, path
+                assert await resume(client, path, IncludeItemTypes="Movie,Episode", ExcludeItemTypes="Movie") == (
+                    [n for n in everything if "episode" in n], 3, 0), path
+                assert await resume(client, path, IncludeItemTypes="Movie", ExcludeItemTypes="Movie") == ([], 0, 0)
             calm = await resume(client, "/UserItems/Resume", ParentId=shelf.calm)
             assert calm == ([n for n in everything if n.startswith("Calm")], 2, 0)
             films = await resume(client, "/UserItems/Resume", ParentId=shelf.films)

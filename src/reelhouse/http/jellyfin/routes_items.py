@@ -36,7 +36,17 @@ from .catalogue import (
     view_dto,
     visible_libraries,
 )
-from .item_query import MAX_LIMIT, count, item_types, lowered_args, native_query, parent_id, split, translate
+from .item_query import (
+    KNOWN_TYPES,
+    MAX_LIMIT,
+    count,
+    item_types,
+    lowered_args,
+    native_query,
+    parent_id,
+    split,
+    translate,
+)
 from .surface import json, new_blueprint, route
 from .user_data import next_up_page, own_states, resume_page
 
@@ -162,7 +172,8 @@ async def _resume(args: dict[str, str]) -> Response:
     start = count(args, "startindex", "StartIndex", 0)
     limit = min(count(args, "limit", "Limit", MAX_LIMIT), MAX_LIMIT)
     params: dict[str, list[str]] = {}
-    if not item_types(args, params):
+    types = _resume_types(params) if item_types(args, params) else []
+    if types == []:  # only types never held, or every one excluded
         return json(result([], 0, start))
     library_ids = frozenset(library.id for library in await visible_libraries())
     parent, libraries = None, None
@@ -170,9 +181,18 @@ async def _resume(args: dict[str, str]) -> Response:
         wanted = parent_id(args["parentid"], library_ids)
         libraries, parent = (frozenset({wanted}), None) if wanted in library_ids else (None, wanted)
     page, total = await resume_page(app_context().store, member_id(), limit, start=start,
-                                    types=params.get("type", ()), parent=parent, library_ids=libraries)  # fmt: skip
+                                    types=types or (), parent=parent, library_ids=libraries)  # fmt: skip
     dtos = await _listed_dtos(page)
     return json(result(dtos, total, start))
+
+
+def _resume_types(params: dict[str, list[str]]) -> list[str] | None:
+    """The native types a resume list keeps: those included (every one when none is) less those excluded;
+    an empty list when nothing is left, None for every type."""
+    included, excluded = params.get("type"), params.get("excludeType")
+    if not excluded:
+        return included
+    return sorted(frozenset(included or KNOWN_TYPES) - frozenset(excluded))
 
 
 @route(blueprint, "/Shows/NextUp")
