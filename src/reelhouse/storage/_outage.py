@@ -32,7 +32,13 @@ class Outage:
             self._since = time.monotonic()
             log.error("%s cannot be reached (%s); calls fail until it answers again", self._name, error)
 
-    def note_success(self) -> None:
-        if self._since is not None:
+    def note_success(self, started: float) -> None:
+        """A call begun at ``started`` (``time.monotonic()``) succeeded.
+
+        One begun before the outage was noticed says nothing of now: while
+        PostgreSQL stops, a query on an open session can still finish after
+        a new connection was refused, and would have ended the outage at
+        once, logging it twice."""
+        if self._since is not None and started >= self._since:
             log.warning("%s answers again (it was unreachable for %.1f s)", self._name, time.monotonic() - self._since)
             self._since = None

@@ -16,6 +16,7 @@ to ``$1..$n`` (:mod:`._postgres_sql`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, TypeVar
@@ -224,23 +225,25 @@ class PostgresStore(StoreShorthands):
     ) -> T:
         self._check_open()
         async with self._slots if slots is None else slots:
+            started = time.monotonic()
             try:
                 result: T = await trio_asyncio.aio_as_trio(unit, loop=self._loop)(*args)
             except _DRIVER_ERRORS as exc:
                 error = translate_error(exc)
                 self._outage.note_failure(error)
                 raise error from exc
-        self._outage.note_success()
+        self._outage.note_success(started)
         return result
 
     async def _noted(self, read: Awaitable[T]) -> T:
         """``read``'s result; its failure noted in the outage log."""
+        started = time.monotonic()
         try:
             result = await read
         except StoreError as error:
             self._outage.note_failure(error)
             raise
-        self._outage.note_success()
+        self._outage.note_success(started)
         return result
 
     async def fetch_all(self, sql: str, params: Params = ()) -> list[Row]:
