@@ -96,21 +96,16 @@ def test_upnp_client_finds_the_server_by_m_search_and_hears_alive_then_byebye(ne
     try:
         wait_listening(netns)  # the listener is in the group before the server's first alive
         server = start_server(netns, tmp_path)
-        # The search listens for its whole --timeout whatever it hears: the action is called meanwhile.
-        search = subprocess.Popen(in_netns(netns, UPNP_CLIENT, "--timeout", "6", "search", "--bind", "127.0.0.1",
-                                           "--search_target", MEDIA_SERVER),
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-        try:
-            browsed = subprocess.run(in_netns(netns, UPNP_CLIENT, "call-action", LOCATION, "CD/GetSystemUpdateID"),
-                                     capture_output=True, timeout=STEP_TIMEOUT_S, check=False)  # fmt: skip
-            found, _errors = search.communicate(timeout=STEP_TIMEOUT_S)
-        finally:
-            if search.poll() is None:
-                search.kill()
-                search.wait()
-        answers = [{k.lower(): v for k, v in a.items()} for a in messages(found.decode())]
+        found = subprocess.run(
+            in_netns(netns, UPNP_CLIENT, "--timeout", "6", "search", "--bind", "127.0.0.1", "--search_target",
+                     MEDIA_SERVER),
+            capture_output=True, timeout=STEP_TIMEOUT_S, check=False,
+        )  # fmt: skip
+        answers = [{k.lower(): v for k, v in a.items()} for a in messages(found.stdout.decode())]
         assert any(a.get("location") == LOCATION and a.get("st") == MEDIA_SERVER for a in answers), found
         usn = next(a["usn"] for a in answers if a.get("st") == MEDIA_SERVER)
+        browsed = subprocess.run(in_netns(netns, UPNP_CLIENT, "call-action", LOCATION, "CD/GetSystemUpdateID"),
+                                 capture_output=True, timeout=STEP_TIMEOUT_S, check=False)  # fmt: skip
         assert browsed.returncode == 0, browsed
         server.send_signal(signal.SIGTERM)
         assert server.wait(timeout=STEP_TIMEOUT_S) == 0
