@@ -91,19 +91,23 @@ nodejs:
 # files, ports and PostgreSQL schema, so they run side by side, and a third
 # of a test's time is spent waiting (servers, leases, clients), not working.
 # Quiet, 2 cores, the whole suite: 2 workers 433 s, 3 402 s, 4 355 s, 5 391 s.
-# TEST_WORKERS=0 runs in one process.
+# TEST_WORKERS=0 runs in one process. `--dist worksteal`: a worker that runs out of tests takes
+# half of the queue of the busiest one, so none is left with a queue of slow tests while the
+# others wait at the end (with `load`, a worker's queue is handed to it early and stays its own);
+# the tests marked `long` are started first (tests/conftest.py), so none of them makes the tail.
 TEST_WORKERS ?= 4
+TEST_DIST ?= worksteal
 
 # Bytecode is written even where the environment says not to: the suite
 # starts hundreds of Python processes (servers, CLI runs, workers), each of
 # which would otherwise compile reelhouse from source again.
 test: $(VENV)/.installed-test ffmpeg chromium dlna-tools $(NODE_CLIENT)/node_modules/.installed
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist $(TEST_DIST) $(PYTEST_ARGS)
 
 # The same run with line coverage of src/reelhouse (this process and its
 # xdist workers; servers started as processes are not measured).
 coverage: $(VENV)/.installed-test ffmpeg chromium dlna-tools $(NODE_CLIENT)/node_modules/.installed
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --cov --cov-report=term $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist $(TEST_DIST) --cov --cov-report=term $(PYTEST_ARGS)
 
 # The published @jellyfin/sdk, for the Jellyfin-compatible surface's tests (a node script they run).
 $(NODE_CLIENT)/node_modules/.installed: $(NODE_CLIENT)/package.json | nodejs

@@ -86,8 +86,19 @@ def _must_run_postgres() -> bool:
     return os.environ.get("CI") == "true"
 
 
+# A test marked `long` is started first, so that no xdist worker is still running one when the
+# others have run out of tests (the run's tail): they then end long before the run does.
+LONG_TEST = "takes 10 s or more on a quiet machine; started before the others"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"long: {LONG_TEST}")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Skip the PostgreSQL cases up front (one folded reason per file) when it is down."""
+    """The tests marked ``long`` first, then the others, each in collection order; the PostgreSQL
+    cases skipped up front (one folded reason per file) when it is down."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable: False (long) first
     selected = [item for item in items if _backend_of(item) == "postgresql"]
     if not selected or _must_run_postgres():
         return

@@ -109,6 +109,7 @@ async def test_a_backup_made_while_serving_restores_into_a_fresh_data_dir_with_t
     assert [i["id"] for i in after["items"]] == [i["id"] for i in before["items"]]
 
 
+@pytest.mark.long
 async def test_backup_create_writes_a_database_copy_and_keeps_the_newest(tmp_path: Path, database_url: str) -> None:
     import zipfile
 
@@ -126,6 +127,7 @@ async def test_backup_create_writes_a_database_copy_and_keeps_the_newest(tmp_pat
     assert {database, "manifest.json", "settings.json"} <= names and '"schemaVersion"' in manifest
 
 
+@pytest.mark.long
 async def test_backup_restore_into_an_emptied_database_brings_the_items_back(tmp_path: Path,
                                                                              database_url: str) -> None:
     from reelhouse.storage import migrate, open_store

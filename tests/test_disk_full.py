@@ -51,6 +51,7 @@ def _on_small_disk(data_dir: Path, seed: Path) -> list[str]:
     return ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, "sh"]
 
 
+@pytest.mark.long
 async def test_a_scan_that_fills_the_disk_fails_saying_the_disk_is_full(nursery: trio.Nursery, tmp_path: Path) -> None:
     problem = _namespace_problem()
     if problem is not None:

@@ -85,6 +85,7 @@ async def _status(base: str, key: str) -> int | str | None:
     return response.status if response.status == 200 else response.json()["code"]
 
 
+@pytest.mark.long
 async def test_idle_connections_cannot_exhaust_the_descriptors(limited_server: tuple[str, str, ServerProcess]) -> None:
     """175 idle connections on a 200-descriptor limit used to leave every
     other client waiting for ever (EMFILE in accept)."""

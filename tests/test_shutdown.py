@@ -221,6 +221,7 @@ def _write_films(root: Path, count: int) -> None:
 
 
 @pytest.mark.skipif(_pid_namespace_problem() is not None, reason=str(_pid_namespace_problem()))
+@pytest.mark.long
 async def test_as_pid_1_of_its_own_pid_namespace_sigterm_exits_0_answering_the_request_in_flight_and_leaving_no_child(
     nursery: trio.Nursery, tmp_path: Path, database_url: str
 ) -> None:

@@ -82,10 +82,23 @@ async def _serve_until(
 
 
 @pytest.fixture
-async def server(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> AsyncIterator[RunningServer]:
+async def own_server(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> AsyncIterator[RunningServer]:
+    """A server of the test's own. Under this name too so that, in a module sharing one server
+    (shared_server.py, whose ``server`` is the module's), a test can still ask for its own."""
     running = await start_server(nursery, database_url, tmp_path / "data")
     yield running
     running.shutdown.set()
+
+
+@pytest.fixture
+def server(own_server: RunningServer) -> RunningServer:
+    return own_server
+
+
+@pytest.fixture
+async def own_client(own_server: RunningServer) -> AsyncIterator[httpx.AsyncClient]:
+    async with own_server.client() as c:
+        yield c
 
 
 @pytest.fixture

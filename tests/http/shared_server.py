@@ -11,7 +11,8 @@ module whose other tests still need a server each imports
 ``shared_client`` instead of ``client``. A module whose tests take
 ``server`` imports ``server`` too (the shared one under that name); its
 tests that would reach their neighbours (a sign-in limit they trip, rows
-they count) take ``own_server``, a server of the test's own.
+they count) take ``own_server`` (and ``own_client``), conftest.py's
+server of the test's own, which its ``server`` is elsewhere.
 """
 
 from __future__ import annotations
@@ -53,20 +54,6 @@ def shared_server(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
 def server(shared_server: RunningServer) -> RunningServer:
     """The module's shared server under the per-test fixture's name (``client`` then talks to it too)."""
     return shared_server
-
-
-@pytest.fixture
-async def own_server(nursery: trio.Nursery, database_url: str, tmp_path: Path) -> AsyncIterator[RunningServer]:
-    """A server of the test's own, as the per-test ``server`` of conftest.py."""
-    running = await start_server(nursery, database_url, tmp_path / "data")
-    yield running
-    running.shutdown.set()
-
-
-@pytest.fixture
-async def own_client(own_server: RunningServer) -> AsyncIterator[httpx.AsyncClient]:
-    async with own_server.client() as c:
-        yield c
 
 
 @pytest.fixture

@@ -82,6 +82,7 @@ async def _client_for(document: dict, folder: Path) -> str:
     return venv_python
 
 
+@pytest.mark.long
 async def test_a_generated_python_client_installs_and_lists_libraries_and_items(
     server: RunningServer, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, media: MediaFactory
 ) -> None:

@@ -20,7 +20,7 @@ from ..media_factory import MediaFactory
 from .conftest import RunningServer
 from .members import add_member, token_for
 from .scanning import create_library, wait_for_state
-from .shared_server import backend, own_client, own_server, server, shared_server  # noqa: F401  (fixtures)
+from .shared_server import backend, server, shared_server  # noqa: F401  (fixtures; own_server and own_client: conftest.py)
 
 PASSWORD = "correct horse battery"
 

@@ -29,6 +29,7 @@ PLAYER_READS = ("/items", "/search?q=pw", "/items/nothing", "/images/items/nothi
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.long
 @given(password=passwords, pin=pins)
 async def test_no_response_or_log_line_carries_a_planted_secret(
     database_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture, password: str, pin: str

@@ -22,7 +22,7 @@ from reelhouse.storage.signin_limits import PIN_LOCK_FAILURES, Failure, record_f
 
 from .conftest import RunningServer, start_server
 from .members import add_member, login, token_for
-from .shared_server import backend, own_client, own_server, server, shared_server  # noqa: F401  (fixtures)
+from .shared_server import backend, server, shared_server  # noqa: F401  (fixtures; own_server and own_client: conftest.py)
 
 PASSWORD = "correct horse battery"
 

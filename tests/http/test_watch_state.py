@@ -22,7 +22,7 @@ from ..catalog_factory import catalog
 from .conftest import RunningServer, start_server
 from .members import add_member, token_for
 from .playback import TICKS, start_playing
-from .shared_server import backend, own_client, own_server, server, shared_server  # noqa: F401  (fixtures)
+from .shared_server import backend, server, shared_server  # noqa: F401  (fixtures; own_server and own_client: conftest.py)
 
 LIMIT_S = 40
 MOVIE_SECONDS = 6000.0

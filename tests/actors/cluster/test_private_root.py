@@ -34,6 +34,7 @@ def private_mount_problem() -> str | None:
     return None
 
 
+@pytest.mark.long
 async def test_a_library_only_one_node_sees_is_led_there_alone_and_offline_not_empty_once_it_dies(
     tmp_path: Path, database_url: str
 ) -> None:

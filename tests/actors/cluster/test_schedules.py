@@ -59,6 +59,7 @@ async def test_one_node_runs_the_scheduler_every_node_shows_and_drives_it_and_an
                 assert {s["task"] for s in after["schedules"]} >= {"database_maintenance", "cleanup"}
 
 
+@pytest.mark.long
 async def test_a_task_due_once_runs_once_in_the_cluster(tmp_path: Path, database_url: str) -> None:
     with trio.fail_after(120):
         async with open_cluster(tmp_path, database_url, 3) as cluster:

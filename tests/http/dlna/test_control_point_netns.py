@@ -11,10 +11,12 @@ import json
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import didl_lite.didl_lite as didl_lite
+import pytest
 
 from ...actors.test_dlna_ssdp import UPNP_CLIENT, in_netns, messages, netns  # noqa: F401 (netns: the fixture)
 from ...media_factory import MediaFactory, VideoSpec
@@ -71,6 +73,19 @@ def wait_until(condition: Any, timeout: float, what: str) -> None:
         time.sleep(0.5)
 
 
+def children_once(netns: str, location: str, object_id: str, done: Callable[[list[Any]], bool], what: str) -> list[Any]:
+    """``children`` as soon as ``done`` holds for them (the scan adds them meanwhile): the list that
+    satisfied it, not a second browse (each is a cold upnp-client)."""
+    listed: list[Any] = []
+
+    def found() -> bool:
+        listed[:] = children(netns, location, object_id)
+        return done(listed)
+
+    wait_until(found, SCAN_TIMEOUT_S, what)
+    return listed
+
+
 def make_media(root: Path, media: MediaFactory) -> tuple[Path, Path]:
     films, shows = root / "Films", root / "Shows"
     media.video(films / "Arrival (2016)" / "Arrival (2016).mkv")
@@ -81,6 +96,7 @@ def make_media(root: Path, media: MediaFactory) -> tuple[Path, Path]:
     return films, shows
 
 
+@pytest.mark.long
 def test_a_control_point_finds_browses_plays_with_a_seek_and_sees_a_new_film_after_a_scan(
     netns: str, tmp_path: Path, media: MediaFactory
 ) -> None:
@@ -99,24 +115,35 @@ def test_a_control_point_finds_browses_plays_with_a_seek_and_sees_a_new_film_aft
         wait_until(lambda: SERVING_LINE.search(log_path.read_text(errors="replace")) or server.poll() is not None,
                    STEP_TIMEOUT_S, "the server to serve")  # fmt: skip
         assert server.poll() is None, log_path.read_text(errors="replace")
-        films_id = api(netns, key, "POST", "/libraries", {"name": "Films", "paths": [str(films)],
-                                                          "collectionType": "movies", "realtimeMonitor": False})["id"]  # fmt: skip
-        shows_id = api(netns, key, "POST", "/libraries", {"name": "Shows", "paths": [str(shows)],
-                                                          "collectionType": "tvshows", "realtimeMonitor": False})["id"]  # fmt: skip
-        found = run(netns, UPNP_CLIENT, "--timeout", "6", "search", "--bind", "127.0.0.1", "--search_target",
-                    MEDIA_SERVER)  # fmt: skip
-        location = next(a["location"] for a in map(_lower, messages(found.stdout)) if a.get("st") == MEDIA_SERVER)
+        # The search listens for its whole --timeout whatever it hears: the libraries are made
+        # (and start scanning) meanwhile, and nothing is browsed before it found the server.
+        search = subprocess.Popen(in_netns(netns, UPNP_CLIENT, "--timeout", "6", "search", "--bind", "127.0.0.1",
+                                           "--search_target", MEDIA_SERVER),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            films_id = api(netns, key, "POST", "/libraries", {"name": "Films", "paths": [str(films)],
+                                                              "collectionType": "movies",
+                                                              "realtimeMonitor": False})["id"]
+            shows_id = api(netns, key, "POST", "/libraries", {"name": "Shows", "paths": [str(shows)],
+                                                              "collectionType": "tvshows",
+                                                              "realtimeMonitor": False})["id"]
+            found, errors = search.communicate(timeout=STEP_TIMEOUT_S)
+        finally:
+            if search.poll() is None:
+                search.kill()
+                search.wait()
+        assert search.returncode == 0, found + errors
+        location = next(a["location"] for a in map(_lower, messages(found)) if a.get("st") == MEDIA_SERVER)
         assert location == f"{BASE}/dlna/description.xml"
 
         root = children(netns, location, "0")
         by_title = named(children(netns, location, named(root, "Films").id), "By title").id
-        wait_until(lambda: len(children(netns, location, by_title)) == 2, SCAN_TIMEOUT_S, "the films")
-        assert [f.title for f in children(netns, location, by_title)] == ["Arrival", "Contact"]
+        films_now = children_once(netns, location, by_title, lambda found: len(found) == 2, "the films")
+        assert [f.title for f in films_now] == ["Arrival", "Contact"]
         series_view = named(children(netns, location, named(root, "Shows").id), "Series").id
-        wait_until(lambda: len(children(netns, location, series_view)) == 1, SCAN_TIMEOUT_S, "the series")
-        season = children(netns, location, named(children(netns, location, series_view), "Severance").id)[0]
-        wait_until(lambda: len(children(netns, location, season.id)) == 2, SCAN_TIMEOUT_S, "the episodes")
-        episode = children(netns, location, season.id)[0]
+        series = children_once(netns, location, series_view, lambda found: len(found) == 1, "the series")
+        season = children(netns, location, named(series, "Severance").id)[0]
+        episode = children_once(netns, location, season.id, lambda found: len(found) == 2, "the episodes")[0]
         assert isinstance(episode, didl_lite.VideoItem) and "DLNA.ORG_OP=01" in episode.res[0].protocol_info
 
         frames = run(netns, "ffprobe", "-v", "error", "-read_intervals", f"{SEEK_TO_S}%+#1", "-select_streams", "v",
@@ -135,8 +162,7 @@ def test_a_control_point_finds_browses_plays_with_a_seek_and_sees_a_new_film_aft
             first = update_ids(events_path)[0][0]
             media.video(films / "Dune (2021)" / "Dune (2021).mkv")
             api(netns, key, "POST", f"/libraries/{films_id}/scan", {"mode": "full"})
-            wait_until(lambda: "Dune" in [f.title for f in children(netns, location, by_title)], SCAN_TIMEOUT_S,
-                       "the new film")  # fmt: skip
+            children_once(netns, location, by_title, lambda found: "Dune" in [f.title for f in found], "the new film")
             wait_until(lambda: any(i != first for i, _ in update_ids(events_path)), SCAN_TIMEOUT_S, "an event")
             moved = next(containers for i, containers in update_ids(events_path) if i != first)
             assert f"lib.{films_id}," in moved and f"lib.{shows_id}," not in moved

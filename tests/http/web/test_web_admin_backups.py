@@ -34,6 +34,7 @@ async def _psql(dsn: str, sql: str) -> list[str]:
 
 
 @pytest.mark.usefixtures("kept_schemas_dropped")
+@pytest.mark.long
 async def test_a_restore_asked_from_the_console_is_done_at_the_next_start_and_said_on_the_page(
     nursery: trio.Nursery, database_url: str, tmp_path: Path
 ) -> None:
@@ -82,6 +83,7 @@ async def test_an_archive_that_is_not_a_backup_for_this_database_is_refused_when
     assert listed["pendingRestore"] is None
 
 
+@pytest.mark.long
 async def test_a_restore_that_fails_at_the_start_is_reported_once_and_the_server_starts_on_its_database(
     nursery: trio.Nursery, database_url: str, tmp_path: Path
 ) -> None:

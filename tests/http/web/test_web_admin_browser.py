@@ -16,6 +16,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 
 from ...actors.plugins.factory import make_plugin
@@ -29,6 +30,7 @@ ROOT = Path(__file__).parents[3]
 FILMS = ("Arrival (2016)", "Blade Runner (1982)", "Heat (1995)", "Sicario (2015)")
 
 
+@pytest.mark.long
 async def test_an_administrator_adds_a_library_watches_its_scan_stops_a_playback_and_revokes_a_key(
     server: RunningServer, media: MediaFactory, tmp_path: Path, database_url: str
 ) -> None:

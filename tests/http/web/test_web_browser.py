@@ -16,6 +16,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 
 from ...media_factory import MediaFactory, VideoSpec
@@ -48,6 +49,7 @@ async def _catalogue(server: RunningServer, media: MediaFactory, root: Path) -> 
     return films["id"], items[0]["id"]
 
 
+@pytest.mark.long
 async def test_a_member_signs_in_plays_in_the_page_resumes_and_marks_played(
     server: RunningServer, media: MediaFactory, tmp_path: Path, database_url: str
 ) -> None:
