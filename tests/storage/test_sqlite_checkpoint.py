@@ -28,9 +28,9 @@ async def test_commits_leave_checkpoints_to_the_checkpointer(tmp_path: Path) -> 
             assert writer.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
             await _write_rows(store, 5000)
             checkpointer = store._writer._after_commit.__self__  # type: ignore[attr-defined]
-            done = checkpointer.checkpoints
-            while checkpointer.checkpoints == done or checkpointer._wanted.is_set():
-                await trio.sleep(0.01)  # until one ran after the last commit, and none is pending
+            begun = checkpointer.started
+            while checkpointer.started == begun or checkpointer.running or checkpointer._wanted.is_set():
+                await trio.sleep(0.01)  # until one begun after the last commit ended, and none runs or waits
             busy, frames, backfilled = await trio.to_thread.run_sync(
                 lambda: sqlite3.connect(path).execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             )

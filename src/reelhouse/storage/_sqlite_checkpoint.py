@@ -34,6 +34,8 @@ class Checkpointer:
         self._conn = conn
         self._wanted = trio.Event()
         self.checkpoints = 0  # completed, for tests and diagnostics
+        self.started = 0  # begun (each after the requests before it), for tests
+        self.running = False
 
     def request(self) -> None:
         """Ask for a checkpoint soon (called from the event loop after a commit)."""
@@ -48,7 +50,11 @@ class Checkpointer:
             while True:
                 await self._wanted.wait()
                 self._wanted = trio.Event()
-                self.checkpoints += await thread.run(_checkpoint_on)
+                self.started, self.running = self.started + 1, True
+                try:
+                    self.checkpoints += await thread.run(_checkpoint_on)
+                finally:
+                    self.running = False
                 # Each checkpoint ends with an fsync: many small commits (events,
                 # quick rescans) must not each pay one.
                 await trio.sleep(MIN_INTERVAL_S)
