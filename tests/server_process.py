@@ -22,6 +22,14 @@ SERVING_LINE = re.compile(r"serving on (http://[\d.]+:\d+)/api/v1")
 # fails with the process's log); they measure nothing.
 START_TIMEOUT_S = 120.0
 CLI_TIMEOUT_S = 60.0
+# Under `make coverage`, a server stopped at the end of a test gets this long to shut down (and save
+# its coverage data) before SIGKILL: the shutdown grace (10 s) and a slow exit under load.
+STOP_MEASURED_S = 30.0
+
+
+def measured() -> bool:
+    """`make coverage`: the processes this one starts measure themselves (pyproject's patch = subprocess)."""
+    return "COVERAGE_PROCESS_CONFIG" in os.environ
 
 
 def reelhouse_argv(*args: str) -> list[str]:
@@ -168,6 +176,11 @@ async def _drain(stream: trio.lowlevel.FdStream, into: dict[int, bytes], key: in
 _LAUNCHER = _Launcher()
 
 
+def stop_launcher() -> None:
+    """This process's launcher ended now, not at interpreter exit (a later run starts another)."""
+    _LAUNCHER._stop()
+
+
 class ForkedServer:
     """A server forked by the launcher, with what ServerProcess uses of ``trio.Process``.
 
@@ -286,6 +299,15 @@ class ServerProcess:
         """Make sure the process is gone (a failed test must not leave it running)."""
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
+
+    async def stop(self) -> None:
+        """The end of a test: ``kill``. Under `make coverage` SIGTERM first (a process killed by
+        SIGKILL saves no coverage data), SIGKILL if it has not ended within STOP_MEASURED_S."""
+        if measured() and self.process is not None and self.process.poll() is None:
+            with trio.move_on_after(STOP_MEASURED_S, shield=True):
+                self.process.send_signal(signal.SIGTERM)
+                await self.process.wait()
+        self.kill()
 
     @property
     def pid(self) -> int:
