@@ -1,6 +1,6 @@
-"""The plugin launcher as a program: ``launcher.py LIFELINE -- PROGRAM ARG...``, run here as a module
-without the host's ``-I -S``, so that `make coverage` measures it (coverage's ``source = reelhouse``
-knows a program by its module name; the host's own runs are in test_descendants.py).
+"""The plugin launcher as a program: ``launcher.py LIFELINE -- PROGRAM ARG...``, run here without the
+host's ``-I -S`` (no site, so no coverage): `make coverage` measures it. The host's own runs are in
+test_descendants.py.
 
 It exits with the plugin's exit code, 127 when the plugin cannot be run, and 128 + 9 when it killed
 the plugin: for the lifeline's hang-up (the server's end) or a stop signal.
@@ -29,7 +29,7 @@ KILLED = 128 + signal.SIGKILL
 
 
 def _argv(lifeline: int, *command: str) -> list[str]:
-    return [sys.executable, "-m", launcher.__name__, str(lifeline), "--", *command]
+    return [sys.executable, launcher.__file__, str(lifeline), "--", *command]
 
 
 async def _run(*command: str) -> subprocess.CompletedProcess[bytes]:
