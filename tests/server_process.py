@@ -22,9 +22,6 @@ SERVING_LINE = re.compile(r"serving on (http://[\d.]+:\d+)/api/v1")
 # fails with the process's log); they measure nothing.
 START_TIMEOUT_S = 120.0
 CLI_TIMEOUT_S = 60.0
-# Under `make coverage`, a server stopped at the end of a test gets this long to shut down (and save
-# its coverage data) before SIGKILL: the shutdown grace (10 s) and a slow exit under load.
-STOP_MEASURED_S = 30.0
 
 
 def measured() -> bool:
@@ -299,15 +296,6 @@ class ServerProcess:
         """Make sure the process is gone (a failed test must not leave it running)."""
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
-
-    async def stop(self) -> None:
-        """The end of a test: ``kill``. Under `make coverage` SIGTERM first (a process killed by
-        SIGKILL saves no coverage data), SIGKILL if it has not ended within STOP_MEASURED_S."""
-        if measured() and self.process is not None and self.process.poll() is None:
-            with trio.move_on_after(STOP_MEASURED_S, shield=True):
-                self.process.send_signal(signal.SIGTERM)
-                await self.process.wait()
-        self.kill()
 
     @property
     def pid(self) -> int:

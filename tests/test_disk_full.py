@@ -81,6 +81,6 @@ async def test_a_scan_that_fills_the_disk_fails_saying_the_disk_is_full(nursery:
                         break
                     await trio.sleep(0.05)
     finally:
-        await server.stop()
+        server.kill()
     assert status["state"] == "failed", status
     assert status["message"] == FULL, server.log.decode(errors="replace")[-3000:]

@@ -55,7 +55,7 @@ async def test_a_forked_servers_database_readers_are_named_by_its_own_pid(
             found = await store.execute("SELECT application_name FROM pg_stat_activity WHERE application_name = ?",
                                         (f"reelhouse-reader-{server.pid}",))
     finally:
-        await server.stop()
+        server.kill()
     assert found.rows, f"no reader of server {server.pid} in pg_stat_activity"
 
 
@@ -69,7 +69,7 @@ async def limited_server(nursery: trio.Nursery, tmp_path: Path, database_url: st
         done = await run_cli(["--data-dir", str(tmp_path / "data"), "--database", database_url, "apikey", "create", "t"])
         yield base, done.stdout.decode().strip().splitlines()[-1], server
     finally:
-        await server.stop()
+        server.kill()
 
 
 async def _status(base: str, key: str) -> int | str | None:

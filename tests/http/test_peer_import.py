@@ -179,7 +179,7 @@ async def test_a_member_s_watch_state_is_imported_from_our_own_jellyfin_surface_
                 code, out, err = await _import(server, other.base_url, "--apply", token=other.key)
                 after = await _states(server, ann, ours["Heat"]["id"], ours["Ronin"]["id"])
         finally:
-            await peer.stop()
+            peer.kill()
     assert code == 0, err + peer.log.decode(errors="replace")[-2000:]
     assert "did mark played\tAnn\tHeat" in out and "did add favourite\tAnn\tRonin" in out
     assert after[ours["Heat"]["id"]].played and not after[ours["Heat"]["id"]].favorite

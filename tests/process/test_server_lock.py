@@ -22,7 +22,7 @@ async def running(nursery: trio.Nursery, tmp_path: Path, database_url: str) -> A
         await server.start(nursery)
         yield tmp_path / "data", server
     finally:
-        await server.stop()
+        server.kill()
 
 
 async def _second_server(data_dir: Path, database: Path) -> tuple[int, list[str]]:
@@ -76,4 +76,4 @@ async def test_a_killed_server_leaves_no_stale_lock(
         assert code == 2
         assert len(lines) == 1 and base in lines[0] and first.base_url not in lines[0], lines
     finally:
-        await after.stop()
+        after.kill()

@@ -98,11 +98,9 @@ class Cluster:
         async with httpx.AsyncClient(verify=shared_tls_context(), base_url=f"{self.urls[index]}/api/v1", headers=headers, timeout=30) as client:
             yield client
 
-    async def stop(self) -> None:
-        """Every node gone (ServerProcess.stop: under `make coverage` they save their data first)."""
-        async with trio.open_nursery() as nursery:
-            for node in self.nodes:
-                nursery.start_soon(node.stop)
+    def kill(self) -> None:
+        for node in self.nodes:
+            node.kill()
 
     def log(self) -> str:
         return "\n".join(f"--- node {i}\n{n.log.decode(errors='replace')}" for i, n in enumerate(self.nodes))
@@ -120,8 +118,7 @@ async def open_cluster(root: Path, database_url: str, count: int, *, env: dict[s
             print(cluster.log())  # shown with the failure
             raise
         finally:
-            with trio.CancelScope(shield=True):
-                await cluster.stop()
+            cluster.kill()
             nursery.cancel_scope.cancel()
 
 
