@@ -42,7 +42,7 @@ from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage._open import parse_database_url
 
 from .postgres_schemas import SchemaPool
-from .process import measured, stop_launcher
+from .server_process import measured, stop_launcher
 from .throwaway_postgres import ThrowawayPostgres, throwaway_cluster
 
 if TYPE_CHECKING:

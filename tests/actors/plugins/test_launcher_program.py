@@ -22,7 +22,7 @@ import trio
 
 from reelhouse.actors.plugins import launcher
 
-from ...process import children
+from ...server_process import children
 
 CAP_S = 60  # a cold interpreter's start on a busy machine; bounds a hang, measures nothing
 KILLED = 128 + signal.SIGKILL
