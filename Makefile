@@ -101,11 +101,11 @@ test: $(VENV)/.installed-test ffmpeg chromium dlna-tools $(NODE_CLIENT)/node_mod
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # The same run with line coverage of src/reelhouse, in the test processes and
-# the processes they start (servers, CLI runs, workers, plugins: see
-# [tool.coverage.run] in pyproject.toml). pytest-cov combines the data files
-# it finds when the run ends; `coverage combine --append` then takes those
-# saved later (a test process's CLI launcher saves at that process's exit),
-# and the report is printed whether the tests passed or not.
+# the processes they start (servers, CLI runs, workers: see [tool.coverage.run]
+# in pyproject.toml). pytest-cov combines the data files it finds when the run
+# ends; `coverage combine --append` then takes any saved after it (a process
+# that outlived its test process), and the report is printed whether the
+# tests passed or not.
 coverage: $(VENV)/.installed-test ffmpeg chromium dlna-tools $(NODE_CLIENT)/node_modules/.installed
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --cov --cov-report= $(PYTEST_ARGS); \
 	  status=$$?; \
