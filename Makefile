@@ -104,10 +104,17 @@ TEST_DIST ?= worksteal
 test: $(VENV)/.installed-test ffmpeg chromium dlna-tools $(NODE_CLIENT)/node_modules/.installed
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist $(TEST_DIST) $(PYTEST_ARGS)
 
-# The same run with line coverage of src/reelhouse (this process and its
-# xdist workers; servers started as processes are not measured).
+# The same run with line coverage of src/reelhouse, in the test processes and
+# the processes they start (servers, CLI runs, workers: see [tool.coverage.run]
+# in pyproject.toml). pytest-cov combines the data files it finds when the run
+# ends; `coverage combine --append` then takes any saved after it (a process
+# that outlived its test process), and the report is printed whether the
+# tests passed or not.
 coverage: $(VENV)/.installed-test ffmpeg chromium dlna-tools $(NODE_CLIENT)/node_modules/.installed
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist $(TEST_DIST) --cov --cov-report=term $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist $(TEST_DIST) --cov --cov-report= $(PYTEST_ARGS); \
+	  status=$$?; \
+	  $(BIN)/coverage combine --append --quiet 2>/dev/null; \
+	  $(BIN)/coverage report && exit $$status
 
 # The published @jellyfin/sdk, for the Jellyfin-compatible surface's tests (a node script they run).
 $(NODE_CLIENT)/node_modules/.installed: $(NODE_CLIENT)/package.json | nodejs

@@ -42,6 +42,7 @@ from reelhouse.storage import Store, migrate, open_store
 from reelhouse.storage._open import parse_database_url
 
 from .postgres_schemas import SchemaPool
+from .server_process import measured, stop_launcher
 from .throwaway_postgres import ThrowawayPostgres, throwaway_cluster
 
 if TYPE_CHECKING:
@@ -106,6 +107,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if problem is not None:
         for item in selected:
             item.add_marker(pytest.mark.skip(reason=problem))
+
+
+def pytest_sessionfinish() -> None:
+    """Under `make coverage`, this test process's CLI launcher ends (and saves its coverage data)
+    with the session, before pytest-cov combines the run's data, not at interpreter exit after it."""
+    if measured():
+        stop_launcher()
 
 
 def _backend_of(item: pytest.Item) -> str | None:

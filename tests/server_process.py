@@ -24,6 +24,11 @@ START_TIMEOUT_S = 120.0
 CLI_TIMEOUT_S = 60.0
 
 
+def measured() -> bool:
+    """`make coverage`: the processes this one starts measure themselves (pyproject's patch = subprocess)."""
+    return "COVERAGE_PROCESS_CONFIG" in os.environ
+
+
 def reelhouse_argv(*args: str) -> list[str]:
     return [sys.executable, "-m", "reelhouse", *args]
 
@@ -166,6 +171,11 @@ async def _drain(stream: trio.lowlevel.FdStream, into: dict[int, bytes], key: in
 
 
 _LAUNCHER = _Launcher()
+
+
+def stop_launcher() -> None:
+    """This process's launcher ended now, not at interpreter exit (a later run starts another)."""
+    _LAUNCHER._stop()
 
 
 class ForkedServer:

@@ -91,6 +91,11 @@ async def test_nothing_listening_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert len(lines) == 1 and lines[0].startswith("reelhouse: cannot connect to PostgreSQL at 127.0.0.1:1/test")
 
 
+def _unmeasured(env: dict[str, str]) -> dict[str, str]:
+    """``env`` without `make coverage`'s request to measure: coverage itself imports sqlite3 (its data file)."""
+    return {name: value for name, value in env.items() if not name.startswith("COVERAGE_PROCESS_")}
+
+
 @pytest.mark.parametrize("argv", [["--help"], ["schedule", "set", "--help"], ["--version"], ["no-such-command"]])
 async def test_help_version_and_usage_errors_import_no_command_modules(argv: list[str]) -> None:
     # The parser's modules only: --help ran in 370 ms on a busy machine with
@@ -99,7 +104,7 @@ async def test_help_version_and_usage_errors_import_no_command_modules(argv: lis
              f"print('MODULES', *sorted(sys.modules))")
     with trio.fail_after(CLI_TIMEOUT_S):
         done = await trio.run_process([sys.executable, "-c", probe], capture_stdout=True, capture_stderr=True,
-                                      check=False, env=clean_environ())
+                                      check=False, env=_unmeasured(clean_environ()))
     [modules_line] = [line for line in done.stdout.decode().splitlines() if line.startswith("MODULES ")]
     loaded = set(modules_line.split()[1:])
     assert sorted(name for name in HEAVY_MODULES if name in loaded) == (["importlib.metadata"] if argv == ["--version"]
