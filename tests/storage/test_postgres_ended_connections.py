@@ -70,3 +70,15 @@ async def test_a_transaction_on_an_ended_connection_with_the_server_down_says_it
             with pytest.raises(StoreUnavailable):
                 await store.transaction([PID])
             assert idle.is_closed()
+
+
+async def test_a_transaction_whose_session_the_server_ends_says_it_is_unavailable(
+    throwaway_postgres: ThrowawayPostgres,
+) -> None:
+    # asyncpg has seen the close (and taken the connection back) before the transaction hears of it.
+    with trio.fail_after(CAP_S):
+        async with open_store(f"{throwaway_postgres.url}?writers=1&readers=1") as store:
+            with pytest.raises(StoreUnavailable):
+                await store.transaction([Statement("SELECT pg_terminate_backend(pg_backend_pid())")])
+            (after,) = await store.transaction([PID])  # the pool serves on
+    assert after.rows[0]["pid"] > 0
