@@ -58,12 +58,16 @@ T = TypeVar("T")
 
 
 
-_DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError)
+# InternalClientError: asyncpg's own state refusing a statement (see _aio_begin); no InterfaceError.
+_DRIVER_ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError, OSError)
 
 
 # A failure of the connection itself, not a refusal of the statement.
 _LINK_ERRORS = (asyncpg.PostgresConnectionError, asyncpg.exceptions.OperatorInterventionError,
                 asyncpg.exceptions.InsufficientResourcesError, asyncpg.exceptions.InvalidTransactionStateError)
+# A pooled connection found ended at its BEGIN (see _aio_begin).
+_ENDED_ERRORS = (asyncpg.PostgresConnectionError, asyncpg.exceptions.OperatorInterventionError,
+                 asyncpg.exceptions.InternalClientError)
 
 
 def _status_count(status: str) -> int:
@@ -80,10 +84,8 @@ ColumnTypes = dict[str, dict[str, str]]  # table -> column -> type, as format_ty
 async def _aio_transaction(
     pool: asyncpg.Pool, statements: Sequence[Statement], types: ColumnTypes, fence: Fence | None = None
 ) -> list[WriteResult]:
-    conn = await pool.acquire()
+    conn, transaction = await _aio_begin(pool)
     try:
-        transaction = conn.transaction()
-        await transaction.start()
         try:
             if fence is not None:
                 check = translate_sql(FENCE_CHECK_SQL).numbered
@@ -102,10 +104,55 @@ async def _aio_transaction(
             # ROLLBACK on it, and it never goes back into the pool as it is (asyncpg would send a
             # cancel request on a new connection first and wait for it, holding the connection
             # and its slot as long).  Closed, the server rolls back; the pool opens a new one.
-            conn.terminate()
+            _terminate(conn)
         raise
     finally:
+        await _aio_release(pool, conn)
+
+
+async def _aio_begin(pool: asyncpg.Pool) -> tuple[asyncpg.Connection, Any]:
+    """A pooled connection and its begun transaction; on a second connection when the first is found ended.
+
+    A server that stops (or ends a session) sends each idle connection a
+    FATAL error, then closes it.  asyncpg reads the error at once but the
+    close only at a later turn of the loop (seconds under load); meanwhile
+    the connection sits in the pool looking open and refuses every
+    statement ("cannot switch to state 15; another operation (2) is in
+    progress", an InternalClientError).  Nothing has run on it yet: BEGIN on
+    another connection is safe, and it meets the database as it is now
+    (running again, or refusing to connect: StoreUnavailable).
+    """
+    for attempt in (1, 2):
+        conn = await pool.acquire()
+        try:
+            transaction = conn.transaction()
+            await transaction.start()
+            return conn, transaction
+        except BaseException as error:
+            if not _refused(error):
+                _terminate(conn)
+            await _aio_release(pool, conn)
+            if attempt == 2 or not isinstance(error, _ENDED_ERRORS):
+                raise
+    raise AssertionError("unreachable")
+
+
+def _terminate(conn: asyncpg.Connection) -> None:
+    """Close ``conn`` at once, unless asyncpg already has (its loss seen: the pool took it back)."""
+    try:
+        conn.terminate()
+    except asyncpg.InterfaceError:
+        pass  # "connection has been released back to the pool": closed, its slot free
+
+
+async def _aio_release(pool: asyncpg.Pool, conn: asyncpg.Connection) -> None:
+    """Hand ``conn`` back; a failure to reset it (asyncpg then closes it) changes no outcome."""
+    try:
         await pool.release(conn)
+    except _DRIVER_ERRORS:
+        # The reset after a transaction met the connection ended (the race of _aio_begin):
+        # what the transaction did stands, committed or not, and the pool opens a new one.
+        pass
 
 
 def _refused(error: BaseException) -> bool:

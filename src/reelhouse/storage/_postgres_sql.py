@@ -65,9 +65,16 @@ def translate_error(exc: BaseException) -> StoreError:
         return store_error(exc, StoreFull)
     if isinstance(state, str) and (state.startswith(_UNAVAILABLE_CLASS) or state in _UNAVAILABLE_STATES):
         return store_error(exc, StoreUnavailable)
-    if state is None and (isinstance(exc, _CONNECTION_LOST) or _closed_connection(exc)):
+    if state is None and (isinstance(exc, _CONNECTION_LOST) or _closed_connection(exc) or _ended_session(exc)):
         return store_error(exc, StoreUnavailable)
     return store_error(exc)
+
+
+def _ended_session(exc: BaseException) -> bool:
+    # asyncpg still reading the FATAL error a server sends as it ends a session (protocol state
+    # 2, "error consume") when the next statement came: the connection is gone, its close not
+    # yet seen (_postgres._aio_begin).  The store never reuses a connection after its own errors.
+    return isinstance(exc, asyncpg.exceptions.InternalClientError) and "another operation (2)" in str(exc)
 
 
 def _closed_connection(exc: BaseException) -> bool:
