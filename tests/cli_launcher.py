@@ -100,7 +100,8 @@ def serve(control: socket.socket) -> Child | None:
                     selector.unregister(answer)
                 os.close(pidfd)
                 answer.close()
-            else:  # the run gave up (its timeout): kill its child, answered when it has exited
+            elif key.data[1] in running:  # the run gave up (its timeout): kill its child, answered when it has exited
+                # (not when its child exited in this same round: that answer went out above)
                 answer, pidfd = running[key.data[1]]
                 selector.unregister(answer)
                 signal.pidfd_send_signal(pidfd, signal.SIGKILL)
