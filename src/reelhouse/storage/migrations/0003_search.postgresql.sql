@@ -112,15 +112,19 @@ BEGIN
     IF trgm_schema IS NULL THEN
         BEGIN
             CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
-            trgm_schema := 'public';
         EXCEPTION WHEN OTHERS THEN
             BEGIN
                 CREATE EXTENSION IF NOT EXISTS pg_trgm;
-                trgm_schema := current_schema();
             EXCEPTION WHEN OTHERS THEN
-                trgm_schema := NULL;
+                NULL;
             END;
         END;
+        -- Read where it is rather than assume: a migration of another schema
+        -- may have created it first (this one's CREATE then failed on the
+        -- duplicate and the fallback's IF NOT EXISTS found theirs).
+        SELECT n.nspname INTO trgm_schema
+        FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+        WHERE e.extname = 'pg_trgm';
     END IF;
     IF trgm_schema IS NOT NULL THEN
         EXECUTE format('CREATE INDEX search_items_name_trgm ON search_items'
