@@ -128,8 +128,11 @@ async def start_shared(nursery: trio.Nursery, database_url: str, root: Path, med
     upstream, upstream_shutdown = await start_upstream(nursery, bytes(range(256)) * 40)
     server = await start_server(nursery, database_url, root / "data")
     files, outside = make_files(root, media, upstream)
-    async with server.client() as client:
-        items = await fill(server, client, root, upstream)
+    try:
+        async with server.client() as client:
+            items = await fill(server, client, root, upstream)
+    except trio.TooSlowError:
+        raise AssertionError(f"the module's members and scans (Movies, Open) took over {LIMIT_S} s") from None
     stop = trio.Event()
 
     async def stop_all() -> None:

@@ -28,6 +28,7 @@ from ..shared_server import START_CAP_S, backend, started_in_thread  # noqa: F40
 from .surface import PASSWORD, Shelf, jellyfin, make_shelf, mark_played, play_half_way, sign_in
 
 LIMIT_S = 60
+SEED = 26
 # Jellyfin SortBy -> the items column whose distinct values (written below) decide the order alone.
 COLUMNS = {"datecreated": "date_created", "premieredate": "premiere_date", "productionyear": "production_year",
            "communityrating": "community_rating", "criticrating": "critic_rating", "runtime": "runtime_ticks",
@@ -93,7 +94,7 @@ async def start_sorted(nursery: trio.Nursery, database_url: str, data_dir: Path)
     server = await start_server(nursery, database_url, data_dir)
     try:
         with trio.fail_after(LIMIT_S):
-            shelf = await make_shelf(server)
+            shelf = await make_shelf(server, random.Random(SEED).randbytes)  # the same ids, so orders, every run
             values = await shuffled_values(server)
             await add_member(server, "Ann", password=PASSWORD, all_libraries=True)
             token = await sign_in(server, "Ann")
