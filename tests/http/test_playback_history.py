@@ -1,6 +1,9 @@
 """GET /admin/playback/history over real HTTP on both backends: fields, filters, time zones, paging, retention.
 
-The refused requests (bad tz, from, to, a device token) share a server per backend; the others plant records in their own.
+The tests share a server per backend (tests/http/shared_server.py): those that plant records take
+``server``, which empties the history first, so each sees its records alone (a module's tests run one
+after another in a process, and the catalogue's items have ids of their own). A setting and a restart
+take servers of their own.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from ..catalog_factory import catalog
 from ..storage.play_samples import MINUTE_MS, ended
 from .conftest import RunningServer, start_server
 from .members import add_member, token_for
-from .shared_server import backend, shared_client, shared_server  # noqa: F401  (fixtures)
+from .shared_server import backend, client, shared_client, shared_server  # noqa: F401  (fixtures)
 
 PATH = "/admin/playback/history"
 TIMEOUT_S = 60.0
@@ -34,6 +37,16 @@ RECORD_FIELDS = {
     "id", "itemId", "memberId", "member", "device", "deviceId", "player", "kind", "at", "endedAt",
     "durationSec", "watchedSec", "percent", "finished", "sessions",
 }  # fmt: skip
+
+
+@pytest.fixture
+async def server(shared_server: RunningServer) -> RunningServer:
+    """The module's server with no history: a neighbour's records would show in every list (and merge
+    with a session of the same member, item and device within 30 minutes)."""
+    async with open_store(shared_server.database_url) as store:
+        await store.execute("DELETE FROM play_history_sessions")
+        await store.execute("DELETE FROM play_history")
+    return shared_server
 
 
 def at(text: str) -> int:

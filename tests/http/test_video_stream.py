@@ -2,6 +2,11 @@
 
 Every rule runs on SQLite; finding the primary version and the member's
 libraries (the store's part) on both backends.
+
+The tests that only read take ``shared_catalogue``: one server, upstream and scanned catalogue per
+module and backend (tests/http/shared_server.py), the upstream's request log emptied before each.
+Those that change a file, the sendfile process or what the server starts with, or count sessions,
+take a ``catalogue`` (a server and upstream) of their own.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ import gc
 import os
 import socket
 import stat
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,12 +31,14 @@ from reelhouse.http.edge import file_send
 from reelhouse.http.edge.file_send import ClientStalled
 
 from ..media_factory import MediaFactory, VideoSpec
-from .conftest import RunningServer
+from .conftest import RunningServer, start_server
 from .hung_mount import HungMount
+from .live_server import module_database
 from .members import add_member, token_for
 from .scanning import create_library, wait_for_state
 from .sendfile_process import SendfileProcess, sendfile_process, sendfile_processes  # noqa: F401  (the fixture)
-from .upstream import Upstream, upstream  # noqa: F401  (the fixture)
+from .shared_server import START_CAP_S, backend, started_in_thread  # noqa: F401  (backend: fixture)
+from .upstream import Upstream, start_upstream, upstream  # noqa: F401  (the fixture)
 
 LIMIT_S = 120
 # A read deadline for the tests of a source that stops answering mid-body: what comes before the
@@ -69,11 +76,9 @@ async def scanned(client: httpx.AsyncClient, name: str, root: Path, hosts: list[
     return {item["name"]: item["id"] for item in page["items"]}
 
 
-@pytest.fixture
-async def catalogue(
-    server: RunningServer, client: httpx.AsyncClient, tmp_path: Path, media: MediaFactory, upstream: Upstream
-) -> Catalogue:
-    movies, open_root = tmp_path / "movies", tmp_path / "open"
+def make_files(root: Path, media: MediaFactory, upstream: Upstream) -> tuple[dict[str, Path], Path]:
+    """The catalogue's films and .strm files under ``root`` (movies/, open/), and a file outside them."""
+    movies, open_root = root / "movies", root / "open"
     files = {
         "Arrival": media.video(movies / "Arrival (2016)" / "Arrival (2016).mp4", VideoSpec(container="mp4")),
         "Heat": media.video(movies / "Heat (1995)" / "Heat (1995).mkv"),
@@ -83,35 +88,104 @@ async def catalogue(
     strm(movies / "Escapee (2003)" / "Escapee (2003).strm", f"{upstream.base}/escape")
     strm(movies / "Stall (2005)" / "Stall (2005).strm", f"{upstream.base}/stall")
     strm(open_root / "Loopback (2004)" / "Loopback (2004).strm", f"{upstream.base}/video.mp4")
-    outside = tmp_path / "private" / "secret.mkv"
+    outside = root / "private" / "secret.mkv"
     outside.parent.mkdir()
     outside.write_bytes(b"SECRET" * 1000)
+    return files, outside
+
+
+async def fill(server: RunningServer, client: httpx.AsyncClient, root: Path, upstream: Upstream) -> dict[str, str]:
+    """Mum and Kid, and the libraries Movies (Mum's only) and Open scanned: item name -> id."""
     with trio.fail_after(LIMIT_S):
         mum = await add_member(server, "Mum", password=PASSWORD)
         await add_member(server, "Kid", password=PASSWORD)
-        items = await scanned(client, "Movies", movies, [upstream.host], accessUserIds=[mum])
-        items |= await scanned(client, "Open", open_root, [])
-    return Catalogue(server, client, items, files, outside)
+        items = await scanned(client, "Movies", root / "movies", [upstream.host], accessUserIds=[mum])
+        items |= await scanned(client, "Open", root / "open", [])
+    return items
+
+
+@pytest.fixture
+async def catalogue(
+    server: RunningServer, client: httpx.AsyncClient, tmp_path: Path, media: MediaFactory, upstream: Upstream
+) -> Catalogue:
+    files, outside = make_files(tmp_path, media, upstream)
+    return Catalogue(server, client, await fill(server, client, tmp_path, upstream), files, outside)
+
+
+@dataclass
+class Shared:
+    """The module's server, upstream and catalogue, in the thread of tests/http/shared_server.py."""
+
+    server: RunningServer
+    upstream: Upstream
+    items: dict[str, str]
+    files: dict[str, Path]
+    outside: Path
+    stop: trio.Event  # stops the server and the upstream
+
+
+async def start_shared(nursery: trio.Nursery, database_url: str, root: Path, media: MediaFactory) -> Shared:
+    upstream, upstream_shutdown = await start_upstream(nursery, bytes(range(256)) * 40)
+    server = await start_server(nursery, database_url, root / "data")
+    files, outside = make_files(root, media, upstream)
+    try:
+        async with server.client() as client:
+            items = await fill(server, client, root, upstream)
+    except trio.TooSlowError:
+        raise AssertionError(f"the module's members and scans (Movies, Open) took over {LIMIT_S} s") from None
+    stop = trio.Event()
+
+    async def stop_all() -> None:
+        await stop.wait()
+        server.shutdown.set()
+        upstream.released.set()
+        upstream_shutdown.set()
+
+    nursery.start_soon(stop_all)
+    return Shared(server, upstream, items, files, outside, stop)
+
+
+@pytest.fixture(scope="module")
+def shared(backend: str, tmp_path_factory: pytest.TempPathFactory, media: MediaFactory) -> Iterator[Shared]:
+    root = tmp_path_factory.mktemp(f"video-stream-{backend}")
+    with module_database(backend, root) as url, started_in_thread(
+        lambda nursery: start_shared(nursery, url, root, media), lambda shared: shared.stop,
+        start_cap_s=START_CAP_S + LIMIT_S,  # the server, then the catalogue's members and scans
+    ) as running:
+        yield running
+
+
+@pytest.fixture
+def shared_upstream(shared: Shared) -> Upstream:
+    """The module's upstream with no requests logged yet (its tests assert what was fetched)."""
+    shared.upstream.requests.clear()
+    return shared.upstream
+
+
+@pytest.fixture
+async def shared_catalogue(shared: Shared, shared_upstream: Upstream) -> AsyncIterator[Catalogue]:
+    async with shared.server.client() as client:
+        yield Catalogue(shared.server, client, shared.items, shared.files, shared.outside)
 
 
 # -- local files ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
-async def test_the_whole_file_is_served_with_its_container_type(catalogue: Catalogue) -> None:
-    mp4, mkv = await catalogue.get("Arrival"), await catalogue.get("Heat")
-    assert (mp4.status_code, mp4.content) == (200, catalogue.files["Arrival"].read_bytes())
-    assert (mkv.status_code, mkv.content) == (200, catalogue.files["Heat"].read_bytes())
+async def test_the_whole_file_is_served_with_its_container_type(shared_catalogue: Catalogue) -> None:
+    mp4, mkv = await shared_catalogue.get("Arrival"), await shared_catalogue.get("Heat")
+    assert (mp4.status_code, mp4.content) == (200, shared_catalogue.files["Arrival"].read_bytes())
+    assert (mkv.status_code, mkv.content) == (200, shared_catalogue.files["Heat"].read_bytes())
     assert mp4.headers["content-type"] == "video/mp4"
     assert mkv.headers["content-type"] == "video/x-matroska"
     assert mp4.headers["accept-ranges"] == "bytes" and mp4.headers["etag"].startswith('"')
-    assert mp4.headers["content-length"] == str(catalogue.files["Arrival"].stat().st_size)
+    assert mp4.headers["content-length"] == str(shared_catalogue.files["Arrival"].stat().st_size)
     assert "last-modified" in mp4.headers
 
 
 @SQLITE_ONLY
 async def test_a_local_file_is_sent_by_sendfile_from_the_descriptor_the_route_opened(
-    catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch
+    shared_catalogue: Catalogue, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     handed: list[tuple[bool, str]] = []
     real = file_send.hand_over
@@ -122,9 +196,9 @@ async def test_a_local_file_is_sent_by_sendfile_from_the_descriptor_the_route_op
         real(control, request, fds)
 
     monkeypatch.setattr(file_send, "hand_over", watched)
-    whole = await catalogue.get("Heat")
-    part = await catalogue.get("Heat", headers={"Range": "bytes=100-4195"})
-    film = catalogue.files["Heat"]
+    whole = await shared_catalogue.get("Heat")
+    part = await shared_catalogue.get("Heat", headers={"Range": "bytes=100-4195"})
+    film = shared_catalogue.files["Heat"]
     assert (whole.status_code, whole.content) == (200, film.read_bytes())
     assert (part.status_code, part.content) == (206, film.read_bytes()[100:4196])
     assert handed and set(handed) == {(True, os.path.realpath(film))}  # no byte went through Python
@@ -136,9 +210,9 @@ async def test_a_local_file_is_sent_by_sendfile_from_the_descriptor_the_route_op
     [("bytes=0-99", slice(0, 100)), ("bytes=-300", slice(-300, None)), ("bytes=1000-", slice(1000, None))],
     ids=["first-bytes", "suffix", "open-ended"],
 )
-async def test_a_single_range_gives_206_with_content_range(catalogue: Catalogue, wanted: str, piece: slice) -> None:
-    whole = catalogue.files["Heat"].read_bytes()
-    response = await catalogue.get("Heat", headers={"Range": wanted})
+async def test_a_single_range_gives_206_with_content_range(shared_catalogue: Catalogue, wanted: str, piece: slice) -> None:
+    whole = shared_catalogue.files["Heat"].read_bytes()
+    response = await shared_catalogue.get("Heat", headers={"Range": wanted})
     start, stop, _ = piece.indices(len(whole))
     assert response.status_code == 206 and response.content == whole[piece]
     assert response.headers["content-range"] == f"bytes {start}-{stop - 1}/{len(whole)}"
@@ -146,28 +220,28 @@ async def test_a_single_range_gives_206_with_content_range(catalogue: Catalogue,
 
 
 @SQLITE_ONLY
-async def test_a_range_past_the_end_is_416_with_the_size(catalogue: Catalogue) -> None:
-    size = catalogue.files["Heat"].stat().st_size
-    response = await catalogue.get("Heat", headers={"Range": f"bytes={size}-"})
+async def test_a_range_past_the_end_is_416_with_the_size(shared_catalogue: Catalogue) -> None:
+    size = shared_catalogue.files["Heat"].stat().st_size
+    response = await shared_catalogue.get("Heat", headers={"Range": f"bytes={size}-"})
     assert response.status_code == 416 and response.json()["code"] == "bad_request"
     assert response.headers["content-range"] == f"bytes */{size}"
 
 
 @SQLITE_ONLY
-async def test_if_range_with_a_stale_etag_gives_the_whole_file(catalogue: Catalogue) -> None:
-    first = await catalogue.get("Heat")
-    matching = await catalogue.get("Heat", headers={"Range": "bytes=0-9", "If-Range": first.headers["etag"]})
-    stale = await catalogue.get("Heat", headers={"Range": "bytes=0-9", "If-Range": '"an-older-version"'})
+async def test_if_range_with_a_stale_etag_gives_the_whole_file(shared_catalogue: Catalogue) -> None:
+    first = await shared_catalogue.get("Heat")
+    matching = await shared_catalogue.get("Heat", headers={"Range": "bytes=0-9", "If-Range": first.headers["etag"]})
+    stale = await shared_catalogue.get("Heat", headers={"Range": "bytes=0-9", "If-Range": '"an-older-version"'})
     assert (matching.status_code, matching.content) == (206, first.content[:10])
     assert (stale.status_code, stale.content) == (200, first.content)
 
 
 @SQLITE_ONLY
-async def test_a_matching_etag_or_date_is_304_without_a_body(catalogue: Catalogue) -> None:
-    first = await catalogue.get("Arrival")
-    by_tag = await catalogue.get("Arrival", headers={"If-None-Match": first.headers["etag"]})
-    by_date = await catalogue.get("Arrival", headers={"If-Modified-Since": first.headers["last-modified"]})
-    other = await catalogue.get("Arrival", headers={"If-None-Match": '"something-else"'})
+async def test_a_matching_etag_or_date_is_304_without_a_body(shared_catalogue: Catalogue) -> None:
+    first = await shared_catalogue.get("Arrival")
+    by_tag = await shared_catalogue.get("Arrival", headers={"If-None-Match": first.headers["etag"]})
+    by_date = await shared_catalogue.get("Arrival", headers={"If-Modified-Since": first.headers["last-modified"]})
+    other = await shared_catalogue.get("Arrival", headers={"If-None-Match": '"something-else"'})
     assert (by_tag.status_code, by_tag.content) == (304, b"")
     assert by_tag.headers["etag"] == first.headers["etag"]
     assert (by_date.status_code, by_date.content) == (304, b"")
@@ -175,28 +249,28 @@ async def test_a_matching_etag_or_date_is_304_without_a_body(catalogue: Catalogu
 
 
 @SQLITE_ONLY
-async def test_head_answers_the_headers_without_the_body(catalogue: Catalogue) -> None:
+async def test_head_answers_the_headers_without_the_body(shared_catalogue: Catalogue) -> None:
     with trio.fail_after(LIMIT_S):
-        response = await catalogue.client.head(catalogue.url("Heat"))
+        response = await shared_catalogue.client.head(shared_catalogue.url("Heat"))
     assert response.status_code == 200 and response.content == b""
-    assert response.headers["content-length"] == str(catalogue.files["Heat"].stat().st_size)
+    assert response.headers["content-length"] == str(shared_catalogue.files["Heat"].stat().st_size)
 
 
 # -- who may see it, and what is not there ----------------------------------------------------
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
-async def test_a_member_streams_only_from_libraries_they_may_see(catalogue: Catalogue) -> None:
+async def test_a_member_streams_only_from_libraries_they_may_see(shared_catalogue: Catalogue) -> None:
     with trio.fail_after(LIMIT_S):
-        mum = await token_for(catalogue.server, "Mum", password=PASSWORD)
-        kid = await token_for(catalogue.server, "Kid", password=PASSWORD)
-        async with catalogue.server.client(key=mum) as player:
-            allowed = await player.get(catalogue.url("Heat"), headers={"Range": "bytes=0-99"})
-        async with catalogue.server.client(key=kid) as player:
-            hidden = await player.get(catalogue.url("Heat"))
-    assert allowed.status_code == 206 and allowed.content == catalogue.files["Heat"].read_bytes()[:100]
+        mum = await token_for(shared_catalogue.server, "Mum", password=PASSWORD)
+        kid = await token_for(shared_catalogue.server, "Kid", password=PASSWORD)
+        async with shared_catalogue.server.client(key=mum) as player:
+            allowed = await player.get(shared_catalogue.url("Heat"), headers={"Range": "bytes=0-99"})
+        async with shared_catalogue.server.client(key=kid) as player:
+            hidden = await player.get(shared_catalogue.url("Heat"))
+    assert allowed.status_code == 206 and allowed.content == shared_catalogue.files["Heat"].read_bytes()[:100]
     assert hidden.status_code == 404 and hidden.json()["code"] == "not_found"
-    assert hidden.json()["message"] == f"No item {catalogue.items['Heat']}."  # as if it did not exist
+    assert hidden.json()["message"] == f"No item {shared_catalogue.items['Heat']}."  # as if it did not exist
 
 
 @SQLITE_ONLY
@@ -403,21 +477,21 @@ async def test_a_stream_whose_client_left_mid_read_closes_its_file_without_a_gar
 
 
 @SQLITE_ONLY
-async def test_a_remote_source_is_redirected_by_default(catalogue: Catalogue, upstream: Upstream) -> None:
-    response = await catalogue.get("Faraway")
-    assert response.status_code == 302 and response.headers["location"] == f"{upstream.base}/video.mp4"
-    assert upstream.requests == []  # the server fetched nothing
+async def test_a_remote_source_is_redirected_by_default(shared_catalogue: Catalogue, shared_upstream: Upstream) -> None:
+    response = await shared_catalogue.get("Faraway")
+    assert response.status_code == 302 and response.headers["location"] == f"{shared_upstream.base}/video.mp4"
+    assert shared_upstream.requests == []  # the server fetched nothing
 
 
 @SQLITE_ONLY
-async def test_a_proxied_remote_source_is_relayed_with_its_range(catalogue: Catalogue, upstream: Upstream) -> None:
-    whole = await catalogue.get("Faraway", delivery="proxy")
-    part = await catalogue.get("Faraway", headers={"Range": "bytes=100-199"}, delivery="proxy")
-    assert (whole.status_code, whole.content) == (200, upstream.payload)
+async def test_a_proxied_remote_source_is_relayed_with_its_range(shared_catalogue: Catalogue, shared_upstream: Upstream) -> None:
+    whole = await shared_catalogue.get("Faraway", delivery="proxy")
+    part = await shared_catalogue.get("Faraway", headers={"Range": "bytes=100-199"}, delivery="proxy")
+    assert (whole.status_code, whole.content) == (200, shared_upstream.payload)
     assert whole.headers["content-type"] == "video/mp4"
-    assert (part.status_code, part.content) == (206, upstream.payload[100:200])
-    assert part.headers["content-range"] == f"bytes 100-199/{len(upstream.payload)}"
-    assert ("/video.mp4", "bytes=100-199") in upstream.requests
+    assert (part.status_code, part.content) == (206, shared_upstream.payload[100:200])
+    assert part.headers["content-range"] == f"bytes 100-199/{len(shared_upstream.payload)}"
+    assert ("/video.mp4", "bytes=100-199") in shared_upstream.requests
 
 
 @SQLITE_ONLY
@@ -436,27 +510,27 @@ async def test_a_proxied_source_that_stops_answering_is_cut_within_the_deadline(
 
 
 @SQLITE_ONLY
-async def test_a_proxy_follows_an_allowed_redirect_hop(catalogue: Catalogue, upstream: Upstream) -> None:
-    response = await catalogue.get("Hopper", delivery="proxy")
-    assert (response.status_code, response.content) == (200, upstream.payload)
-    assert [path for path, _ in upstream.requests] == ["/hop", "/video.mp4"]
+async def test_a_proxy_follows_an_allowed_redirect_hop(shared_catalogue: Catalogue, shared_upstream: Upstream) -> None:
+    response = await shared_catalogue.get("Hopper", delivery="proxy")
+    assert (response.status_code, response.content) == (200, shared_upstream.payload)
+    assert [path for path, _ in shared_upstream.requests] == ["/hop", "/video.mp4"]
 
 
 @SQLITE_ONLY
-async def test_a_redirect_hop_to_an_unlisted_host_is_refused(catalogue: Catalogue, upstream: Upstream) -> None:
-    response = await catalogue.get("Escapee", delivery="proxy")
+async def test_a_redirect_hop_to_an_unlisted_host_is_refused(shared_catalogue: Catalogue, shared_upstream: Upstream) -> None:
+    response = await shared_catalogue.get("Escapee", delivery="proxy")
     assert response.status_code == 403 and response.json()["code"] == "forbidden"
     assert response.json()["params"] == {"host": "localhost"}
-    assert [path for path, _ in upstream.requests] == ["/escape"]  # the refused hop is never fetched
+    assert [path for path, _ in shared_upstream.requests] == ["/escape"]  # the refused hop is never fetched
 
 
 @SQLITE_ONLY
 @pytest.mark.parametrize("delivery", ["redirect", "proxy"])
-async def test_an_unlisted_loopback_target_is_refused(catalogue: Catalogue, upstream: Upstream, delivery: str) -> None:
-    response = await catalogue.get("Loopback", delivery=delivery)
+async def test_an_unlisted_loopback_target_is_refused(shared_catalogue: Catalogue, shared_upstream: Upstream, delivery: str) -> None:
+    response = await shared_catalogue.get("Loopback", delivery=delivery)
     assert response.status_code == 403 and response.json()["code"] == "forbidden"
-    assert "location" not in response.headers and upstream.base not in response.text
-    assert upstream.requests == []
+    assert "location" not in response.headers and shared_upstream.base not in response.text
+    assert shared_upstream.requests == []
 
 
 # -- the session's traffic ------------------------------------------------------------------------

@@ -9,8 +9,9 @@ media; these rules need rows only, so they run against :func:`..conftest.start_s
 from __future__ import annotations
 
 import base64
+import functools
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -47,31 +48,33 @@ class Shelf:
     actor: str  # in Sunny
 
 
-def real_id() -> str:
+def real_id(random_bytes: Callable[[int], bytes] = secrets.token_bytes) -> str:
     """An item id as the scanner makes them (16 bytes in URL-safe base64), so its GUID maps back to it
     (the catalogue factory's own ids are hex text, which no GUID spells)."""
-    return base64.urlsafe_b64encode(secrets.token_bytes(16)).rstrip(b"=").decode("ascii")
+    return base64.urlsafe_b64encode(random_bytes(16)).rstrip(b"=").decode("ascii")
 
 
-async def make_shelf(server: RunningServer) -> Shelf:
+async def make_shelf(server: RunningServer, random_bytes: Callable[[int], bytes] = secrets.token_bytes) -> Shelf:
+    """The shelf, its ids from ``random_bytes`` (a seeded generator's make the same ids every run)."""
+    new_id = functools.partial(real_id, random_bytes)
     async with open_store(server.database_url) as store:
-        actor = real_id()
+        actor = new_id()
         await store.execute(
             "INSERT INTO people (id, name, sort_name, image_tag, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
             (actor, "Ada Actor", "Ada Actor", None, 1_700_000_000_000, 1_700_000_000_000),
         )
         async with catalog(store) as cat:
             films, shows = cat.library("Films", "movies"), cat.library("Shows", "tvshows")
-            gore = cat.movie(films, "Gore", production_year=2001, id=real_id())
-            sunny = cat.movie(films, "Sunny", production_year=2002, id=real_id())
-            scary, calm = cat.series(shows, "Scary", id=real_id()), cat.series(shows, "Calm", id=real_id())
+            gore = cat.movie(films, "Gore", production_year=2001, id=new_id())
+            sunny = cat.movie(films, "Sunny", production_year=2002, id=new_id())
+            scary, calm = cat.series(shows, "Scary", id=new_id()), cat.series(shows, "Calm", id=new_id())
             for item, genres in ((gore, ("Horror",)), (sunny, ("Comedy",)), (scary, ("Horror",)),
                                  (calm, ("Comedy", "Animation"))):  # fmt: skip
                 cat.values(item, "genre", *genres)
             episodes: dict[str, list[str]] = {}
             for series, name in ((scary, "Scary"), (calm, "Calm")):
-                season = cat.season(series, 1, id=real_id())
-                episodes[series] = [cat.episode(season, n, name=f"{name} episode {n}", id=real_id()) for n in (1, 2)]
+                season = cat.season(series, 1, id=new_id())
+                episodes[series] = [cat.episode(season, n, name=f"{name} episode {n}", id=new_id()) for n in (1, 2)]
             for video in (gore, sunny, *episodes[scary], *episodes[calm]):
                 cat.media(video, runtime_ticks=RUNTIME_TICKS)
             cat.credit(sunny, actor, role="Lead")

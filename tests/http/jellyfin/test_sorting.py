@@ -1,10 +1,16 @@
 """Every ``SortBy`` the Jellyfin surface knows (``item_query.SORTS``) orders ``/Items`` as the native
 sort it names does, both ways, with the member's own watch state for the watch-state sorts; the
-column sorts also in the order of the values written.  Over real HTTP on both backends."""
+column sorts also in the order of the values written.  Over real HTTP on both backends.
+
+The tests only read, so the module builds one server per backend (see tests/http/shared_server.py)
+with the shelf, its column values, Ann and her watch states, and each test checks one sort on it."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,11 +21,14 @@ from reelhouse.http.jellyfin import ids
 from reelhouse.http.jellyfin.item_query import SORTS
 from reelhouse.storage import open_store
 
-from ..conftest import RunningServer
+from ..conftest import RunningServer, start_server
+from ..live_server import module_database
 from ..members import add_member
+from ..shared_server import START_CAP_S, backend, started_in_thread  # noqa: F401  (backend: fixture)
 from .surface import PASSWORD, Shelf, jellyfin, make_shelf, mark_played, play_half_way, sign_in
 
 LIMIT_S = 60
+SEED = 26
 # Jellyfin SortBy -> the items column whose distinct values (written below) decide the order alone.
 COLUMNS = {"datecreated": "date_created", "premieredate": "premiere_date", "productionyear": "production_year",
            "communityrating": "community_rating", "criticrating": "critic_rating", "runtime": "runtime_ticks",
@@ -72,16 +81,46 @@ async def native_order(client: httpx.AsyncClient, sort: str, order: str) -> list
     return [item["id"] for item in answer.json()["items"]]
 
 
-@pytest.mark.parametrize("sort_by", sorted(SORTS))
-async def test_every_sort_orders_items_as_the_native_sort_it_names(server: RunningServer, sort_by: str) -> None:
-    shelf = await make_shelf(server)
-    values = await shuffled_values(server)
-    await add_member(server, "Ann", password=PASSWORD, all_libraries=True)
-    token = await sign_in(server, "Ann")
-    spelled = "".join(c.upper() if n % 3 == 0 else c for n, c in enumerate(sort_by))  # Jellyfin's names, any case
-    async with jellyfin(server, token) as ann, server.client(token) as native:
+@dataclass(frozen=True)
+class Sorted:
+    """The module's server with its shelf, the column values written and Ann's token (her watch states set)."""
+
+    server: RunningServer
+    values: dict[str, dict[str, Any]]
+    token: str
+
+
+async def start_sorted(nursery: trio.Nursery, database_url: str, data_dir: Path) -> Sorted:
+    server = await start_server(nursery, database_url, data_dir)
+    try:
         with trio.fail_after(LIMIT_S):
-            await watch(ann, shelf)
+            shelf = await make_shelf(server, random.Random(SEED).randbytes)  # the same ids, so orders, every run
+            values = await shuffled_values(server)
+            await add_member(server, "Ann", password=PASSWORD, all_libraries=True)
+            token = await sign_in(server, "Ann")
+            async with jellyfin(server, token) as ann:
+                await watch(ann, shelf)
+    except trio.TooSlowError:
+        raise AssertionError(f"the sorting module's shelf, member and watch states took over {LIMIT_S} s") from None
+    return Sorted(server, values, token)
+
+
+@pytest.fixture(scope="module")
+def shelved(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sorted]:
+    root = tmp_path_factory.mktemp(f"sorting-{backend}")
+    with module_database(backend, root) as url, started_in_thread(
+        lambda nursery: start_sorted(nursery, url, root / "data"), lambda shelved: shelved.server.shutdown,
+        start_cap_s=START_CAP_S + LIMIT_S,  # the server, then the shelf and watch states
+    ) as shelved:
+        yield shelved
+
+
+@pytest.mark.parametrize("sort_by", sorted(SORTS))
+async def test_every_sort_orders_items_as_the_native_sort_it_names(shelved: Sorted, sort_by: str) -> None:
+    server, values = shelved.server, shelved.values
+    spelled = "".join(c.upper() if n % 3 == 0 else c for n, c in enumerate(sort_by))  # Jellyfin's names, any case
+    async with jellyfin(server, shelved.token) as ann, server.client(shelved.token) as native:
+        with trio.fail_after(LIMIT_S):
             ascending = await jellyfin_order(ann, spelled, "Ascending")
             descending = await jellyfin_order(ann, spelled, "Descending")
             assert sorted(ascending) == sorted(descending) == sorted(values)
