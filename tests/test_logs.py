@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import trio
 
-from reelhouse.logs import OriginFilter
+from reelhouse.logs import OriginFilter, configure_logging
 from reelhouse.runtime import Actor, run_actor
 
 from .server_process import ServerProcess
@@ -94,3 +94,20 @@ async def _start_json(server: ServerProcess, nursery: trio.Nursery) -> str:
                     return message.removeprefix("serving on ").removesuffix("/api/v1")
             await trio.sleep(0.05)
 
+
+
+def test_httpx_request_lines_are_left_out_at_info_and_kept_at_debug() -> None:
+    """A scrape fetches two images an item; httpx's line for each is not written at level info."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        configure_logging("info")
+        assert not logging.getLogger("httpx").isEnabledFor(logging.INFO)
+        assert logging.getLogger("httpx").isEnabledFor(logging.WARNING)
+        assert logging.getLogger("reelhouse.test").isEnabledFor(logging.INFO)
+        configure_logging("debug")
+        assert logging.getLogger("httpx").isEnabledFor(logging.INFO)
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        logging.getLogger("httpx").setLevel(logging.NOTSET)

@@ -28,6 +28,10 @@ from reelhouse.log_origin import current_origin
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(origin)s]: %(message)s"
 STRUCTURED_FIELDS = ("http",)  # extra= fields the JSON format keeps
+# Libraries that log every request at INFO: httpx names each image a scrape
+# fetches (two an item). Those lines are formatted and written on the event
+# loop's thread; at level info they are left out, at debug they are kept.
+PER_REQUEST_LOGGERS = ("httpx",)
 
 
 class OriginFilter(logging.Filter):
@@ -65,3 +69,6 @@ def configure_logging(level: str, log_format: Literal["text", "json"] = "text") 
     handler.addFilter(OriginFilter())
     handler.setFormatter(JsonFormatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT))
     logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
+    quiet = logging.getLogger().getEffectiveLevel() > logging.DEBUG
+    for name in PER_REQUEST_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING if quiet else logging.NOTSET)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 import time
 
 import pytest
@@ -119,3 +120,19 @@ def test_the_run_queue_wait_is_read_from_linux_scheduler_statistics() -> None:
         assert waited is None
     else:
         assert waited is not None and waited >= 0.0
+
+
+def test_the_run_queue_wait_is_each_threads_own_and_read_again_on_each_call() -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("Linux scheduler statistics")
+    first = run_queue_wait()
+    busy_until = time.monotonic() + 0.05
+    while time.monotonic() < busy_until:
+        pass
+    again = run_queue_wait()
+    assert first is not None and again is not None and again >= first
+    other: list[float | None] = []
+    worker = threading.Thread(target=lambda: other.append(run_queue_wait()))
+    worker.start()
+    worker.join()
+    assert other[0] is not None and other[0] >= 0.0

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 import trio
 
-from reelhouse.actors.scrape.provider_images import ImageRefused, UrlRule, fetch_image
+from reelhouse.actors.scrape.provider_images import ImageRefused, UrlRule, fetch_and_store, fetch_image
 from reelhouse.actors.scrape.providers import setting_origins
 from reelhouse.media.remote_targets import Origin
 
@@ -89,3 +91,27 @@ async def test_a_truncated_image_is_refused(nursery: trio.Nursery) -> None:
         with pytest.raises(ImageRefused):
             await fetch_image(client, files.url("/a.png"), UrlRule(origins(files.base)), max_bytes=1 << 20,
                               threads=trio.CapacityLimiter(1))  # fmt: skip
+
+
+async def test_fetch_and_store_writes_the_checked_image_at_each_place(nursery: trio.Nursery, tmp_path: Path) -> None:
+    data = image_bytes((60, 90), "PNG")
+    files = await nursery.start(serve_files, {"/a.png": (200, "image/png", data)})
+    async with httpx.AsyncClient(verify=shared_tls_context()) as client:
+        image, stored = await fetch_and_store(
+            client, files.url("/a.png"), UrlRule(origins(files.base)),
+            lambda image: [tmp_path / f"primary-0-{image.tag}.{image.extension}", tmp_path / "still-0.png"],
+            max_bytes=1 << 20, threads=trio.CapacityLimiter(1))  # fmt: skip
+    assert (image.extension, image.width, image.height) == ("png", 60, 90)
+    assert [path.name for path, _mtime in stored] == [f"primary-0-{image.tag}.png", "still-0.png"]
+    for path, mtime in stored:
+        assert path.read_bytes() == data
+        assert mtime == path.stat().st_mtime_ns // 1_000_000
+
+
+async def test_fetch_and_store_writes_nothing_for_a_refused_image(nursery: trio.Nursery, tmp_path: Path) -> None:
+    files = await nursery.start(serve_files, {"/a.png": (200, "image/png", image_bytes((200, 200), "PNG")[:120])})
+    async with httpx.AsyncClient(verify=shared_tls_context()) as client:
+        with pytest.raises(ImageRefused):
+            await fetch_and_store(client, files.url("/a.png"), UrlRule(origins(files.base)), lambda _: [tmp_path / "a.png"],
+                                  max_bytes=1 << 20, threads=trio.CapacityLimiter(1))  # fmt: skip
+    assert list(tmp_path.iterdir()) == []

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -48,7 +48,6 @@ import trio
 
 from reelhouse.errors import NotFound
 from reelhouse.media.assembly import ImageRecord
-from reelhouse.media.containment import Confinement
 from reelhouse.media.library_options import LibraryOptions
 from reelhouse.media.naming import season_of_absolute
 from reelhouse.media.nfo_write import nfo_from_provider, render_nfo
@@ -69,10 +68,9 @@ from .provider_images import (
     FetchedImage,
     ImageRefused,
     UrlRule,
-    fetch_image,
+    fetch_and_store,
     image_path,
     remove_images,
-    store_image,
 )
 from .write_back import (
     IMAGE_NAMES,
@@ -184,7 +182,7 @@ class _Run:
     deps: ApplyDeps
     request: ApplyRequest
     options: LibraryOptions
-    within: Confinement  # the library's roots, for writeBack
+    roots: tuple[str, ...]  # the library's, for writeBack (resolved in its worker thread: realpath is blocking)
     rule: UrlRule
     now: int
 
@@ -204,7 +202,7 @@ async def apply_match(deps: ApplyDeps, request: ApplyRequest) -> ApplyResult:
         return ApplyResult(request.item_id, applied=False)
     options, roots = await _library(deps, target.library_id)
     rule = UrlRule(deps.provider_origins, tuple(options.remote_allowed_hosts))
-    run = _Run(deps, request, options, confinement_for(roots, deps.data_dir), rule, now_ms())
+    run = _Run(deps, request, options, roots, rule, now_ms())
     tally = _Tally()
     match = request.match
     answer = match.series if isinstance(match, SeriesMatch) else match
@@ -368,28 +366,30 @@ async def _fetch_all(
 async def _fetch_one(
     run: _Run, item_id: str, slots: list[tuple[str, int]], url: str, deadline: float
 ) -> list[tuple[ImageRecord, FetchedImage]]:
-    deps = run.deps
-    kept = []
+    data_dir = run.deps.data_dir
+
+    def places(image: FetchedImage) -> list[Path]:
+        return [image_path(data_dir, item_id, kind, index, image) for kind, index in slots]
+
     try:
-        image = await _download(run, url, deadline)
-        for kind, index in slots:
-            path = image_path(deps.data_dir, item_id, kind, index, image)
-            mtime = await trio.to_thread.run_sync(store_image, path, image, limiter=deps.threads)
-            record = ImageRecord(str(path), kind, index, image.tag, image.width, image.height, len(image.data), mtime)
-            kept.append((record, image))
+        image, stored = await _download(run, url, places, deadline)
     except (ImageRefused, httpx.HTTPError, OSError) as exc:
         # The host only: a provider's URL may carry a key in its query.
         log.info("provider image for %s from %s not kept: %s", item_id, urlsplit(url).hostname, _reason(exc))
-    return kept
+        return []
+    return [(ImageRecord(str(path), kind, index, image.tag, image.width, image.height, len(image.data), mtime), image)
+            for (kind, index), (path, mtime) in zip(slots, stored, strict=True)]
 
 
-async def _download(run: _Run, url: str, deadline: float) -> FetchedImage:
-    """The image at ``url`` by the item's ``deadline`` (its wait for a slot included)."""
+async def _download(
+    run: _Run, url: str, places: Callable[[FetchedImage], list[Path]], deadline: float
+) -> tuple[FetchedImage, list[tuple[Path, int]]]:
+    """The image at ``url``, kept at ``places``, by the item's ``deadline`` (its wait for a slot included)."""
     deps = run.deps
     with trio.move_on_at(deadline):
         async with deps.downloads.slot(url):
-            return await fetch_image(deps.http, url, run.rule, max_bytes=deps.max_image_bytes, threads=deps.threads,
-                                     deadline_seconds=deps.download_seconds)
+            return await fetch_and_store(deps.http, url, run.rule, places, max_bytes=deps.max_image_bytes,
+                                         threads=deps.threads, deadline_seconds=deps.download_seconds)
     raise ImageRefused(f"the item's images did not arrive within {deps.item_images_seconds:g} s")
 
 
@@ -399,6 +399,8 @@ def _reason(exc: BaseException) -> str:
 
 async def _remove(run: _Run, paths: list[Path]) -> None:
     """Delete provider image files, only ever inside the provider image store."""
+    if not paths:
+        return  # the usual case (nothing replaced): no hop to a worker thread
     store_dir = provider_confinement(run.deps.data_dir)
 
     def remove_inside() -> None:
@@ -436,7 +438,7 @@ def _write_back_blocking(
         image = fetched.get((kind, 0)) or _stored_provider_image(run, target, kind)
         if image is not None:
             files.append(WriteBackFile(image_file_name(where, kind, image.extension), image.data, kind))
-    return write_files(where, files, run.within)
+    return write_files(where, files, confinement_for(run.roots, run.deps.data_dir))
 
 
 def _stored_provider_image(run: _Run, target: ApplyTarget, kind: str) -> FetchedImage | None:

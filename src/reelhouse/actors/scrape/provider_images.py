@@ -37,6 +37,7 @@ import ipaddress
 import os
 import re
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -124,6 +125,28 @@ async def fetch_image(
         data = await _download(client, url, rule, max_bytes)
         return await trio.to_thread.run_sync(_checked, data, limiter=threads)
     raise ImageRefused(f"the image did not arrive within {deadline_seconds:g} s")
+
+
+async def fetch_and_store(
+    client: httpx.AsyncClient, url: str, rule: UrlRule, places: Callable[[FetchedImage], Sequence[Path]], *,
+    max_bytes: int, threads: trio.CapacityLimiter, deadline_seconds: float = DOWNLOAD_SECONDS,
+) -> tuple[FetchedImage, list[tuple[Path, int]]]:
+    """:func:`fetch_image`, then the image written at each of ``places(image)``: ``(path, mtime ms)`` each.
+
+    The check and the writes are one worker-thread job: a scrape keeps two
+    images an item, and each hop to a thread costs the event loop a wake-up.
+    """
+    with trio.move_on_after(deadline_seconds):
+        data = await _download(client, url, rule, max_bytes)
+        return await trio.to_thread.run_sync(_check_and_store, data, places, limiter=threads)
+    raise ImageRefused(f"the image did not arrive within {deadline_seconds:g} s")
+
+
+def _check_and_store(
+    data: bytes, places: Callable[[FetchedImage], Sequence[Path]]
+) -> tuple[FetchedImage, list[tuple[Path, int]]]:
+    image = _checked(data)
+    return image, [(path, store_image(path, image)) for path in places(image)]
 
 
 async def _download(client: httpx.AsyncClient, url: str, rule: UrlRule, max_bytes: int) -> bytes:
