@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
-import threading
 import time
 
 import pytest
 import trio
 import trio.testing
 
-from reelhouse.loop.stall_watchdog import LoopWatchdog, run_queue_wait
+from reelhouse.loop.stall_watchdog import LoopWatchdog, RunQueueWait, run_queue_wait
 
 
 async def _block_the_loop(seconds: float) -> None:
@@ -122,17 +122,29 @@ def test_the_run_queue_wait_is_read_from_linux_scheduler_statistics() -> None:
         assert waited is not None and waited >= 0.0
 
 
-def test_the_run_queue_wait_is_each_threads_own_and_read_again_on_each_call() -> None:
+def test_the_run_queue_wait_reader_reads_its_file_again_on_each_call_and_closes_it() -> None:
     if not sys.platform.startswith("linux"):
         pytest.skip("Linux scheduler statistics")
-    first = run_queue_wait()
+    reader = RunQueueWait()
+    first = reader()
     busy_until = time.monotonic() + 0.05
     while time.monotonic() < busy_until:
         pass
-    again = run_queue_wait()
+    again = reader()
     assert first is not None and again is not None and again >= first
-    other: list[float | None] = []
-    worker = threading.Thread(target=lambda: other.append(run_queue_wait()))
-    worker.start()
-    worker.join()
-    assert other[0] is not None and other[0] >= 0.0
+    opened = len(os.listdir("/proc/self/fd"))
+    reader.close()
+    assert len(os.listdir("/proc/self/fd")) == opened - 1
+
+
+async def test_a_stopped_watchdog_gives_its_scheduler_statistics_file_back(autojump_clock: trio.abc.Clock) -> None:
+    # Regression: the file was kept open per thread for good, and a test process runs many
+    # servers, each on a thread of its own.
+    if not sys.platform.startswith("linux"):
+        pytest.skip("Linux scheduler statistics")
+    before = len(os.listdir("/proc/self/fd"))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(LoopWatchdog().run)
+        await trio.sleep(1)  # virtual: the ticker reads the file at each tick
+        nursery.cancel_scope.cancel()
+    assert len(os.listdir("/proc/self/fd")) == before

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 import time
 from collections.abc import Callable
 
@@ -56,36 +55,56 @@ STALL_THRESHOLD_SECONDS = 0.1
 SCHEDSTAT = "/proc/thread-self/schedstat"  # CPU time, run-queue wait (ns), time slices of the calling thread
 
 
-_schedstat = threading.local()  # .fd: the calling thread's schedstat, opened once
+class RunQueueWait:
+    """Seconds the thread that first reads it has waited on a run queue since it started.
+
+    The ticker reads it 50 times a second on the loop's thread: the file is
+    opened at the first read (``thread-self`` names the opener) and read again
+    from its start, not opened each time (the open was 2-3 % of a busy loop's
+    samples during a scrape). ``close`` gives the descriptor back: a test
+    process runs many servers, each on a thread of its own.
+    """
+
+    def __init__(self) -> None:
+        self._fd: int | None = None
+
+    def __call__(self) -> float | None:
+        """None where unknown (not Linux, or no scheduler statistics)."""
+        try:
+            if self._fd is None:
+                self._fd = os.open(SCHEDSTAT, os.O_RDONLY | os.O_CLOEXEC)
+            return int(os.pread(self._fd, 256, 0).split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 def run_queue_wait() -> float | None:
-    """Seconds the calling thread has waited on a run queue since it started; None where unknown.
-
-    The ticker reads it 50 times a second on the loop's thread: the file is
-    opened once per thread (``thread-self`` names the opener) and read again
-    from its start, not opened each time (the open was 2-3 % of a busy
-    loop's samples during a scrape).
-    """
+    """Seconds the calling thread has waited on a run queue since it started; None where unknown."""
+    reader = RunQueueWait()
     try:
-        fd = getattr(_schedstat, "fd", None)
-        if fd is None:
-            fd = _schedstat.fd = os.open(SCHEDSTAT, os.O_RDONLY | os.O_CLOEXEC)
-        return int(os.pread(fd, 256, 0).split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):  # not Linux, or no scheduler statistics
-        return None
+        return reader()
+    finally:
+        reader.close()
 
 
 class LoopWatchdog(trio.abc.Instrument):
     def __init__(
-        self, threshold: float = STALL_THRESHOLD_SECONDS, waited: Callable[[], float | None] = run_queue_wait
+        self, threshold: float = STALL_THRESHOLD_SECONDS, waited: Callable[[], float | None] | None = None
     ) -> None:
-        """``waited``: the loop thread's run-queue wait so far (:func:`run_queue_wait`; tests pass their own)."""
+        """``waited``: the loop thread's run-queue wait so far (default :class:`RunQueueWait`; tests pass their own)."""
         self.threshold = threshold
         self.max_stall = 0.0
         self.stalls = 0  # the ticker woke more than ``threshold`` late (for any reason)
         self.blocked = 0  # a task step ran longer than ``threshold``, not for want of a CPU
         self.preempted = 0  # a task step ran longer only because the loop's thread waited for a CPU
+        self._reader: RunQueueWait | None = None  # the watchdog's own, closed when run() ends
+        if waited is None:
+            waited = self._reader = RunQueueWait()
         self._waited = waited
         self._waited_at_tick: float | None = None  # read on the loop's thread, at every tick
         self._recent_max = 0.0  # the largest lateness since take_recent_max() last read it
@@ -109,6 +128,8 @@ class LoopWatchdog(trio.abc.Instrument):
             await self._tick_forever()
         finally:
             trio.lowlevel.remove_instrument(self)
+            if self._reader is not None:
+                self._reader.close()
 
     async def _tick_forever(self) -> None:
         while True:
