@@ -24,11 +24,14 @@ from __future__ import annotations
 import atexit
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import psycopg
 from psycopg import sql
 
+T = TypeVar("T")
 LOCK_TIMEOUT = "5s"  # the emptying waits this long for a table a straggler still holds, then the schema is dropped
 
 
@@ -57,17 +60,12 @@ class SchemaPool:
         self._ready: list[str] = []
         self._snapshot: _Snapshot | None = None
         self._made = 0
+        self._conn: psycopg.Connection[tuple[object, ...]] | None = None
         atexit.register(self.close)
 
     def take(self, schema: str) -> bool:
         """Rename a ready schema to ``schema``; False when none is ready (the caller migrates it)."""
-        with self._lock, self._connect() as conn:
-            if _exists(conn, schema):
-                return True
-            if not self._ready:
-                return False
-            _rename(conn, self._ready.pop(), schema)
-            return True
+        return self._on_connection(lambda conn: self._take(conn, schema))
 
     def note_migrated(self, schema: str) -> None:
         """Remember what a freshly migrated ``schema`` holds (once per process): what emptying restores."""
@@ -78,24 +76,56 @@ class SchemaPool:
 
     def release(self, schema: str) -> None:
         """Empty ``schema`` into the pool when it still has the migrations' shape, else drop it."""
-        with self._lock, self._connect() as conn:
-            if not _exists(conn, schema):
+        self._on_connection(lambda conn: self._release(conn, schema))
+
+    def _take(self, conn: psycopg.Connection[tuple[object, ...]], schema: str) -> bool:
+        if _exists(conn, schema):
+            return True
+        if not self._ready:
+            return False
+        _rename(conn, self._ready[-1], schema)
+        self._ready.pop()
+        return True
+
+    def _release(self, conn: psycopg.Connection[tuple[object, ...]], schema: str) -> None:
+        if not _exists(conn, schema):
+            return
+        snapshot = self._snapshot
+        if snapshot is not None and _shape(conn, schema) == snapshot.shape:
+            self._made += 1
+            pooled = f"t_pool_{os.getpid()}_{self._made}"
+            try:
+                conn.execute(_emptying(schema, pooled, snapshot))
+            except psycopg.Error:
+                if conn.broken:
+                    raise
+                conn.execute("ROLLBACK")
+            else:
+                self._ready.append(pooled)
                 return
-            snapshot = self._snapshot
-            if snapshot is not None and _shape(conn, schema) == snapshot.shape:
-                self._made += 1
-                pooled = f"t_pool_{os.getpid()}_{self._made}"
+        _drop(conn, schema)
+
+    def _on_connection(self, work: Callable[[psycopg.Connection[tuple[object, ...]]], T]) -> T:
+        """``work`` on the pool's one connection, kept open between tests (a connection is a PostgreSQL
+        process started and its catalogues read: a few milliseconds of the server's, twice a test);
+        opened again and ``work`` tried once more when the kept one has broken."""
+        with self._lock:
+            for attempt in (1, 2):
+                if self._conn is None or self._conn.closed:
+                    self._conn = self._connect()
                 try:
-                    conn.execute(_emptying(schema, pooled, snapshot))
-                except psycopg.Error:
-                    conn.execute("ROLLBACK")
-                else:
-                    self._ready.append(pooled)
-                    return
-            _drop(conn, schema)
+                    return work(self._conn)
+                except psycopg.OperationalError:
+                    if not self._conn.broken or attempt == 2:
+                        raise
+                    self._conn.close()
+            raise AssertionError("unreachable")
 
     def close(self) -> None:
         with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
             ready, self._ready = self._ready, []
             if not ready:
                 return
