@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import trio
 
+from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...media_factory import MediaFactory
 from ...tls import shared_tls_context
 from ..scanning import wait_for_state

@@ -12,8 +12,8 @@ import didl_lite.didl_lite as didl_lite
 import httpx
 import trio
 
+from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...tls import shared_tls_context
-from ..shared_server import backend  # noqa: F401  (fixture)
 from .served import Served, module_served  # noqa: F401  (module_served: the served fixture)
 
 CLIENT_TIMEOUT_S = 60.0

@@ -1,6 +1,6 @@
 """The connection layer over real sockets: keep-alive timeout, the
 connection cap, early responses, and the HTTP layer's own error bodies.
-Tests whose server keeps no state they change share one per backend."""
+Tests whose server keeps no state they change share one."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 import trio
 
+from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ..conftest import RunningServer, start_server
-from ..shared_server import backend, shared_server  # noqa: F401  (fixtures)
+from ..shared_server import shared_server  # noqa: F401  (fixtures)
 from .rawhttp import Reader, connect, request
 
 LIMIT_S = 30

@@ -1,5 +1,5 @@
 """Bad input on the Jellyfin surface is 400 in Jellyfin's error shape, naming what was wrong in the
-client's own words, and changes nothing; over real HTTP on both backends."""
+client's own words, and changes nothing; over real HTTP."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import trio
 
+from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ..conftest import RunningServer
 from ..members import add_member
 from .surface import PASSWORD, jellyfin, make_shelf, sign_in

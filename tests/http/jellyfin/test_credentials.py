@@ -1,6 +1,6 @@
 """Signing in and credentials on the Jellyfin surface (issue 27): every way a client sends its token,
-a PIN, the native sign-in limits and activity entries, logout, and the public routes; over real HTTP
-on both backends."""
+a PIN, the native sign-in limits and activity entries, logout, and the public routes; over real
+HTTP."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import trio
 
+from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...tls import shared_tls_context
 from ..conftest import RunningServer
 from ..members import add_member

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import httpx
 
+from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...media_factory import MediaFactory
-from .served import PASSWORD, Served, backend, served  # noqa: F401  (fixtures)
+from .served import PASSWORD, Served, served  # noqa: F401  (fixtures)
 from .test_python_client import signed_in_client
 
 APPEAR_TIMEOUT_S = 60.0

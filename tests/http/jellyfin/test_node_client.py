@@ -1,4 +1,4 @@
-"""@jellyfin/sdk (npm), the published TypeScript client, in a node process against the server on both backends.
+"""@jellyfin/sdk (npm), the published TypeScript client, in a node process against the server.
 
 The cross-client journey of issue 27: jellyfin-apiclient-python plays an
 episode and stops half-way; the SDK, signed in as the same member on
@@ -26,7 +26,8 @@ import pytest
 
 from reelhouse.http.jellyfin import ids
 
-from .served import PASSWORD, Served, backend, served  # noqa: F401  (fixtures)
+from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
+from .served import PASSWORD, Served, served  # noqa: F401  (fixtures)
 from .test_python_client import signed_in_client, the_episodes
 
 NODE_DIR = Path(__file__).parent / "node"

@@ -1,4 +1,4 @@
-"""jellyfin-apiclient-python (PyPI), the published client, against the server over real HTTP on both backends."""
+"""jellyfin-apiclient-python (PyPI), the published client, against the server over real HTTP."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from jellyfin_apiclient_python import JellyfinClient
 
 from reelhouse.http.jellyfin import ids
 
-from .served import PASSWORD, Served, backend, served  # noqa: F401  (fixtures)
+from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
+from .served import PASSWORD, Served, served  # noqa: F401  (fixtures)
 
 SOCKET_TIMEOUT_S = 20.0
 

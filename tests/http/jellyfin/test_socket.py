@@ -1,5 +1,5 @@
 """Jellyfin's ``/socket``: keep-alives both ways, who may hold one, the paths it answers on, a session
-``stoppable`` only while its device's socket is open (over real HTTP on both backends, with
+``stoppable`` only while its device's socket is open (over real HTTP, with
 trio-websocket), and the silence close on a virtual clock."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from trio_websocket import ConnectionRejected, WebSocketConnection, open_websock
 from reelhouse.actors.playback.messages import SocketGrant, StopCommand
 from reelhouse.http.jellyfin import routes_socket
 
+from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ..conftest import RunningServer
 from ..members import add_member
 from ..playback import wait_until_sessions

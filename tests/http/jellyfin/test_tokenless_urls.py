@@ -1,6 +1,6 @@
 """Images and external subtitles without a token (an ``<img>`` tag, a player handed a subtitle's
 ``DeliveryUrl``: no header) with the ``tag`` this server handed out (issue 27: signed tags,
-docs/players.md), over real HTTP on both backends, with the published jellyfin-apiclient-python
+docs/players.md), over real HTTP, with the published jellyfin-apiclient-python
 building the URLs: the tag opens that image or subtitle of that item only, and a new poster has a
 new tag."""
 
@@ -13,8 +13,9 @@ from typing import Any
 import httpx
 from PIL import Image
 
+from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...media_factory import MediaFactory
-from .served import SCAN_TIMEOUT_S, Served, backend, served, wait_for_scan  # noqa: F401  (fixtures)
+from .served import SCAN_TIMEOUT_S, Served, served, wait_for_scan  # noqa: F401  (fixtures)
 from .test_python_client import signed_in_client, the_series
 
 

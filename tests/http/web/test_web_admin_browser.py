@@ -1,4 +1,4 @@
-"""The administrator pages in a real browser (Debian's Chromium, Playwright), on both backends.
+"""The administrator pages in a real browser (Debian's Chromium, Playwright), on SQLite.
 
 An administrator is told a refused library in the error body's sentence,
 adds a library and watches its scan to completion through
@@ -20,6 +20,7 @@ import pytest
 import trio
 
 from ...actors.plugins.factory import make_plugin
+from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...media_factory import MediaFactory, VideoSpec
 from ..conftest import RunningServer
 from ..members import add_member

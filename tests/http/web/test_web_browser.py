@@ -1,4 +1,4 @@
-"""The web console in a real browser (Debian's Chromium, Playwright), on both backends.
+"""The web console in a real browser (Debian's Chromium, Playwright), on SQLite.
 
 A member signs in, sorts and filters a library's grid, browses to an
 episode (series, season, episode), plays it in the page (the <video>
@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...media_factory import MediaFactory, VideoSpec
 from ..conftest import RunningServer
 from ..members import add_member
