@@ -132,18 +132,6 @@ def backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-@pytest.fixture(scope="module", name="backend")
-def sqlite_only_backend() -> str:
-    """The backend of a module that imports this fixture: SQLite only.
-
-    For a module whose subject no SQL reaches (a protocol's framing, the connection layer, a
-    published client's or a browser's journey over answers that other modules prove): a second
-    run on PostgreSQL would test the same code paths again. The PostgreSQL store is proven by the
-    storage tests and by the HTTP modules whose answers come from queries, which keep both.
-    """
-    return "sqlite"
-
-
 def schema_url(schema: str) -> str:
     """The URL of ``schema`` on the test server, with the suite's smaller connection pools."""
     separator = "&" if "?" in POSTGRES_URL else "?"

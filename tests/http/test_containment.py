@@ -17,7 +17,7 @@ import trio
 
 from tests.media_factory import MediaFactory
 
-from ..conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
+from ..sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from .scanning import create_library, wait_for_state
 from .shared_server import client, shared_server  # noqa: F401  (fixtures)
 

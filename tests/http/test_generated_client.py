@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from ..conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ..media_factory import MediaFactory
+from ..sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from .conftest import RunningServer
 from .scanning import create_library, wait_for_state
 

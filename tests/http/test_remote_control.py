@@ -15,7 +15,7 @@ import pytest
 import trio
 from trio_websocket import ConnectionClosed, ConnectionRejected, WebSocketConnection, open_websocket_url
 
-from ..conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
+from ..sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from .conftest import RunningServer, start_server
 from .playback import catalogue_playing, live_sessions, wait_until_sessions
 

@@ -16,8 +16,8 @@ import trio
 from reelhouse.actors import tree
 from reelhouse.runtime import _eventbus
 
-from ..conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ..media_factory import MediaFactory
+from ..sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from .conftest import start_server
 from .scanning import create_library, wait_for_state
 

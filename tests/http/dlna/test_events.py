@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import trio
 
-from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...media_factory import MediaFactory
+from ...sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...tls import shared_tls_context
 from ..scanning import wait_for_state
 from .served import CONTENT_DIRECTORY, Served, soap

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
+from ...sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...tls import shared_tls_context
 from ..conftest import RunningServer
 from .served import CONTENT_DIRECTORY, Served, envelope, soap

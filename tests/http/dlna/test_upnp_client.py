@@ -12,7 +12,7 @@ import didl_lite.didl_lite as didl_lite
 import httpx
 import trio
 
-from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
+from ...sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...tls import shared_tls_context
 from .served import Served, module_served  # noqa: F401  (module_served: the served fixture)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
+from ...sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ..conftest import RunningServer, start_server
 from ..shared_server import shared_server  # noqa: F401  (fixtures)
 from .rawhttp import Reader, connect, request

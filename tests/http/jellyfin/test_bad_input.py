@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import trio
 
-from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
+from ...sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ..conftest import RunningServer
 from ..members import add_member
 from .surface import PASSWORD, jellyfin, make_shelf, sign_in

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import trio
 
-from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
+from ...sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...tls import shared_tls_context
 from ..conftest import RunningServer
 from ..members import add_member

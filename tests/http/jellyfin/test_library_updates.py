@@ -11,8 +11,8 @@ from pathlib import Path
 
 import httpx
 
-from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...media_factory import MediaFactory
+from ...sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from .served import PASSWORD, Served, served  # noqa: F401  (fixtures)
 from .test_python_client import signed_in_client
 

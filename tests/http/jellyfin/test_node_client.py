@@ -26,7 +26,7 @@ import pytest
 
 from reelhouse.http.jellyfin import ids
 
-from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
+from ...sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from .served import PASSWORD, Served, served  # noqa: F401  (fixtures)
 from .test_python_client import signed_in_client, the_episodes
 

@@ -13,7 +13,7 @@ from jellyfin_apiclient_python import JellyfinClient
 
 from reelhouse.http.jellyfin import ids
 
-from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
+from ...sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from .served import PASSWORD, Served, served  # noqa: F401  (fixtures)
 
 SOCKET_TIMEOUT_S = 20.0

@@ -16,7 +16,7 @@ from trio_websocket import ConnectionRejected, WebSocketConnection, open_websock
 from reelhouse.actors.playback.messages import SocketGrant, StopCommand
 from reelhouse.http.jellyfin import routes_socket
 
-from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
+from ...sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ..conftest import RunningServer
 from ..members import add_member
 from ..playback import wait_until_sessions

@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 from PIL import Image
 
-from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...media_factory import MediaFactory
+from ...sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from .served import SCAN_TIMEOUT_S, Served, served, wait_for_scan  # noqa: F401  (fixtures)
 from .test_python_client import signed_in_client, the_series
 

@@ -20,8 +20,8 @@ import pytest
 import trio
 
 from ...actors.plugins.factory import make_plugin
-from ...conftest import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ...media_factory import MediaFactory, VideoSpec
+from ...sqlite_only import sqlite_only_backend  # noqa: F401  (fixture: SQLite only, see there)
 from ..conftest import RunningServer
 from ..members import add_member
 from .admin_in_browser import PASSWORD, AdminSeen
