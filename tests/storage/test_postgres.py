@@ -90,7 +90,8 @@ async def test_a_reader_whose_connection_was_cut_reconnects_for_the_next_read(da
         async with open_store(_sized(database_url, readers=readers)) as store:
             assert await store.fetch_value("SELECT 1") == 1
             cut = await store.execute(terminate, (postgres_reads.application_name(),))
-            assert cut.rows[0][0] >= readers  # this store's readers, and any other store's on the server
+            # This store's reader that read (the others connect when first used), and any other store's.
+            assert cut.rows[0][0] >= 1
             failures = 0
             for _ in range(3 * readers):
                 try:

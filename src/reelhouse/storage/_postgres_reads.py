@@ -193,7 +193,10 @@ async def open_readers(dsn: str, schema: str | None, count: int | None = None) -
 
     connections = [_Connection(connect) for _ in range(READER_COUNT if count is None else count)]
     try:
-        await trio.to_thread.run_sync(lambda: [c.get() for c in connections])
+        # One connection now, so that an unreachable database fails the open; each of the others
+        # when its thread first reads: a command-line run or a short-lived store reads on one or
+        # two, and each connection is a server process started for it.
+        await trio.to_thread.run_sync(connections[0].get)
     except (psycopg.Error, OSError) as exc:
         await trio.to_thread.run_sync(_close_all, connections)
         raise translate_error(exc) from exc

@@ -1,23 +1,23 @@
-"""ContentDirectory:1 and ConnectionManager:1 over real HTTP, on both backends (raw SOAP)."""
+"""ContentDirectory:1 and ConnectionManager:1 over real HTTP, on both backends (raw SOAP).
+
+These tests only read: they share a server per backend. What a scan changes is in
+test_content_directory_updates.py, on servers of its tests' own.
+"""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from xml.etree import ElementTree
 
 import httpx
-import trio
 
-from ...media_factory import MediaFactory
 from ...tls import shared_tls_context
-from ..scanning import wait_for_state
-from .served import CONNECTION_MANAGER, CONTENT_DIRECTORY, Served, soap
+from ..shared_server import backend  # noqa: F401  (fixture)
+from .served import CONNECTION_MANAGER, CONTENT_DIRECTORY, Served, module_served, soap  # noqa: F401  (module_served: the served fixture)
 
 DIDL = "{urn:schemas-upnp-org:metadata-1-0/DIDL-Lite/}"
 DC = "{http://purl.org/dc/elements/1.1/}"
 UPNP = "{urn:schemas-upnp-org:metadata-1-0/upnp/}"
-UPDATE_ID_TIMEOUT_S = 30.0
 
 
 def out(response: httpx.Response, name: str) -> str:
@@ -145,50 +145,3 @@ async def test_write_actions_and_unknown_services_are_refused(served: Served) ->
     assert elsewhere.status_code == 500 and "<errorCode>401</errorCode>" in elsewhere.text
     _root, total = await browse(served, "0")
     assert total == 2
-
-
-async def test_a_new_film_after_a_scan_appears_and_moves_the_system_update_id(
-    served: Served, tmp_path: Path, media: MediaFactory
-) -> None:
-    cd = "contentdirectory"
-    before = out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSystemUpdateID"), "Id")
-    assert out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSystemUpdateID"), "Id") == before  # stable
-    films_id = served.libraries["Films"]
-    after = await _scan_new_film(served, tmp_path / "media" / "Films" / "Dune (2021)" / "Dune (2021).mkv", media)
-    assert after != before and 0 < int(after) <= 0xFFFFFFFF
-    films, total = await browse(served, f"lib.{films_id}.title")
-    assert total == 4 and "Dune" in titles(films)
-    recent, _ = await browse(served, f"lib.{films_id}.recent", count=1)
-    assert titles(recent) == ["Dune"]
-
-
-async def test_a_page_after_a_scan_is_read_at_its_index_not_where_the_last_walk_left_off(
-    served: Served, tmp_path: Path, media: MediaFactory
-) -> None:
-    """Where a page ended is remembered for the next page of the same SystemUpdateID only."""
-    films = f"lib.{served.libraries['Films']}.title"
-    first, _ = await browse(served, films, count=1)
-    second, total = await browse(served, films, start=1, count=1)  # read after the first page's end
-    assert (titles(first), titles(second), total) == (["Arrival"], ["Blade Runner"], 3)
-    await _scan_new_film(served, tmp_path / "media" / "Films" / "Alien (1979)" / "Alien (1979).mkv", media)
-    again, total = await browse(served, films, start=1, count=1)  # Alien comes first now
-    assert (titles(again), total) == (["Arrival"], 4)
-
-
-async def _scan_new_film(served: Served, path: Path, media: MediaFactory) -> str:
-    """A film added at ``path`` and scanned in; the SystemUpdateID once it has moved."""
-    cd = "contentdirectory"
-    before = out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSystemUpdateID"), "Id")
-    media.video(path)
-    films_id = served.libraries["Films"]
-    async with served.server.client() as client:
-        first = await wait_for_state(client, films_id)
-        assert (await client.post(f"/libraries/{films_id}/scan", json={"mode": "full"})).status_code == 200
-        while (await wait_for_state(client, films_id))["startedAt"] == first["startedAt"]:
-            await trio.sleep(0.05)
-    after = before
-    with trio.fail_after(UPDATE_ID_TIMEOUT_S):  # remembered for a second (http/dlna/remembered.py)
-        while after == before:
-            await trio.sleep(0.1)
-            after = out(await soap(served.url, cd, CONTENT_DIRECTORY, "GetSystemUpdateID"), "Id")
-    return after
