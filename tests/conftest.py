@@ -29,11 +29,13 @@ import os
 import shutil
 import tempfile
 import uuid
+import warnings
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import asyncpg
+import psycopg
 import pytest
 import trio
 from hypothesis import HealthCheck, settings
@@ -107,6 +109,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if problem is not None:
         for item in selected:
             item.add_marker(pytest.mark.skip(reason=problem))
+
+
+# The catalogues each test schema writes rows into; dropped and renamed schemas leave their old
+# rows behind until a VACUUM, and a server without autovacuum (this machine's has none) kept them:
+# 1.7 million dead pg_attribute rows after a day's runs made the suite 6 % slower (374 -> 352 s).
+SCHEMA_CATALOGUES = ("pg_attribute", "pg_depend", "pg_class", "pg_index", "pg_type", "pg_namespace", "pg_proc",
+                     "pg_constraint", "pg_attrdef", "pg_trigger", "pg_sequence", "pg_description")  # fmt: skip
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Once a run (in the xdist controller, or the only process): the catalogues the last runs'
+    test schemas left dead rows in are vacuumed (about 3 s after a day of runs, far less after one)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or postgres_problem() is not None:
+        return
+    tables = ", ".join(f"pg_catalog.{name}" for name in SCHEMA_CATALOGUES)
+    try:
+        with psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=10) as conn:
+            conn.execute(f"VACUUM {tables}")
+    except psycopg.Error as error:  # a role that may not vacuum them: the run goes on as it is
+        warnings.warn(f"could not vacuum the PostgreSQL catalogues: {error}", stacklevel=1)
 
 
 def pytest_sessionfinish() -> None:
